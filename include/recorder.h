@@ -1,0 +1,444 @@
+/*
+ * recorder.h -- a tracing recorder for programs whose speed matters.
+ *
+ * Mark code with scopes; events go into a lock-free ring per thread inside a
+ * POSIX shared-memory segment, /dev/shm/recorder.<pid>, that this process
+ * owns.  Other processes (recorder, recorder-top, recorder-web) map it
+ * read-only and show or save it, live or after a crash.
+ *
+ *   // exactly one .c or .cpp file of the program (or of each shared library):
+ *   #define RECORDER_IMPLEMENTATION
+ *   #include "recorder.h"
+ *
+ *   void layer(int i) {
+ *       REC_SCOPE("layer");              // ends with the block
+ *       char n[64]; snprintf(n, sizeof n, "matmul_blk.%d.attn_q", i);
+ *       REC_SCOPE_DYN(n);                // a run-time name, interned once
+ *       REC_COUNTER("kv_cache", 1234);
+ *   }
+ *
+ * Build with -DRECORDER_DISABLE and every macro vanishes.
+ * Configuration is by environment, read once: see docs/configuration.md.
+ * The segment layout is a contract with readers: see docs/format.md.
+ *
+ * Hot-path rules (DESIGN.md): after a thread's first event there are no
+ * syscalls, no locks, no allocation, no read-modify-write atomics and no
+ * stores to cache lines that other threads write.  One counter read per
+ * event, two 8-byte stores per ring entry, one release store of the head.
+ */
+#ifndef RECORDER_H
+#define RECORDER_H
+
+/* The implementation needs POSIX and Linux declarations: include recorder.h
+ * first in the file that defines RECORDER_IMPLEMENTATION. */
+#if defined(RECORDER_IMPLEMENTATION) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE 1
+#endif
+
+#include <stdint.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* The segment format.  Shared by the writer (below) and every reader.      */
+/* All integers are little-endian host order; readers reject other hosts.   */
+/* ------------------------------------------------------------------------ */
+
+#define REC_SEG_MAGIC    UINT64_C(0x3147455344524352) /* "RCRDSEG1" */
+#define REC_SEG_VERSION  1u
+#define REC_SEG_PREFIX   "recorder."  /* file name in /dev/shm */
+#define REC_CACHELINE    64u
+#define REC_PAGE         4096u
+
+/* A ring entry is 16 bytes: w0 is the timestamp in counter ticks (or the
+ * payload of a continuation entry), w1 holds the type in its top byte. */
+struct rec_entry {
+    uint64_t w0;
+    uint64_t w1;
+};
+
+enum rec_ev_type {
+    REC_EV_NONE = 0,          /* never written */
+    REC_EV_BEGIN = 1,         /* w1 low 32: name id */
+    REC_EV_END = 2,           /* w1 low 32: name id, 0 = innermost */
+    REC_EV_INSTANT = 3,       /* low 32: name id; bits 32-39: message length;
+                                 followed by ceil(len/15) CONT entries */
+    REC_EV_COUNTER = 4,       /* low 32: name id; one CONT: w0 = double bits */
+    REC_EV_FLOW_BEGIN = 5,    /* low 56 bits: flow id */
+    REC_EV_FLOW_STEP = 6,
+    REC_EV_FLOW_END = 7,
+    REC_EV_THREAD_START = 8,  /* low 32: tid; bits 32-55: slot generation */
+    REC_EV_THREAD_NAME = 9,   /* low 32: name id */
+    REC_EV_CONT = 15          /* continuation: w0 and w1's low 7 bytes */
+};
+
+#define REC_EV_TYPE(w1)       ((unsigned)((w1) >> 56))
+#define REC_EV_ID(w1)         ((uint32_t)(w1))
+#define REC_EV_ARG8(w1)       ((unsigned)(((w1) >> 32) & 0xffu))
+#define REC_FLOW_ID_MASK      UINT64_C(0x00ffffffffffffff)
+#define REC_MSG_MAX           45u   /* 3 continuation entries of 15 bytes */
+#define REC_MAX_ENTRIES_PER_EVENT 4u
+
+/* String ids: 0 = none, 1 = filtered out (call-site cache only), 2 = the
+ * placeholder used when the string table is full.  A real id is the byte
+ * offset of the string's record in the string region divided by 8. */
+#define REC_ID_NONE      0u
+#define REC_ID_FILTERED  1u
+#define REC_ID_OVERFLOW  2u
+
+/* A string record, 8-byte aligned, at offset id*8 of the string region.
+ * tag = hash32 << 32 | len << 8 | REC_STR_READY, published last. */
+#define REC_STR_READY    1u
+#define REC_STR_MAXLEN   1024u
+struct rec_str {
+    uint64_t tag;
+    char text[];              /* len bytes then a NUL */
+};
+
+enum rec_slot_state {
+    REC_SLOT_FREE = 0,
+    REC_SLOT_CLAIMING = 1,
+    REC_SLOT_LIVE = 2,
+    REC_SLOT_EXITED = 3
+};
+#define REC_SLOT_STATE(sg) ((unsigned)((sg) & 0xffu))
+#define REC_SLOT_GEN(sg)   ((uint32_t)((sg) >> 8))
+
+/* One per thread slot, 128 bytes.  Metadata fields are written with release
+ * stores before state_gen says LIVE; a reader loads state_gen, the fields
+ * (acquire), then state_gen again, and retries if it changed. */
+struct rec_slot {
+    /* Line 0: written only by the owning thread, on every event. */
+    uint64_t head;            /* next ring index; monotonic for the slot's life */
+    uint64_t dropped;         /* entries dropped in stream mode (ring full) */
+    uint64_t pad0[6];
+    /* Line 1: claim and metadata, written at attach, rename and exit. */
+    uint64_t state_gen;       /* generation << 8 | state */
+    int32_t tid;
+    uint32_t name_id;         /* string id of the thread name, 0 if none */
+    uint64_t start_head;      /* head when this generation began */
+    uint64_t start_ticks;
+    uint64_t exit_ticks;      /* 0 while live */
+    uint32_t attach_count;    /* implementation copies in the process using it */
+    uint32_t pad1;
+    uint64_t pad2[2];
+};
+
+/* The consumer page(s): the only part a capture consumer maps writable.
+ * limit[i] is the first ring index that slot i's writer may not write:
+ * UINT64_MAX in flight-recorder mode, tail + ring entries in stream mode. */
+struct rec_consumer {
+    int32_t pid;              /* capture consumer, 0 if none */
+    uint32_t mode;            /* REC_MODE_* currently in force */
+    uint64_t heartbeat_ticks; /* counter value at the consumer's last poll */
+    uint64_t pad[6];
+    uint64_t limit[];         /* max_threads entries */
+};
+#define REC_MODE_FLIGHT 0u
+#define REC_MODE_STREAM 1u
+#define REC_STREAM_STALE_SEC 2u /* a silent consumer is dropped after this */
+
+#define REC_CLOCK_TSC       1u  /* x86 rdtsc */
+#define REC_CLOCK_CNTVCT    2u  /* aarch64 virtual counter */
+#define REC_CLOCK_MONOTONIC 3u  /* CLOCK_MONOTONIC ns, ticks_per_sec = 1e9 */
+
+#define REC_FLAG_KEEP    1u   /* RECORDER_KEEP=1: not removed at exit */
+#define REC_FLAG_CLOSED  2u   /* the process exited cleanly or called rec_shutdown */
+
+/* Page 0 of the segment. */
+struct rec_header {
+    uint64_t magic;           /* stored last, with release, at creation */
+    uint32_t version;
+    uint32_t header_size;     /* sizeof(struct rec_header) */
+    uint64_t segment_size;
+    int32_t pid;
+    uint32_t flags;           /* REC_FLAG_* (atomic) */
+    uint64_t proc_start;      /* /proc/<pid>/stat starttime: detects pid reuse */
+    char process_name[64];
+    /* clock calibration */
+    uint32_t clock_source;    /* REC_CLOCK_* */
+    uint32_t pad0;
+    uint64_t ticks0;          /* counter read next to the two clocks below */
+    uint64_t mono_ns0;        /* CLOCK_MONOTONIC */
+    uint64_t real_ns0;        /* CLOCK_REALTIME */
+    uint64_t ticks_per_sec;   /* calibrated at creation */
+    /* layout; every offset is from the start of the segment */
+    uint32_t max_threads;
+    uint32_t slot_size;       /* sizeof(struct rec_slot) */
+    uint64_t consumer_off, consumer_size;
+    uint64_t slots_off;
+    uint64_t index_off;
+    uint32_t index_entries;   /* power of two; uint32_t string ids */
+    uint32_t entry_size;      /* sizeof(struct rec_entry) */
+    uint64_t strings_off, strings_size;
+    uint64_t rings_off;
+    uint64_t ring_entries;    /* per thread, power of two */
+    uint64_t pad1[4];
+    /* Line 3 on: process-wide counters, written only on slow paths. */
+    uint64_t strings_used;    /* bump allocator of the string region (bytes) */
+    uint64_t strings_dropped; /* names that found the string table full */
+    uint64_t threads_no_slot; /* threads that found every slot live */
+    uint64_t threads_attached;/* claims of a slot, ever */
+    uint64_t pad2[4];
+};
+
+/* ------------------------------------------------------------------------ */
+/* The public API.                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Optional: recording starts lazily at the first event.  rec_init() sets up
+ * the segment now; returns 0, or -1 if recording is disabled or failed. */
+#if defined(RECORDER_DISABLE)
+
+static inline int rec_init(void) { return -1; }
+static inline void rec_shutdown(void) {}
+static inline const char *rec_segment_path(void) { return (const char *)0; }
+
+#define REC_SCOPE(name) ((void)0)
+#define REC_SCOPE_DYN(name) ((void)0)
+#define REC_BEGIN(name) ((void)0)
+#define REC_BEGIN_DYN(name) ((void)0)
+#define REC_END() ((void)0)
+#define REC_INSTANT(...) ((void)0)
+#define REC_COUNTER(name, value) ((void)0)
+#define REC_FLOW_BEGIN(id) ((void)0)
+#define REC_FLOW_STEP(id) ((void)0)
+#define REC_FLOW_END(id) ((void)0)
+#define REC_THREAD_NAME(name) ((void)0)
+
+#else /* !RECORDER_DISABLE */
+
+int rec_init(void);
+/* Marks the segment closed and removes it unless RECORDER_KEEP=1.  The
+ * mapping stays valid, so threads still running are harmless. */
+void rec_shutdown(void);
+/* The segment's path (/dev/shm/...) or NULL if not recording. */
+const char *rec_segment_path(void);
+
+#define REC__CAT2(a, b) a##b
+#define REC__CAT(a, b) REC__CAT2(a, b)
+#define REC__UNIQ(p) REC__CAT(p, __COUNTER__)
+#define REC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define REC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Per-thread writer state.  initial-exec TLS costs the same in a -fPIC
+ * shared library as in an executable (one GOT load, no __tls_get_addr). */
+struct rec__dyn_cache;
+struct rec__tls {
+    uint64_t *ring;           /* 2 words per entry */
+    uint64_t mask;            /* ring entries - 1 */
+    struct rec_slot *slot;    /* NULL until the first event */
+    const uint64_t *limit;    /* this slot's limit in the consumer page */
+    uint64_t explicit_bits;   /* REC_BEGIN/REC_END: was each begin recorded */
+    struct rec__dyn_cache *dyn;
+};
+extern __thread struct rec__tls rec__t __attribute__((tls_model("initial-exec")));
+
+void rec__attach(struct rec__tls *t);
+void rec__full(struct rec__tls *t, unsigned n);
+uint32_t rec__resolve_site(uint32_t *site, const char *name);
+uint32_t rec__intern_dyn(const char *name);
+void rec__instant_msg(uint32_t id, const char *msg);
+void rec__thread_name(const char *name);
+
+static inline uint64_t rec_now(void) {
+#if defined(RECORDER_CLOCK_MONOTONIC) || !(defined(__x86_64__) || defined(__i386__) || defined(__aarch64__))
+    extern uint64_t rec__mono_ns(void);
+    return rec__mono_ns();
+#elif defined(__x86_64__) || defined(__i386__)
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+#else
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#endif
+}
+
+/* Reserve n entries and return the first, or NULL (nothing recorded).
+ * The release stores order this event after the previous head store, so a
+ * reader that sees the new payload also sees a head that proves the
+ * overwrite (docs/format.md, "reading a ring"). */
+static inline uint64_t *rec__reserve(struct rec__tls *t, unsigned n, uint64_t *hout) {
+    struct rec_slot *s = t->slot;
+    if (REC_UNLIKELY(!s)) {
+        rec__attach(t);
+        s = t->slot;
+    }
+    uint64_t h = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
+    if (REC_UNLIKELY(h + n > __atomic_load_n(t->limit, __ATOMIC_RELAXED))) {
+        rec__full(t, n);
+        return NULL;
+    }
+    *hout = h;
+    return t->ring + ((h & t->mask) << 1);
+}
+
+static inline void rec__put(uint64_t *e, uint64_t w0, uint64_t w1) {
+    __atomic_store_n(&e[0], w0, __ATOMIC_RELEASE);
+    __atomic_store_n(&e[1], w1, __ATOMIC_RELEASE);
+}
+
+static inline void rec__publish(struct rec__tls *t, uint64_t h) {
+    __atomic_store_n(&t->slot->head, h, __ATOMIC_RELEASE);
+}
+
+/* One-entry event: begin, end, flows. */
+static inline void rec__emit1(uint64_t w1) {
+    struct rec__tls *t = &rec__t;
+    uint64_t h;
+    uint64_t *e = rec__reserve(t, 1, &h);
+    if (REC_UNLIKELY(!e)) return;
+    rec__put(e, rec_now(), w1);
+    rec__publish(t, h + 1);
+}
+
+/* Two-entry event: a counter. */
+static inline void rec__emit2(uint64_t w1, uint64_t payload) {
+    struct rec__tls *t = &rec__t;
+    uint64_t h;
+    uint64_t *e = rec__reserve(t, 2, &h);
+    if (REC_UNLIKELY(!e)) return;
+    rec__put(e, rec_now(), w1);
+    e = t->ring + (((h + 1) & t->mask) << 1);
+    rec__put(e, payload, (uint64_t)REC_EV_CONT << 56);
+    rec__publish(t, h + 2);
+}
+
+static inline void rec_begin_id(uint32_t id) {
+    rec__emit1(((uint64_t)REC_EV_BEGIN << 56) | id);
+}
+static inline void rec_end_id(uint32_t id) {
+    rec__emit1(((uint64_t)REC_EV_END << 56) | id);
+}
+
+/* A call site caches its name's id in a static: 0 = not yet resolved,
+ * REC_ID_FILTERED = filtered out or recording off (one load, one branch). */
+static inline uint32_t rec__site_id(uint32_t *site, const char *name) {
+    uint32_t id = __atomic_load_n(site, __ATOMIC_RELAXED);
+    if (REC_UNLIKELY(id <= REC_ID_FILTERED)) {
+        if (id == REC_ID_FILTERED) return 0;
+        id = rec__resolve_site(site, name);
+    }
+    return id;
+}
+
+static inline uint32_t rec__begin_site(uint32_t *site, const char *name) {
+    uint32_t id = rec__site_id(site, name);
+    if (id) rec_begin_id(id);
+    return id;
+}
+
+static inline uint32_t rec__begin_dyn(const char *name) {
+    uint32_t id = rec__intern_dyn(name);
+    if (id) rec_begin_id(id);
+    return id;
+}
+
+static inline void rec__scope_end(uint32_t *id) {
+    if (*id) rec_end_id(*id);
+}
+
+/* REC_BEGIN/REC_END keep one bit per nesting level so that an END whose
+ * BEGIN was filtered out is not recorded either.  Levels past 64 count as
+ * recorded. */
+static inline void rec__explicit_begin(uint32_t id) {
+    struct rec__tls *t = &rec__t;
+    t->explicit_bits = (t->explicit_bits << 1) | (id != 0);
+    if (id) rec_begin_id(id);
+}
+static inline void rec__explicit_end(void) {
+    struct rec__tls *t = &rec__t;
+    uint64_t rec = t->explicit_bits & 1;
+    t->explicit_bits = (t->explicit_bits >> 1) | (UINT64_C(1) << 63);
+    if (rec) rec_end_id(0);
+}
+
+static inline void rec__counter(uint32_t id, double v) {
+    if (!id) return;
+    uint64_t bits;
+    __builtin_memcpy(&bits, &v, sizeof bits);
+    rec__emit2(((uint64_t)REC_EV_COUNTER << 56) | id, bits);
+}
+
+static inline void rec__instant(uint32_t id, const char *msg) {
+    if (!id) return;
+    if (msg && *msg) rec__instant_msg(id, msg);
+    else rec__emit1(((uint64_t)REC_EV_INSTANT << 56) | id);
+}
+
+static inline void rec__flow(unsigned type, uint64_t fid) {
+    rec__emit1(((uint64_t)type << 56) | (fid & REC_FLOW_ID_MASK));
+}
+
+#ifdef __cplusplus
+} /* extern "C" */
+struct rec__scope_guard {
+    uint32_t id;
+    explicit rec__scope_guard(uint32_t i) : id(i) {}
+    ~rec__scope_guard() { if (id) rec_end_id(id); }
+    rec__scope_guard(const rec__scope_guard &) = delete;
+    rec__scope_guard &operator=(const rec__scope_guard &) = delete;
+};
+#define REC__SCOPE(v, name) \
+    static uint32_t REC__CAT(v, _site); \
+    rec__scope_guard v(rec__begin_site(&REC__CAT(v, _site), (name)))
+#define REC__SCOPE_DYN(v, name) rec__scope_guard v(rec__begin_dyn(name))
+extern "C" {
+#else
+#define REC__SCOPE(v, name) \
+    static uint32_t REC__CAT(v, _site); \
+    uint32_t v __attribute__((cleanup(rec__scope_end), unused)) = \
+        rec__begin_site(&REC__CAT(v, _site), (name))
+#define REC__SCOPE_DYN(v, name) \
+    uint32_t v __attribute__((cleanup(rec__scope_end), unused)) = rec__begin_dyn(name)
+#endif
+
+/* A statement with a call-site cache for a static name. */
+#define REC__AT_SITE(name, call) \
+    do { \
+        static uint32_t rec__s_; \
+        uint32_t rec__id_ = rec__site_id(&rec__s_, (name)); \
+        call; \
+    } while (0)
+
+/* A scope that ends with the enclosing block. */
+#define REC_SCOPE(name) REC__SCOPE(REC__UNIQ(rec__scope_), name)
+/* The same for a name built at run time; each distinct string is interned
+ * once per process. */
+#define REC_SCOPE_DYN(name) REC__SCOPE_DYN(REC__UNIQ(rec__scope_), name)
+#define REC_BEGIN(name) REC__AT_SITE(name, rec__explicit_begin(rec__id_))
+#define REC_BEGIN_DYN(name) rec__explicit_begin(rec__intern_dyn(name))
+#define REC_END() rec__explicit_end()
+/* REC_INSTANT("name") or REC_INSTANT("name", "message"); messages longer
+ * than REC_MSG_MAX bytes are cut. */
+#define REC_INSTANT(...) REC__INSTANT_SEL(__VA_ARGS__, REC__INSTANT2, REC__INSTANT1, _)(__VA_ARGS__)
+#define REC__INSTANT_SEL(a, b, f, ...) f
+#define REC__INSTANT1(name) REC__AT_SITE(name, rec__instant(rec__id_, NULL))
+#define REC__INSTANT2(name, msg) REC__AT_SITE(name, rec__instant(rec__id_, (msg)))
+#define REC_COUNTER(name, value) REC__AT_SITE(name, rec__counter(rec__id_, (double)(value)))
+#define REC_FLOW_BEGIN(id) rec__flow(REC_EV_FLOW_BEGIN, (uint64_t)(id))
+#define REC_FLOW_STEP(id) rec__flow(REC_EV_FLOW_STEP, (uint64_t)(id))
+#define REC_FLOW_END(id) rec__flow(REC_EV_FLOW_END, (uint64_t)(id))
+#define REC_THREAD_NAME(name) rec__thread_name(name)
+
+#endif /* RECORDER_DISABLE */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RECORDER_H */
+
+/* ------------------------------------------------------------------------ */
+/* The implementation: define RECORDER_IMPLEMENTATION in one file.          */
+/* ------------------------------------------------------------------------ */
+#if defined(RECORDER_IMPLEMENTATION) && !defined(RECORDER_DISABLE) && \
+    !defined(RECORDER_IMPLEMENTATION_DONE)
+#define RECORDER_IMPLEMENTATION_DONE
+#include "recorder/writer_impl.h"
+#endif

@@ -1,0 +1,145 @@
+/*
+ * recorder/reader.h -- librecorder's reading layer: attach to a segment,
+ * enumerate its threads, copy new ring entries with exact loss counts, and
+ * decode them into events.
+ *
+ * A reader never trusts a segment.  Every offset, size and id is checked
+ * before use; a bad segment yields an error code and a message, never a
+ * crash.  The segment is mapped read-only; only a stream-mode consumer maps
+ * the one consumer region writable (REC_OPEN_STREAM).
+ */
+#ifndef RECORDER_READER_H
+#define RECORDER_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../recorder.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes; also the CLI's exit codes (docs/cli.md). */
+enum rec_status {
+    REC_OK = 0,
+    REC_ERR_USAGE = 2,        /* bad arguments */
+    REC_ERR_NOTFOUND = 3,     /* no such segment, pid or file */
+    REC_ERR_ACCESS = 4,       /* permission denied */
+    REC_ERR_FORMAT = 5,       /* not a recorder segment/capture, or corrupt */
+    REC_ERR_VERSION = 6,      /* a recorder format of another version */
+    REC_ERR_TRUNCATED = 7,    /* shorter than its header says */
+    REC_ERR_IO = 8,           /* read/write/mmap failed */
+    REC_ERR_NOMEM = 9,
+    REC_ERR_BUSY = 10         /* another capture consumer owns the segment */
+};
+
+typedef struct rec_seg rec_seg;
+
+#define REC_OPEN_STREAM 1     /* become the capture consumer (stream mode) */
+
+/* target: a pid ("1234"), a segment name ("recorder.1234" or the value of
+ * RECORDER_NAME) or a path to a segment file.  On error returns a status and
+ * writes a one-line message to err. */
+int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t errlen);
+void rec_seg_close(rec_seg *s);
+/* Resolve a target to a path without opening it. */
+int rec_seg_resolve(const char *target, char *path, size_t cap);
+
+struct rec_seg_info {
+    char path[256];
+    int pid;
+    char process_name[64];
+    int alive;                /* the process (same pid and start time) runs */
+    int closed;               /* it exited cleanly or called rec_shutdown */
+    unsigned mode;            /* REC_MODE_* in force */
+    uint32_t max_threads;
+    uint64_t ring_entries;
+    uint64_t segment_size;
+    unsigned clock_source;
+    double ticks_per_sec;     /* refined by the reader where it can */
+    uint64_t ticks0, mono_ns0, real_ns0;
+    uint64_t strings_used, strings_size, strings_dropped;
+    uint64_t threads_no_slot, threads_attached;
+};
+/* Fills info; counters are read fresh at each call. */
+void rec_seg_get_info(rec_seg *s, struct rec_seg_info *info);
+
+/* Ticks to nanoseconds since the segment's calibration point (ticks0);
+ * may be negative for a counter read earlier. */
+double rec_seg_ticks_to_ns(const rec_seg *s, uint64_t ticks);
+
+struct rec_thread_info {
+    uint32_t slot;
+    uint32_t gen;
+    unsigned state;           /* REC_SLOT_LIVE or REC_SLOT_EXITED */
+    int tid;
+    uint32_t name_id;
+    char name[64];            /* resolved, sanitized; "" if none */
+    uint64_t head, start_head;
+    uint64_t start_ticks, exit_ticks;
+    uint64_t dropped;         /* stream mode: entries the writer dropped */
+};
+/* The slots that are live or exited, in slot order; returns the count
+ * (at most max), or -1. */
+int rec_seg_threads(rec_seg *s, struct rec_thread_info *out, int max);
+/* One slot; returns 0 if it is live or exited, -1 if free or torn. */
+int rec_seg_thread(rec_seg *s, uint32_t slot, struct rec_thread_info *out);
+
+/* A string by id: a reader-owned, NUL-terminated copy, valid until
+ * rec_seg_close.  Returns NULL for an id that is not a valid string. */
+const char *rec_seg_string(rec_seg *s, uint32_t id);
+
+struct rec_loss {
+    uint64_t overwritten;     /* entries the writer overwrote before we copied them */
+    uint64_t dropped;         /* entries the writer dropped (stream mode, ring full) */
+};
+
+/* Copy the slot's entries that are new since the last call, at most cap,
+ * oldest first.  *first is the ring index of out[0].  Entries lost since
+ * the last call are added to *loss.  Never returns part of an event.
+ * Returns the number of entries copied. */
+size_t rec_seg_read(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t cap, uint64_t *first,
+                    struct rec_loss *loss);
+/* Where the next rec_seg_read of the slot starts, and moving it (for
+ * example to the current head, to skip history). */
+uint64_t rec_seg_cursor(const rec_seg *s, uint32_t slot);
+void rec_seg_set_cursor(rec_seg *s, uint32_t slot, uint64_t pos);
+
+/* Stream mode (opened with REC_OPEN_STREAM): publish a heartbeat; call at
+ * least every REC_STREAM_STALE_SEC / 2 seconds.  rec_seg_close gives the
+ * rings back to flight mode. */
+void rec_seg_heartbeat(rec_seg *s);
+
+/* A decoded event. */
+struct rec_event {
+    unsigned type;            /* enum rec_ev_type */
+    uint64_t ticks;
+    uint64_t index;           /* ring index of its first entry */
+    uint32_t name_id;         /* BEGIN, END, INSTANT, COUNTER, THREAD_NAME */
+    uint64_t flow_id;         /* FLOW_* */
+    double value;             /* COUNTER */
+    int tid;                  /* THREAD_START */
+    uint32_t gen;             /* THREAD_START */
+    unsigned msg_len;         /* INSTANT */
+    char msg[REC_MSG_MAX + 1];
+};
+
+/* Decode entries (as rec_seg_read returned them) into events.  Stray
+ * continuation entries and malformed events are skipped and counted in
+ * *bad (may be NULL).  Returns the number of events written (at most cap);
+ * *used says how many entries they took. */
+size_t rec_decode(const struct rec_entry *in, size_t n, uint64_t first, struct rec_event *out, size_t cap,
+                  size_t *used, uint64_t *bad);
+
+/* How many entries the event starting with this entry occupies, or 0 if
+ * the entry cannot start an event. */
+unsigned rec_entry_span(const struct rec_entry *e);
+
+const char *rec_status_str(int status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,142 @@
+/*
+ * writer_config.h -- the writer's configuration, read once from the
+ * environment.  Part of the implementation of recorder.h; included only by
+ * the file that defines RECORDER_IMPLEMENTATION.
+ *
+ * A bad value gets one line on stderr and the default: configuration must
+ * never be able to crash the program it observes.
+ */
+
+#define REC__DEF_RING_KB      1024u
+#define REC__DEF_MAX_THREADS  256u
+#define REC__DEF_STRINGS_KB   1024u
+#define REC__MAX_FILTERS      32
+
+struct rec__config {
+    int enabled;
+    int keep;
+    unsigned mode;                   /* REC_MODE_* at start */
+    uint64_t ring_entries;           /* power of two */
+    uint32_t max_threads;
+    uint64_t strings_size;
+    uint32_t index_entries;
+    char name[64];                   /* "" = recorder.<pid> */
+    int n_filter, n_filter_out;
+    char *filter[REC__MAX_FILTERS];
+    char *filter_out[REC__MAX_FILTERS];
+};
+
+static void rec__warn(const char *var, const char *val, const char *why) {
+    fprintf(stderr, "recorder: ignoring %s=\"%.40s\": %s\n", var, val, why);
+}
+
+/* An unsigned integer in [lo, hi], or dflt with a warning. */
+static uint64_t rec__env_uint(const char *var, uint64_t dflt, uint64_t lo, uint64_t hi) {
+    const char *v = getenv(var);
+    if (!v || !*v) return dflt;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || end == v || *end || v[0] == '-') {
+        rec__warn(var, v, "not a number");
+        return dflt;
+    }
+    if (x < lo || x > hi) {
+        char why[80];
+        snprintf(why, sizeof why, "must be between %llu and %llu",
+                 (unsigned long long)lo, (unsigned long long)hi);
+        rec__warn(var, v, why);
+        return dflt;
+    }
+    return x;
+}
+
+static int rec__env_bool(const char *var, int dflt) {
+    const char *v = getenv(var);
+    if (!v || !*v) return dflt;
+    if (!strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "on")) return 1;
+    if (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off")) return 0;
+    rec__warn(var, v, "expected 0 or 1");
+    return dflt;
+}
+
+static uint64_t rec__pow2_up(uint64_t x) {
+    uint64_t p = 1;
+    while (p < x) p <<= 1;
+    return p;
+}
+
+/* "a,b,,c" -> {"a","b","c"}; empty items are skipped. */
+static int rec__split_list(const char *var, char **out) {
+    const char *v = getenv(var);
+    int n = 0;
+    if (!v) return 0;
+    while (*v) {
+        const char *c = strchr(v, ',');
+        size_t len = c ? (size_t)(c - v) : strlen(v);
+        if (len && n < REC__MAX_FILTERS) {
+            char *s = (char *)malloc(len + 1);
+            if (!s) break;
+            memcpy(s, v, len);
+            s[len] = 0;
+            out[n++] = s;
+        } else if (len) {
+            rec__warn(var, v, "too many items; the rest are ignored");
+            break;
+        }
+        v += len + (c ? 1 : 0);
+    }
+    return n;
+}
+
+static void rec__config_free(struct rec__config *c) {
+    for (int i = 0; i < c->n_filter; i++) free(c->filter[i]);
+    for (int i = 0; i < c->n_filter_out; i++) free(c->filter_out[i]);
+    c->n_filter = c->n_filter_out = 0;
+}
+
+static void rec__config_read(struct rec__config *c) {
+    memset(c, 0, sizeof *c);
+    c->enabled = rec__env_bool("RECORDER", 1);
+    c->keep = rec__env_bool("RECORDER_KEEP", 0);
+    uint64_t kb = rec__env_uint("RECORDER_RING_KB", REC__DEF_RING_KB, 4, 1u << 20);
+    uint64_t entries = rec__pow2_up(kb * 1024 / sizeof(struct rec_entry));
+    if (entries * sizeof(struct rec_entry) != kb * 1024 && getenv("RECORDER_RING_KB"))
+        fprintf(stderr, "recorder: RECORDER_RING_KB=%llu rounded up to %llu (a power of two)\n",
+                (unsigned long long)kb,
+                (unsigned long long)(entries * sizeof(struct rec_entry) / 1024));
+    c->ring_entries = entries;
+    c->max_threads = (uint32_t)rec__env_uint("RECORDER_MAX_THREADS", REC__DEF_MAX_THREADS, 1, 65536);
+    uint64_t skb = rec__env_uint("RECORDER_STRINGS_KB", REC__DEF_STRINGS_KB, 16, 1u << 20);
+    c->strings_size = skb * 1024;
+    c->index_entries = (uint32_t)rec__pow2_up(c->strings_size / 32);
+    const char *mode = getenv("RECORDER_MODE");
+    c->mode = REC_MODE_FLIGHT;
+    if (mode && *mode) {
+        if (!strcmp(mode, "stream")) c->mode = REC_MODE_STREAM;
+        else if (strcmp(mode, "flight")) rec__warn("RECORDER_MODE", mode, "expected flight or stream");
+    }
+    const char *name = getenv("RECORDER_NAME");
+    if (name && *name) {
+        size_t n = strlen(name), ok = n < sizeof c->name - 16;
+        for (size_t i = 0; ok && i < n; i++) {
+            char ch = name[i];
+            ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                 ch == '_' || ch == '-' || (ch == '.' && i > 0);
+        }
+        if (ok) memcpy(c->name, name, n + 1);
+        else rec__warn("RECORDER_NAME", name, "use at most 47 of [A-Za-z0-9._-]");
+    }
+    c->n_filter = rec__split_list("RECORDER_FILTER", c->filter);
+    c->n_filter_out = rec__split_list("RECORDER_FILTER_OUT", c->filter_out);
+}
+
+/* Substring filters, as rocm-timeline-generator's: a name is kept if it
+ * matches an item of RECORDER_FILTER (or that is unset) and no item of
+ * RECORDER_FILTER_OUT. */
+static int rec__filtered(const struct rec__config *c, const char *name) {
+    int keep = c->n_filter == 0;
+    for (int i = 0; !keep && i < c->n_filter; i++) keep = strstr(name, c->filter[i]) != NULL;
+    for (int i = 0; keep && i < c->n_filter_out; i++) keep = strstr(name, c->filter_out[i]) == NULL;
+    return !keep;
+}

@@ -1,0 +1,33 @@
+/*
+ * writer_impl.h -- the implementation of recorder.h, compiled into the one
+ * file of a program (or of each shared library) that defines
+ * RECORDER_IMPLEMENTATION before including recorder.h.  Everything on the
+ * hot path is inline in recorder.h; what is here runs once per process,
+ * once per thread, or once per distinct name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "writer_config.h"
+#include "writer_segment.h"
+#include "writer_strings.h"
+#include "writer_threads.h"
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,318 @@
+/*
+ * writer_segment.h -- creating, joining and releasing the process's
+ * segment.  Part of the implementation of recorder.h.
+ *
+ * One process, one segment.  A program and a shared library may each carry
+ * a copy of this implementation (each defined RECORDER_IMPLEMENTATION); the
+ * first copy to need the segment creates it, the others find it by name and
+ * join it after checking it belongs to this very process (pid and process
+ * start time), so every copy writes into the same rings and string table.
+ */
+
+enum { REC__UNINIT = 0, REC__BUSY = 1, REC__READY = 2, REC__OFF = 3 };
+
+static struct rec__global {
+    int state;                       /* REC__* (atomic) */
+    int fd;                          /* kept for posix_fallocate of rings */
+    int created;                     /* this copy created the segment */
+    unsigned char *base;
+    size_t size;
+    struct rec_header *hdr;
+    struct rec_consumer *cons;
+    struct rec_slot *slots;
+    uint32_t *index;
+    unsigned char *strings;
+    unsigned char *rings;
+    char shm_name[96];               /* "/recorder.<pid>" */
+    char path[112];                  /* "/dev/shm/recorder.<pid>" */
+    struct rec__config cfg;
+    pthread_key_t key;
+    int key_ok, hooks_done;
+    unsigned char *parent_base;      /* after fork(): the parent's mapping */
+    size_t parent_size;
+} rec__g = {REC__UNINIT, -1, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, "", "",
+            {0, 0, 0, 0, 0, 0, 0, "", 0, 0, {0}, {0}}, 0, 0, 0, NULL, 0};
+
+static struct rec_slot rec__dummy_slot;
+static const uint64_t rec__zero_limit = 0;
+
+uint64_t rec__mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t rec__real_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Field 22 of /proc/self/stat: with the pid it names this process for good. */
+static uint64_t rec__proc_start(void) {
+    char buf[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    if (!p) return 0;
+    /* after ") " come fields 3..; starttime is field 22 */
+    int field = 2;
+    for (; *p && field < 22; p++)
+        if (*p == ' ') field++;
+    return strtoull(p, NULL, 10);
+}
+
+static int rec__tid(void) {
+    char link[64];
+    ssize_t n = readlink("/proc/thread-self", link, sizeof link - 1);
+    if (n <= 0) return (int)getpid();
+    link[n] = 0;
+    const char *slash = strrchr(link, '/');
+    return slash ? atoi(slash + 1) : (int)getpid();
+}
+
+/* Counter ticks per second: compare the counter to CLOCK_MONOTONIC over
+ * about a millisecond, keeping the least disturbed of three tries.  Readers
+ * refine it later over a longer baseline (docs/format.md, "clocks"). */
+static uint64_t rec__calibrate(void) {
+#if defined(RECORDER_CLOCK_MONOTONIC) || !(defined(__x86_64__) || defined(__i386__) || defined(__aarch64__))
+    return 1000000000u;
+#else
+    double best = 0, best_err = 1e30;
+    for (int i = 0; i < 3; i++) {
+        uint64_t m0a = rec__mono_ns(), t0 = rec_now(), m0b = rec__mono_ns();
+        uint64_t m1a, t1, m1b;
+        do {
+            m1a = rec__mono_ns();
+            t1 = rec_now();
+            m1b = rec__mono_ns();
+        } while (m1a - m0a < 1000000u);
+        double err = (double)(m0b - m0a) + (double)(m1b - m1a);
+        double mid0 = (double)m0a + (double)(m0b - m0a) / 2, mid1 = (double)m1a + (double)(m1b - m1a) / 2;
+        if (err < best_err && mid1 > mid0) {
+            best_err = err;
+            best = (double)(t1 - t0) * 1e9 / (mid1 - mid0);
+        }
+    }
+    return best > 0 ? (uint64_t)best : 1000000000u;
+#endif
+}
+
+static unsigned rec__clock_source(void) {
+#if defined(RECORDER_CLOCK_MONOTONIC) || !(defined(__x86_64__) || defined(__i386__) || defined(__aarch64__))
+    return REC_CLOCK_MONOTONIC;
+#elif defined(__aarch64__)
+    return REC_CLOCK_CNTVCT;
+#else
+    return REC_CLOCK_TSC;
+#endif
+}
+
+static uint64_t rec__round_page(uint64_t x) {
+    return (x + REC_PAGE - 1) & ~(uint64_t)(REC_PAGE - 1);
+}
+
+/* Offsets of every region, from the configuration. */
+static void rec__layout(const struct rec__config *c, struct rec_header *h) {
+    uint64_t off = REC_PAGE;
+    h->max_threads = c->max_threads;
+    h->slot_size = (uint32_t)sizeof(struct rec_slot);
+    h->entry_size = (uint32_t)sizeof(struct rec_entry);
+    h->consumer_off = off;
+    h->consumer_size = rec__round_page(sizeof(struct rec_consumer) + 8u * (uint64_t)c->max_threads);
+    off += h->consumer_size;
+    h->slots_off = off;
+    off += rec__round_page(sizeof(struct rec_slot) * (uint64_t)c->max_threads);
+    h->index_off = off;
+    h->index_entries = c->index_entries;
+    off += rec__round_page(4u * (uint64_t)c->index_entries);
+    h->strings_off = off;
+    h->strings_size = rec__round_page(c->strings_size);
+    off += h->strings_size;
+    h->rings_off = off;
+    h->ring_entries = c->ring_entries;
+    off += c->ring_entries * sizeof(struct rec_entry) * c->max_threads;
+    h->segment_size = off;
+}
+
+static void rec__set_regions(struct rec__global *g) {
+    struct rec_header *h = (struct rec_header *)g->base;
+    g->hdr = h;
+    g->cons = (struct rec_consumer *)(g->base + h->consumer_off);
+    g->slots = (struct rec_slot *)(g->base + h->slots_off);
+    g->index = (uint32_t *)(g->base + h->index_off);
+    g->strings = g->base + h->strings_off;
+    g->rings = g->base + h->rings_off;
+}
+
+static void rec__process_name(char *out, size_t cap) {
+    int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, out, cap - 1) : -1;
+    if (fd >= 0) close(fd);
+    if (n <= 0) n = 0;
+    while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == 0)) n--;
+    out[n] = 0;
+}
+
+static uint32_t rec__alloc_str(struct rec__global *g, const char *s, size_t len, uint32_t h32);
+
+/* Fill a new segment's header and tables, then publish the magic. */
+static void rec__segment_format(struct rec__global *g, uint64_t proc_start) {
+    struct rec_header *h = g->hdr;
+    h->version = REC_SEG_VERSION;
+    h->header_size = (uint32_t)sizeof(struct rec_header);
+    h->pid = (int32_t)getpid();
+    h->proc_start = proc_start;
+    rec__process_name(h->process_name, sizeof h->process_name);
+    h->flags = g->cfg.keep ? REC_FLAG_KEEP : 0;
+    h->clock_source = rec__clock_source();
+    h->ticks_per_sec = rec__calibrate();
+    h->mono_ns0 = rec__mono_ns();
+    h->ticks0 = rec_now();
+    h->real_ns0 = rec__real_ns();
+    g->cons->mode = g->cfg.mode;
+    for (uint32_t i = 0; i < h->max_threads; i++)
+        g->cons->limit[i] = g->cfg.mode == REC_MODE_STREAM ? h->ring_entries : UINT64_MAX;
+    if (g->parent_base) {
+        /* A forked child keeps the parent's string ids, which call sites
+         * have cached in statics: copy the table so they stay valid. */
+        const struct rec_header *ph = (const struct rec_header *)g->parent_base;
+        uint64_t used = __atomic_load_n(&ph->strings_used, __ATOMIC_ACQUIRE);
+        if (used > ph->strings_size) used = ph->strings_size;
+        memcpy(g->strings, g->parent_base + ph->strings_off, used);
+        memcpy(g->index, g->parent_base + ph->index_off, 4u * (uint64_t)ph->index_entries);
+        h->strings_used = used;
+    } else {
+        h->strings_used = 8u * REC_ID_OVERFLOW;
+        rec__alloc_str(g, "<strings full>", 14, 0);
+    }
+    __atomic_store_n(&h->magic, REC_SEG_MAGIC, __ATOMIC_RELEASE);
+}
+
+/* Wait (bounded) for a segment another copy of this implementation is
+ * creating right now; returns its header mapping or NULL. */
+static const struct rec_header *rec__peek_header(int fd) {
+    for (int i = 0; i < 200; i++) {
+        struct stat st;
+        if (fstat(fd, &st) == 0 && (uint64_t)st.st_size >= REC_PAGE) {
+            void *p = mmap(NULL, REC_PAGE, PROT_READ, MAP_SHARED, fd, 0);
+            if (p != MAP_FAILED) {
+                const struct rec_header *h = (const struct rec_header *)p;
+                if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) == REC_SEG_MAGIC) return h;
+                munmap(p, REC_PAGE);
+            }
+        }
+        struct timespec d = {0, 5000000};
+        nanosleep(&d, NULL);
+    }
+    return NULL;
+}
+
+static int rec__pid_alive(int pid) {
+    return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+/* Size, commit and map a segment this copy has just created. */
+static int rec__segment_create(struct rec__global *g, int fd, const struct rec_header *want, uint64_t start) {
+    void *p = MAP_FAILED;
+    int e = 0;
+    if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)want->segment_size) != 0) goto fail;
+    /* Commit the tables now so a full /dev/shm fails here, not with SIGBUS
+     * later; rings are committed when a thread claims one. */
+    e = posix_fallocate(fd, 0, (off_t)want->rings_off);
+    if (e && e != EOPNOTSUPP && e != EINVAL) {
+        errno = e;
+        goto fail;
+    }
+    p = mmap(NULL, want->segment_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) goto fail;
+    g->base = (unsigned char *)p;
+    g->size = want->segment_size;
+    memcpy(g->base, want, sizeof *want);
+    rec__set_regions(g);
+    g->fd = fd;
+    g->created = 1;
+    rec__segment_format(g, start);
+    return 0;
+fail:
+    fprintf(stderr, "recorder: cannot create %s: %s; recording is off\n", g->path, strerror(errno));
+    close(fd);
+    shm_unlink(g->shm_name);
+    return -1;
+}
+
+/* Create or join the segment.  Returns 0 on success. */
+static int rec__segment_open(struct rec__global *g) {
+    uint64_t start = rec__proc_start();
+    int pid = (int)getpid();
+    const char *custom = g->cfg.name[0] ? g->cfg.name : NULL;
+    struct rec_header want;
+    memset(&want, 0, sizeof want);
+    if (g->parent_base) {  /* same sizes as the parent, so ids carry over */
+        const struct rec_header *ph = (const struct rec_header *)g->parent_base;
+        g->cfg.strings_size = ph->strings_size;
+        g->cfg.index_entries = ph->index_entries;
+    }
+    rec__layout(&g->cfg, &want);
+    for (int attempt = 0; attempt < 4; attempt++) {
+        if (custom) snprintf(g->shm_name, sizeof g->shm_name, "/" REC_SEG_PREFIX "%s", custom);
+        else snprintf(g->shm_name, sizeof g->shm_name, "/" REC_SEG_PREFIX "%d", pid);
+        snprintf(g->path, sizeof g->path, "/dev/shm%s", g->shm_name);
+        int fd = shm_open(g->shm_name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd >= 0) return rec__segment_create(g, fd, &want, start);
+        if (errno != EEXIST) {
+            fprintf(stderr, "recorder: cannot create %s: %s; recording is off\n", g->path, strerror(errno));
+            return -1;
+        }
+        fd = shm_open(g->shm_name, O_RDWR, 0);
+        if (fd < 0) continue;  /* removed meanwhile: try again */
+        struct stat st;
+        if (fstat(fd, &st) != 0 || st.st_uid != geteuid()) {
+            close(fd);
+            fprintf(stderr, "recorder: %s belongs to another user; recording is off\n", g->path);
+            return -1;
+        }
+        const struct rec_header *h = rec__peek_header(fd);
+        if (h && h->pid == pid && h->proc_start == start && h->segment_size == (uint64_t)st.st_size) {
+            /* Ours: another copy of the implementation made it. */
+            size_t size = (size_t)h->segment_size;
+            munmap((void *)h, REC_PAGE);
+            void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            if (p == MAP_FAILED) {
+                close(fd);
+                return -1;
+            }
+            g->base = (unsigned char *)p;
+            g->size = size;
+            rec__set_regions(g);
+            g->fd = fd;
+            g->created = 0;
+            return 0;
+        }
+        int other = h ? h->pid : 0;
+        uint64_t other_start = h ? h->proc_start : 0;
+        if (h) munmap((void *)h, REC_PAGE);
+        close(fd);
+        if (other && other != pid && rec__pid_alive(other)) {
+            if (custom) {
+                fprintf(stderr, "recorder: %s is in use by pid %d; using " REC_SEG_PREFIX "%d\n",
+                        g->path, other, pid);
+                custom = NULL;
+                continue;
+            }
+            fprintf(stderr, "recorder: %s is in use by pid %d; recording is off\n", g->path, other);
+            return -1;
+        }
+        /* Stale: left by a dead process whose pid we now have.  Keep it for
+         * a post-mortem under another name, or remove it. */
+        char aside[160];
+        snprintf(aside, sizeof aside, "%s.%llu", g->path, (unsigned long long)other_start);
+        if (rename(g->path, aside) != 0) shm_unlink(g->shm_name);
+    }
+    fprintf(stderr, "recorder: cannot create %s; recording is off\n", g->path);
+    return -1;
+}

@@ -1,0 +1,40 @@
+/*
+ * internal.h -- librecorder's private state for an attached segment.
+ */
+#ifndef RECORDER_INTERNAL_H
+#define RECORDER_INTERNAL_H
+
+#include "recorder/reader.h"
+
+struct rec_cursor {
+    uint64_t pos;             /* next ring index to read */
+    uint64_t dropped_seen;    /* slot->dropped already reported */
+    uint64_t stream_from;     /* stream mode: the writer cannot overwrite from here on */
+};
+
+struct rec_seg {
+    char path[256];
+    int fd;
+    int stream;               /* we own the consumer region */
+    const unsigned char *base;
+    size_t size;
+    const struct rec_header *hdr;
+    struct rec_header hcopy;  /* validated copy of the layout fields */
+    const struct rec_slot *slots;
+    const uint32_t *index;
+    const unsigned char *strings;
+    const unsigned char *rings;
+    struct rec_consumer *cons; /* read-only unless stream; separate mapping */
+    size_t cons_map_size;
+    double ticks_per_sec;
+    double ns_per_tick;
+    struct rec_cursor *cursors;
+    char **strcache;          /* by id, lazily */
+    size_t strcache_n;
+};
+
+/* Copy of a string into buf (at most cap-1 bytes), replacing control bytes;
+ * returns 0 if id is not a valid, published string. */
+int rec__seg_string_raw(const struct rec_seg *s, uint32_t id, const char **text, size_t *len);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * segment_read.c -- thread slots, strings and ring entries of an attached
+ * segment.
+ *
+ * Reading a ring (docs/format.md, "reading a ring"): load the head, copy
+ * the entries, load the head again.  The writer may have been writing up to
+ * REC_MAX_ENTRIES_PER_EVENT entries past the second head, each overwriting
+ * the entry one ring length earlier; every copied entry in that reach is
+ * discarded and counted as overwritten.  The count is exact: an entry is
+ * either returned intact or counted, never both, never neither.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+
+int rec__seg_string_raw(const struct rec_seg *s, uint32_t id, const char **text, size_t *len) {
+    uint64_t off = (uint64_t)id * 8u, size = s->hcopy.strings_size;
+    if (id < REC_ID_OVERFLOW || off + sizeof(struct rec_str) >= size) return 0;
+    const struct rec_str *r = (const struct rec_str *)(s->strings + off);
+    uint64_t tag = LOAD(r->tag);
+    uint64_t n = (tag >> 8) & 0xffffff;
+    if ((tag & 0xff) != REC_STR_READY || n > REC_STR_MAXLEN || off + sizeof(struct rec_str) + n >= size) return 0;
+    *text = r->text;
+    *len = (size_t)n;
+    return 1;
+}
+
+const char *rec_seg_string(rec_seg *s, uint32_t id) {
+    if ((uint64_t)id >= s->strcache_n) return NULL;
+    if (s->strcache[id]) return s->strcache[id];
+    const char *t;
+    size_t n;
+    if (!rec__seg_string_raw(s, id, &t, &n)) return NULL;
+    char *c = malloc(n + 1);
+    if (!c) return NULL;
+    /* Copy once: the writer's page may change under us, our copy cannot.
+     * Embedded NULs (a hostile segment) become '?'. */
+    memcpy(c, t, n);
+    for (size_t i = 0; i < n; i++)
+        if (c[i] == 0) c[i] = '?';
+    c[n] = 0;
+    s->strcache[id] = c;
+    return c;
+}
+
+int rec_seg_thread(rec_seg *s, uint32_t i, struct rec_thread_info *o) {
+    if (i >= s->hcopy.max_threads) return -1;
+    const struct rec_slot *sl = &s->slots[i];
+    for (int tries = 0; tries < 16; tries++) {
+        uint64_t sg = LOAD(sl->state_gen);
+        unsigned st = REC_SLOT_STATE(sg);
+        if (st != REC_SLOT_LIVE && st != REC_SLOT_EXITED) return -1;
+        memset(o, 0, sizeof *o);
+        o->slot = i;
+        o->gen = REC_SLOT_GEN(sg);
+        o->state = st;
+        o->tid = LOAD(sl->tid);
+        o->name_id = LOAD(sl->name_id);
+        o->start_head = LOAD(sl->start_head);
+        o->start_ticks = LOAD(sl->start_ticks);
+        o->exit_ticks = LOAD(sl->exit_ticks);
+        o->head = LOAD(sl->head);
+        o->dropped = LOAD(sl->dropped);
+        if (LOAD(sl->state_gen) != sg) continue;  /* reused or exiting: again */
+        const char *n = o->name_id ? rec_seg_string(s, o->name_id) : NULL;
+        if (n) {
+            size_t k = 0;
+            for (; n[k] && k < sizeof o->name - 1; k++)
+                o->name[k] = (unsigned char)n[k] < 0x20 || n[k] == 0x7f ? '?' : n[k];
+            o->name[k] = 0;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+int rec_seg_threads(rec_seg *s, struct rec_thread_info *out, int max) {
+    int n = 0;
+    for (uint32_t i = 0; i < s->hcopy.max_threads && n < max; i++)
+        if (rec_seg_thread(s, i, &out[n]) == 0) n++;
+    return n;
+}
+
+unsigned rec_entry_span(const struct rec_entry *e) {
+    switch (REC_EV_TYPE(e->w1)) {
+    case REC_EV_BEGIN:
+    case REC_EV_END:
+    case REC_EV_FLOW_BEGIN:
+    case REC_EV_FLOW_STEP:
+    case REC_EV_FLOW_END:
+    case REC_EV_THREAD_START:
+    case REC_EV_THREAD_NAME: return 1;
+    case REC_EV_COUNTER: return 2;
+    case REC_EV_INSTANT: {
+        unsigned len = REC_EV_ARG8(e->w1);
+        return len > REC_MSG_MAX ? 0 : 1 + (len + 14) / 15;
+    }
+    default: return 0;
+    }
+}
+
+/* Stream mode: the writer may write up to one ring ahead of what we have
+ * read, and never less than it was allowed when we attached. */
+static void publish_limit(rec_seg *s, uint32_t slot) {
+    const struct rec_cursor *c = &s->cursors[slot];
+    uint64_t from = c->pos > c->stream_from ? c->pos : c->stream_from;
+    __atomic_store_n(&s->cons->limit[slot], from + s->hcopy.ring_entries, __ATOMIC_RELEASE);
+}
+
+uint64_t rec_seg_cursor(const rec_seg *s, uint32_t slot) {
+    return slot < s->hcopy.max_threads ? s->cursors[slot].pos : 0;
+}
+
+void rec_seg_set_cursor(rec_seg *s, uint32_t slot, uint64_t pos) {
+    if (slot >= s->hcopy.max_threads) return;
+    s->cursors[slot].pos = pos;
+    if (s->stream) publish_limit(s, slot);
+}
+
+size_t rec_seg_read(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t cap, uint64_t *first,
+                    struct rec_loss *loss) {
+    *first = 0;
+    if (slot >= s->hcopy.max_threads || cap == 0) return 0;
+    const struct rec_slot *sl = &s->slots[slot];
+    struct rec_cursor *c = &s->cursors[slot];
+    const uint64_t ring = s->hcopy.ring_entries, mask = ring - 1;
+    const struct rec_entry *r = (const struct rec_entry *)(s->rings + (uint64_t)slot * ring * sizeof *r);
+
+    uint64_t dropped = LOAD(sl->dropped);
+    if (dropped > c->dropped_seen) loss->dropped += dropped - c->dropped_seen;
+    c->dropped_seen = dropped;
+
+    uint64_t h1 = LOAD(sl->head);
+    if (h1 < c->pos) c->pos = h1;     /* a head never goes back: hostile or corrupt */
+    uint64_t start = c->pos;
+    uint64_t oldest = h1 > ring ? h1 - ring : 0;
+    if (start < oldest) {
+        loss->overwritten += oldest - start;
+        start = oldest;
+    }
+    uint64_t n = h1 - start;
+    if (n > cap) n = cap;
+    for (uint64_t i = 0; i < n; i++) {
+        const struct rec_entry *e = &r[(start + i) & mask];
+        out[i].w0 = LOAD(e->w0);
+        out[i].w1 = LOAD(e->w1);
+    }
+    uint64_t h2 = LOAD(sl->head);
+    /* Anything the writer may have reached since h1 is suspect, except, in
+     * stream mode, entries from stream_from on: the writer stops at our
+     * limit before it can overwrite those. */
+    uint64_t reach = h2 + REC_MAX_ENTRIES_PER_EVENT;
+    uint64_t valid = reach > ring ? reach - ring : 0;
+    if (s->stream && valid > c->stream_from) valid = c->stream_from;
+    if (valid > start) {
+        uint64_t bad = valid - start < n ? valid - start : n;
+        memmove(out, out + bad, (n - bad) * sizeof *out);
+        n -= bad;
+        loss->overwritten += bad;
+        start += bad;
+    }
+    /* Skip continuation entries whose head was lost (counted as lost), and
+     * keep an event that does not fit whole for the next call. */
+    uint64_t lead = 0;
+    while (lead < n && REC_EV_TYPE(out[lead].w1) == REC_EV_CONT) lead++;
+    if (lead) {
+        memmove(out, out + lead, (n - lead) * sizeof *out);
+        n -= lead;
+        loss->overwritten += lead;
+        start += lead;
+    }
+    uint64_t keep = n;
+    for (uint64_t i = 0; i < n;) {
+        unsigned span = rec_entry_span(&out[i]);
+        if (span == 0) span = 1;      /* malformed: the decoder counts it */
+        if (i + span > n) {
+            keep = i;
+            break;
+        }
+        i += span;
+    }
+    n = keep;
+    c->pos = start + n;
+    if (s->stream) publish_limit(s, slot);
+    *first = start;
+    return (size_t)n;
+}
