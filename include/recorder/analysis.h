@@ -1,0 +1,174 @@
+/*
+ * recorder/analysis.h -- librecorder's analysis layer: decoded events in,
+ * threads, slices, statistics, call trees and exports out.
+ *
+ * The model does not care where events come from: a live segment
+ * (rec_model_poll_seg), a capture file (the capture reader feeds it the
+ * same way), or a test.  Everything is in nanoseconds since the source's
+ * calibration point (ticks0), as doubles.
+ *
+ * Memory is bounded: the event log keeps at most opts.max_events events
+ * (oldest dropped first, and counted), statistics are fixed-size
+ * histograms, and windows are rings of one-second buckets.
+ *
+ * Not thread-safe: one thread polls and queries a model.  (recorder-web
+ * publishes snapshots to its other thread with liburcu.)
+ */
+#ifndef RECORDER_ANALYSIS_H
+#define RECORDER_ANALYSIS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rec_model rec_model;
+
+/* Resolves a string id to text (NULL if unknown). */
+typedef const char *(*rec_string_fn)(void *ctx, uint32_t id);
+
+struct rec_model_opts {
+    size_t max_events;        /* event log bound; 0 = 8M events */
+    int keep_log;             /* 0: statistics only (viewers), 1: keep the log (export) */
+};
+
+struct rec_source_info {
+    int pid;
+    char process_name[64];
+    double ticks_per_sec;
+    uint64_t ticks0;          /* calibration point: time 0 */
+    uint64_t real_ns0;        /* CLOCK_REALTIME at ticks0 */
+};
+
+rec_model *rec_model_new(const struct rec_source_info *src, rec_string_fn strings, void *ctx,
+                         const struct rec_model_opts *opts);
+void rec_model_free(rec_model *m);
+
+/* A thread (slot, generation) is known or its metadata changed. */
+void rec_model_thread(rec_model *m, const struct rec_thread_info *t);
+/* Events of one slot, oldest first, as rec_decode produced them; loss is
+ * what the read reported for the same call (may be NULL).  THREAD_START
+ * events switch the slot to a new generation. */
+void rec_model_feed(rec_model *m, uint32_t slot, const struct rec_event *ev, size_t n,
+                    const struct rec_loss *loss);
+/* Read every slot of a live segment once and feed the model; returns the
+ * number of events decoded. */
+size_t rec_model_poll_seg(rec_model *m, rec_seg *s);
+/* The source's "now", for windows and open scopes: the newest timestamp
+ * seen, or a live clock (rec_model_set_now). */
+void rec_model_set_now(rec_model *m, double now_ns);
+double rec_model_now(const rec_model *m);
+
+/* ---- threads ---------------------------------------------------------- */
+
+#define REC_MAX_DEPTH 128
+
+struct rec_model_thread {
+    uint32_t slot, gen;
+    int tid;
+    char name[64];
+    unsigned state;           /* REC_SLOT_LIVE / REC_SLOT_EXITED */
+    uint64_t events;          /* decoded, ever */
+    uint64_t overwritten, dropped, bad;   /* lost entries, by cause */
+    double first_ns, last_ns; /* first and last event seen */
+    int depth;                /* open scopes now (known part of the stack) */
+    uint32_t stack[REC_MAX_DEPTH];        /* name ids, outermost first */
+    double stack_ns[REC_MAX_DEPTH];       /* their begin times */
+    double busy_ns;           /* time inside top-level scopes, ever */
+    double util[60];          /* busy fraction per second, util[59] newest */
+    double events_per_sec;    /* over the last full second */
+};
+/* The threads known, in slot order; valid until the next feed/poll. */
+size_t rec_model_threads(const rec_model *m, const struct rec_model_thread **out);
+
+/* ---- statistics ------------------------------------------------------- */
+
+enum rec_window { REC_WIN_1S = 0, REC_WIN_10S = 1, REC_WIN_ALL = 2 };
+
+struct rec_stat {
+    uint32_t name_id;
+    const char *name;
+    uint64_t calls;
+    double calls_per_sec;     /* over the window (ALL: over the run) */
+    double total_ns, self_ns; /* completed slices in the window */
+    double min_ns, avg_ns, max_ns;
+    double p50_ns, p95_ns, p99_ns;  /* log histogram, within 3% */
+};
+/* Per-name statistics of completed slices in the window, for one thread
+ * (tid) or all (tid = -1); sorted by total_ns, descending.  Returns the
+ * number written (at most cap); *n_total gets the number available. */
+size_t rec_model_stats(rec_model *m, enum rec_window w, int tid, struct rec_stat *out, size_t cap,
+                       size_t *n_total);
+/* Time span the window covers, in ns (<= the window's nominal length). */
+double rec_model_window_span(const rec_model *m, enum rec_window w);
+
+/* ---- call-path tree (flame graphs) ------------------------------------ */
+
+struct rec_tree_node {
+    uint32_t name_id;         /* 0 for the root */
+    const char *name;
+    uint32_t parent;          /* index; the root (index 0) is its own parent */
+    uint32_t first_child, next_sibling;   /* 0 = none; children by total desc */
+    uint32_t depth;
+    uint64_t calls;
+    double total_ns, self_ns;
+};
+/* The window's call-path tree for one thread or all (-1).  Node 0 is the
+ * root, whose total is the sum of its children.  Returns the node count
+ * (at most cap; a smaller cap drops the smallest subtrees). */
+size_t rec_model_tree(rec_model *m, enum rec_window w, int tid, struct rec_tree_node *out, size_t cap);
+
+/* ---- the event log (keep_log = 1) ------------------------------------- */
+
+enum rec_item_kind {
+    REC_ITEM_SLICE = 1,       /* a begin/end pair (or a partial one) */
+    REC_ITEM_INSTANT,
+    REC_ITEM_COUNTER,
+    REC_ITEM_FLOW,
+};
+#define REC_SLICE_OPEN 1u        /* no end yet (open at the snapshot) */
+#define REC_SLICE_NO_BEGIN 2u    /* its begin was lost: starts at the first event seen */
+
+struct rec_item {
+    unsigned kind;
+    unsigned flags;           /* REC_SLICE_* */
+    uint32_t slot, gen;
+    int tid;
+    uint32_t name_id;
+    uint32_t depth;           /* slices: nesting level, 0 = outermost */
+    double ts_ns, dur_ns;     /* dur_ns: slices only */
+    double value;             /* counters */
+    unsigned flow_phase;      /* REC_EV_FLOW_BEGIN/STEP/END */
+    uint64_t flow_id;
+    char msg[REC_MSG_MAX + 1];/* instants */
+};
+/* The log in time order per thread, threads in slot order.  Open slices
+ * are closed at the source's now with REC_SLICE_OPEN. */
+size_t rec_model_items(rec_model *m, const struct rec_item **out);
+uint64_t rec_model_items_dropped(const rec_model *m);
+
+/* ---- export ----------------------------------------------------------- */
+
+struct rec_export_opts {
+    double last_sec;          /* > 0: only the last N seconds */
+};
+/* Perfetto / Chrome trace-event JSON ({"traceEvents":[...]}); 0 or -1. */
+int rec_export_json(rec_model *m, FILE *out, const struct rec_export_opts *o);
+/* CSV: one row per scope name (docs/cli.md gives the columns). */
+int rec_export_csv(rec_model *m, FILE *out, const struct rec_export_opts *o);
+/* Folded stacks ("a;b;c <ns>") for flamegraph.pl and speedscope. */
+int rec_export_folded(rec_model *m, FILE *out, const struct rec_export_opts *o);
+
+/* JSON string escaping as the exporter does it: quotes, backslashes,
+ * control characters as \u00XX, invalid UTF-8 as U+FFFD. */
+void rec_json_string(FILE *out, const char *s, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
