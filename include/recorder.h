@@ -185,6 +185,16 @@ struct rec_header {
     uint64_t pad2[4];
 };
 
+#ifdef __cplusplus
+#define REC__STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+#define REC__STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+REC__STATIC_ASSERT(sizeof(struct rec_entry) == 16, "a ring entry is 16 bytes");
+REC__STATIC_ASSERT(sizeof(struct rec_slot) == 128, "a slot is two cache lines");
+REC__STATIC_ASSERT(sizeof(struct rec_header) == 320, "the header layout is fixed");
+REC__STATIC_ASSERT(sizeof(struct rec_consumer) == 64, "limits start at byte 64");
+
 /* ------------------------------------------------------------------------ */
 /* The public API.                                                          */
 /* ------------------------------------------------------------------------ */
