@@ -1,0 +1,41 @@
+/*
+ * test_columns.c -- columns.c: the name column takes the spare width, and
+ * a narrow terminal hides the least important columns first.
+ */
+#include "check.h"
+#include "columns.h"
+
+int main(void) {
+    const struct col_def cols[] = {
+        {"NAME", 10, 100, 1, 0},
+        {"CALLS/S", 7, 90, 0, 1},
+        {"TOTAL%", 6, 95, 0, 1},
+        {"P50", 7, 50, 0, 1},
+        {"MAX", 7, 60, 0, 1},
+    };
+    int x[5], w[5];
+    /* Wide: everything shown, the name grows. */
+    CHECK_EQ_U(columns_layout(cols, 5, 80, 1, x, w), 5);
+    CHECK_EQ_U(w[1], 7);
+    CHECK_EQ_U(w[0], 80 - (7 + 6 + 7 + 7) - 4);
+    CHECK_EQ_U(x[0], 0);
+    CHECK_EQ_U(x[1], w[0] + 1);
+    CHECK_EQ_U(x[4] + w[4], 80);
+    /* Exactly the minimum. */
+    CHECK_EQ_U(columns_layout(cols, 5, 10 + 7 + 6 + 7 + 7 + 4, 1, x, w), 5);
+    CHECK_EQ_U(w[0], 10);
+    /* One less: P50 (lowest priority) goes, the name gets its 7 columns back. */
+    CHECK_EQ_U(columns_layout(cols, 5, 10 + 7 + 6 + 7 + 7 + 3, 1, x, w), 4);
+    CHECK_EQ_U(w[3], 0);
+    CHECK_EQ_U(w[0], 10 + 7);
+    CHECK_EQ_U(x[4], x[2] + w[2] + 1);   /* MAX follows TOTAL% */
+    /* Narrower: MAX goes next, then CALLS/S. */
+    CHECK_EQ_U(columns_layout(cols, 5, 25, 1, x, w), 3);
+    CHECK(w[0] == 10 && w[1] == 7 && w[2] == 6 && w[3] == 0 && w[4] == 0);
+    CHECK_EQ_U(columns_layout(cols, 5, 24, 1, x, w), 2);
+    CHECK(w[0] == 17 && w[1] == 0 && w[2] == 6);
+    /* Tiny: only the name, cut down. */
+    CHECK_EQ_U(columns_layout(cols, 5, 5, 1, x, w), 1);
+    CHECK_EQ_U(w[0], 5);
+    CHECK_DONE();
+}

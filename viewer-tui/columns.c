@@ -1,0 +1,34 @@
+/*
+ * columns.c -- fit a table's columns into the terminal width (see columns.h).
+ */
+#include "columns.h"
+
+int columns_layout(const struct col_def *defs, int n, int total_width, int gap, int *x, int *w) {
+    int shown = 0, need = 0, flex = -1;
+    for (int i = 0; i < n; i++) {
+        w[i] = defs[i].width;
+        if (defs[i].flex && flex < 0) flex = i;
+        need += defs[i].width + (shown++ ? gap : 0);
+    }
+    /* Hide the least important fixed column until the minimum fits. */
+    while (need > total_width) {
+        int drop = -1;
+        for (int i = 0; i < n; i++)
+            if (w[i] && i != flex && (drop < 0 || defs[i].priority < defs[drop].priority)) drop = i;
+        if (drop < 0) break;
+        need -= w[drop] + (shown > 1 ? gap : 0);
+        w[drop] = 0;
+        shown--;
+    }
+    if (flex >= 0) {
+        int extra = total_width - need;
+        w[flex] += extra;          /* grows, or shrinks when even it alone is too wide */
+        if (w[flex] < 1) w[flex] = 1;
+    }
+    int pos = 0;
+    for (int i = 0; i < n; i++) {
+        x[i] = pos;
+        if (w[i]) pos += w[i] + gap;
+    }
+    return shown;
+}

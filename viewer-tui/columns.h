@@ -1,0 +1,24 @@
+/*
+ * columns.h -- a table's column layout for a given terminal width.
+ *
+ * One column may be flexible (a name): it takes the room the others leave.
+ * When the row is too narrow, the columns with the lowest priority are
+ * hidden first, as htop does, until the flexible column has its minimum.
+ * Pure.
+ */
+#ifndef TUI_COLUMNS_H
+#define TUI_COLUMNS_H
+
+struct col_def {
+    const char *title;
+    int width;          /* fixed width, or the minimum of the flexible column */
+    int priority;       /* higher stays longer; the flexible column is never hidden */
+    int flex;           /* takes the remaining width */
+    int right;          /* right-aligned (numbers) */
+};
+
+/* Fills x[i] and w[i] for each column (w[i] = 0: hidden); columns are
+ * separated by `gap` spaces.  Returns the number shown. */
+int columns_layout(const struct col_def *defs, int n, int total_width, int gap, int *x, int *w);
+
+#endif

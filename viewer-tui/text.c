@@ -1,0 +1,165 @@
+/*
+ * text.c -- UTF-8 decoding, display width and fitting (see text.h).
+ */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700   /* wcwidth */
+#endif
+#include "text.h"
+
+#include <ctype.h>
+#include <string.h>
+#include <wchar.h>
+
+size_t utf8_next(const char *s, size_t n, uint32_t *cp) {
+    const unsigned char *u = (const unsigned char *)s;
+    if (n == 0) {
+        *cp = 0xfffd;
+        return 1;
+    }
+    unsigned c = u[0];
+    size_t len;
+    uint32_t v, min;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    } else if ((c & 0xe0) == 0xc0) {
+        len = 2, v = c & 0x1f, min = 0x80;
+    } else if ((c & 0xf0) == 0xe0) {
+        len = 3, v = c & 0x0f, min = 0x800;
+    } else if ((c & 0xf8) == 0xf0) {
+        len = 4, v = c & 0x07, min = 0x10000;
+    } else {
+        *cp = 0xfffd;
+        return 1;
+    }
+    if (len > n) {
+        *cp = 0xfffd;
+        return 1;
+    }
+    for (size_t i = 1; i < len; i++) {
+        if ((u[i] & 0xc0) != 0x80) {
+            *cp = 0xfffd;
+            return 1;
+        }
+        v = (v << 6) | (u[i] & 0x3f);
+    }
+    /* Overlong forms, surrogates and values past Unicode are not text. */
+    if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) {
+        *cp = 0xfffd;
+        return 1;
+    }
+    *cp = v;
+    return len;
+}
+
+size_t utf8_put(char *out, size_t cap, uint32_t cp) {
+    unsigned char b[4];
+    size_t n;
+    if (cp < 0x80) b[0] = (unsigned char)cp, n = 1;
+    else if (cp < 0x800) b[0] = (unsigned char)(0xc0 | (cp >> 6)), b[1] = (unsigned char)(0x80 | (cp & 0x3f)), n = 2;
+    else if (cp < 0x10000) {
+        b[0] = (unsigned char)(0xe0 | (cp >> 12));
+        b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+        b[2] = (unsigned char)(0x80 | (cp & 0x3f));
+        n = 3;
+    } else {
+        b[0] = (unsigned char)(0xf0 | (cp >> 18));
+        b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+        b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+        b[3] = (unsigned char)(0x80 | (cp & 0x3f));
+        n = 4;
+    }
+    if (n > cap) return 0;
+    memcpy(out, b, n);
+    return n;
+}
+
+/* The character as drawn, and its width: anything the terminal could
+ * misread (controls, bad bytes, unprintables) becomes '?'. */
+static int shown(uint32_t *cp, int utf8) {
+    uint32_t c = *cp;
+    if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0xfffd || (!utf8 && c >= 0x80)) {
+        *cp = '?';
+        return 1;
+    }
+    if (c < 0x80) return 1;
+    int w = wcwidth((wchar_t)c);
+    if (w < 0) {
+        *cp = '?';
+        return 1;
+    }
+    return w;
+}
+
+int text_width(const char *s, int utf8) {
+    int w = 0;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        i += utf8_next(s + i, n - i, &cp);
+        w += shown(&cp, utf8);
+    }
+    return w;
+}
+
+/* Appends one character if it fits in the buffer (keeping room for NUL). */
+static void put(char *out, size_t cap, size_t *len, uint32_t cp) {
+    if (*len + 1 >= cap) return;
+    *len += utf8_put(out + *len, cap - 1 - *len, cp);
+}
+
+int text_fit(char *out, size_t cap, const char *s, int width, unsigned flags, int utf8) {
+    if (!cap) return 0;
+    out[0] = 0;
+    if (width <= 0) return 0;
+    size_t n = strlen(s), len = 0;
+    int total = text_width(s, utf8), used = 0;
+    uint32_t ell = utf8 ? 0x2026 : '~';
+    int cut = total > width;
+    int room = cut ? width - 1 : width;     /* columns for the text itself */
+    size_t i = 0;
+    if (cut && (flags & FIT_KEEP_END)) {
+        put(out, cap, &len, ell);
+        used = 1;
+        /* Skip from the start until what is left fits. */
+        int left = total;
+        while (i < n && left > room) {
+            uint32_t cp;
+            i += utf8_next(s + i, n - i, &cp);
+            left -= shown(&cp, utf8);
+        }
+    }
+    int pad_before = 0;
+    if (!cut && (flags & FIT_RIGHT) && !(flags & FIT_NO_PAD)) pad_before = width - total;
+    for (int k = 0; k < pad_before; k++) put(out, cap, &len, ' ');
+    used += pad_before;
+    int text_used = 0;
+    while (i < n) {
+        uint32_t cp;
+        i += utf8_next(s + i, n - i, &cp);
+        int w = shown(&cp, utf8);
+        if (text_used + w > room) break;
+        put(out, cap, &len, cp);
+        text_used += w;
+    }
+    used += text_used;
+    if (cut && !(flags & FIT_KEEP_END)) {
+        put(out, cap, &len, ell);
+        used++;
+    }
+    if (!(flags & FIT_NO_PAD))
+        for (; used < width; used++) put(out, cap, &len, ' ');
+    out[len] = 0;
+    return used;
+}
+
+int text_contains(const char *hay, const char *needle) {
+    size_t nl = strlen(needle);
+    if (!nl) return 1;
+    for (; *hay; hay++) {
+        size_t k = 0;
+        while (k < nl && hay[k] && tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k])) k++;
+        if (k == nl) return 1;
+    }
+    return 0;
+}
