@@ -330,10 +330,11 @@ static inline void rec_end_id(uint32_t id) {
  * REC_ID_FILTERED = filtered out or recording off (one load, one branch). */
 static inline uint32_t rec__site_id(uint32_t *site, const char *name) {
     uint32_t id = __atomic_load_n(site, __ATOMIC_RELAXED);
-    if (REC_UNLIKELY(id <= REC_ID_FILTERED)) {
-        if (id == REC_ID_FILTERED) return 0;
-        id = rec__resolve_site(site, name);
-    }
+    /* No hint on this test: marked unlikely, the compiler moves the
+     * filtered case out of line and a filtered scope pays a chain of
+     * taken jumps instead of one branch to the end of the scope. */
+    if (id == REC_ID_FILTERED) return 0;
+    if (REC_UNLIKELY(id == REC_ID_NONE)) id = rec__resolve_site(site, name);
     return id;
 }
 
