@@ -1,0 +1,82 @@
+/*
+ * variant_recorder.c -- scopes through recorder.h's public macros, written
+ * as a user would: static names, run-time names, and names removed by
+ * RECORDER_FILTER_OUT (bench_scope sets it to BENCH_FILTER_OUT).
+ */
+#include "recorder.h"
+
+#include "variants.h"
+
+__attribute__((noinline)) static void rec_static_run(uint64_t n) {
+    for (uint64_t i = 0; i < n; i++) {
+        {
+            REC_SCOPE("bench.static");
+            BENCH_WORK();
+        }
+        BENCH_WORK();
+    }
+}
+
+__attribute__((noinline)) static void rec_dyn_run(uint64_t n) {
+    for (uint64_t i = 0; i < n; i++) {
+        {
+            REC_SCOPE_DYN(bench_dyn_names[i & (BENCH_DYN_NAMES - 1)]);
+            BENCH_WORK();
+        }
+        BENCH_WORK();
+    }
+}
+
+__attribute__((noinline)) static void rec_filtered_run(uint64_t n) {
+    for (uint64_t i = 0; i < n; i++) {
+        {
+            REC_SCOPE("bench.static." BENCH_FILTER_OUT);
+            BENCH_WORK();
+        }
+        BENCH_WORK();
+    }
+}
+
+__attribute__((noinline)) static void rec_dyn_filtered_run(uint64_t n) {
+    for (uint64_t i = 0; i < n; i++) {
+        {
+            REC_SCOPE_DYN(bench_dyn_filtered[i & (BENCH_DYN_NAMES - 1)]);
+            BENCH_WORK();
+        }
+        BENCH_WORK();
+    }
+}
+
+/* The slot's head counts every entry this thread wrote. */
+static uint64_t rec_entries(void) {
+    struct rec_slot *s = rec__t.slot;
+    return s ? __atomic_load_n(&s->head, __ATOMIC_RELAXED) : 0;
+}
+
+static const char *rec_why;
+
+static int rec_thread_init(void) {
+    if (rec_init() != 0) {
+        rec_why = "recording is off (RECORDER=0 or no /dev/shm)";
+        return -1;
+    }
+    REC_INSTANT("bench.attach");  /* claims this thread's slot now */
+    return 0;
+}
+
+static const char *rec_unavailable(void) {
+    return rec_why;
+}
+
+const struct bench_variant bench_rec_static = {
+    "rec", "REC_SCOPE(\"bench.static\")", rec_static_run, rec_entries, rec_thread_init,
+    rec_unavailable};
+const struct bench_variant bench_rec_dyn = {
+    "rec_dyn", "REC_SCOPE_DYN(name), 16 run-time names of 19 bytes in turn", rec_dyn_run,
+    rec_entries, rec_thread_init, rec_unavailable};
+const struct bench_variant bench_rec_filtered = {
+    "rec_filt", "REC_SCOPE of a static name in RECORDER_FILTER_OUT", rec_filtered_run,
+    rec_entries, rec_thread_init, rec_unavailable};
+const struct bench_variant bench_rec_dyn_filtered = {
+    "rec_dynfilt", "REC_SCOPE_DYN of run-time names in RECORDER_FILTER_OUT",
+    rec_dyn_filtered_run, rec_entries, rec_thread_init, rec_unavailable};
