@@ -1,0 +1,106 @@
+/*
+ * pool.c -- the worker threads.  A mutex and two condition variables: the
+ * waits are the barriers between ops, and they let the demo run quietly on
+ * a loaded two-core machine (spinning workers would not).
+ */
+#include "pool.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "recorder.h"
+
+struct worker_arg {
+    struct pool *p;
+    int id;
+};
+
+static void *worker_main(void *arg) {
+    struct pool *p = ((struct worker_arg *)arg)->p;
+    int id = ((struct worker_arg *)arg)->id;
+    free(arg);
+    char name[32];
+    snprintf(name, sizeof name, "worker-%d", id);
+    REC_THREAD_NAME(name);
+    uint64_t seen = 0;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (p->gen == seen && !p->quit) pthread_cond_wait(&p->wake, &p->mu);
+        if (p->quit) break;
+        seen = p->gen;
+        void *task = p->task;
+        int n = p->n;
+        pthread_mutex_unlock(&p->mu);
+        p->fn(task, id, n);
+        pthread_mutex_lock(&p->mu);
+        if (--p->pending == 0) pthread_cond_signal(&p->done);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+int pool_start(struct pool *p, int n, pool_fn fn) {
+    p->fn = fn;
+    p->task = NULL;
+    p->gen = 0;
+    p->pending = 0;
+    p->quit = 0;
+    p->n = 0;
+    p->threads = calloc((size_t)n, sizeof *p->threads);
+    if (!p->threads) return -1;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->wake, NULL);
+    pthread_cond_init(&p->done, NULL);
+    /* Workers leave SIGINT and SIGTERM to the scheduler thread. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        struct worker_arg *a = malloc(sizeof *a);
+        if (!a) {
+            rc = -1;
+            break;
+        }
+        a->p = p;
+        a->id = i;
+        if (pthread_create(&p->threads[i], NULL, worker_main, a) != 0) {
+            free(a);
+            rc = -1;
+            break;
+        }
+        pthread_mutex_lock(&p->mu);
+        p->n = i + 1;
+        pthread_mutex_unlock(&p->mu);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc) pool_stop(p);
+    return rc;
+}
+
+void pool_run(struct pool *p, void *task) {
+    pthread_mutex_lock(&p->mu);
+    p->task = task;
+    p->pending = p->n;
+    p->gen++;
+    pthread_cond_broadcast(&p->wake);
+    while (p->pending > 0) pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pool_stop(struct pool *p) {
+    pthread_mutex_lock(&p->mu);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->wake);
+    int n = p->n;
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < n; i++) pthread_join(p->threads[i], NULL);
+    free(p->threads);
+    p->threads = NULL;
+    pthread_cond_destroy(&p->done);
+    pthread_cond_destroy(&p->wake);
+    pthread_mutex_destroy(&p->mu);
+}

@@ -1,0 +1,77 @@
+"""Shared helpers of the examples tests: run a program with its segment
+kept, read the segment back (seg_events), and check the recorded events."""
+import json
+import os
+import subprocess
+
+
+def run_kept(argv, timeout=300, env_extra=None):
+    """Runs argv with RECORDER_KEEP=1; returns the CompletedProcess."""
+    env = dict(os.environ, RECORDER_KEEP="1")
+    env.pop("RECORDER", None)
+    env.pop("RECORDER_NAME", None)
+    if env_extra:
+        env.update(env_extra)
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def read_segment(seg_events, target):
+    """The segment's threads and events, as seg_events prints them."""
+    r = subprocess.run([seg_events, str(target)], capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise AssertionError(f"seg_events {target} failed ({r.returncode}): {r.stderr.strip()}")
+    return json.loads(r.stdout)
+
+
+def remove_segment(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+class Checker:
+    """Collects failures so a test reports all of them, then fails."""
+
+    def __init__(self):
+        self.failures = []
+
+    def check(self, cond, what):
+        if not cond:
+            self.failures.append(what)
+            print("CHECK failed:", what)
+        return cond
+
+    def done(self):
+        if self.failures:
+            print(f"{len(self.failures)} check(s) failed")
+            raise SystemExit(1)
+        print("ok")
+
+
+def walk(thread):
+    """Pairs a thread's begins and ends.  Returns (slices, others, problems):
+    slices are dicts name, begin, end, depth, parent (the enclosing slice's
+    name or None); others are the thread's other events, each with "in" (the
+    innermost open slice's name or None) and "depth"."""
+    stack, out, others, problems = [], [], [], []
+    for e in thread["events"]:
+        if e["t"] == "B":
+            stack.append({"name": e["name"], "begin": e["ns"], "depth": len(stack),
+                          "parent": stack[-1]["name"] if stack else None})
+        elif e["t"] == "E":
+            if not stack:
+                problems.append(f"{thread['name']}: end of {e['name']} without a begin")
+                continue
+            s = stack.pop()
+            if e["name"] is not None and e["name"] != s["name"]:
+                problems.append(f"{thread['name']}: end of {e['name']} closes {s['name']}")
+            if e["ns"] < s["begin"]:
+                problems.append(f"{thread['name']}: {s['name']} ends before it begins")
+            s["end"] = e["ns"]
+            out.append(s)
+        else:
+            others.append(dict(e, depth=len(stack), **{"in": stack[-1]["name"] if stack else None}))
+    for s in stack:
+        problems.append(f"{thread['name']}: {s['name']} never ended")
+    return out, others, problems
