@@ -47,6 +47,9 @@ static void rec__atfork_child(void) {
     struct rec__dyn_cache *keep = rec__t.dyn;  /* its ids stay valid */
     memset(&rec__t, 0, sizeof rec__t);
     rec__t.dyn = keep;
+    /* The thread-exit destructor would release the parent's slot (still
+     * mapped, shared) if this thread ended before recording again. */
+    if (g->key_ok) pthread_setspecific(g->key, keep ? (void *)&rec__dummy_slot : NULL);
 }
 
 static void rec__thread_exit(void *arg);
