@@ -1,0 +1,176 @@
+/*
+ * recorder/capture.h -- capture files (recorder capture's stream to disk)
+ * and the list of segments on this machine.
+ *
+ * A capture is written by a stream-mode consumer: it drains a live
+ * segment's rings into a file of records (docs/capture-format.md): the
+ * source's identity and clock calibration, string table increments, thread
+ * records, and chunks of raw ring entries with their first ring index and
+ * loss counts.  The reader never trusts a file: a capture cut at any byte
+ * is readable up to its last whole record, with a warning.
+ */
+#ifndef RECORDER_CAPTURE_H
+#define RECORDER_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- writing: a stream-mode consumer of a segment ----------------------- */
+
+typedef struct rec_capture rec_capture;
+
+struct rec_capture_opts {
+    int from_now;             /* skip what the rings already hold */
+    size_t buffer_bytes;      /* output buffer; 0 = 8 MiB */
+};
+
+struct rec_capture_stats {
+    uint64_t entries;         /* ring entries written to the file */
+    uint64_t events;          /* of which first entries of events */
+    uint64_t overwritten;     /* entries lost before we read them (history only) */
+    uint64_t dropped;         /* entries the writer dropped: we fell behind */
+    uint64_t bytes;           /* file size so far */
+    uint64_t chunks, strings, thread_records;
+};
+
+/* Why a capture ended (recorded in its END record). */
+enum rec_capture_end {
+    REC_CAPTURE_END_EXITED = 1,   /* the program exited */
+    REC_CAPTURE_END_STOPPED = 2,  /* Ctrl-C, SIGTERM or the caller */
+    REC_CAPTURE_END_ERROR = 3,    /* a write failed */
+    REC_CAPTURE_END_DETACHED = 4  /* the program dropped us (stale heartbeat) */
+};
+
+/* Start capturing the segment s (opened with REC_OPEN_STREAM, or not: then
+ * it is a flight-mode reader and may lose entries to overwrites) into a new
+ * file at path.  Writes the header and the source record. */
+int rec_capture_start(rec_seg *s, const char *path, const struct rec_capture_opts *o, rec_capture **out,
+                      char *err, size_t errlen);
+/* One pass over the segment: new thread records, new strings, and the new
+ * entries of every ring, written out.  *moved (may be NULL) gets the number
+ * of entries copied.  Also publishes the consumer heartbeat.  Returns
+ * REC_OK or an error status (err filled). */
+int rec_capture_poll(rec_capture *c, size_t *moved, char *err, size_t errlen);
+void rec_capture_get_stats(const rec_capture *c, struct rec_capture_stats *st);
+/* Drain once more, write the END record, close the file and free c;
+ * *final (may be NULL) gets the last statistics.  The segment stays open
+ * (rec_seg_close gives the rings back to flight mode). */
+int rec_capture_finish(rec_capture *c, enum rec_capture_end reason, struct rec_capture_stats *final, char *err,
+                       size_t errlen);
+
+/* ---- reading ---------------------------------------------------------- */
+
+typedef struct rec_cap rec_cap;
+
+struct rec_cap_info {
+    /* the source (its SOURCE record) */
+    int pid;
+    uint64_t proc_start;
+    char process_name[64];
+    char segment_path[256];
+    unsigned clock_source;
+    double ticks_per_sec;     /* refined at the capture's end when possible */
+    uint64_t ticks0, mono_ns0, real_ns0;
+    uint32_t max_threads;
+    uint64_t ring_entries;
+    uint64_t start_ticks, start_real_ns;   /* when the capture began */
+    uint64_t end_ticks;       /* 0 without an END record */
+    /* what the file holds, counted at open */
+    uint64_t records, chunks, entries, events, strings, thread_records;
+    uint64_t overwritten, dropped;         /* loss, in entries */
+    uint64_t file_size, valid_size;        /* bytes; valid_size = end of the last whole record */
+    int complete;             /* an END record closes the file */
+    unsigned end_reason;      /* enum rec_capture_end, 0 if none */
+    int truncated;            /* stopped at a cut or corrupt record */
+    char warning[320];        /* one line, "" if none */
+};
+
+/* 1 if the file at path starts with a capture's magic, 0 if not, -1 if it
+ * cannot be read. */
+int rec_cap_probe(const char *path);
+/* Open and check a capture: every record is validated once, strings are
+ * loaded.  A file cut short opens fine with info.truncated and a warning;
+ * one that is not a capture, of another version, or without a whole
+ * source record fails with a status and a one-line message. */
+int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen);
+void rec_cap_close(rec_cap *c);
+const struct rec_cap_info *rec_cap_get_info(const rec_cap *c);
+/* A string by id (NUL-terminated, valid until rec_cap_close), or NULL. */
+const char *rec_cap_string(rec_cap *c, uint32_t id);
+
+enum rec_cap_kind { REC_CAP_ITEM_THREAD = 1, REC_CAP_ITEM_CHUNK = 2 };
+
+struct rec_cap_item {
+    unsigned kind;            /* enum rec_cap_kind */
+    struct rec_thread_info thread;   /* THREAD: slot, gen, state, tid, name, ... */
+    /* CHUNK: entries of one slot, whole events as the ring held them */
+    uint32_t slot, gen;
+    uint64_t first;           /* ring index of entries[0] */
+    struct rec_loss loss;     /* lost since the slot's previous chunk */
+    const struct rec_entry *entries;  /* valid until the next call */
+    size_t n;
+};
+/* The records in file order, from the start again after rec_cap_rewind.
+ * Returns 1 with an item, 0 at the end of the valid part, or a negative
+ * rec_status if reading failed. */
+int rec_cap_next(rec_cap *c, struct rec_cap_item *it);
+int rec_cap_rewind(rec_cap *c);
+
+/* ---- segments on this machine ------------------------------------------ */
+
+enum rec_seg_state {
+    REC_SEGST_ALIVE = 1,        /* its process runs (same pid and start time) */
+    REC_SEGST_CLOSED,           /* its process runs but called rec_shutdown */
+    REC_SEGST_DEAD,             /* no such process */
+    REC_SEGST_REUSED,           /* the pid now belongs to another process */
+    REC_SEGST_CORRUPT,          /* a recorder segment, but torn or truncated */
+    REC_SEGST_VERSION,          /* a recorder segment of another format version */
+    REC_SEGST_FOREIGN,          /* not a recorder segment, another user's, or not a file */
+    REC_SEGST_UNREADABLE        /* permission denied or I/O error */
+};
+
+struct rec_seg_entry {
+    char name[256];           /* file name, "recorder.<...>" */
+    char path[512];
+    enum rec_seg_state state;
+    int status;               /* rec_seg_open's status */
+    char error[256];          /* why it is corrupt, foreign or unreadable */
+    int is_symlink;           /* never followed */
+    uid_t uid;
+    int pid;                  /* from the header (0 if unknown) */
+    uint64_t proc_start;
+    char process_name[64];
+    unsigned mode;            /* REC_MODE_* */
+    uint32_t threads_live, threads_exited;
+    uint64_t entries;         /* entries ever written, all threads */
+    uint64_t dropped;         /* entries dropped in stream mode */
+    uint64_t lost_history;    /* entries overwritten (flight mode keeps the last ring) */
+    uint64_t file_size;       /* nominal */
+    uint64_t mem_bytes;       /* memory it holds in tmpfs */
+    time_t mtime;
+    uint64_t dev, ino;        /* which file was judged */
+    int all_zero_header;      /* the first page is all zeroes (creation never finished) */
+};
+
+/* The files named recorder.* in dir (NULL = /dev/shm), sorted by name.
+ * Each is classified; none is ever modified.  Returns REC_OK and a malloc'd
+ * array (free it), or a status with a message. */
+int rec_seg_list(const char *dir, struct rec_seg_entry **out, size_t *n, char *err, size_t errlen);
+const char *rec_seg_state_str(enum rec_seg_state st);
+/* Is pid running with this start time (field 22 of /proc/<pid>/stat)?
+ * proc_start 0 matches any start time. */
+int rec_pid_alive(int pid, uint64_t proc_start);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

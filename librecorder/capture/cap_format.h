@@ -1,0 +1,105 @@
+/*
+ * cap_format.h -- the capture file's on-disk structures (version 1).
+ * docs/capture-format.md is the prose version of this file.
+ *
+ * A file is a 64-byte header and then records.  Every record is a 16-byte
+ * record header, `size` payload bytes, and zero padding to a multiple of
+ * 8.  Integers are little-endian (host order: captures are read on the
+ * machine family that wrote them, like segments).
+ */
+#ifndef RECORDER_CAP_FORMAT_H
+#define RECORDER_CAP_FORMAT_H
+
+#include <stdint.h>
+
+#define REC_CAP_MAGIC      UINT64_C(0x3150414344524352) /* "RCRDCAP1" */
+#define REC_CAP_VERSION    1u
+#define REC_CAP_MAX_RECORD (64u << 20)  /* payload bytes; larger = corrupt */
+
+struct rec_cap_file_header {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t header_size;     /* 64 */
+    uint64_t created_real_ns;
+    char tool[40];            /* "recorder 0.1.0", NUL-padded */
+};
+
+enum rec_cap_rec_type {
+    REC_CAP_REC_SOURCE = 1,
+    REC_CAP_REC_STRINGS = 2,
+    REC_CAP_REC_THREAD = 3,
+    REC_CAP_REC_CHUNK = 4,
+    REC_CAP_REC_END = 5
+};
+
+struct rec_cap_rec_header {
+    uint32_t type;
+    uint32_t size;            /* payload bytes, without padding */
+    uint32_t seq;             /* 0, 1, 2 ... : records are never reordered or repeated */
+    uint32_t check;           /* rec_cap_check(type, size, seq) */
+};
+
+/* Catches a record header that is garbage or zeroes (a file system that
+ * extended the file without the data, a cut in the middle of a header). */
+static inline uint32_t rec_cap_check(uint32_t type, uint32_t size, uint32_t seq) {
+    uint64_t h = ((uint64_t)type << 32 | size) * UINT64_C(0x9e3779b97f4a7c15);
+    h ^= (uint64_t)seq * UINT64_C(0xc2b2ae3d27d4eb4f);
+    h ^= h >> 29;
+    return (uint32_t)(h ^ (h >> 32)) ^ 0x52435044u;
+}
+
+/* The first record.  Later versions may append fields: readers accept a
+ * larger size and ignore the rest. */
+struct rec_cap_source {
+    int32_t pid;
+    uint32_t clock_source;
+    uint64_t proc_start;
+    char process_name[64];
+    double ticks_per_sec;
+    uint64_t ticks0, mono_ns0, real_ns0;
+    uint32_t max_threads;
+    uint32_t seg_version;
+    uint64_t ring_entries;
+    uint64_t start_ticks, start_real_ns;
+    char segment_path[256];
+};
+
+/* STRINGS: a sequence of { uint32_t id; uint32_t len; char text[len]; }
+ * packed (no padding between items), len <= REC_STR_MAXLEN. */
+struct rec_cap_string_item {
+    uint32_t id;
+    uint32_t len;
+};
+
+struct rec_cap_thread {
+    uint32_t slot, gen, state;
+    int32_t tid;
+    uint32_t name_id;
+    uint32_t pad;
+    uint64_t head, start_head, start_ticks, exit_ticks, dropped;
+    char name[64];
+};
+
+/* CHUNK: this header, then (size - 32) / 16 ring entries. */
+struct rec_cap_chunk {
+    uint32_t slot, gen;
+    uint64_t first;
+    uint64_t overwritten, dropped;   /* lost since the slot's previous chunk */
+};
+
+struct rec_cap_end {
+    uint32_t reason;          /* enum rec_capture_end */
+    uint32_t pad;
+    uint64_t entries, events, overwritten, dropped, chunks;
+    uint64_t end_ticks, end_real_ns;
+    double ticks_per_sec;     /* refined over the whole capture, 0 if not */
+};
+
+_Static_assert(sizeof(struct rec_cap_file_header) == 64, "capture header");
+_Static_assert(sizeof(struct rec_cap_rec_header) == 16, "record header");
+_Static_assert(sizeof(struct rec_cap_source) == 400, "source record");
+_Static_assert(sizeof(struct rec_cap_thread) == 128, "thread record");
+_Static_assert(sizeof(struct rec_cap_chunk) == 32, "chunk record");
+_Static_assert(sizeof(struct rec_cap_end) == 72, "end record");
+
+#endif

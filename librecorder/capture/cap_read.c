@@ -1,0 +1,446 @@
+/*
+ * cap_read.c -- reading a capture file.
+ *
+ * rec_cap_open reads the whole file once: it checks every record header
+ * (type, size, sequence number, check word) and every payload it will
+ * hand out later, loads the strings, and stops at the first record that is
+ * cut short or fails a check.  Everything before that point is the valid
+ * part; rec_cap_next reads only from it, checking again, since the file may
+ * have changed in between.  Nothing from the file is ever used as an index
+ * or a size before it is checked.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cap_format.h"
+#include "internal.h"
+#include "recorder/capture.h"
+
+struct str_ent {
+    uint32_t id;
+    uint32_t order;           /* first occurrence wins among duplicates */
+    size_t off;               /* in blob */
+};
+
+struct rec_cap {
+    FILE *f;
+    char path[256];
+    struct rec_cap_info info;
+    uint64_t first_record;    /* file offset of the first record */
+    struct str_ent *str;
+    size_t n_str, cap_str;
+    char *blob;
+    size_t blob_len, blob_cap;
+    /* iteration */
+    uint64_t pos;
+    uint32_t seq;
+    unsigned char *rec;
+    size_t rec_cap;
+};
+
+static int fail(char *err, size_t cap, int status, const char *fmt, ...) {
+    if (err && cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, cap, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+/* A one-line warning; vsnprintf, as a cut message is fine. */
+static void warn(struct rec_cap_info *in, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(in->warning, sizeof in->warning, fmt, ap);
+    va_end(ap);
+}
+
+static uint64_t pad8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
+
+int rec_cap_probe(const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    uint64_t magic = 0;
+    ssize_t n = read(fd, &magic, sizeof magic);
+    close(fd);
+    if (n < 0) return -1;
+    return n == (ssize_t)sizeof magic && magic == REC_CAP_MAGIC;
+}
+
+/* ---- records ----------------------------------------------------------------- */
+
+enum { GOT = 1, END_OF_DATA = 0, CUT = -1, BAD = -2, IOERR = -3 };
+
+/* Read the record at c->pos (below limit) into c->rec; *type, *size. */
+static int read_record(rec_cap *c, uint64_t limit, uint32_t *type, uint32_t *size) {
+    if (c->pos >= limit) return END_OF_DATA;
+    if (limit - c->pos < sizeof(struct rec_cap_rec_header)) return CUT;
+    struct rec_cap_rec_header h;
+    if (fseeko(c->f, (off_t)c->pos, SEEK_SET) != 0) return IOERR;
+    if (fread(&h, sizeof h, 1, c->f) != 1) return ferror(c->f) ? IOERR : CUT;
+    if (h.check != rec_cap_check(h.type, h.size, h.seq) || h.seq != c->seq || h.type == 0 ||
+        h.size > REC_CAP_MAX_RECORD)
+        return BAD;
+    if (limit - c->pos - sizeof h < pad8(h.size)) return CUT;
+    if (h.size > c->rec_cap) {
+        size_t want = h.size < 65536 ? 65536 : h.size;
+        unsigned char *p = realloc(c->rec, want);
+        if (!p) return IOERR;
+        c->rec = p;
+        c->rec_cap = want;
+    }
+    if (h.size && fread(c->rec, h.size, 1, c->f) != 1) return ferror(c->f) ? IOERR : CUT;
+    *type = h.type;
+    *size = h.size;
+    c->pos += sizeof h + pad8(h.size);
+    c->seq++;
+    return GOT;
+}
+
+/* ---- strings ----------------------------------------------------------------- */
+
+static int add_string(rec_cap *c, uint32_t id, const char *text, uint32_t len) {
+    if (c->n_str == c->cap_str) {
+        size_t n = c->cap_str ? c->cap_str * 2 : 256;
+        struct str_ent *p = realloc(c->str, n * sizeof *p);
+        if (!p) return -1;
+        c->str = p;
+        c->cap_str = n;
+    }
+    if (c->blob_len + len + 1 > c->blob_cap) {
+        size_t n = c->blob_cap ? c->blob_cap * 2 : 16384;
+        while (n < c->blob_len + len + 1) n *= 2;
+        char *p = realloc(c->blob, n);
+        if (!p) return -1;
+        c->blob = p;
+        c->blob_cap = n;
+    }
+    char *d = c->blob + c->blob_len;
+    memcpy(d, text, len);
+    for (uint32_t i = 0; i < len; i++)
+        if (d[i] == 0) d[i] = '?';
+    d[len] = 0;
+    c->str[c->n_str] = (struct str_ent){id, (uint32_t)c->n_str, c->blob_len};
+    c->n_str++;
+    c->blob_len += len + 1;
+    return 0;
+}
+
+/* Returns 0, or -1 if the payload is malformed, -2 out of memory. */
+static int load_strings(rec_cap *c, const unsigned char *p, uint32_t size) {
+    uint32_t off = 0;
+    while (off < size) {
+        struct rec_cap_string_item it;
+        if (size - off < sizeof it) return -1;
+        memcpy(&it, p + off, sizeof it);
+        off += sizeof it;
+        if (it.id < REC_ID_OVERFLOW || it.len > REC_STR_MAXLEN || it.len > size - off) return -1;
+        if (add_string(c, it.id, (const char *)p + off, it.len) != 0) return -2;
+        c->info.strings++;
+        off += it.len;
+    }
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+    const struct str_ent *x = a, *y = b;
+    if (x->id != y->id) return x->id < y->id ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void index_strings(rec_cap *c) {
+    if (!c->n_str) return;
+    qsort(c->str, c->n_str, sizeof *c->str, cmp_str);
+    size_t k = 1;
+    for (size_t i = 1; i < c->n_str; i++)
+        if (c->str[i].id != c->str[k - 1].id) c->str[k++] = c->str[i];
+    c->n_str = k;
+}
+
+const char *rec_cap_string(rec_cap *c, uint32_t id) {
+    size_t lo = 0, hi = c->n_str;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->str[mid].id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < c->n_str && c->str[lo].id == id ? c->blob + c->str[lo].off : NULL;
+}
+
+/* ---- opening ------------------------------------------------------------------ */
+
+static int pow2(uint64_t x) { return x && !(x & (x - 1)); }
+
+static int check_source(rec_cap *c, const unsigned char *p, uint32_t size) {
+    struct rec_cap_source s;
+    if (size < sizeof s) return -1;
+    memcpy(&s, p, sizeof s);
+    if (s.max_threads < 1 || s.max_threads > 65536 || !pow2(s.ring_entries) || s.ring_entries < 16 ||
+        s.ring_entries > (UINT64_C(1) << 32) || !isfinite(s.ticks_per_sec) || s.ticks_per_sec < 1e3 ||
+        s.ticks_per_sec > 1e12)
+        return -1;
+    struct rec_cap_info *in = &c->info;
+    in->pid = s.pid;
+    in->proc_start = s.proc_start;
+    for (size_t i = 0; i < sizeof in->process_name - 1 && s.process_name[i]; i++) {
+        unsigned char ch = (unsigned char)s.process_name[i];
+        in->process_name[i] = (char)(ch < 0x20 || ch == 0x7f ? '?' : ch);
+    }
+    for (size_t i = 0; i < sizeof in->segment_path - 1 && s.segment_path[i]; i++) {
+        unsigned char ch = (unsigned char)s.segment_path[i];
+        in->segment_path[i] = (char)(ch < 0x20 || ch == 0x7f ? '?' : ch);
+    }
+    in->clock_source = s.clock_source;
+    in->ticks_per_sec = s.ticks_per_sec;
+    in->ticks0 = s.ticks0;
+    in->mono_ns0 = s.mono_ns0;
+    in->real_ns0 = s.real_ns0;
+    in->max_threads = s.max_threads;
+    in->ring_entries = s.ring_entries;
+    in->start_ticks = s.start_ticks;
+    in->start_real_ns = s.start_real_ns;
+    return 0;
+}
+
+static int check_thread(const rec_cap *c, uint32_t size, const unsigned char *p) {
+    struct rec_cap_thread t;
+    if (size < sizeof t) return -1;
+    memcpy(&t, p, sizeof t);
+    return t.slot < c->info.max_threads ? 0 : -1;
+}
+
+static int check_chunk(rec_cap *c, uint32_t size, const unsigned char *p) {
+    struct rec_cap_chunk ch;
+    if (size < sizeof ch || (size - sizeof ch) % sizeof(struct rec_entry)) return -1;
+    memcpy(&ch, p, sizeof ch);
+    if (ch.slot >= c->info.max_threads) return -1;
+    size_t n = (size - sizeof ch) / sizeof(struct rec_entry);
+    const unsigned char *e = p + sizeof ch;
+    uint64_t events = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t w1;
+        memcpy(&w1, e + i * sizeof(struct rec_entry) + 8, sizeof w1);
+        events += REC_EV_TYPE(w1) != REC_EV_CONT;
+    }
+    c->info.chunks++;
+    c->info.entries += n;
+    c->info.events += events;
+    c->info.overwritten += ch.overwritten;
+    c->info.dropped += ch.dropped;
+    return 0;
+}
+
+static void check_end(rec_cap *c, uint32_t size, const unsigned char *p) {
+    struct rec_cap_end e;
+    memset(&e, 0, sizeof e);
+    memcpy(&e, p, size < sizeof e ? size : sizeof e);
+    c->info.complete = 1;
+    c->info.end_reason = e.reason;
+    c->info.end_ticks = e.end_ticks;
+    double r = e.ticks_per_sec, w = c->info.ticks_per_sec;
+    if (isfinite(r) && r > w * 0.99 && r < w * 1.01) c->info.ticks_per_sec = r;
+}
+
+/* Read every record once.  Returns REC_OK (possibly with a warning), or a
+ * status if not even the source record is whole. */
+static int scan(rec_cap *c, char *err, size_t errlen) {
+    struct rec_cap_info *in = &c->info;
+    uint64_t limit = in->file_size;
+    c->pos = c->first_record;
+    c->seq = 0;
+    for (;;) {
+        uint64_t at = c->pos;
+        uint32_t type = 0, size = 0;
+        int r = read_record(c, limit, &type, &size);
+        if (r == IOERR) return fail(err, errlen, REC_ERR_IO, "%s: read error at byte %llu", c->path,
+                                    (unsigned long long)at);
+        if (r == GOT && in->records == 0 && type != REC_CAP_REC_SOURCE) r = BAD;
+        if (r == GOT && type == REC_CAP_REC_SOURCE && (in->records != 0 || check_source(c, c->rec, size) != 0))
+            r = BAD;
+        if (r == GOT && type == REC_CAP_REC_STRINGS) {
+            int s = load_strings(c, c->rec, size);
+            if (s == -2) return fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+            if (s != 0) r = BAD;
+        }
+        if (r == GOT && type == REC_CAP_REC_THREAD) {
+            if (check_thread(c, size, c->rec) != 0) r = BAD;
+            else in->thread_records++;
+        }
+        if (r == GOT && type == REC_CAP_REC_CHUNK && check_chunk(c, size, c->rec) != 0) r = BAD;
+        if (r == GOT && type == REC_CAP_REC_END) check_end(c, size, c->rec);
+        if (r != GOT) {
+            if (in->records == 0) {
+                if (r == BAD)
+                    return fail(err, errlen, REC_ERR_FORMAT, "%s: corrupt capture: no valid source record",
+                                c->path);
+                return fail(err, errlen, REC_ERR_TRUNCATED, "%s: truncated capture: %llu bytes, no whole source record",
+                            c->path, (unsigned long long)in->file_size);
+            }
+            in->valid_size = at;
+            if (r == CUT) {
+                in->truncated = 1;
+                warn(in,
+                         "%s: cut short at byte %llu of a record: read the %llu whole records before it",
+                         c->path, (unsigned long long)in->file_size, (unsigned long long)in->records);
+            } else if (r == BAD) {
+                in->truncated = 1;
+                warn(in,
+                         "%s: corrupt record at byte %llu of %llu: read the %llu whole records before it", c->path,
+                         (unsigned long long)at, (unsigned long long)in->file_size,
+                         (unsigned long long)in->records);
+            } else if (!in->complete) {
+                warn(in,
+                         "%s: no end record (the capture is still running, or was killed): read all %llu records",
+                         c->path, (unsigned long long)in->records);
+            }
+            return REC_OK;
+        }
+        in->records++;
+        if (type == REC_CAP_REC_END) {
+            in->valid_size = c->pos;
+            if (c->pos < limit)
+                warn(in, "%s: %llu bytes after the end record ignored", c->path,
+                         (unsigned long long)(limit - c->pos));
+            return REC_OK;
+        }
+    }
+}
+
+int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen) {
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        return fail(err, errlen,
+                    e == ENOENT ? REC_ERR_NOTFOUND : e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO,
+                    "%s: %s", path, strerror(e));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return fail(err, errlen, REC_ERR_FORMAT, "%s: not a regular file", path);
+    }
+    rec_cap *c = calloc(1, sizeof *c);
+    FILE *f = c ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        close(fd);
+        free(c);
+        return fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    }
+    c->f = f;
+    setvbuf(f, NULL, _IOFBF, 1u << 20);
+    snprintf(c->path, sizeof c->path, "%s", path);
+    c->info.file_size = (uint64_t)st.st_size;
+    struct rec_cap_file_header h;
+    memset(&h, 0, sizeof h);
+    size_t got = fread(&h, 1, sizeof h, f);
+    int rc = REC_OK;
+    if (got >= 8 && h.magic == REC_SEG_MAGIC)
+        rc = fail(err, errlen, REC_ERR_FORMAT, "%s: a recorder segment, not a capture file", path);
+    else if (got < 8 || h.magic != REC_CAP_MAGIC)
+        rc = fail(err, errlen, got == 0 ? REC_ERR_TRUNCATED : REC_ERR_FORMAT,
+                  got == 0 ? "%s: empty file" : "%s: not a recorder capture file (bad magic)", path);
+    else if (got < 16)
+        rc = fail(err, errlen, REC_ERR_TRUNCATED, "%s: truncated capture: %zu bytes", path, got);
+    else if (h.version != REC_CAP_VERSION)
+        rc = fail(err, errlen, REC_ERR_VERSION, "%s: capture format version %u, this reader knows %u", path,
+                  h.version, REC_CAP_VERSION);
+    else if (h.header_size < sizeof h || h.header_size > 4096 || (h.header_size & 7))
+        rc = fail(err, errlen, REC_ERR_FORMAT, "%s: corrupt capture header", path);
+    else if (got < sizeof h || (uint64_t)st.st_size < h.header_size)
+        rc = fail(err, errlen, REC_ERR_TRUNCATED, "%s: truncated capture: %lld bytes", path, (long long)st.st_size);
+    if (rc == REC_OK) {
+        c->first_record = h.header_size;
+        rc = scan(c, err, errlen);
+    }
+    if (rc != REC_OK) {
+        rec_cap_close(c);
+        return rc;
+    }
+    index_strings(c);
+    rec_cap_rewind(c);
+    *out = c;
+    return REC_OK;
+}
+
+void rec_cap_close(rec_cap *c) {
+    if (!c) return;
+    if (c->f) fclose(c->f);
+    free(c->str);
+    free(c->blob);
+    free(c->rec);
+    free(c);
+}
+
+const struct rec_cap_info *rec_cap_get_info(const rec_cap *c) { return &c->info; }
+
+int rec_cap_rewind(rec_cap *c) {
+    c->pos = c->first_record;
+    c->seq = 0;
+    return REC_OK;
+}
+
+/* ---- iteration --------------------------------------------------------------- */
+
+static void fill_thread(struct rec_thread_info *o, const unsigned char *p) {
+    struct rec_cap_thread t;
+    memcpy(&t, p, sizeof t);
+    memset(o, 0, sizeof *o);
+    o->slot = t.slot;
+    o->gen = t.gen;
+    o->state = t.state == REC_SLOT_LIVE ? REC_SLOT_LIVE : REC_SLOT_EXITED;
+    o->tid = t.tid;
+    o->name_id = t.name_id;
+    for (size_t i = 0; i < sizeof o->name - 1 && t.name[i]; i++) {
+        unsigned char ch = (unsigned char)t.name[i];
+        o->name[i] = (char)(ch < 0x20 || ch == 0x7f ? '?' : ch);
+    }
+    o->head = t.head;
+    o->start_head = t.start_head;
+    o->start_ticks = t.start_ticks;
+    o->exit_ticks = t.exit_ticks;
+    o->dropped = t.dropped;
+}
+
+int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
+    for (;;) {
+        uint32_t type = 0, size = 0;
+        int r = read_record(c, c->info.valid_size, &type, &size);
+        if (r == END_OF_DATA) return 0;
+        if (r == IOERR) return -REC_ERR_IO;
+        if (r != GOT) return -REC_ERR_FORMAT;  /* changed since it was checked */
+        memset(it, 0, sizeof *it);
+        if (type == REC_CAP_REC_THREAD) {
+            if (check_thread(c, size, c->rec) != 0) return -REC_ERR_FORMAT;
+            it->kind = REC_CAP_ITEM_THREAD;
+            fill_thread(&it->thread, c->rec);
+            return 1;
+        }
+        if (type == REC_CAP_REC_CHUNK) {
+            struct rec_cap_chunk ch;
+            if (size < sizeof ch || (size - sizeof ch) % sizeof(struct rec_entry)) return -REC_ERR_FORMAT;
+            memcpy(&ch, c->rec, sizeof ch);
+            if (ch.slot >= c->info.max_threads) return -REC_ERR_FORMAT;
+            it->kind = REC_CAP_ITEM_CHUNK;
+            it->slot = ch.slot;
+            it->gen = ch.gen;
+            it->first = ch.first;
+            it->loss.overwritten = ch.overwritten;
+            it->loss.dropped = ch.dropped;
+            /* The payload buffer is malloc'd (16-byte aligned) and the
+             * entries start 32 bytes in. */
+            it->entries = (const struct rec_entry *)(const void *)(c->rec + sizeof ch);
+            it->n = (size - sizeof ch) / sizeof(struct rec_entry);
+            return 1;
+        }
+    }
+}

@@ -1,0 +1,414 @@
+/*
+ * cap_write.c -- the capture consumer: drains a segment's rings into a
+ * capture file (docs/capture-format.md).
+ *
+ * One pass (rec_capture_poll) reads, in this order: the thread table (a
+ * THREAD record for each slot generation that is new or changed), every
+ * active ring (CHUNK records, copied straight into the output buffer: one
+ * copy from shared memory, one write(2) per pass), then the string table
+ * from where the last pass stopped (a STRINGS record).  Strings go last
+ * because an entry is published after the string it names, so every name
+ * an entry of this pass uses is in the table by then.
+ *
+ * The writer of the traced program never waits for us: in stream mode it
+ * drops and counts what does not fit, and we copy those counts into the
+ * chunks.  All the consumer ever does to the program is move its limits.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cap_format.h"
+#include "internal.h"
+#include "recorder/capture.h"
+
+#define DEFAULT_BUFFER (8u << 20)
+#define MIN_BUFFER (256u << 10)
+#define MAX_CHUNK_ENTRIES ((REC_CAP_MAX_RECORD - sizeof(struct rec_cap_chunk)) / sizeof(struct rec_entry))
+#define STRINGS_RECORD_MAX (1u << 20)
+#define PENDING_MAX 4096u
+
+/* Entry types whose w1 low 32 bits are a string id. */
+#define NAMED_TYPES ((1u << REC_EV_BEGIN) | (1u << REC_EV_END) | (1u << REC_EV_INSTANT) | \
+                     (1u << REC_EV_COUNTER) | (1u << REC_EV_THREAD_NAME))
+
+struct slot_seen {
+    int active;               /* has been live: read its ring every pass */
+    int known;                /* a THREAD record for (gen, ...) is written */
+    uint32_t gen, state, name_id;
+    int32_t tid;
+    uint64_t exit_ticks;
+};
+
+struct rec_capture {
+    rec_seg *seg;
+    int fd;
+    char path[256];
+    unsigned char *buf;
+    size_t cap, len;
+    size_t strings_rec;       /* offset of the open STRINGS record, or SIZE_MAX */
+    uint32_t seq;
+    uint32_t max_threads;
+    uint64_t str_pos;         /* next string record to look at (byte offset) */
+    uint32_t *pending;        /* ids seen in entries but not yet walked */
+    size_t n_pending;
+    struct slot_seen *slots;
+    struct rec_capture_stats st;
+    int failed;
+};
+
+static int fail(char *err, size_t cap, int status, const char *fmt, ...) {
+    if (err && cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, cap, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+static uint64_t clock_ns(clockid_t id) {
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int flush(rec_capture *c, char *err, size_t errlen) {
+    size_t off = 0;
+    while (off < c->len) {
+        ssize_t w = write(c->fd, c->buf + off, c->len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            c->failed = 1;
+            return fail(err, errlen, REC_ERR_IO, "%s: write: %s", c->path, w < 0 ? strerror(errno) : "no progress");
+        }
+        off += (size_t)w;
+    }
+    c->st.bytes += c->len;
+    c->len = 0;
+    return REC_OK;
+}
+
+static size_t pad8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+/* Room for a record of up to payload bytes at c->buf + c->len. */
+static int reserve(rec_capture *c, size_t payload, char *err, size_t errlen) {
+    size_t need = sizeof(struct rec_cap_rec_header) + pad8(payload);
+    if (c->len + need <= c->cap) return REC_OK;
+    return flush(c, err, errlen);
+}
+
+/* Fill in the record header at offset at, whose payload is size bytes. */
+static void seal(rec_capture *c, size_t at, uint32_t type, size_t size) {
+    struct rec_cap_rec_header h = {type, (uint32_t)size, c->seq, rec_cap_check(type, (uint32_t)size, c->seq)};
+    c->seq++;
+    memcpy(c->buf + at, &h, sizeof h);
+    size_t end = at + sizeof h + size, padded = at + sizeof h + pad8(size);
+    memset(c->buf + end, 0, padded - end);
+    c->len = padded;
+}
+
+static int put_record(rec_capture *c, uint32_t type, const void *payload, size_t size, char *err, size_t errlen) {
+    int rc = reserve(c, size, err, errlen);
+    if (rc != REC_OK) return rc;
+    size_t at = c->len;
+    memcpy(c->buf + at + sizeof(struct rec_cap_rec_header), payload, size);
+    seal(c, at, type, size);
+    return REC_OK;
+}
+
+/* ---- strings ------------------------------------------------------------ */
+
+static int close_strings(rec_capture *c) {
+    if (c->strings_rec == SIZE_MAX) return 0;
+    size_t at = c->strings_rec;
+    seal(c, at, REC_CAP_REC_STRINGS, c->len - at - sizeof(struct rec_cap_rec_header));
+    c->strings_rec = SIZE_MAX;
+    return 0;
+}
+
+static int put_string(rec_capture *c, uint32_t id, const char *text, size_t len, char *err, size_t errlen) {
+    size_t item = sizeof(struct rec_cap_string_item) + len;
+    if (c->strings_rec != SIZE_MAX &&
+        (c->len + item + 8 > c->cap ||
+         c->len - c->strings_rec - sizeof(struct rec_cap_rec_header) + item > STRINGS_RECORD_MAX))
+        close_strings(c);
+    if (c->strings_rec == SIZE_MAX) {
+        /* Never flush with a record open: only here, before opening one. */
+        int rc = reserve(c, item, err, errlen);
+        if (rc != REC_OK) return rc;
+        c->strings_rec = c->len;
+        c->len += sizeof(struct rec_cap_rec_header);
+    }
+    struct rec_cap_string_item h = {id, (uint32_t)len};
+    memcpy(c->buf + c->len, &h, sizeof h);
+    memcpy(c->buf + c->len + sizeof h, text, len);
+    c->len += item;
+    c->st.strings++;
+    return REC_OK;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t str_record_size(size_t len) {
+    return (sizeof(struct rec_str) + len + 1 + 7) & ~(uint64_t)7;
+}
+
+/* New strings since the last pass, in table order; then any id an entry of
+ * this pass named that the walk could not reach (a record another writer
+ * thread is still filling, or one a killed program never finished). */
+static int walk_strings(rec_capture *c, char *err, size_t errlen) {
+    rec_seg *s = c->seg;
+    uint64_t used = __atomic_load_n(&s->hdr->strings_used, __ATOMIC_ACQUIRE);
+    if (used > s->hcopy.strings_size) used = s->hcopy.strings_size;
+    int rc = REC_OK;
+    while (c->str_pos < used && rc == REC_OK) {
+        const char *text;
+        size_t len;
+        if (c->str_pos / 8 > UINT32_MAX || !rec__seg_string_raw(s, (uint32_t)(c->str_pos / 8), &text, &len)) break;
+        rc = put_string(c, (uint32_t)(c->str_pos / 8), text, len, err, errlen);
+        c->str_pos += str_record_size(len);
+    }
+    qsort(c->pending, c->n_pending, sizeof *c->pending, cmp_u32);
+    for (size_t i = 0; i < c->n_pending && rc == REC_OK; i++) {
+        uint32_t id = c->pending[i];
+        const char *text;
+        size_t len;
+        if ((uint64_t)id * 8 < c->str_pos || (i && c->pending[i - 1] == id)) continue;
+        if (rec__seg_string_raw(s, id, &text, &len)) rc = put_string(c, id, text, len, err, errlen);
+    }
+    c->n_pending = 0;
+    close_strings(c);
+    return rc;
+}
+
+/* ---- threads -------------------------------------------------------------- */
+
+static int poll_threads(rec_capture *c, char *err, size_t errlen) {
+    for (uint32_t i = 0; i < c->max_threads; i++) {
+        struct rec_thread_info t;
+        if (rec_seg_thread(c->seg, i, &t) != 0) continue;
+        struct slot_seen *k = &c->slots[i];
+        k->active = 1;
+        if (k->known && k->gen == t.gen && k->state == t.state && k->name_id == t.name_id && k->tid == t.tid &&
+            k->exit_ticks == t.exit_ticks)
+            continue;
+        struct rec_cap_thread r;
+        memset(&r, 0, sizeof r);
+        r.slot = i;
+        r.gen = t.gen;
+        r.state = t.state;
+        r.tid = t.tid;
+        r.name_id = t.name_id;
+        r.head = t.head;
+        r.start_head = t.start_head;
+        r.start_ticks = t.start_ticks;
+        r.exit_ticks = t.exit_ticks;
+        r.dropped = t.dropped;
+        memcpy(r.name, t.name, sizeof r.name);
+        int rc = put_record(c, REC_CAP_REC_THREAD, &r, sizeof r, err, errlen);
+        if (rc != REC_OK) return rc;
+        c->st.thread_records++;
+        *k = (struct slot_seen){1, 1, t.gen, t.state, t.name_id, t.tid, t.exit_ticks};
+    }
+    return REC_OK;
+}
+
+/* ---- rings ------------------------------------------------------------------- */
+
+/* Count events and note names newer than the strings written so far. */
+static void scan_entries(rec_capture *c, const struct rec_entry *e, size_t n) {
+    uint64_t events = 0;
+    uint32_t last = 0;
+    uint64_t pos_id = c->str_pos / 8;
+    for (size_t i = 0; i < n; i++) {
+        unsigned t = REC_EV_TYPE(e[i].w1);
+        events += t != REC_EV_CONT;
+        if (t < 32 && ((NAMED_TYPES >> t) & 1)) {
+            uint32_t id = REC_EV_ID(e[i].w1);
+            if (id >= pos_id && id != last && c->n_pending < PENDING_MAX) {
+                c->pending[c->n_pending++] = id;
+                last = id;
+            }
+        }
+    }
+    c->st.events += events;
+}
+
+static int drain_slot(rec_capture *c, uint32_t slot, size_t *moved, char *err, size_t errlen) {
+    const size_t hdr = sizeof(struct rec_cap_rec_header) + sizeof(struct rec_cap_chunk);
+    /* Bounded per pass, so one busy thread cannot starve the others. */
+    uint64_t budget = c->seg->hcopy.ring_entries * 2;
+    for (;;) {
+        if (c->cap - c->len < hdr + 64 * sizeof(struct rec_entry)) {
+            int rc = flush(c, err, errlen);
+            if (rc != REC_OK) return rc;
+        }
+        size_t room = (c->cap - c->len - hdr) / sizeof(struct rec_entry);
+        if (room > MAX_CHUNK_ENTRIES) room = MAX_CHUNK_ENTRIES;
+        if (room > budget) room = (size_t)budget;
+        struct rec_entry *out = (struct rec_entry *)(c->buf + c->len + hdr);
+        uint64_t first = 0;
+        struct rec_loss loss = {0, 0};
+        size_t n = room ? rec_seg_read(c->seg, slot, out, room, &first, &loss) : 0;
+        if (n == 0 && loss.overwritten == 0 && loss.dropped == 0) return REC_OK;
+        struct rec_cap_chunk ch = {slot, c->slots[slot].gen, first, loss.overwritten, loss.dropped};
+        memcpy(c->buf + c->len + sizeof(struct rec_cap_rec_header), &ch, sizeof ch);
+        scan_entries(c, out, n);
+        seal(c, c->len, REC_CAP_REC_CHUNK, sizeof ch + n * sizeof(struct rec_entry));
+        c->st.chunks++;
+        c->st.entries += n;
+        c->st.overwritten += loss.overwritten;
+        c->st.dropped += loss.dropped;
+        *moved += n;
+        budget -= n;
+        if (n < room || budget == 0) return REC_OK;
+    }
+}
+
+int rec_capture_poll(rec_capture *c, size_t *moved, char *err, size_t errlen) {
+    size_t m = 0;
+    if (moved) *moved = 0;
+    if (c->failed) return fail(err, errlen, REC_ERR_IO, "%s: an earlier write failed", c->path);
+    rec_seg_heartbeat(c->seg);
+    int rc = poll_threads(c, err, errlen);
+    for (uint32_t i = 0; i < c->max_threads && rc == REC_OK; i++)
+        if (c->slots[i].active) rc = drain_slot(c, i, &m, err, errlen);
+    if (rc == REC_OK) rc = walk_strings(c, err, errlen);
+    if (rc == REC_OK) rc = flush(c, err, errlen);
+    if (moved) *moved = m;
+    return rc;
+}
+
+void rec_capture_get_stats(const rec_capture *c, struct rec_capture_stats *st) {
+    *st = c->st;
+    st->bytes += c->len;
+}
+
+static void free_capture(rec_capture *c) {
+    if (c->fd >= 0) close(c->fd);
+    free(c->buf);
+    free(c->pending);
+    free(c->slots);
+    free(c);
+}
+
+int rec_capture_start(rec_seg *s, const char *path, const struct rec_capture_opts *o, rec_capture **out,
+                      char *err, size_t errlen) {
+    *out = NULL;
+    rec_capture *c = calloc(1, sizeof *c);
+    if (!c) return fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    c->seg = s;
+    c->fd = -1;
+    c->strings_rec = SIZE_MAX;
+    c->max_threads = s->hcopy.max_threads;
+    c->str_pos = 8u * REC_ID_OVERFLOW;
+    snprintf(c->path, sizeof c->path, "%s", path);
+    c->cap = o && o->buffer_bytes ? o->buffer_bytes : DEFAULT_BUFFER;
+    if (c->cap < MIN_BUFFER) c->cap = MIN_BUFFER;
+    c->buf = malloc(c->cap);
+    c->pending = malloc(PENDING_MAX * sizeof *c->pending);
+    c->slots = calloc(c->max_threads, sizeof *c->slots);
+    if (!c->buf || !c->pending || !c->slots) {
+        free_capture(c);
+        return fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    }
+    /* Owner-only, like the segment it copies. */
+    c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (c->fd < 0) {
+        int e = errno;
+        free_capture(c);
+        return fail(err, errlen, e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO, "%s: %s", path,
+                    strerror(e));
+    }
+    struct rec_seg_info info;
+    rec_seg_get_info(s, &info);
+    struct rec_cap_file_header fh;
+    memset(&fh, 0, sizeof fh);
+    fh.magic = REC_CAP_MAGIC;
+    fh.version = REC_CAP_VERSION;
+    fh.header_size = sizeof fh;
+    fh.created_real_ns = clock_ns(CLOCK_REALTIME);
+    snprintf(fh.tool, sizeof fh.tool, "recorder capture");
+    memcpy(c->buf, &fh, sizeof fh);
+    c->len = sizeof fh;
+
+    struct rec_cap_source src;
+    memset(&src, 0, sizeof src);
+    src.pid = info.pid;
+    src.clock_source = info.clock_source;
+    src.proc_start = s->hcopy.proc_start;
+    memcpy(src.process_name, info.process_name, sizeof src.process_name);
+    src.ticks_per_sec = info.ticks_per_sec;
+    src.ticks0 = info.ticks0;
+    src.mono_ns0 = info.mono_ns0;
+    src.real_ns0 = info.real_ns0;
+    src.max_threads = info.max_threads;
+    src.seg_version = s->hcopy.version;
+    src.ring_entries = info.ring_entries;
+    src.start_ticks = rec_now();
+    src.start_real_ns = clock_ns(CLOCK_REALTIME);
+    snprintf(src.segment_path, sizeof src.segment_path, "%s", info.path);
+    int rc = put_record(c, REC_CAP_REC_SOURCE, &src, sizeof src, err, errlen);
+    if (rc == REC_OK && o && o->from_now) {
+        for (uint32_t i = 0; i < c->max_threads; i++) {
+            struct rec_thread_info t;
+            if (rec_seg_thread(s, i, &t) == 0) rec_seg_set_cursor(s, i, t.head);
+        }
+    }
+    if (rc == REC_OK) rc = flush(c, err, errlen);
+    if (rc != REC_OK) {
+        free_capture(c);
+        return rc;
+    }
+    *out = c;
+    return REC_OK;
+}
+
+/* The counter's rate over the whole segment life, as segment_open.c
+ * refines it, now that more time has passed. */
+static double refined_rate(rec_seg *s) {
+    const struct rec_header *h = &s->hcopy;
+    if (h->clock_source != REC_CLOCK_TSC && h->clock_source != REC_CLOCK_CNTVCT) return 0;
+    uint64_t mono = clock_ns(CLOCK_MONOTONIC), ticks = rec_now();
+    if (mono <= h->mono_ns0 + 1000000000u || ticks <= h->ticks0) return 0;
+    double r = (double)(ticks - h->ticks0) * 1e9 / (double)(mono - h->mono_ns0);
+    double w = (double)h->ticks_per_sec;
+    return r > w * 0.99 && r < w * 1.01 ? r : 0;
+}
+
+int rec_capture_finish(rec_capture *c, enum rec_capture_end reason, struct rec_capture_stats *final, char *err,
+                       size_t errlen) {
+    int rc = REC_OK;
+    if (!c->failed) rc = rec_capture_poll(c, NULL, err, errlen);
+    if (rc == REC_OK) {
+        struct rec_cap_end e;
+        memset(&e, 0, sizeof e);
+        e.reason = (uint32_t)reason;
+        e.entries = c->st.entries;
+        e.events = c->st.events;
+        e.overwritten = c->st.overwritten;
+        e.dropped = c->st.dropped;
+        e.chunks = c->st.chunks;
+        e.end_ticks = rec_now();
+        e.end_real_ns = clock_ns(CLOCK_REALTIME);
+        e.ticks_per_sec = refined_rate(c->seg);
+        rc = put_record(c, REC_CAP_REC_END, &e, sizeof e, err, errlen);
+        if (rc == REC_OK) rc = flush(c, err, errlen);
+    }
+    if (close(c->fd) != 0 && rc == REC_OK)
+        rc = fail(err, errlen, REC_ERR_IO, "%s: close: %s", c->path, strerror(errno));
+    c->fd = -1;
+    if (final) *final = c->st;
+    free_capture(c);
+    return rc;
+}

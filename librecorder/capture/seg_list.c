@@ -1,0 +1,224 @@
+/*
+ * seg_list.c -- the segments on this machine: every file named recorder.*
+ * in /dev/shm, classified (alive, dead, reused pid, corrupt, foreign ...).
+ *
+ * Listing never follows a symlink and never writes: it opens each regular
+ * file through rec_seg_open (which validates it, read-only, O_NOFOLLOW) and
+ * falls back to a look at the first page to say why a file is not a
+ * usable segment.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "recorder/capture.h"
+
+const char *rec_seg_state_str(enum rec_seg_state st) {
+    switch (st) {
+    case REC_SEGST_ALIVE: return "alive";
+    case REC_SEGST_CLOSED: return "closed";
+    case REC_SEGST_DEAD: return "dead";
+    case REC_SEGST_REUSED: return "pid-reused";
+    case REC_SEGST_CORRUPT: return "corrupt";
+    case REC_SEGST_VERSION: return "other-version";
+    case REC_SEGST_FOREIGN: return "foreign";
+    case REC_SEGST_UNREADABLE: return "unreadable";
+    }
+    return "?";
+}
+
+static uint64_t proc_start_of(int pid) {
+    char p[64], buf[1024];
+    snprintf(p, sizeof p, "/proc/%d/stat", pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    char *q = strrchr(buf, ')');
+    if (!q) return 0;
+    int field = 2;
+    for (; *q && field < 22; q++)
+        if (*q == ' ') field++;
+    return strtoull(q, NULL, 10);
+}
+
+static int is_zombie(int pid) {
+    char p[64], buf[512];
+    snprintf(p, sizeof p, "/proc/%d/stat", pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    char *q = strrchr(buf, ')');
+    return q && q[1] == ' ' && (q[2] == 'Z' || q[2] == 'X');
+}
+
+int rec_pid_alive(int pid, uint64_t proc_start) {
+    if (pid <= 0) return 0;
+    if (kill(pid, 0) != 0 && errno != EPERM) return 0;
+    if (proc_start && proc_start_of(pid) != proc_start) return 0;
+    return !is_zombie(pid);  /* exited, not yet reaped: not running */
+}
+
+/* Why a file that rec_seg_open refused is not a segment: a look at its
+ * first page without trusting any of it. */
+static void inspect_raw(struct rec_seg_entry *e) {
+    int fd = open(e->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) return;
+    unsigned char page[sizeof(struct rec_header)];
+    ssize_t n = pread(fd, page, sizeof page, 0);
+    close(fd);
+    if (n < 0) return;
+    int zero = 1;
+    for (ssize_t i = 0; i < n && zero; i++) zero = page[i] == 0;
+    e->all_zero_header = zero;
+    if (n >= (ssize_t)offsetof(struct rec_header, process_name) + 64) {
+        struct rec_header h;
+        memcpy(&h, page, sizeof h < (size_t)n ? sizeof h : (size_t)n);
+        if (h.magic == REC_SEG_MAGIC) {
+            e->pid = h.pid;
+            e->proc_start = h.proc_start;
+            for (size_t i = 0; i < sizeof e->process_name - 1 && h.process_name[i]; i++) {
+                unsigned char c = (unsigned char)h.process_name[i];
+                e->process_name[i] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
+            }
+        }
+    }
+}
+
+static void classify(struct rec_seg_entry *e) {
+    struct stat st;
+    if (lstat(e->path, &st) != 0) {
+        e->state = REC_SEGST_UNREADABLE;
+        e->status = REC_ERR_IO;
+        snprintf(e->error, sizeof e->error, "%s", strerror(errno));
+        return;
+    }
+    e->uid = st.st_uid;
+    e->file_size = (uint64_t)st.st_size;
+    e->mem_bytes = (uint64_t)st.st_blocks * 512u;
+    e->mtime = st.st_mtime;
+    e->dev = (uint64_t)st.st_dev;
+    e->ino = (uint64_t)st.st_ino;
+    if (S_ISLNK(st.st_mode)) {
+        e->is_symlink = 1;
+        e->state = REC_SEGST_FOREIGN;
+        e->status = REC_ERR_FORMAT;
+        snprintf(e->error, sizeof e->error, "a symbolic link (not followed)");
+        return;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        e->state = REC_SEGST_FOREIGN;
+        e->status = REC_ERR_FORMAT;
+        snprintf(e->error, sizeof e->error, "not a regular file");
+        return;
+    }
+    if (st.st_uid != geteuid()) {
+        e->state = REC_SEGST_FOREIGN;
+        e->status = REC_ERR_ACCESS;
+        snprintf(e->error, sizeof e->error, "owned by uid %u", (unsigned)st.st_uid);
+        return;
+    }
+    rec_seg *s = NULL;
+    char err[256] = "";
+    e->status = rec_seg_open(e->path, 0, &s, err, sizeof err);
+    if (e->status != REC_OK) {
+        /* The message names the path; keep only the reason. */
+        const char *why = strncmp(err, e->path, strlen(e->path)) == 0 ? err + strlen(e->path) : err;
+        while (*why == ':' || *why == ' ') why++;
+        snprintf(e->error, sizeof e->error, "%s", why);
+        switch (e->status) {
+        case REC_ERR_VERSION: e->state = REC_SEGST_VERSION; break;
+        case REC_ERR_TRUNCATED: e->state = REC_SEGST_CORRUPT; break;
+        case REC_ERR_ACCESS:
+        case REC_ERR_IO:
+        case REC_ERR_NOMEM: e->state = REC_SEGST_UNREADABLE; break;
+        default: e->state = REC_SEGST_FOREIGN; break;
+        }
+        inspect_raw(e);
+        /* A recorder magic with a bad layout is a torn segment, not a
+         * stranger's file. */
+        if (e->state == REC_SEGST_FOREIGN && e->pid) e->state = REC_SEGST_CORRUPT;
+        return;
+    }
+    struct rec_seg_info info;
+    rec_seg_get_info(s, &info);
+    e->pid = info.pid;
+    e->proc_start = s->hcopy.proc_start;
+    memcpy(e->process_name, info.process_name, sizeof e->process_name);
+    e->mode = info.mode;
+    for (uint32_t i = 0; i < info.max_threads; i++) {
+        struct rec_thread_info t;
+        if (rec_seg_thread(s, i, &t) != 0) continue;
+        if (t.state == REC_SLOT_LIVE) e->threads_live++;
+        else e->threads_exited++;
+        e->entries += t.head;
+        e->dropped += t.dropped;
+        if (t.head > info.ring_entries) e->lost_history += t.head - info.ring_entries;
+    }
+    rec_seg_close(s);
+    int running = e->pid > 0 && (kill(e->pid, 0) == 0 || errno == EPERM);
+    uint64_t now_start = running ? proc_start_of(e->pid) : 0;
+    if (!running) e->state = REC_SEGST_DEAD;
+    else if (e->proc_start && now_start != e->proc_start) e->state = REC_SEGST_REUSED;
+    else if (is_zombie(e->pid)) e->state = REC_SEGST_DEAD;
+    else e->state = info.closed ? REC_SEGST_CLOSED : REC_SEGST_ALIVE;
+}
+
+static int cmp_entry(const void *a, const void *b) {
+    return strcmp(((const struct rec_seg_entry *)a)->name, ((const struct rec_seg_entry *)b)->name);
+}
+
+int rec_seg_list(const char *dir, struct rec_seg_entry **out, size_t *n, char *err, size_t errlen) {
+    *out = NULL;
+    *n = 0;
+    if (!dir) dir = "/dev/shm";
+    DIR *d = opendir(dir);
+    if (!d) {
+        int e = errno;
+        if (err && errlen) snprintf(err, errlen, "%s: %s", dir, strerror(e));
+        return e == ENOENT ? REC_ERR_NOTFOUND : e == EACCES ? REC_ERR_ACCESS : REC_ERR_IO;
+    }
+    struct rec_seg_entry *v = NULL;
+    size_t cnt = 0, cap = 0;
+    struct dirent *de;
+    const size_t plen = strlen(REC_SEG_PREFIX);
+    while ((de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, REC_SEG_PREFIX, plen) != 0 || !de->d_name[plen]) continue;
+        if (cnt == cap) {
+            size_t nc = cap ? cap * 2 : 32;
+            struct rec_seg_entry *p = realloc(v, nc * sizeof *p);
+            if (!p) {
+                free(v);
+                closedir(d);
+                if (err && errlen) snprintf(err, errlen, "out of memory");
+                return REC_ERR_NOMEM;
+            }
+            v = p;
+            cap = nc;
+        }
+        struct rec_seg_entry *e = &v[cnt++];
+        memset(e, 0, sizeof *e);
+        snprintf(e->name, sizeof e->name, "%s", de->d_name);
+        snprintf(e->path, sizeof e->path, "%s/%s", dir, de->d_name);
+        classify(e);
+    }
+    closedir(d);
+    if (cnt) qsort(v, cnt, sizeof *v, cmp_entry);
+    *out = v;
+    *n = cnt;
+    return REC_OK;
+}
