@@ -242,7 +242,7 @@ struct rec__tls {
     uint64_t mask;            /* ring entries - 1 */
     struct rec_slot *slot;    /* NULL until the first event */
     const uint64_t *limit;    /* this slot's limit in the consumer page */
-    uint64_t explicit_bits;   /* REC_BEGIN/REC_END: was each begin recorded */
+    uint64_t explicit_skip;   /* REC_BEGIN/REC_END: bit set = that begin was not recorded */
     struct rec__dyn_cache *dyn;
 };
 extern __thread struct rec__tls rec__t __attribute__((tls_model("initial-exec")));
@@ -355,18 +355,20 @@ static inline void rec__scope_end(uint32_t *id) {
 }
 
 /* REC_BEGIN/REC_END keep one bit per nesting level so that an END whose
- * BEGIN was filtered out is not recorded either.  Levels past 64 count as
- * recorded. */
+ * BEGIN was filtered out is not recorded either.  A set bit means "not
+ * recorded", so the zeroed state of a new thread needs no set-up (a thread
+ * may skip a filtered BEGIN before its first event attaches it).  Levels
+ * past 64 count as recorded. */
 static inline void rec__explicit_begin(uint32_t id) {
     struct rec__tls *t = &rec__t;
-    t->explicit_bits = (t->explicit_bits << 1) | (id != 0);
+    t->explicit_skip = (t->explicit_skip << 1) | (id == 0);
     if (id) rec_begin_id(id);
 }
 static inline void rec__explicit_end(void) {
     struct rec__tls *t = &rec__t;
-    uint64_t rec = t->explicit_bits & 1;
-    t->explicit_bits = (t->explicit_bits >> 1) | (UINT64_C(1) << 63);
-    if (rec) rec_end_id(0);
+    uint64_t skip = t->explicit_skip & 1;
+    t->explicit_skip >>= 1;
+    if (!skip) rec_end_id(0);
 }
 
 static inline void rec__counter(uint32_t id, double v) {

@@ -165,7 +165,6 @@ void rec__attach(struct rec__tls *t) {
     t->mask = g->hdr->ring_entries - 1;
     t->limit = &g->cons->limit[i];
     t->slot = s;
-    t->explicit_bits = ~(uint64_t)0;
     if (g->key_ok) pthread_setspecific(g->key, s);
     if (__atomic_load_n(&s->attach_count, __ATOMIC_ACQUIRE) == 1) {
         uint64_t gen = REC_SLOT_GEN(__atomic_load_n(&s->state_gen, __ATOMIC_ACQUIRE)) & 0xffffffu;
