@@ -205,8 +205,11 @@ void rec__full(struct rec__tls *t, unsigned n) {
         struct rec__global *g = &rec__g;
         struct rec_consumer *c = g->cons;
         uint64_t hb = __atomic_load_n(&c->heartbeat_ticks, __ATOMIC_ACQUIRE);
-        uint64_t stale = (uint64_t)REC_STREAM_STALE_SEC * g->hdr->ticks_per_sec;
-        if (__atomic_load_n(&c->pid, __ATOMIC_ACQUIRE) != 0 && rec_now() - hb > stale) {
+        int64_t stale = (int64_t)REC_STREAM_STALE_SEC * (int64_t)g->hdr->ticks_per_sec;
+        /* Signed: the counter read may run ahead of the load (rdtsc does
+         * not wait for it), so a heartbeat can look a little in the future. */
+        int64_t age = (int64_t)(rec_now() - hb);
+        if (__atomic_load_n(&c->pid, __ATOMIC_ACQUIRE) != 0 && age > stale) {
             for (uint32_t i = 0; i < g->hdr->max_threads; i++)
                 __atomic_store_n(&c->limit[i], UINT64_MAX, __ATOMIC_RELEASE);
             __atomic_store_n(&c->mode, REC_MODE_FLIGHT, __ATOMIC_RELEASE);
