@@ -137,6 +137,8 @@ static inline int child_wait(struct child *c) {
 /* Run a child to completion; its stdout and stderr are returned (malloc'd). */
 static inline int child_run(const char *exe, char *const argv[], const char *const env[], char **out, char **err) {
     struct child c;
+    if (out) *out = NULL;
+    if (err) *err = NULL;
     if (child_spawn(&c, exe, argv, env, 0, 1) != 0) return -1;
     /* stderr is small in these tests; read stdout first, then stderr. */
     char *o = fd_read_all(c.out);
