@@ -247,7 +247,8 @@ void rec_seg_heartbeat(rec_seg *s) {
 
 void rec_seg_close(rec_seg *s) {
     if (!s) return;
-    if (s->stream) {
+    /* Unless the writer dropped us (and another consumer may own it now). */
+    if (s->stream && __atomic_load_n(&s->cons->pid, __ATOMIC_ACQUIRE) == (int)getpid()) {
         for (uint32_t i = 0; i < s->hcopy.max_threads; i++)
             __atomic_store_n(&s->cons->limit[i], UINT64_MAX, __ATOMIC_RELEASE);
         __atomic_store_n(&s->cons->mode, REC_MODE_FLIGHT, __ATOMIC_RELEASE);

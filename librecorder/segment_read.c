@@ -102,12 +102,26 @@ unsigned rec_entry_span(const struct rec_entry *e) {
     }
 }
 
+/* Stream mode ends behind our back when the writer finds our heartbeat
+ * stale: it stores UINT64_MAX in every limit (which we never publish) and
+ * overwrites as in flight mode.  From then on we read as a flight reader
+ * and leave the consumer region alone. */
+static int still_stream(rec_seg *s, uint32_t slot) {
+    if (s->stream && LOAD(s->cons->limit[slot]) == UINT64_MAX) s->stream = 0;
+    return s->stream;
+}
+
 /* Stream mode: the writer may write up to one ring ahead of what we have
- * read, and never less than it was allowed when we attached. */
+ * read, and never less than it was allowed when we attached.  A CAS, so
+ * that we never undo the writer's UINT64_MAX. */
 static void publish_limit(rec_seg *s, uint32_t slot) {
     const struct rec_cursor *c = &s->cursors[slot];
     uint64_t from = c->pos > c->stream_from ? c->pos : c->stream_from;
-    __atomic_store_n(&s->cons->limit[slot], from + s->hcopy.ring_entries, __ATOMIC_RELEASE);
+    uint64_t cur = LOAD(s->cons->limit[slot]);
+    while (cur != UINT64_MAX &&
+           !__atomic_compare_exchange_n(&s->cons->limit[slot], &cur, from + s->hcopy.ring_entries, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {}
+    if (cur == UINT64_MAX) s->stream = 0;
 }
 
 uint64_t rec_seg_cursor(const rec_seg *s, uint32_t slot) {
@@ -151,10 +165,11 @@ size_t rec_seg_read(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t cap
     uint64_t h2 = LOAD(sl->head);
     /* Anything the writer may have reached since h1 is suspect, except, in
      * stream mode, entries from stream_from on: the writer stops at our
-     * limit before it can overwrite those. */
+     * limit before it can overwrite those (checked after the copy: an
+     * entry overwritten after a return to flight mode proves it). */
     uint64_t reach = h2 + REC_MAX_ENTRIES_PER_EVENT;
     uint64_t valid = reach > ring ? reach - ring : 0;
-    if (s->stream && valid > c->stream_from) valid = c->stream_from;
+    if (valid > c->stream_from && still_stream(s, slot)) valid = c->stream_from;
     if (valid > start) {
         uint64_t bad = valid - start < n ? valid - start : n;
         memmove(out, out + bad, (n - bad) * sizeof *out);
