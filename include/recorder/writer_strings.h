@@ -10,16 +10,23 @@
  * names so the common case touches no shared cache line.
  */
 
-#define REC__DYN_CACHE 128u  /* entries per thread, power of two */
+#define REC__DYN_BITS 7u
+#define REC__DYN_CACHE (1u << REC__DYN_BITS)  /* entries per thread */
 #define REC__MAX_PROBES 256u
 
-struct rec__dyn_cache {
-    struct {
-        uint64_t hash;
-        uint32_t id;                 /* REC_ID_FILTERED for a filtered name */
-        uint32_t len;
-    } e[REC__DYN_CACHE];
+/* A thread's dynamic names, by key: rec__dyn_scan's for names that fit
+ * in REC__DYN_WORDS aligned words, rec__hash's for longer ones.  An entry
+ * is trusted only after its text is compared with the name (a filtered
+ * name has no text: its 64-bit key and length must match). */
+struct rec__dyn_ent {
+    uint64_t key;
+    uint32_t id;                     /* REC_ID_FILTERED for a filtered name */
+    uint32_t len;
 };
+struct rec__dyn_cache {
+    struct rec__dyn_ent e[REC__DYN_CACHE];
+};
+#define REC__DYN_SLOT(key) ((key) >> (64 - REC__DYN_BITS))  /* a key's top bits */
 
 /* A 64-bit hash, 8 bytes a step; not for adversaries, for names. */
 static inline uint64_t rec__hash(const char *s, size_t n) {
@@ -110,27 +117,155 @@ uint32_t rec__resolve_site(uint32_t *site, const char *name) {
     return id == REC_ID_FILTERED ? 0 : id;
 }
 
-uint32_t rec__intern_dyn(const char *name) {
+/* ---- dynamic names --------------------------------------------------- */
+
+#if defined(__GNUC__)
+#define REC__NOINLINE __attribute__((noinline))
+#else
+#define REC__NOINLINE
+#endif
+
+/* A miss in the thread's cache: intern (or filter) the name and remember. */
+static REC__NOINLINE uint32_t rec__dyn_fill(struct rec__dyn_ent *e, const char *name, size_t len,
+                                            uint64_t key) {
     struct rec__global *g = &rec__g;
-    if (REC_UNLIKELY(__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) != REC__READY))
-        if (rec__ensure_init() != 0) return 0;
-    if (!name) return 0;
+    if (__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) != REC__READY && rec__ensure_init() != 0) return 0;
+    uint32_t id = rec__filtered(&g->cfg, name) ? REC_ID_FILTERED
+                                               : rec__intern(g, name, len, rec__hash(name, len));
+    e->key = key;
+    e->len = (uint32_t)len;
+    e->id = id;
+    return id == REC_ID_FILTERED ? 0 : id;
+}
+
+/* Names too long for the word scan, keyed by rec__hash and compared with
+ * memcmp. */
+static REC__NOINLINE uint32_t rec__dyn_long(struct rec__dyn_cache *c, const char *name) {
     size_t len = strnlen(name, REC_STR_MAXLEN);
-    uint64_t h = rec__hash(name, len);
-    struct rec__tls *t = &rec__t;
-    if (REC_UNLIKELY(!t->dyn)) t->dyn = (struct rec__dyn_cache *)calloc(1, sizeof *t->dyn);
-    if (REC_LIKELY(t->dyn != NULL)) {
-        __typeof__(t->dyn->e[0]) *e = &t->dyn->e[h & (REC__DYN_CACHE - 1)];
-        if (e->hash == h && e->len == len && e->id) {
-            if (e->id == REC_ID_FILTERED) return 0;
-            if (e->id == REC_ID_OVERFLOW) return e->id;  /* no text to compare */
-            if (memcmp(rec__str(g, e->id)->text, name, len) == 0) return e->id;
-        }
-        uint32_t id = rec__filtered(&g->cfg, name) ? REC_ID_FILTERED : rec__intern(g, name, len, h);
-        e->hash = h;
-        e->len = (uint32_t)len;
-        e->id = id;
-        return id == REC_ID_FILTERED ? 0 : id;
+    uint64_t key = rec__hash(name, len);
+    struct rec__dyn_ent *e = &c->e[REC__DYN_SLOT(key)];
+    if (e->key == key && e->len == len && e->id) {
+        if (e->id == REC_ID_FILTERED) return 0;
+        if (e->id == REC_ID_OVERFLOW) return e->id;  /* no text to compare */
+        if (memcmp(rec__str(&rec__g, e->id)->text, name, len) == 0) return e->id;
     }
-    return rec__filtered(&g->cfg, name) ? 0 : rec__intern(g, name, len, h);
+    return rec__dyn_fill(e, name, len, key);
+}
+
+uint32_t rec__intern_dyn(const char *name);
+
+/* A thread's first dynamic name (or recording off, or a NULL name). */
+static REC__NOINLINE uint32_t rec__dyn_first(const char *name) {
+    struct rec__global *g = &rec__g;
+    if (rec__ensure_init() != 0 || !name) return 0;
+    struct rec__tls *t = &rec__t;
+    if (!t->dyn) {
+        t->dyn = (struct rec__dyn_cache *)calloc(1, sizeof *t->dyn);
+        /* The thread-exit destructor frees it, even if this thread never
+         * records an event (its names may all be filtered). */
+        if (t->dyn && g->key_ok && !pthread_getspecific(g->key))
+            pthread_setspecific(g->key, (void *)&rec__dummy_slot);
+    }
+    if (t->dyn) return rec__intern_dyn(name);
+    size_t len = strnlen(name, REC_STR_MAXLEN);
+    return rec__filtered(&g->cfg, name) ? 0 : rec__intern(g, name, len, rec__hash(name, len));
+}
+
+#define REC__DYN_WORDS 8u  /* the scan's limit: names of up to 56-63 bytes */
+#define REC__ONES  UINT64_C(0x0101010101010101)
+#define REC__HIGHS UINT64_C(0x8080808080808080)
+#if defined(__GNUC__)
+#define REC__NO_SANITIZE __attribute__((no_sanitize_address, no_sanitize_thread))
+#else
+#define REC__NO_SANITIZE
+#endif
+
+/* One word's share of the scan's key: a bijection (xorshift, then times an
+ * odd constant) whose top bits depend on every bit of x; the cache is
+ * indexed by the key's top bits.  Words are mixed independently (their
+ * position goes in through x) and summed, so the multiplies of a name's
+ * words overlap instead of forming a chain. */
+static inline uint64_t rec__dyn_mix(uint64_t x) {
+    return (x ^ (x >> 32)) * UINT64_C(0x9e3779b97f4a7c15);
+}
+
+/* Does the name, r bytes into the aligned words at q (k + 1 of them, the
+ * last one holding its NUL), equal the text?  pre and last mask the bytes
+ * before the name and from its NUL on.  Text byte i is at byte i%8 of its
+ * word i/8, name byte i at byte (i+r)%8 of word (i+r)/8: the text is
+ * shifted to the name's alignment, reading only the words of its first
+ * len bytes. */
+static REC__NO_SANITIZE REC__NOINLINE int rec__dyn_same_shifted(const char *t, const char *q, unsigned k,
+                                                                unsigned r, size_t len, uint64_t pre,
+                                                                uint64_t last) {
+    uint64_t prev = 0, diff = 0, tw, nw;
+    for (unsigned j = 0; j <= k; j++) {
+        tw = 0;
+        if (8u * j < len) memcpy(&tw, t + 8 * j, 8);
+        memcpy(&nw, q + 8 * j, 8);
+        uint64_t m = (j == k ? last : ~UINT64_C(0)) & (j == 0 ? ~pre : ~UINT64_C(0));
+        diff |= (nw ^ ((tw << (8 * r)) | ((prev >> (63 - 8 * r)) >> 1))) & m;
+        prev = tw;
+    }
+    return diff == 0;
+}
+
+/* The hot path of REC_SCOPE_DYN: one pass over the name in aligned 8-byte
+ * words finds its length (the first zero byte, 8 bytes at a time) and
+ * computes its key; a hit in the thread's cache is then checked by
+ * comparing the same words with the interned text.  No libc call, no
+ * shared write.
+ *
+ * An aligned word never straddles a page, so the words holding the name's
+ * first and last bytes may be read whole; but their other bytes are not
+ * the string's, which ASan would report and TSan could see as a race with
+ * a neighbour's write (the masks ignore those bytes): hence the attribute.
+ * Big-endian hosts (which the segment format does not support anyway)
+ * take the careful path. */
+REC__NO_SANITIZE uint32_t rec__intern_dyn(const char *name) {
+    struct rec__dyn_cache *c = rec__t.dyn;
+    if (REC_UNLIKELY(!c || !name)) return rec__dyn_first(name);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uintptr_t a = (uintptr_t)name;
+    unsigned r = (unsigned)(a & 7u);                     /* bytes before the name */
+    const char *q = (const char *)(a - r);
+    uint64_t pre = (UINT64_C(1) << (8 * r)) - 1;        /* ... as a mask */
+    uint64_t w, z, key = 0, pos = r;
+    unsigned k = 0;
+    memcpy(&w, q, 8);
+    w |= pre;                                            /* not zero bytes */
+    while (!(z = (w - REC__ONES) & ~w & REC__HIGHS)) {   /* exact for the lowest zero */
+        key += rec__dyn_mix(w ^ pos);
+        if (++k == REC__DYN_WORDS) return rec__dyn_long(c, name);
+        pos += UINT64_C(0x632be59bd9b4e019);
+        memcpy(&w, q + 8 * k, 8);
+    }
+    uint64_t last = ((z & (0 - z)) >> 7) - 1;           /* bytes before the NUL */
+    size_t len = 8u * k + ((unsigned)__builtin_ctzll(z) >> 3) - r;
+    key += rec__dyn_mix((w & last) ^ pos);
+    struct rec__dyn_ent *e = &c->e[REC__DYN_SLOT(key)];
+    uint32_t id = e->id;
+    if (REC_LIKELY(e->key == key && e->len == len && id > REC_ID_OVERFLOW)) {
+        const char *t = rec__str(&rec__g, id)->text;
+        if (REC_LIKELY(r == 0)) {
+            /* Word j of the text lines up with word j of the name; the
+             * text's word k holds its NUL, inside its record. */
+            uint64_t diff = 0, tw, nw;
+            for (unsigned j = 0; j < k; j++) {
+                memcpy(&tw, t + 8 * j, 8);
+                memcpy(&nw, q + 8 * j, 8);
+                diff |= nw ^ tw;
+            }
+            memcpy(&tw, t + 8 * k, 8);
+            if (REC_LIKELY((diff | ((w ^ tw) & last)) == 0)) return id;
+        } else if (rec__dyn_same_shifted(t, q, k, r, len, pre, last)) {
+            return id;
+        }
+    } else if (e->key == key && e->len == len && id) {
+        return id == REC_ID_FILTERED ? 0 : id;           /* no text to compare */
+    }
+    return rec__dyn_fill(e, name, len, key);
+#else
+    return rec__dyn_long(c, name);
+#endif
 }

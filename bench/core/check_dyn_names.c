@@ -1,0 +1,177 @@
+/*
+ * check_dyn_names.c -- the word-at-a-time path of REC_SCOPE_DYN names
+ * (rec__intern_dyn) gives the same id as the string table's own lookup for
+ * every length and alignment, never reads past the page that holds a
+ * name's NUL, tells apart names that share a cache entry, and keeps
+ * filtered names out.  It lives next to the benchmark that motivated the
+ * path; it is registered in the core and tsan suites.
+ */
+#define RECORDER_IMPLEMENTATION
+#include "recorder.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#define FILTER "zz_filtered"
+
+/* The id the string table itself gives these bytes: the reference. */
+static size_t cut_len(const char *s) {
+    size_t len = strlen(s);
+    return len < REC_STR_MAXLEN ? len : REC_STR_MAXLEN;
+}
+
+static uint32_t canonical(const char *s) {
+    size_t len = cut_len(s);
+    return rec__intern(&rec__g, s, len, rec__hash(s, len));
+}
+
+static int text_is(uint32_t id, const char *s) {
+    const struct rec_str *r = rec__str(&rec__g, id);
+    size_t len = cut_len(s);
+    return ((r->tag >> 8) & 0xffffff) == len && memcmp(r->text, s, len) == 0 && r->text[len] == 0;
+}
+
+/* A name of len bytes whose text depends on seed, so names differ. */
+static void fill(char *p, size_t len, unsigned seed) {
+    for (size_t i = 0; i < len; i++) p[i] = (char)('a' + (i * 7 + seed) % 26);
+    p[len] = 0;
+}
+
+/* Every length the word scan handles and then some, at every alignment;
+ * each twice, so the second call is a cache hit. */
+static void every_length_and_alignment(void) {
+    static char buf[1200 + 16] __attribute__((aligned(16)));
+    for (size_t len = 0; len <= 80; len++) {
+        for (unsigned r = 0; r < 8; r++) {
+            char *p = buf + r;
+            fill(p, len, (unsigned)len + r);
+            uint32_t want = canonical(p);
+            uint32_t a = rec__intern_dyn(p), b = rec__intern_dyn(p);
+            CHECK_EQ_U(a, want);
+            CHECK_EQ_U(b, want);
+            CHECK(text_is(a, p));
+        }
+    }
+    /* Long names are cut at REC_STR_MAXLEN bytes. */
+    fill(buf, 1200, 3);
+    uint32_t id = rec__intern_dyn(buf);
+    CHECK_EQ_U(id, canonical(buf));
+    CHECK_EQ_U((rec__str(&rec__g, id)->tag >> 8) & 0xffffff, REC_STR_MAXLEN);
+    CHECK_EQ_U(rec__intern_dyn(buf), id);
+}
+
+/* One buffer rewritten with other names (how ggml builds op names): every
+ * call sees the current text, not the previous one. */
+static void one_buffer_many_names(void) {
+    char n[64];
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < 40; i++) {
+            snprintf(n, sizeof n, "matmul_blk.%d.attn_q", i);
+            uint32_t id = rec__intern_dyn(n);
+            CHECK_EQ_U(id, canonical(n));
+            CHECK(text_is(id, n));
+        }
+}
+
+/* A cache entry whose key matches but whose text is another name's must
+ * not be trusted: point the entry of `a` at the id of `b` (same length)
+ * and ask for `a` again, at every alignment. */
+static void cache_entry_is_checked(void) {
+    static char buf[96] __attribute__((aligned(16)));
+    char other[96];
+    struct rec__dyn_cache *c = rec__t.dyn;
+    REQUIRE(c != NULL);
+    for (size_t len = 1; len <= 60; len++) {
+        for (unsigned r = 0; r < 8; r++) {
+            char *a = buf + r;
+            fill(a, len, 11);
+            fill(other, len, 11);
+            other[len - 1] = other[len - 1] == 'q' ? 'r' : 'q';  /* differs in its last byte */
+            uint32_t ida = rec__intern_dyn(a), idb = canonical(other);
+            REQUIRE(ida != 0 && idb != 0 && ida != idb);
+            int found = 0;
+            for (unsigned i = 0; i < REC__DYN_CACHE; i++)
+                if (c->e[i].id == ida && c->e[i].len == len) {
+                    c->e[i].id = idb;
+                    found = 1;
+                }
+            CHECK(found);
+            CHECK_EQ_U(rec__intern_dyn(a), ida);
+            CHECK_EQ_U(rec__intern_dyn(a), ida);
+        }
+    }
+}
+
+/* Names that end on the last byte of a page followed by an unmapped page:
+ * reading a word past the NUL's would fault. */
+static void names_at_a_page_end(void) {
+    long pg = sysconf(_SC_PAGESIZE);
+    char *m = (char *)mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(m != MAP_FAILED);
+    REQUIRE(mprotect(m + pg, (size_t)pg, PROT_NONE) == 0);
+    for (size_t len = 0; len <= 70; len++) {
+        char *p = m + pg - 1 - len;
+        fill(p, len, 5);
+        CHECK_EQ_U(rec__intern_dyn(p), canonical(p));
+        CHECK_EQ_U(rec__intern_dyn(p), canonical(p));
+    }
+    /* and names that start a page: the first aligned word is the page's */
+    fill(m, 20, 9);
+    CHECK_EQ_U(rec__intern_dyn(m), canonical(m));
+    munmap(m, (size_t)pg * 2);
+}
+
+static void filtered_names(void) {
+    char n[64];
+    for (unsigned r = 0; r < 8; r++) {
+        snprintf(n + r, sizeof n - r, "blk.%u." FILTER, r);
+        CHECK_EQ_U(rec__intern_dyn(n + r), 0);
+        CHECK_EQ_U(rec__intern_dyn(n + r), 0);  /* from the cache */
+    }
+    CHECK_EQ_U(rec__intern_dyn(NULL), 0);
+}
+
+/* Threads interning the same names at once agree on every id. */
+static void *thread_names(void *arg) {
+    uint32_t *ids = (uint32_t *)arg;
+    char n[64];
+    for (int rep = 0; rep < 3; rep++)
+        for (int i = 0; i < 64; i++) {
+            snprintf(n, sizeof n, "thread.%d.ffn_up", i);
+            uint32_t id = rec__intern_dyn(n);
+            if (rep == 0) ids[i] = id;
+            else if (ids[i] != id) ids[i] = 0;
+        }
+    return NULL;
+}
+
+static void threads_agree(void) {
+    uint32_t ids[4][64];
+    pthread_t th[4];
+    for (int t = 0; t < 4; t++) REQUIRE(pthread_create(&th[t], NULL, thread_names, ids[t]) == 0);
+    for (int t = 0; t < 4; t++) pthread_join(th[t], NULL);
+    for (int i = 0; i < 64; i++) {
+        char n[64];
+        snprintf(n, sizeof n, "thread.%d.ffn_up", i);
+        uint32_t want = canonical(n);
+        for (int t = 0; t < 4; t++) CHECK_EQ_U(ids[t][i], want);
+    }
+}
+
+int main(void) {
+    setenv("RECORDER_FILTER_OUT", FILTER, 1);
+    unsetenv("RECORDER_FILTER");
+    REQUIRE(rec_init() == 0);
+    REQUIRE(rec__intern_dyn("first") == canonical("first"));  /* allocates the cache */
+    every_length_and_alignment();
+    one_buffer_many_names();
+    cache_entry_is_checked();
+    names_at_a_page_end();
+    filtered_names();
+    threads_agree();
+    CHECK_DONE();
+}
