@@ -57,7 +57,7 @@ static uint64_t now_ns(void) {
 
 /* ---- trials on 1 or 2 threads ------------------------------------------ */
 
-enum { CMD_INIT, CMD_TRIAL, CMD_QUIT };
+enum { CMD_INIT, CMD_TRIAL, CMD_FINI, CMD_QUIT };
 
 static struct {
     int cmd;
@@ -91,12 +91,18 @@ static void init_body(unsigned id) {
     }
 }
 
+static void fini_body(void) {
+    for (size_t v = 0; v < NV; v++)
+        if (variants[v]->thread_fini) variants[v]->thread_fini();
+}
+
 static void *worker(void *arg) {
     unsigned id = (unsigned)(uintptr_t)arg;
     for (;;) {
         pthread_barrier_wait(&sh.start);
         if (sh.cmd == CMD_QUIT) return NULL;
         if (sh.cmd == CMD_INIT) init_body(id);
+        else if (sh.cmd == CMD_FINI) fini_body();
         else if (id < sh.threads) trial_body(id);
         pthread_barrier_wait(&sh.done);
     }
@@ -112,6 +118,7 @@ static void command(int cmd, size_t v, unsigned threads, uint64_t scopes) {
     pthread_barrier_wait(&sh.start);
     if (cmd == CMD_QUIT) return;
     if (cmd == CMD_INIT) init_body(0);
+    else if (cmd == CMD_FINI) fini_body();
     else trial_body(0);
     pthread_barrier_wait(&sh.done);
 }
@@ -238,6 +245,7 @@ int main(int argc, char **argv) {
     }
     if (instr) {
         int rc = count_instructions(scopes);
+        command(CMD_FINI, 0, 1, 0);
         command(CMD_QUIT, 0, 1, 0);
         pthread_join(th, NULL);
         return rc;
@@ -285,6 +293,7 @@ int main(int argc, char **argv) {
             }
         }
     }
+    command(CMD_FINI, 0, 1, 0);
     command(CMD_QUIT, 0, 1, 0);
     pthread_join(th, NULL);
     int missed = bench_report(&r);

@@ -42,9 +42,19 @@ static int floor_init(void) {
     return 0;
 }
 
+static void floor_fini(void) {
+    free(floor_t.ring);
+    floor_t.ring = NULL;
+}
+
 const struct bench_variant bench_floor = {
-    "floor", "2 x (rdtsc + one 16-byte entry in a thread-local ring)",
-    floor_run, floor_entries, floor_init, NULL};
+    .key = "floor",
+    .what = "2 x (rdtsc + one 16-byte entry in a thread-local ring)",
+    .run = floor_run,
+    .entries = floor_entries,
+    .thread_init = floor_init,
+    .thread_fini = floor_fini,
+};
 
 __attribute__((noinline)) static void empty_run(uint64_t n) {
     for (uint64_t i = 0; i < n; i++) {
@@ -54,4 +64,4 @@ __attribute__((noinline)) static void empty_run(uint64_t n) {
 }
 
 const struct bench_variant bench_empty = {
-    "empty", "the loop and its barriers alone", empty_run, NULL, NULL, NULL};
+    .key = "empty", .what = "the loop and its barriers alone", .run = empty_run};

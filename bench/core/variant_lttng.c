@@ -42,8 +42,16 @@ static const char *lttng_why(void) {
 }
 
 const struct bench_variant bench_lttng_static = {
-    "lttng", "LTTng-UST tracepoints begin/end with an integer id", lttng_static_run, NULL,
-    lttng_init, lttng_why};
+    .key = "lttng",
+    .what = "LTTng-UST tracepoints begin/end with an integer id",
+    .run = lttng_static_run,
+    .thread_init = lttng_init,
+    .unavailable = lttng_why,
+};
 const struct bench_variant bench_lttng_dyn = {
-    "lttng_dyn", "LTTng-UST tracepoints begin_str/end_str with the name as a string",
-    lttng_dyn_run, NULL, lttng_init, lttng_why};
+    .key = "lttng_dyn",
+    .what = "LTTng-UST tracepoints begin_str/end_str with the name as a string",
+    .run = lttng_dyn_run,
+    .thread_init = lttng_init,
+    .unavailable = lttng_why,
+};

@@ -15,6 +15,6 @@ static const char *lttng_why(void) {
 }
 
 const struct bench_variant bench_lttng_static = {
-    "lttng", "LTTng-UST (not built)", NULL, NULL, lttng_init, lttng_why};
+    .key = "lttng", .what = "LTTng-UST (not built)", .thread_init = lttng_init, .unavailable = lttng_why};
 const struct bench_variant bench_lttng_dyn = {
-    "lttng_dyn", "LTTng-UST (not built)", NULL, NULL, lttng_init, lttng_why};
+    .key = "lttng_dyn", .what = "LTTng-UST (not built)", .thread_init = lttng_init, .unavailable = lttng_why};

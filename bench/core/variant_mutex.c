@@ -55,6 +55,17 @@ static int mutex_init(void) {
     return ok ? 0 : -1;
 }
 
+static void mutex_fini(void) {
+    pthread_mutex_lock(&mutex_lock);
+    free(mutex_buf);  /* every thread calls this; the first frees */
+    mutex_buf = NULL;
+    pthread_mutex_unlock(&mutex_lock);
+}
+
 const struct bench_variant bench_mutex = {
-    "mutex", "simple-perf design: global buffer + pthread mutex + clock_gettime + name copy",
-    mutex_run, NULL, mutex_init, NULL};
+    .key = "mutex",
+    .what = "simple-perf design: global buffer + pthread mutex + clock_gettime + name copy",
+    .run = mutex_run,
+    .thread_init = mutex_init,
+    .thread_fini = mutex_fini,
+};

@@ -68,15 +68,16 @@ static const char *rec_unavailable(void) {
     return rec_why;
 }
 
-const struct bench_variant bench_rec_static = {
-    "rec", "REC_SCOPE(\"bench.static\")", rec_static_run, rec_entries, rec_thread_init,
-    rec_unavailable};
-const struct bench_variant bench_rec_dyn = {
-    "rec_dyn", "REC_SCOPE_DYN(name), 16 run-time names of 19 bytes in turn", rec_dyn_run,
-    rec_entries, rec_thread_init, rec_unavailable};
-const struct bench_variant bench_rec_filtered = {
-    "rec_filt", "REC_SCOPE of a static name in RECORDER_FILTER_OUT", rec_filtered_run,
-    rec_entries, rec_thread_init, rec_unavailable};
-const struct bench_variant bench_rec_dyn_filtered = {
-    "rec_dynfilt", "REC_SCOPE_DYN of run-time names in RECORDER_FILTER_OUT",
-    rec_dyn_filtered_run, rec_entries, rec_thread_init, rec_unavailable};
+#define REC_VARIANT(k, w, fn) \
+    {.key = k, .what = w, .run = fn, .entries = rec_entries, .thread_init = rec_thread_init, \
+     .unavailable = rec_unavailable}
+
+const struct bench_variant bench_rec_static =
+    REC_VARIANT("rec", "REC_SCOPE(\"bench.static\")", rec_static_run);
+const struct bench_variant bench_rec_dyn =
+    REC_VARIANT("rec_dyn", "REC_SCOPE_DYN(name), 16 run-time names of 19-20 bytes in turn", rec_dyn_run);
+const struct bench_variant bench_rec_filtered =
+    REC_VARIANT("rec_filt", "REC_SCOPE of a static name in RECORDER_FILTER_OUT", rec_filtered_run);
+const struct bench_variant bench_rec_dyn_filtered =
+    REC_VARIANT("rec_dynfilt", "REC_SCOPE_DYN of run-time names in RECORDER_FILTER_OUT",
+                rec_dyn_filtered_run);

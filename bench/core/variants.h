@@ -43,6 +43,8 @@ struct bench_variant {
     int (*thread_init)(void);
     /* Why it cannot run, when thread_init failed or before it runs. */
     const char *(*unavailable)(void);
+    /* Once per thread at the end: free what thread_init took. */
+    void (*thread_fini)(void);
 };
 
 /* Each file adds its variants here; bench_scope.c lists them in order. */
