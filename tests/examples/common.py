@@ -75,3 +75,49 @@ def walk(thread):
     for s in stack:
         problems.append(f"{thread['name']}: {s['name']} never ended")
     return out, others, problems
+
+
+def trace_events(path):
+    """The traceEvents of a Perfetto / Chrome JSON trace file."""
+    with open(path) as f:
+        doc = json.load(f)
+    return doc["traceEvents"] if isinstance(doc, dict) else doc
+
+
+def trace_slices(events):
+    """Slices per (pid, tid) from complete ("X") or begin/end ("B"/"E")
+    events: lists of dicts name, ts, end, depth, parent, sorted by start.
+    Also returns thread names by (pid, tid) and problems found."""
+    by_thread, names, problems, open_ = {}, {}, [], {}
+    for e in events:
+        key = (e.get("pid"), e.get("tid"))
+        ph = e.get("ph")
+        if ph == "M" and e.get("name") == "thread_name":
+            names[key] = e.get("args", {}).get("name")
+        elif ph == "X":
+            by_thread.setdefault(key, []).append({"name": e["name"], "ts": e["ts"], "end": e["ts"] + e.get("dur", 0)})
+        elif ph == "B":
+            open_.setdefault(key, []).append({"name": e["name"], "ts": e["ts"]})
+        elif ph == "E":
+            st = open_.get(key)
+            if not st:
+                problems.append(f"E without B on {key}")
+                continue
+            s = st.pop()
+            s["end"] = e["ts"]
+            by_thread.setdefault(key, []).append(s)
+    for key, st in open_.items():
+        for s in st:
+            problems.append(f"{s['name']} on {key} has no end")
+    for key, sl in by_thread.items():
+        sl.sort(key=lambda s: (s["ts"], -s["end"]))
+        stack = []
+        for s in sl:
+            while stack and stack[-1]["end"] <= s["ts"] and not (stack[-1]["end"] == s["ts"] == stack[-1]["ts"]):
+                stack.pop()
+            if stack and s["end"] > stack[-1]["end"]:
+                problems.append(f"{s['name']} overlaps {stack[-1]['name']} on {key}")
+            s["depth"] = len(stack)
+            s["parent"] = stack[-1]["name"] if stack else None
+            stack.append(s)
+    return by_thread, names, problems
