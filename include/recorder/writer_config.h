@@ -27,7 +27,14 @@ struct rec__config {
 };
 
 static void rec__warn(const char *var, const char *val, const char *why) {
-    fprintf(stderr, "recorder: ignoring %s=\"%.40s\": %s\n", var, val, why);
+    /* One line, whatever the value holds: control bytes (a newline, a
+     * terminal escape) are shown as '?'. */
+    char shown[41];
+    size_t n = 0;
+    for (; n < sizeof shown - 1 && val[n]; n++)
+        shown[n] = (unsigned char)val[n] < 0x20 || val[n] == 0x7f ? '?' : val[n];
+    shown[n] = 0;
+    fprintf(stderr, "recorder: ignoring %s=\"%s\": %s\n", var, shown, why);
 }
 
 /* An unsigned integer in [lo, hi], or dflt with a warning. */
