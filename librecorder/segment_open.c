@@ -78,8 +78,12 @@ static int validate(const struct rec_header *h, uint64_t fsize, char *err, size_
     if (h->segment_size > fsize)
         return fail(err, cap, REC_ERR_TRUNCATED, "%s: truncated: %llu bytes, header says %llu", path,
                     (unsigned long long)fsize, (unsigned long long)h->segment_size);
-    uint64_t mt = h->max_threads, re = h->ring_entries;
-    int ok = mt >= 1 && mt <= 65536 && pow2(re) && re >= 16 && re <= (UINT64_C(1) << 32) &&
+    uint64_t mt = h->max_threads, re = h->ring_entries, end = h->segment_size;
+    /* Every offset and size inside the file first, so that no sum below can
+     * wrap around (a mapped file is far smaller than 2^63 bytes). */
+    int ok = h->consumer_size <= end && h->slots_off <= end && h->index_off <= end && h->strings_off <= end &&
+             h->strings_size <= end && h->rings_off <= end &&
+             mt >= 1 && mt <= 65536 && pow2(re) && re >= 16 && re <= (UINT64_C(1) << 32) &&
              pow2(h->index_entries) && h->ticks_per_sec > 0 && h->consumer_off == REC_PAGE &&
              aligned(h->consumer_size) && aligned(h->slots_off) && aligned(h->index_off) &&
              aligned(h->strings_off) && aligned(h->strings_size) && aligned(h->rings_off) &&
