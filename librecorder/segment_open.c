@@ -97,6 +97,8 @@ static int validate(const struct rec_header *h, uint64_t fsize, char *err, size_
     return REC_OK;
 }
 
+/* Field 22 (starttime) of /proc/<pid>/stat, 0 if unknown, or UINT64_MAX
+ * for a zombie: it has died, only its parent has not reaped it yet. */
 static uint64_t proc_start_of(int pid) {
     char p[64], buf[1024];
     snprintf(p, sizeof p, "/proc/%d/stat", pid);
@@ -108,6 +110,7 @@ static uint64_t proc_start_of(int pid) {
     buf[n] = 0;
     char *q = strrchr(buf, ')');
     if (!q) return 0;
+    if (q[1] == ' ' && (q[2] == 'Z' || q[2] == 'X')) return UINT64_MAX;
     int field = 2;
     for (; *q && field < 22; q++)
         if (*q == ' ') field++;
@@ -279,8 +282,10 @@ void rec_seg_get_info(rec_seg *s, struct rec_seg_info *info) {
     }
     uint32_t flags = __atomic_load_n(&live->flags, __ATOMIC_ACQUIRE);
     info->closed = (flags & REC_FLAG_CLOSED) != 0;
+    uint64_t start = 0;
     info->alive = h->pid > 0 && !info->closed && (kill(h->pid, 0) == 0 || errno == EPERM) &&
-                  (h->proc_start == 0 || proc_start_of(h->pid) == h->proc_start);
+                  (start = proc_start_of(h->pid)) != UINT64_MAX &&
+                  (h->proc_start == 0 || start == h->proc_start);
     info->mode = __atomic_load_n(&s->cons->mode, __ATOMIC_ACQUIRE) == REC_MODE_STREAM ? REC_MODE_STREAM
                                                                                        : REC_MODE_FLIGHT;
     info->max_threads = h->max_threads;
