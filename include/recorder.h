@@ -207,17 +207,23 @@ static inline int rec_init(void) { return -1; }
 static inline void rec_shutdown(void) {}
 static inline const char *rec_segment_path(void) { return (const char *)0; }
 
-#define REC_SCOPE(name) ((void)0)
-#define REC_SCOPE_DYN(name) ((void)0)
-#define REC_BEGIN(name) ((void)0)
-#define REC_BEGIN_DYN(name) ((void)0)
+/* Arguments are never evaluated, yet count as used: a value computed only
+ * for the tracing must not become an "unused" warning (an error under
+ * -Werror) when the tracing is compiled out. */
+#define REC__NOP(x) (0 ? (void)(x) : (void)0)
+#define REC__NOP2(x, y) (0 ? ((void)(x), (void)(y)) : (void)0)
+#define REC__NOP_SEL(a, b, f, ...) f
+#define REC_SCOPE(name) REC__NOP(name)
+#define REC_SCOPE_DYN(name) REC__NOP(name)
+#define REC_BEGIN(name) REC__NOP(name)
+#define REC_BEGIN_DYN(name) REC__NOP(name)
 #define REC_END() ((void)0)
-#define REC_INSTANT(...) ((void)0)
-#define REC_COUNTER(name, value) ((void)0)
-#define REC_FLOW_BEGIN(id) ((void)0)
-#define REC_FLOW_STEP(id) ((void)0)
-#define REC_FLOW_END(id) ((void)0)
-#define REC_THREAD_NAME(name) ((void)0)
+#define REC_INSTANT(...) REC__NOP_SEL(__VA_ARGS__, REC__NOP2, REC__NOP, _)(__VA_ARGS__)
+#define REC_COUNTER(name, value) REC__NOP2(name, value)
+#define REC_FLOW_BEGIN(id) REC__NOP(id)
+#define REC_FLOW_STEP(id) REC__NOP(id)
+#define REC_FLOW_END(id) REC__NOP(id)
+#define REC_THREAD_NAME(name) REC__NOP(name)
 
 #else /* !RECORDER_DISABLE */
 
