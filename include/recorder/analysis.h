@@ -58,10 +58,16 @@ void rec_model_feed(rec_model *m, uint32_t slot, const struct rec_event *ev, siz
 /* Read every slot of a live segment once and feed the model; returns the
  * number of events decoded. */
 size_t rec_model_poll_seg(rec_model *m, rec_seg *s);
+/* Entries of a slot that the caller's decoder rejected (rec_decode's *bad),
+ * for sources fed through rec_model_feed; rec_model_poll_seg counts its own. */
+void rec_model_add_bad(rec_model *m, uint32_t slot, uint64_t n);
 /* The source's "now", for windows and open scopes: the newest timestamp
  * seen, or a live clock (rec_model_set_now). */
 void rec_model_set_now(rec_model *m, double now_ns);
 double rec_model_now(const rec_model *m);
+/* rec_model_set_now with the segment's clock read right now (what a live
+ * viewer calls before each query so that idle windows still slide). */
+void rec_model_set_now_live(rec_model *m, rec_seg *s);
 
 /* ---- threads ---------------------------------------------------------- */
 
@@ -81,6 +87,9 @@ struct rec_model_thread {
     double busy_ns;           /* time inside top-level scopes, ever */
     double util[60];          /* busy fraction per second, util[59] newest */
     double events_per_sec;    /* over the last full second */
+    /* Added by the analysis layer (docs/analysis.md, "unmatched ends"): */
+    uint64_t unmatched;       /* ends whose begin was never seen (REC_SLICE_NO_BEGIN slices) */
+    uint64_t too_deep;        /* scopes nested past REC_MAX_DEPTH: counted, not tracked */
 };
 /* The threads known, in slot order; valid until the next feed/poll. */
 size_t rec_model_threads(const rec_model *m, const struct rec_model_thread **out);
@@ -129,9 +138,12 @@ enum rec_item_kind {
     REC_ITEM_INSTANT,
     REC_ITEM_COUNTER,
     REC_ITEM_FLOW,
+    REC_ITEM_LOSS,            /* entries lost here: value = how many, msg says why */
 };
 #define REC_SLICE_OPEN 1u        /* no end yet (open at the snapshot) */
 #define REC_SLICE_NO_BEGIN 2u    /* its begin was lost: starts at the first event seen */
+#define REC_SLICE_NO_END 4u      /* its end was never seen: closed where an enclosing scope ended */
+#define REC_SLICE_GAP 8u         /* entries were lost while it was open: begin and end may not pair */
 
 struct rec_item {
     unsigned kind;

@@ -1,0 +1,384 @@
+/*
+ * model.c -- the model's lifetime and its registries: names, call-path
+ * nodes, statistics series (one per tid), thread records, the clock.
+ *
+ * Every registry is bounded (model.h): a hostile or runaway source can
+ * fill it, after which new names, paths and tids share one "(other)"
+ * entry instead of growing memory without end.
+ */
+#define _GNU_SOURCE 1     /* qsort_r */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+#define SPECIAL_UNKNOWN 0u        /* local name 0: string id 0 */
+#define SPECIAL_OTHER 1u          /* local name 1: what overflowing registries share */
+#define NODE_OTHER 1u             /* node 1: paths past NODE_MAX */
+#define UNKNOWN_TID_BASE 0x7fff0000 /* tids for threads whose THREAD_START was lost */
+
+static void *grow_array(void *p, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return p;
+    size_t ncap = *cap ? *cap : 16;
+    while (ncap < need) ncap *= 2;
+    void *q = realloc(p, ncap * elem);
+    if (!q) return NULL;
+    memset((char *)q + *cap * elem, 0, (ncap - *cap) * elem);
+    *cap = ncap;
+    return q;
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+static uint32_t add_name(rec_model *m, uint32_t id, const char *fixed) {
+    void *p = grow_array(m->names, &m->cap_names, m->n_names + 1, sizeof *m->names);
+    if (!p) return SPECIAL_OTHER;
+    m->names = p;
+    struct name *n = &m->names[m->n_names];
+    memset(n, 0, sizeof *n);
+    n->id = id;
+    if (fixed) n->text = strdup(fixed);
+    return (uint32_t)m->n_names++;
+}
+
+uint32_t model_name(rec_model *m, uint32_t id) {
+    uint64_t *v = u64map_get(&m->name_idx, id);
+    if (v) return (uint32_t)*v;
+    if (m->n_names >= NAME_MAX_LOCAL) return SPECIAL_OTHER;
+    int isnew;
+    v = u64map_put(&m->name_idx, id, &isnew);
+    if (!v) return SPECIAL_OTHER;
+    uint32_t local = add_name(m, id, NULL);
+    *v = local;
+    return local;
+}
+
+const char *model_name_text(rec_model *m, uint32_t local) {
+    if (local >= m->n_names) local = SPECIAL_OTHER;
+    struct name *n = &m->names[local];
+    if (n->text) return n->text;
+    /* Not resolved yet: the string may have been published after the
+     * event was read, so ask again rather than caching a failure. */
+    const char *s = m->strings && n->id > REC_ID_OVERFLOW ? m->strings(m->ctx, n->id) : NULL;
+    if (s) {
+        n->text = strdup(s);
+        if (n->text) return n->text;
+    }
+    if (n->id == REC_ID_OVERFLOW) return "(string table full)";
+    if (!n->fallback) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "(id %u)", n->id);
+        n->fallback = strdup(buf);
+        if (!n->fallback) return "(unknown)";
+    }
+    return n->fallback;
+}
+
+/* ---- call-path nodes ---------------------------------------------------- */
+
+static uint32_t add_node(rec_model *m, uint32_t parent, uint32_t name) {
+    size_t c1 = m->cap_nodes, c2 = m->cap_nodes, c3 = m->cap_nodes;
+    uint32_t *a = grow_array(m->node_parent, &c1, m->n_nodes + 1, sizeof *a);
+    if (a) m->node_parent = a;
+    uint32_t *b = a ? grow_array(m->node_name, &c2, m->n_nodes + 1, sizeof *b) : NULL;
+    if (b) m->node_name = b;
+    uint32_t *c = b ? grow_array(m->node_depth, &c3, m->n_nodes + 1, sizeof *c) : NULL;
+    if (c) m->node_depth = c;
+    if (!a || !b || !c) return NODE_OTHER;
+    m->cap_nodes = c1;
+    uint32_t n = (uint32_t)m->n_nodes++;
+    m->node_parent[n] = parent;
+    m->node_name[n] = name;
+    m->node_depth[n] = n == 0 ? 0 : m->node_depth[parent] + 1;
+    return n;
+}
+
+uint32_t model_node(rec_model *m, uint32_t parent, uint32_t name) {
+    if (parent == NODE_OTHER) return NODE_OTHER;
+    uint64_t key = (uint64_t)parent << 32 | name;
+    uint64_t *v = u64map_get(&m->node_idx, key);
+    if (v) return (uint32_t)*v;
+    if (m->n_nodes >= NODE_MAX) return NODE_OTHER;
+    int isnew;
+    v = u64map_put(&m->node_idx, key, &isnew);
+    if (!v) return NODE_OTHER;
+    *v = add_node(m, parent, name);
+    return (uint32_t)*v;
+}
+
+/* ---- series: statistics per tid ---------------------------------------- */
+
+uint16_t model_series(rec_model *m, int tid) {
+    uint64_t key = (uint64_t)(uint32_t)tid;
+    uint64_t *v = u64map_get(&m->series_idx, key);
+    if (v) return (uint16_t)*v;
+    if (m->n_series >= SERIES_MAX - 1) return SERIES_MAX;
+    int isnew;
+    v = u64map_put(&m->series_idx, key, &isnew);
+    if (!v) return SERIES_MAX;
+    *v = ++m->n_series;
+    return (uint16_t)*v;
+}
+
+/* ---- thread records ----------------------------------------------------- */
+
+struct trec *model_rec(rec_model *m, int idx) {
+    return idx >= 0 && (size_t)idx < m->n_recs ? &m->recs[idx] : NULL;
+}
+
+int model_record(rec_model *m, uint32_t slot, uint32_t gen) {
+    uint64_t key = (uint64_t)slot << 32 | gen;
+    uint64_t *v = u64map_get(&m->rec_idx, key);
+    if (v) return (int)*v;
+    if (m->n_recs >= REC_MAX_RECORDS) return -1;
+    void *p = grow_array(m->recs, &m->cap_recs, m->n_recs + 1, sizeof *m->recs);
+    if (!p) return -1;
+    m->recs = p;
+    int isnew;
+    v = u64map_put(&m->rec_idx, key, &isnew);
+    if (!v) return -1;
+    struct trec *r = &m->recs[m->n_recs];
+    memset(r, 0, sizeof *r);
+    r->slot = slot;
+    r->gen = gen;
+    r->tid = UNKNOWN_TID_BASE + (int)(slot & 0xffff);
+    snprintf(r->name, sizeof r->name, "slot %u (thread start not seen)", slot);
+    r->state = REC_SLOT_LIVE;
+    r->series = model_series(m, r->tid);
+    r->exit_ns = -1;
+    for (int i = 0; i < 60; i++) r->secs[i].sec = INT64_MIN;
+    *v = m->n_recs;
+    return (int)m->n_recs++;
+}
+
+/* Where a record's open slices end: now while it runs, its exit (or last
+ * event) once it exited or a newer generation took its slot. */
+double model_close_ns(const rec_model *m, const struct trec *r) {
+    int idx = (int)(r - m->recs);
+    int current = r->slot < m->n_slots && m->slots[r->slot].cur == idx;
+    if (current && r->state != REC_SLOT_EXITED) return rec_model_now(m);
+    double t = r->last_ns;
+    if (r->exit_ns > t) t = r->exit_ns;
+    return t;
+}
+
+void model_invalidate(rec_model *m) { m->items_valid = 0; }
+
+static double ticks_to_ns(const rec_model *m, uint64_t ticks) {
+    if (m->conv) return rec_seg_ticks_to_ns(m->conv, ticks);
+    if (ticks >= m->src.ticks0) return (double)(ticks - m->src.ticks0) * m->ns_per_tick;
+    return -(double)(m->src.ticks0 - ticks) * m->ns_per_tick;
+}
+
+/* ---- the public lifetime ------------------------------------------------ */
+
+rec_model *rec_model_new(const struct rec_source_info *src, rec_string_fn strings, void *ctx,
+                         const struct rec_model_opts *opts) {
+    rec_model *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    if (src) m->src = *src;
+    m->strings = strings;
+    m->ctx = ctx;
+    if (opts) m->opts = *opts;
+    if (m->opts.max_events == 0) m->opts.max_events = (size_t)8 << 20;
+    double tps = m->src.ticks_per_sec;
+    m->ns_per_tick = (isfinite(tps) && tps > 0) ? 1e9 / tps : 1.0;
+    agg_init(&m->all);
+    m->w1.width_ns = 1e8;
+    m->w10.width_ns = 1e9;
+    for (int i = 0; i < WIN_BUCKETS; i++) {
+        agg_init(&m->w1.b[i]);
+        agg_init(&m->w10.b[i]);
+    }
+    elog_init(&m->log, m->opts.keep_log ? m->opts.max_events : 0);
+    /* Fixed entries: name 0 is string id 0, name 1 and node 1 take what
+     * overflows, node 0 is the root. */
+    int isnew;
+    uint64_t *v = u64map_put(&m->name_idx, 0, &isnew);
+    if (!v) goto fail;
+    *v = add_name(m, 0, "(unknown)");
+    add_name(m, UINT32_MAX, "(other)");
+    add_node(m, 0, SPECIAL_UNKNOWN);
+    add_node(m, 0, SPECIAL_OTHER);
+    if (m->n_names != 2 || m->n_nodes != 2) goto fail;
+    return m;
+fail:
+    rec_model_free(m);
+    return NULL;
+}
+
+void rec_model_free(rec_model *m) {
+    if (!m) return;
+    for (size_t i = 0; i < m->n_names; i++) {
+        free(m->names[i].text);
+        free(m->names[i].fallback);
+        free(m->names[i].json);
+    }
+    free(m->names);
+    u64map_free(&m->name_idx);
+    u64map_free(&m->node_idx);
+    free(m->node_parent);
+    free(m->node_name);
+    free(m->node_depth);
+    u64map_free(&m->series_idx);
+    agg_free(&m->all);
+    for (int i = 0; i < WIN_BUCKETS; i++) {
+        agg_free(&m->w1.b[i]);
+        agg_free(&m->w10.b[i]);
+    }
+    for (size_t i = 0; i < m->n_recs; i++) free(m->recs[i].stack);
+    free(m->recs);
+    u64map_free(&m->rec_idx);
+    free(m->slots);
+    elog_free(&m->log);
+    free(m->ent_buf);
+    free(m->ev_buf);
+    free(m->th_buf);
+    free(m->th_out);
+    free(m->items_out);
+    free(m);
+}
+
+void rec_model_set_now(rec_model *m, double now_ns) {
+    if (!isfinite(now_ns)) return;
+    m->set_now_ns = now_ns;
+    m->have_set_now = 1;
+    model_invalidate(m);
+}
+
+double rec_model_now(const rec_model *m) {
+    if (m->have_set_now && (!m->have_newest || m->set_now_ns > m->newest_ns)) return m->set_now_ns;
+    return m->have_newest ? m->newest_ns : 0.0;
+}
+
+/* ---- rec_model_thread --------------------------------------------------- */
+
+struct slot_state *model_slot(rec_model *m, uint32_t slot) {
+    if (slot >= (1u << 20)) return NULL;
+    if (slot >= m->n_slots) {
+        size_t n = m->n_slots ? m->n_slots : 16;
+        while (n <= slot) n *= 2;
+        struct slot_state *p = realloc(m->slots, n * sizeof *p);
+        if (!p) return NULL;
+        for (size_t i = m->n_slots; i < n; i++) {
+            p[i].cur = p[i].latest = -1;
+            p[i].pend_over = p[i].pend_drop = 0;
+        }
+        m->slots = p;
+        m->n_slots = n;
+    }
+    return &m->slots[slot];
+}
+
+void model_set_tid(rec_model *m, struct trec *r, int tid) {
+    if (r->tid_known && r->tid == tid) return;
+    if (!r->tid_known && strncmp(r->name, "slot ", 5) == 0) r->name[0] = 0;
+    r->tid = tid;
+    r->tid_known = 1;
+    r->series = model_series(m, tid);
+}
+
+void rec_model_thread(rec_model *m, const struct rec_thread_info *t) {
+    struct slot_state *s = model_slot(m, t->slot);
+    if (!s) return;
+    int idx = model_record(m, t->slot, t->gen);
+    struct trec *r = model_rec(m, idx);
+    if (!r) return;
+    model_set_tid(m, r, t->tid);
+    if (t->name[0]) snprintf(r->name, sizeof r->name, "%s", t->name);
+    if (t->state == REC_SLOT_EXITED || t->state == REC_SLOT_LIVE) r->state = t->state;
+    if (t->exit_ticks) r->exit_ns = ticks_to_ns(m, t->exit_ticks);
+    r->start_head = t->start_head;
+    r->has_start_head = 1;
+    struct trec *latest = model_rec(m, s->latest);
+    if (!latest || t->gen >= latest->gen) s->latest = idx;
+    model_invalidate(m);
+}
+
+double model_ticks_to_ns(const rec_model *m, uint64_t ticks) { return ticks_to_ns(m, ticks); }
+
+/* ---- rec_model_threads -------------------------------------------------- */
+
+static int cmp_rec(const void *a, const void *b, void *ctx) {
+    const struct trec *recs = ctx;
+    const struct trec *x = &recs[*(const uint32_t *)a], *y = &recs[*(const uint32_t *)b];
+    if (x->slot != y->slot) return x->slot < y->slot ? -1 : 1;
+    if (x->gen != y->gen) return x->gen < y->gen ? -1 : 1;
+    return 0;
+}
+
+size_t model_record_order(rec_model *m, uint32_t *order) {
+    for (size_t i = 0; i < m->n_recs; i++) order[i] = (uint32_t)i;
+    qsort_r(order, m->n_recs, sizeof *order, cmp_rec, m->recs);
+    return m->n_recs;
+}
+
+static void fill_thread(const rec_model *m, const struct trec *r, struct rec_model_thread *o) {
+    memset(o, 0, sizeof *o);
+    o->slot = r->slot;
+    o->gen = r->gen;
+    o->tid = r->tid;
+    memcpy(o->name, r->name, sizeof o->name);
+    o->state = r->state;
+    o->events = r->events;
+    o->overwritten = r->overwritten;
+    o->dropped = r->dropped;
+    o->bad = r->bad;
+    o->first_ns = r->first_ns;
+    o->last_ns = r->last_ns;
+    o->depth = r->depth;
+    for (int i = 0; i < r->depth && i < REC_MAX_DEPTH; i++) {
+        o->stack[i] = r->stack[i].name_id;
+        o->stack_ns[i] = r->stack[i].ts;
+    }
+    o->unmatched = r->unmatched;
+    o->too_deep = r->too_deep;
+
+    double now = model_close_ns(m, r);
+    double open_b = r->depth > 0 ? r->stack[0].ts : now;  /* busy since the open top-level scope began */
+    o->busy_ns = r->busy_ns + (now > open_b ? now - open_b : 0);
+    int64_t now_sec = (int64_t)floor(now / 1e9);
+    for (int i = 0; i < 60; i++) {
+        int64_t sec = now_sec - 59 + i;
+        const struct sec_slot *ss = &r->secs[((sec % 60) + 60) % 60];
+        double busy = ss->sec == sec ? ss->busy_ns : 0;
+        double s0 = (double)sec * 1e9, s1 = s0 + 1e9;
+        double lo = open_b > s0 ? open_b : s0, hi = now < s1 ? now : s1;
+        if (hi > lo) busy += hi - lo;
+        double span = i == 59 ? now - s0 : 1e9;
+        double u = span > 0 ? busy / span : 0;
+        o->util[i] = u < 0 ? 0 : u > 1 ? 1 : u;
+    }
+    const struct sec_slot *prev = &r->secs[(((now_sec - 1) % 60) + 60) % 60];
+    o->events_per_sec = prev->sec == now_sec - 1 ? (double)prev->events : 0;
+}
+
+size_t rec_model_threads(const rec_model *mc, const struct rec_model_thread **out) {
+    rec_model *m = (rec_model *)mc;  /* the result buffer is the model's */
+    *out = NULL;
+    if (!m->n_recs) return 0;
+    uint32_t *order = malloc(m->n_recs * sizeof *order);
+    struct rec_model_thread *th = realloc(m->th_out, (m->n_recs < LIST_MAX_THREADS ? m->n_recs : LIST_MAX_THREADS) * sizeof *th);
+    if (!order || !th) {
+        free(order);
+        if (th) m->th_out = th;
+        return 0;
+    }
+    m->th_out = th;
+    model_record_order(m, order);
+    /* Past the listing bound, keep the live threads and the newest records. */
+    size_t skip = m->n_recs > LIST_MAX_THREADS ? m->n_recs - LIST_MAX_THREADS : 0, n = 0;
+    for (size_t i = 0; i < m->n_recs && n < LIST_MAX_THREADS; i++) {
+        const struct trec *r = &m->recs[order[i]];
+        if (skip && r->state == REC_SLOT_EXITED && order[i] < m->n_recs - LIST_MAX_THREADS) {
+            skip--;
+            continue;
+        }
+        fill_thread(m, r, &th[n++]);
+    }
+    free(order);
+    *out = th;
+    return n;
+}

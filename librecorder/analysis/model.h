@@ -1,0 +1,237 @@
+/*
+ * model.h -- the analysis model's private state, shared by the files of
+ * librecorder/analysis/.  The public contract is recorder/analysis.h;
+ * docs/analysis.md explains the policies (unmatched ends, windows, bounds).
+ *
+ * Layout of the state:
+ *   names    string id -> a dense local index, the text (copied once)
+ *   nodes    call paths (parent node, name) -> node: the tree's skeleton
+ *   series   statistics are kept per tid and for all threads (series 0)
+ *   aggs     one table of per-(series, node) sums and per-(series, name,
+ *            bin) histogram cells for the whole run, and one per time
+ *            bucket in two rings (10 x 100 ms for the 1 s window, 10 x 1 s
+ *            for the 10 s window)
+ *   records  one per thread (slot, generation): its open-scope stack,
+ *            loss counters and per-second rings
+ *   log      the event log (keep_log): compact items in a bounded ring
+ */
+#ifndef REC_ANALYSIS_MODEL_H
+#define REC_ANALYSIS_MODEL_H
+
+#include <stdint.h>
+
+#include "histogram.h"
+#include "recorder/analysis.h"
+#include "u64map.h"
+
+/* Internal to librecorder: not exported from the shared library. */
+#pragma GCC visibility push(hidden)
+
+#define NAME_MAX_LOCAL (1u << 20)      /* distinct names kept; the rest share one */
+#define NODE_MAX (1u << 20)            /* distinct call paths kept; the rest share one */
+#define SERIES_MAX 65535u              /* distinct tids kept; the rest share one */
+#define REC_MAX_RECORDS 65535u         /* thread generations kept (uint16 in the log) */
+#define LIST_MAX_THREADS 4096u         /* rec_model_threads lists at most this many */
+#define WIN_BUCKETS 10
+
+/* Internal item flags next to the public REC_SLICE_* ones (see view.h). */
+#define ITEM_CLIPPED 0x80u             /* --last cut its beginning off */
+
+/* ---- names ---------------------------------------------------------- */
+struct name {
+    uint32_t id;              /* string id in the source */
+    char *text;               /* our copy; NULL until the source resolves it */
+    char *fallback;           /* shown until then: "(id N)"; kept (pointers to it stay valid) */
+    char *json;               /* cached "name":"..." for the exporter, or NULL */
+    uint32_t json_len;
+};
+
+/* ---- statistics aggregation ---------------------------------------- */
+struct acc {
+    uint64_t calls;
+    double total, self, min, max;
+};
+
+/* One table: the whole run, or one time bucket of a window ring. */
+struct agg {
+    int64_t id;               /* time-bucket index held (rings); INT64_MIN = empty */
+    struct u64map acc_idx;    /* series << 32 | node -> index in accs */
+    struct acc *accs;
+    size_t n_acc, cap_acc;
+    struct u64map cells;      /* series << 32 | name << 11 | bin -> count */
+};
+
+struct ring {
+    double width_ns;          /* 1e8 or 1e9 */
+    struct agg b[WIN_BUCKETS];
+};
+
+/* ---- threads ------------------------------------------------------- */
+struct frame {
+    uint32_t name_id;
+    uint32_t node;
+    double ts;                /* begin, ns */
+    double child_ns;          /* closed children's time, for self time */
+    double child_end;         /* end of the last closed child */
+    uint64_t seq;             /* its log item, UINT64_MAX if none */
+    int gap;                  /* events were lost while it was open */
+};
+
+struct sec_slot {
+    int64_t sec;              /* which second this holds */
+    double busy_ns;
+    uint64_t events;
+};
+
+struct trec {
+    uint32_t slot, gen;
+    int tid;
+    int tid_known;
+    char name[64];
+    unsigned state;
+    uint16_t series;
+    uint64_t events, overwritten, dropped, bad;
+    uint64_t unmatched;       /* ends whose begin was never seen */
+    uint64_t too_deep;        /* scopes nested past REC_MAX_DEPTH (not tracked) */
+    int seen;                 /* any event yet */
+    uint64_t last_ticks;      /* per-thread time never goes back */
+    double first_ns, last_ns;
+    double epoch_ns;          /* first event after the last loss: the known history starts here */
+    double exit_ns;           /* < 0 if unknown */
+    uint64_t start_head;      /* ring index where this generation began */
+    int has_start_head;
+    struct frame *stack;
+    int depth, stack_cap;
+    int overflow;             /* open scopes past REC_MAX_DEPTH */
+    double busy_ns;           /* closed top-level time */
+    double busy_until;        /* end of the last top-level interval counted */
+    struct sec_slot secs[60];
+    uint64_t pend_over, pend_drop; /* loss not yet placed in the log */
+};
+
+struct slot_state {
+    int32_t cur;              /* record that receives this slot's events, -1 none */
+    int32_t latest;           /* newest generation announced by rec_model_thread, -1 none */
+    uint64_t pend_over, pend_drop; /* loss read with no event to attribute it to yet */
+};
+
+/* ---- the event log --------------------------------------------------- */
+struct litem {
+    int64_t ts;               /* ns, rounded */
+    int64_t end;              /* slices: end ns once closed */
+    uint64_t u;               /* counter bits, flow id, msg seq, loss: overwritten */
+    uint32_t name_id;         /* loss: dropped (clamped) */
+    uint16_t rec;
+    uint8_t kind;             /* REC_ITEM_* */
+    uint8_t flags;            /* slices: REC_SLICE_*; flows: REC_EV_FLOW_* */
+};
+
+struct elog {
+    struct litem *a;
+    size_t cap, max;
+    uint64_t head, tail;      /* sequence numbers: items [head, tail) are kept */
+    uint64_t dropped;
+    char (*msgs)[REC_MSG_MAX + 1];
+    size_t mcap;
+    uint64_t mhead, mtail;
+};
+
+/* ---- the model ------------------------------------------------------- */
+struct rec_model {
+    struct rec_source_info src;
+    rec_string_fn strings;
+    void *ctx;
+    struct rec_model_opts opts;
+    double ns_per_tick;
+    rec_seg *conv;            /* during rec_model_poll_seg: its clock conversion */
+
+    double newest_ns, set_now_ns;
+    int have_newest, have_set_now;
+    double run_first_ns;      /* first event of any thread */
+    int have_first;
+
+    struct u64map name_idx;   /* string id -> local index */
+    struct name *names;
+    size_t n_names, cap_names;
+
+    struct u64map node_idx;   /* parent << 32 | name -> node */
+    uint32_t *node_parent, *node_name, *node_depth;
+    size_t n_nodes, cap_nodes;
+
+    struct u64map series_idx; /* tid -> series */
+    size_t n_series;
+
+    struct agg all;
+    struct ring w1, w10;
+
+    struct u64map rec_idx;    /* slot << 32 | gen -> record */
+    struct trec *recs;
+    size_t n_recs, cap_recs;
+    struct slot_state *slots;
+    size_t n_slots;
+
+    struct elog log;
+    uint64_t nonfinite_counters;
+
+    uint64_t untracked_events;/* events of threads past REC_MAX_RECORDS */
+    rec_seg *live_seg;        /* rec_model_set_now_live's cached clock */
+    unsigned live_clock;
+    uint64_t live_mono0;
+
+    /* poll buffers */
+    struct rec_entry *ent_buf;
+    struct rec_event *ev_buf;
+    struct rec_thread_info *th_buf;
+    size_t th_cap;
+
+    /* query results, valid until the next query of the same kind */
+    struct rec_model_thread *th_out;
+    struct rec_item *items_out;
+    size_t items_n;
+    int items_valid;
+};
+
+/* model.c */
+uint32_t model_name(rec_model *m, uint32_t id);              /* local index */
+const char *model_name_text(rec_model *m, uint32_t local);   /* never NULL */
+uint32_t model_node(rec_model *m, uint32_t parent, uint32_t name_local);
+uint16_t model_series(rec_model *m, int tid);
+int model_record(rec_model *m, uint32_t slot, uint32_t gen); /* -1 if out of room */
+struct trec *model_rec(rec_model *m, int idx);
+double model_close_ns(const rec_model *m, const struct trec *r); /* where its open slices end */
+void model_invalidate(rec_model *m);
+void model_set_tid(rec_model *m, struct trec *r, int tid);
+double model_ticks_to_ns(const rec_model *m, uint64_t ticks);
+/* Record indexes in (slot, generation) order; order has n_recs entries. */
+size_t model_record_order(rec_model *m, uint32_t *order);
+struct slot_state *model_slot(rec_model *m, uint32_t slot);  /* NULL if out of range */
+
+/* model_feed.c */
+void model_switch(rec_model *m, struct slot_state *s, int rec);
+
+/* agg.c */
+void agg_init(struct agg *a);
+void agg_free(struct agg *a);
+void agg_reset(struct agg *a, int64_t id);
+void stats_add(rec_model *m, uint16_t series, uint32_t node, uint32_t name, double end_ns, double dur,
+               double self);
+void agg_add(struct agg *a, uint16_t series, uint32_t node, uint32_t name, unsigned bin, double dur, double self);
+/* The tables a window covers right now; returns how many (<= WIN_BUCKETS). */
+size_t stats_window(rec_model *m, enum rec_window w, struct agg **out);
+
+/* stats.c: per-name statistics of some tables, for one series; the
+ * tables' acc keys are nodes, or names if keys_are_names. */
+size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int keys_are_names, double span_ns,
+                   struct rec_stat *out, size_t cap, size_t *n_total);
+
+/* event_log.c */
+void elog_init(struct elog *l, size_t max);
+void elog_free(struct elog *l);
+/* Appends an item; returns its sequence number, or UINT64_MAX (no log). */
+uint64_t elog_add(struct elog *l, const struct litem *it, const char *msg, unsigned msg_len);
+struct litem *elog_at(struct elog *l, uint64_t seq);          /* NULL if dropped */
+const char *elog_msg(const struct elog *l, const struct litem *it); /* "" if none */
+
+#pragma GCC visibility pop
+
+#endif

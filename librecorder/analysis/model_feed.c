@@ -1,0 +1,317 @@
+/*
+ * model_feed.c -- decoded events in, slices out.
+ *
+ * Each thread record keeps a stack of its open scopes.  A BEGIN pushes;
+ * an END pops, with these rules for the ends that do not pair up simply
+ * (docs/analysis.md, "unmatched ends"):
+ *
+ *   - END with name 0 closes the innermost open scope.
+ *   - END naming a scope deeper in the stack closes every scope above it
+ *     first, at the same time, flagged REC_SLICE_NO_END (their own ends
+ *     were lost or never written), then the named one.  Nesting stays
+ *     strict and the stack cannot drift.
+ *   - END naming no open scope is an unmatched end: its begin was lost
+ *     (overwritten before we read it) or never written.  It becomes a
+ *     REC_SLICE_NO_BEGIN slice from the latest point we know it covers
+ *     (the thread's first event after the last loss, or the begin of the
+ *     innermost open scope, whichever is later) to the END, one level
+ *     inside the innermost open scope.  The stack is left alone.
+ *
+ * Statistics and the call tree count only slices whose begin and end were
+ * both seen with nothing lost in between; the others are in the log (and
+ * so in exports) with their flag, and in the per-thread counters.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+/* ---- per-second rings (utilization, event rate) ------------------------- */
+
+static struct sec_slot *sec_at(struct trec *r, int64_t sec) {
+    struct sec_slot *ss = &r->secs[((sec % 60) + 60) % 60];
+    if (ss->sec != sec) {
+        if (ss->sec != INT64_MIN && ss->sec > sec) return NULL;   /* older than the ring */
+        ss->sec = sec;
+        ss->busy_ns = 0;
+        ss->events = 0;
+    }
+    return ss;
+}
+
+/* Top-level time [b, e] of a thread: intervals arrive in time order, and
+ * an unmatched end may cover intervals already added, so only the part
+ * after the last one counts. */
+static void add_busy(struct trec *r, double b, double e, double *until) {
+    if (b < *until) b = *until;
+    if (e <= b) return;
+    *until = e;
+    r->busy_ns += e - b;
+    int64_t last = (int64_t)floor(e / 1e9);
+    double lo = (double)(last - 59) * 1e9;
+    if (b < lo) b = lo;
+    for (int64_t sec = (int64_t)floor(b / 1e9); sec <= last; sec++) {
+        double s0 = (double)sec * 1e9, s1 = s0 + 1e9;
+        double x = (b > s0 ? b : s0), y = (e < s1 ? e : s1);
+        struct sec_slot *ss = y > x ? sec_at(r, sec) : NULL;
+        if (ss) ss->busy_ns += y - x;
+    }
+}
+
+/* A closed child [b, e] of a frame: children arrive in time order; an
+ * unmatched end may cover earlier ones. */
+static void add_child(struct frame *f, double b, double e) {
+    if (b < f->child_end) b = f->child_end;
+    if (e <= b) return;
+    f->child_end = e;
+    f->child_ns += e - b;
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+/* A newer generation took the slot: the old thread is gone.  Its open
+ * scopes stay in the log as REC_SLICE_OPEN, closed at its last event. */
+void model_switch(rec_model *m, struct slot_state *s, int rec) {
+    if (s->cur == rec) return;
+    struct trec *old = model_rec(m, s->cur);
+    if (old) {
+        old->state = REC_SLOT_EXITED;
+        old->depth = 0;
+        old->overflow = 0;
+    }
+    s->cur = rec;
+}
+
+/* Which record an event of this slot belongs to. */
+static int pick_record(rec_model *m, struct slot_state *s, uint32_t slot, const struct rec_event *e) {
+    if (e->type == REC_EV_THREAD_START) {
+        int idx = model_record(m, slot, e->gen);
+        struct trec *r = model_rec(m, idx);
+        if (!r) return -1;
+        model_set_tid(m, r, e->tid);
+        model_switch(m, s, idx);
+        return idx;
+    }
+    /* rec_model_thread announced a newer generation: its events start at
+     * its start_head even when its THREAD_START entry was overwritten. */
+    struct trec *lat = model_rec(m, s->latest), *cur = model_rec(m, s->cur);
+    if (lat && s->cur != s->latest && (!cur || cur->gen < lat->gen) &&
+        (!lat->has_start_head || e->index >= lat->start_head))
+        model_switch(m, s, s->latest);
+    if (s->cur < 0) {
+        /* Events from before the announced generation: an earlier thread
+         * of this slot whose THREAD_START we never saw. */
+        uint32_t gen = lat && lat->gen > 0 ? lat->gen - 1 : 0;
+        int idx = model_record(m, slot, gen);
+        if (idx < 0) return -1;
+        model_switch(m, s, idx);
+    }
+    return s->cur;
+}
+
+static void mark_gap(struct trec *r, uint64_t over, uint64_t drop) {
+    r->overwritten += over;
+    r->dropped += drop;
+    r->pend_over += over;
+    r->pend_drop += drop;
+    for (int i = 0; i < r->depth; i++) r->stack[i].gap = 1;
+}
+
+/* ---- slices ------------------------------------------------------------- */
+
+static void close_top(rec_model *m, struct trec *r, double end, unsigned flags) {
+    struct frame *f = &r->stack[--r->depth];
+    double dur = end > f->ts ? end - f->ts : 0;
+    double self = dur - f->child_ns;
+    if (self < 0) self = 0;
+    if (r->depth > 0) add_child(&r->stack[r->depth - 1], f->ts, end);
+    else add_busy(r, f->ts, end, &r->busy_until);
+    if (f->gap) flags |= REC_SLICE_GAP;
+    struct litem *it = f->seq != UINT64_MAX ? elog_at(&m->log, f->seq) : NULL;
+    if (it) {
+        it->end = llround(end);
+        if (it->end < it->ts) it->end = it->ts;
+        it->flags = (uint8_t)flags;
+    }
+    if (!flags) stats_add(m, r->series, f->node, m->node_name[f->node], end, dur, self);
+}
+
+static void unmatched_end(rec_model *m, struct trec *r, int rec, uint32_t id, double ts) {
+    r->unmatched++;
+    double b = r->epoch_ns;
+    struct frame *top = r->depth > 0 ? &r->stack[r->depth - 1] : NULL;
+    if (top && top->ts > b) b = top->ts;
+    if (b > ts) b = ts;
+    if (top) add_child(top, b, ts);
+    else add_busy(r, b, ts, &r->busy_until);
+    struct litem it = {llround(b), llround(ts), 0, id, (uint16_t)rec, REC_ITEM_SLICE, REC_SLICE_NO_BEGIN};
+    elog_add(&m->log, &it, NULL, 0);
+}
+
+static void on_begin(rec_model *m, struct trec *r, int rec, const struct rec_event *e, double ts) {
+    if (r->depth >= REC_MAX_DEPTH) {
+        r->overflow++;
+        r->too_deep++;
+        return;
+    }
+    if (r->depth >= r->stack_cap) {
+        int ncap = r->stack_cap ? r->stack_cap * 2 : 8;
+        if (ncap > REC_MAX_DEPTH) ncap = REC_MAX_DEPTH;
+        struct frame *p = realloc(r->stack, (size_t)ncap * sizeof *p);
+        if (!p) {
+            r->overflow++;
+            r->too_deep++;
+            return;
+        }
+        r->stack = p;
+        r->stack_cap = ncap;
+    }
+    uint32_t parent = r->depth ? r->stack[r->depth - 1].node : 0;
+    uint32_t node = model_node(m, parent, model_name(m, e->name_id));
+    int64_t t = llround(ts);
+    struct litem it = {t, t, 0, e->name_id, (uint16_t)rec, REC_ITEM_SLICE, REC_SLICE_OPEN};
+    struct frame *f = &r->stack[r->depth++];
+    f->name_id = e->name_id;
+    f->node = node;
+    f->ts = ts;
+    f->child_ns = 0;
+    f->child_end = ts;
+    f->gap = 0;
+    f->seq = elog_add(&m->log, &it, NULL, 0);
+}
+
+static void on_end(rec_model *m, struct trec *r, int rec, uint32_t id, double ts) {
+    if (r->overflow > 0) {   /* closes a scope we could not track */
+        r->overflow--;
+        return;
+    }
+    int k = -1;
+    if (r->depth > 0) {
+        if (id == 0 || r->stack[r->depth - 1].name_id == id) k = r->depth - 1;
+        else
+            for (int i = r->depth - 2; i >= 0; i--)
+                if (r->stack[i].name_id == id) {
+                    k = i;
+                    break;
+                }
+    }
+    if (k < 0) {
+        unmatched_end(m, r, rec, id, ts);
+        return;
+    }
+    while (r->depth - 1 > k) close_top(m, r, ts, REC_SLICE_NO_END);
+    close_top(m, r, ts, 0);
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static void set_name(rec_model *m, struct trec *r, uint32_t id) {
+    const char *s = m->strings ? m->strings(m->ctx, id) : NULL;
+    if (!s) return;
+    size_t k = 0;
+    for (; s[k] && k < sizeof r->name - 1; k++)
+        r->name[k] = (unsigned char)s[k] < 0x20 || s[k] == 0x7f ? '?' : s[k];
+    r->name[k] = 0;
+}
+
+static void process(rec_model *m, struct trec *r, int rec, const struct rec_event *e) {
+    uint64_t ticks = e->ticks;
+    if (r->seen && ticks < r->last_ticks) ticks = r->last_ticks;  /* a thread's time never goes back */
+    r->last_ticks = ticks;
+    double ts = model_ticks_to_ns(m, ticks);
+    if (!r->seen) {
+        r->seen = 1;
+        r->first_ns = ts;
+        r->epoch_ns = ts;
+        r->busy_until = ts;
+    }
+    r->last_ns = ts;
+    if (!m->have_newest || ts > m->newest_ns) m->newest_ns = ts;
+    m->have_newest = 1;
+    if (!m->have_first || ts < m->run_first_ns) m->run_first_ns = ts;
+    m->have_first = 1;
+    r->events++;
+    struct sec_slot *ss = sec_at(r, (int64_t)floor(ts / 1e9));
+    if (ss) ss->events++;
+
+    if (r->pend_over || r->pend_drop) {
+        /* What follows a loss is the start of the known history again. */
+        uint64_t d = r->pend_drop > UINT32_MAX ? UINT32_MAX : r->pend_drop;
+        struct litem it = {llround(ts), llround(ts), r->pend_over, (uint32_t)d, (uint16_t)rec, REC_ITEM_LOSS, 0};
+        elog_add(&m->log, &it, NULL, 0);
+        r->pend_over = r->pend_drop = 0;
+        r->epoch_ns = ts;
+    }
+
+    int64_t t = llround(ts);
+    switch (e->type) {
+    case REC_EV_BEGIN: on_begin(m, r, rec, e, ts); break;
+    case REC_EV_END: on_end(m, r, rec, e->name_id, ts); break;
+    case REC_EV_INSTANT: {
+        struct litem it = {t, t, UINT64_MAX, e->name_id, (uint16_t)rec, REC_ITEM_INSTANT, 0};
+        unsigned len = e->msg_len <= REC_MSG_MAX ? e->msg_len : REC_MSG_MAX;
+        elog_add(&m->log, &it, e->msg, len);
+        break;
+    }
+    case REC_EV_COUNTER: {
+        if (!isfinite(e->value)) {  /* JSON has no NaN or Inf: counted, not kept */
+            m->nonfinite_counters++;
+            break;
+        }
+        struct litem it = {t, t, 0, e->name_id, (uint16_t)rec, REC_ITEM_COUNTER, 0};
+        memcpy(&it.u, &e->value, sizeof it.u);
+        elog_add(&m->log, &it, NULL, 0);
+        break;
+    }
+    case REC_EV_FLOW_BEGIN:
+    case REC_EV_FLOW_STEP:
+    case REC_EV_FLOW_END: {
+        struct litem it = {t, t, e->flow_id, 0, (uint16_t)rec, REC_ITEM_FLOW, (uint8_t)e->type};
+        elog_add(&m->log, &it, NULL, 0);
+        break;
+    }
+    case REC_EV_THREAD_NAME: set_name(m, r, e->name_id); break;
+    case REC_EV_THREAD_START: break;  /* pick_record switched the generation */
+    default: r->bad++; break;
+    }
+}
+
+void rec_model_feed(rec_model *m, uint32_t slot, const struct rec_event *ev, size_t n,
+                    const struct rec_loss *loss) {
+    struct slot_state *s = model_slot(m, slot);
+    if (!s) {
+        m->untracked_events += n;
+        return;
+    }
+    model_invalidate(m);
+    uint64_t over = s->pend_over + (loss ? loss->overwritten : 0);
+    uint64_t drop = s->pend_drop + (loss ? loss->dropped : 0);
+    s->pend_over = s->pend_drop = 0;
+    if ((over || drop) && n == 0) {
+        /* Nothing to place it at yet: the slot's next event will be. */
+        s->pend_over = over;
+        s->pend_drop = drop;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int idx = pick_record(m, s, slot, &ev[i]);
+        struct trec *r = model_rec(m, idx);
+        if (!r) {
+            m->untracked_events++;
+            continue;
+        }
+        if (over || drop) {   /* the loss came before this call's first event */
+            mark_gap(r, over, drop);
+            over = drop = 0;
+        }
+        process(m, r, idx, &ev[i]);
+    }
+}
+
+void rec_model_add_bad(rec_model *m, uint32_t slot, uint64_t n) {
+    struct slot_state *s = model_slot(m, slot);
+    struct trec *r = s ? model_rec(m, s->cur >= 0 ? s->cur : s->latest) : NULL;
+    if (r) r->bad += n;
+    else m->untracked_events += n;
+}

@@ -1,0 +1,76 @@
+/*
+ * model_poll.c -- feeding the model from a live segment, and its clock.
+ *
+ * One poll reads every thread's new entries once, decodes them in chunks
+ * and feeds them.  A slot is read at most two rings' worth per poll, so a
+ * writer that outruns us cannot keep the poll from returning; what it
+ * overwrites meanwhile is counted by the read as lost.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#include "model.h"
+
+#define POLL_ENTRIES 16384
+
+size_t rec_model_poll_seg(rec_model *m, rec_seg *s) {
+    if (!m->ent_buf) m->ent_buf = malloc(POLL_ENTRIES * sizeof *m->ent_buf);
+    if (!m->ev_buf) m->ev_buf = malloc(POLL_ENTRIES * sizeof *m->ev_buf);
+    if (!m->ent_buf || !m->ev_buf) return 0;
+    struct rec_seg_info info;
+    rec_seg_get_info(s, &info);
+    if (m->th_cap < info.max_threads) {
+        struct rec_thread_info *t = realloc(m->th_buf, info.max_threads * sizeof *t);
+        if (!t) return 0;
+        m->th_buf = t;
+        m->th_cap = info.max_threads;
+    }
+    int nt = rec_seg_threads(s, m->th_buf, (int)m->th_cap);
+    size_t total = 0;
+    m->conv = s;
+    for (int i = 0; i < nt; i++) {
+        const struct rec_thread_info *t = &m->th_buf[i];
+        rec_model_thread(m, t);
+        uint64_t budget = 2 * info.ring_entries + POLL_ENTRIES;
+        for (;;) {
+            struct rec_loss loss = {0, 0};
+            uint64_t first;
+            size_t got = rec_seg_read(s, t->slot, m->ent_buf, POLL_ENTRIES, &first, &loss);
+            size_t off = 0;
+            int with_loss = 1;
+            do {
+                size_t used = 0;
+                uint64_t bad = 0;
+                size_t k = rec_decode(m->ent_buf + off, got - off, first + off, m->ev_buf, POLL_ENTRIES, &used, &bad);
+                rec_model_feed(m, t->slot, m->ev_buf, k, with_loss ? &loss : NULL);
+                if (bad) rec_model_add_bad(m, t->slot, bad);
+                with_loss = 0;
+                total += k;
+                off += used;
+                if (!used) break;
+            } while (off < got);
+            if (got < POLL_ENTRIES || got >= budget) break;
+            budget -= got;
+        }
+    }
+    m->conv = NULL;
+    return total;
+}
+
+void rec_model_set_now_live(rec_model *m, rec_seg *s) {
+    struct rec_seg_info info;
+    rec_seg_get_info(s, &info);
+    double now;
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+    if (info.clock_source == REC_CLOCK_TSC || info.clock_source == REC_CLOCK_CNTVCT) {
+        now = rec_seg_ticks_to_ns(s, rec_now());
+        rec_model_set_now(m, now);
+        return;
+    }
+#endif
+    /* Any clock: CLOCK_MONOTONIC was read next to ticks0. */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    now = (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec - (double)info.mono_ns0;
+    rec_model_set_now(m, now);
+}

@@ -1,0 +1,206 @@
+/*
+ * test_stats.c -- statistics, windows, percentiles, the call tree and the
+ * per-thread utilization, against hand-built sequences with known answers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "model_util.h"
+
+#define MS 1000000ull
+#define SEC 1000000000ull
+
+static void slice(rec_model *m, uint32_t slot, uint64_t b, uint64_t e, const char *name) {
+    TU_B(m, slot, b, name);
+    TU_E(m, slot, e, name);
+}
+
+static void test_windows(void) {
+    rec_model *m = tu_model(0, 0);
+    tu_start(m, 0, 0, 1, 1);
+    slice(m, 0, 500 * MS - 1 * MS, 500 * MS, "s");        /* ends at 0.5 s, 1 ms */
+    slice(m, 0, 5500 * MS - 2 * MS, 5500 * MS, "s");      /* 5.5 s, 2 ms */
+    slice(m, 0, 11200 * MS - 3 * MS, 11200 * MS, "s");    /* 11.2 s, 3 ms */
+    slice(m, 0, 11950 * MS - 4 * MS, 11950 * MS, "s");    /* 11.95 s, 4 ms */
+    rec_model_set_now(m, 12.0 * SEC);
+    CHECK(rec_model_now(m) == 12.0 * SEC);
+
+    struct rec_stat st[4];
+    size_t total;
+    /* 1 s window: ten 100 ms buckets, [11.1 s, 12.0 s] */
+    REQUIRE(rec_model_stats(m, REC_WIN_1S, -1, st, 4, &total) == 1);
+    CHECK(st[0].calls == 2 && st[0].total_ns == 7 * MS && st[0].min_ns == 3 * MS && st[0].max_ns == 4 * MS);
+    CHECK(NEAR(rec_model_window_span(m, REC_WIN_1S), 0.9 * SEC, 1e-9));
+    CHECK(NEAR(st[0].calls_per_sec, 2 / 0.9, 1e-9));
+    /* 10 s window: ten 1 s buckets, [3 s, 12 s] */
+    REQUIRE(rec_model_stats(m, REC_WIN_10S, -1, st, 4, &total) == 1);
+    CHECK(st[0].calls == 3 && st[0].total_ns == 9 * MS);
+    CHECK(NEAR(rec_model_window_span(m, REC_WIN_10S), 9.0 * SEC, 1e-9));
+    REQUIRE(rec_model_stats(m, REC_WIN_ALL, -1, st, 4, &total) == 1);
+    CHECK(st[0].calls == 4 && st[0].total_ns == 10 * MS && NEAR(st[0].avg_ns, 2.5 * MS, 1e-12));
+    CHECK(NEAR(rec_model_window_span(m, REC_WIN_ALL), 12.0 * SEC, 1e-9));
+
+    /* Time passes with nothing new: the windows empty, the run does not. */
+    rec_model_set_now(m, 25.0 * SEC);
+    CHECK_EQ_U(rec_model_stats(m, REC_WIN_1S, -1, st, 4, &total), 0);
+    CHECK_EQ_U(rec_model_stats(m, REC_WIN_10S, -1, st, 4, &total), 0);
+    CHECK_EQ_U(rec_model_stats(m, REC_WIN_ALL, -1, st, 4, &total), 1);
+    /* A bucket that comes round again starts empty: 21 s reuses 11 s's. */
+    slice(m, 0, 21150 * MS, 21200 * MS, "s");
+    REQUIRE(rec_model_stats(m, REC_WIN_10S, -1, st, 4, &total) == 1);
+    CHECK(st[0].calls == 1 && st[0].total_ns == 50 * MS);
+    rec_model_free(m);
+}
+
+/* Exact nearest-rank percentile of a sorted array. */
+static double exact_pct(const double *sorted, size_t n, double p) {
+    size_t rank = (size_t)ceil(p * (double)n - 1e-9);
+    if (rank < 1) rank = 1;
+    return sorted[rank - 1];
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void test_percentiles(void) {
+    enum { N = 1000 };
+    static double d[N], sorted[N];
+    for (int i = 0; i < N; i++) d[i] = round(1000 * pow(1.01, i));   /* 1 us .. 21 ms */
+    /* a fixed shuffle */
+    uint64_t x = 12345;
+    for (int i = N - 1; i > 0; i--) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        int j = (int)((x >> 33) % (uint64_t)(i + 1));
+        double t = d[i];
+        d[i] = d[j];
+        d[j] = t;
+    }
+    rec_model *m = tu_model(0, 0);
+    tu_start(m, 0, 0, 1, 1);
+    uint64_t t = 1000;
+    double sum = 0;
+    for (int i = 0; i < N; i++) {
+        slice(m, 0, t, t + (uint64_t)d[i], "op");
+        t += (uint64_t)d[i] + 10;
+        sum += d[i];
+    }
+    memcpy(sorted, d, sizeof d);
+    qsort(sorted, N, sizeof *sorted, cmp_d);
+    struct rec_stat st[2];
+    size_t total;
+    REQUIRE(rec_model_stats(m, REC_WIN_ALL, -1, st, 2, &total) == 1);
+    CHECK(st[0].calls == N);
+    CHECK(st[0].min_ns == sorted[0] && st[0].max_ns == sorted[N - 1]);
+    CHECK(NEAR(st[0].total_ns, sum, 1e-12) && NEAR(st[0].avg_ns, sum / N, 1e-12));
+    CHECK(NEAR(st[0].p50_ns, exact_pct(sorted, N, 0.50), 0.03));
+    CHECK(NEAR(st[0].p95_ns, exact_pct(sorted, N, 0.95), 0.03));
+    CHECK(NEAR(st[0].p99_ns, exact_pct(sorted, N, 0.99), 0.03));
+    if (!NEAR(st[0].p50_ns, exact_pct(sorted, N, 0.50), 0.03))
+        fprintf(stderr, "p50 %g vs %g\n", st[0].p50_ns, exact_pct(sorted, N, 0.50));
+
+    /* One value: every percentile is it. */
+    rec_model *one = tu_model(0, 0);
+    tu_start(one, 0, 0, 1, 1);
+    slice(one, 0, 100, 100 + 123457, "single");
+    REQUIRE(rec_model_stats(one, REC_WIN_ALL, -1, st, 2, &total) == 1);
+    CHECK(st[0].p50_ns == 123457 && st[0].p99_ns == 123457);
+    rec_model_free(one);
+    rec_model_free(m);
+}
+
+static const struct rec_tree_node *child(const struct rec_tree_node *t, uint32_t parent, const char *name) {
+    for (uint32_t c = t[parent].first_child; c; c = t[c].next_sibling)
+        if (!strcmp(t[c].name, name)) return &t[c];
+    return NULL;
+}
+
+static void test_tree(void) {
+    rec_model *m = tu_model(0, 0);
+    tu_start(m, 0, 0, 1, 1);
+    tu_start(m, 1, 0, 2, 1);
+    TU_B(m, 0, 0, "main");
+    slice(m, 0, 100, 300, "load");
+    TU_B(m, 0, 300, "compute");
+    slice(m, 0, 300, 500, "matmul");
+    slice(m, 0, 600, 800, "matmul");
+    TU_E(m, 0, 900, "compute");
+    TU_E(m, 0, 1000, "main");
+    TU_B(m, 1, 0, "main");
+    slice(m, 1, 0, 100, "load");
+    TU_E(m, 1, 500, "main");
+
+    struct rec_tree_node t[16];
+    size_t n = rec_model_tree(m, REC_WIN_ALL, -1, t, 16);
+    CHECK_EQ_U(n, 5);
+    CHECK(t[0].name_id == 0 && t[0].parent == 0 && t[0].total_ns == 1500);
+    const struct rec_tree_node *mn = child(t, 0, "main");
+    REQUIRE(mn);
+    uint32_t im = (uint32_t)(mn - t);
+    CHECK(mn->calls == 2 && mn->total_ns == 1500 && mn->self_ns == 600 && mn->depth == 1);
+    /* children by total, descending: compute (600) then load (300) */
+    REQUIRE(mn->first_child);
+    CHECK(!strcmp(t[mn->first_child].name, "compute"));
+    CHECK(!strcmp(t[t[mn->first_child].next_sibling].name, "load"));
+    const struct rec_tree_node *ld = child(t, im, "load"), *cp = child(t, im, "compute");
+    REQUIRE(ld && cp);
+    CHECK(ld->calls == 2 && ld->total_ns == 300 && ld->self_ns == 300 && ld->parent == im);
+    CHECK(cp->calls == 1 && cp->total_ns == 600 && cp->self_ns == 200);
+    const struct rec_tree_node *mm = child(t, (uint32_t)(cp - t), "matmul");
+    CHECK(mm && mm->calls == 2 && mm->total_ns == 400 && mm->depth == 3);
+    for (size_t i = 1; i < n; i++) CHECK(t[i].parent < i);   /* parents first */
+
+    /* One thread. */
+    n = rec_model_tree(m, REC_WIN_ALL, 2, t, 16);
+    CHECK_EQ_U(n, 3);
+    CHECK(t[0].total_ns == 500);
+    mn = child(t, 0, "main");
+    CHECK(mn && mn->total_ns == 500 && mn->self_ns == 400 && child(t, (uint32_t)(mn - t), "load"));
+
+    /* A small cap drops the smallest subtrees. */
+    n = rec_model_tree(m, REC_WIN_ALL, -1, t, 3);
+    CHECK_EQ_U(n, 3);
+    mn = child(t, 0, "main");
+    CHECK(mn && child(t, (uint32_t)(mn - t), "compute") && !child(t, (uint32_t)(mn - t), "load"));
+
+    /* A scope still open: its completed children keep the tree consistent. */
+    tu_start(m, 2, 0, 3, 1);
+    TU_B(m, 2, 2000, "outer");
+    slice(m, 2, 2010, 2020, "in");
+    n = rec_model_tree(m, REC_WIN_ALL, 3, t, 16);
+    CHECK_EQ_U(n, 3);
+    const struct rec_tree_node *ou = child(t, 0, "outer");
+    CHECK(ou && ou->calls == 0 && ou->total_ns == 10 && ou->self_ns == 0 && t[0].total_ns == 10);
+    rec_model_free(m);
+}
+
+static void test_utilization(void) {
+    rec_model *m = tu_model(0, 0);
+    tu_start(m, 0, 100 * MS, 1, 1);
+    slice(m, 0, 500 * MS, 999 * MS, "busy");
+    rec_model_set_now(m, 1.5 * SEC);
+    const struct rec_model_thread *th;
+    REQUIRE(rec_model_threads(m, &th) == 1);
+    CHECK(NEAR(th[0].busy_ns, 499.0 * MS, 1e-9));
+    CHECK(NEAR(th[0].util[58], 0.499, 1e-9));
+    CHECK(th[0].util[59] == 0 && th[0].util[0] == 0);
+    CHECK(th[0].events_per_sec == 3);
+    /* An open top-level scope counts as busy up to now. */
+    TU_B(m, 0, 1250 * MS, "open");
+    rec_model_set_now(m, 1.5 * SEC);
+    REQUIRE(rec_model_threads(m, &th) == 1);
+    CHECK(NEAR(th[0].util[59], 0.5, 1e-9));   /* 250 ms of the 500 ms so far */
+    CHECK(NEAR(th[0].busy_ns, 749.0 * MS, 1e-9));
+    rec_model_free(m);
+}
+
+int main(void) {
+    test_windows();
+    test_percentiles();
+    test_tree();
+    test_utilization();
+    CHECK_DONE();
+}
