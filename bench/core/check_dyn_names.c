@@ -2,8 +2,8 @@
  * check_dyn_names.c -- the word-at-a-time path of REC_SCOPE_DYN names
  * (rec__intern_dyn) gives the same id as the string table's own lookup for
  * every length and alignment, never reads past the page that holds a
- * name's NUL, tells apart names that share a cache entry, and keeps
- * filtered names out.  It lives next to the benchmark that motivated the
+ * name's NUL, never trusts a cache entry (by key or by address) without
+ * comparing the text, and keeps filtered names out.  It lives next to the benchmark that motivated the
  * path; it is registered in the core and tsan suites.
  */
 #define RECORDER_IMPLEMENTATION
@@ -77,33 +77,56 @@ static void one_buffer_many_names(void) {
         }
 }
 
-/* A cache entry whose key matches but whose text is another name's must
- * not be trusted: point the entry of `a` at the id of `b` (same length)
- * and ask for `a` again, at every alignment. */
-static void cache_entry_is_checked(void) {
+/* Point the cached entries of name id ida at idb instead, a name of the
+ * same length: those by address (by_address), or those by key, forgetting
+ * those by address so that the lookup by key runs. */
+static void corrupt(uint32_t ida, uint32_t idb, size_t len, int by_address) {
+    struct rec__dyn_cache *c = rec__t.dyn;
+    for (unsigned i = 0; i < REC__DYN_CACHE; i++)
+        if (c->e[i].id == ida && c->e[i].len == len && !by_address) c->e[i].id = idb;
+    for (unsigned i = 0; i < (1u << REC__DYN_PTR_BITS); i++) {
+        if (!by_address) memset(&c->p[i], 0, sizeof c->p[i]);
+        else if (c->p[i].id == ida) c->p[i].id = idb;
+    }
+}
+
+/* A cache entry whose key (or address) matches but whose text is another
+ * name's must not be trusted, at every alignment and length. */
+static void cache_entries_are_checked(int by_address) {
     static char buf[96] __attribute__((aligned(16)));
     char other[96];
-    struct rec__dyn_cache *c = rec__t.dyn;
-    REQUIRE(c != NULL);
+    REQUIRE(rec__t.dyn != NULL);
     for (size_t len = 1; len <= 60; len++) {
         for (unsigned r = 0; r < 8; r++) {
             char *a = buf + r;
-            fill(a, len, 11);
-            fill(other, len, 11);
+            fill(a, len, 11 + (unsigned)by_address);
+            memcpy(other, a, len + 1);
             other[len - 1] = other[len - 1] == 'q' ? 'r' : 'q';  /* differs in its last byte */
             uint32_t ida = rec__intern_dyn(a), idb = canonical(other);
-            REQUIRE(ida != 0 && idb != 0 && ida != idb);
-            int found = 0;
-            for (unsigned i = 0; i < REC__DYN_CACHE; i++)
-                if (c->e[i].id == ida && c->e[i].len == len) {
-                    c->e[i].id = idb;
-                    found = 1;
-                }
-            CHECK(found);
+            REQUIRE(ida == canonical(a) && idb != 0 && ida != idb);
+            CHECK_EQ_U(rec__intern_dyn(a), ida);  /* now known by address too */
+            corrupt(ida, idb, len, by_address);
             CHECK_EQ_U(rec__intern_dyn(a), ida);
             CHECK_EQ_U(rec__intern_dyn(a), ida);
         }
     }
+}
+
+/* The same buffer holding a prefix of its last name, or a longer name: the
+ * check by address compares the NUL too. */
+static void prefixes_in_one_buffer(void) {
+    static char buf[96] __attribute__((aligned(16)));
+    for (unsigned r = 0; r < 8; r++)
+        for (size_t len = 1; len <= 40; len++) {
+            char *a = buf + r;
+            fill(a, 40, 2);
+            uint32_t whole = rec__intern_dyn(a);
+            CHECK_EQ_U(whole, canonical(a));
+            a[len - 1] = 0;  /* a prefix of len - 1 bytes */
+            CHECK_EQ_U(rec__intern_dyn(a), canonical(a));
+            fill(a, 40, 2);
+            CHECK_EQ_U(rec__intern_dyn(a), whole);
+        }
 }
 
 /* Names that end on the last byte of a page followed by an unmapped page:
@@ -169,7 +192,9 @@ int main(void) {
     REQUIRE(rec__intern_dyn("first") == canonical("first"));  /* allocates the cache */
     every_length_and_alignment();
     one_buffer_many_names();
-    cache_entry_is_checked();
+    cache_entries_are_checked(0);
+    cache_entries_are_checked(1);
+    prefixes_in_one_buffer();
     names_at_a_page_end();
     filtered_names();
     threads_agree();

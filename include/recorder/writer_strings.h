@@ -10,23 +10,41 @@
  * names so the common case touches no shared cache line.
  */
 
-#define REC__DYN_BITS 7u
-#define REC__DYN_CACHE (1u << REC__DYN_BITS)  /* entries per thread */
 #define REC__MAX_PROBES 256u
 
-/* A thread's dynamic names, by key: rec__dyn_scan's for names that fit
- * in REC__DYN_WORDS aligned words, rec__hash's for longer ones.  An entry
- * is trusted only after its text is compared with the name (a filtered
- * name has no text: its 64-bit key and length must match). */
+/* Each thread keeps its dynamic names (REC_SCOPE_DYN) in two tables, so
+ * the common case touches no shared cache line and calls no libc:
+ *  - by pointer (p): the id and length last seen at this address, for
+ *    names kept in place (tensor->name); a hit compares len + 1 bytes;
+ *  - by key (e): a hash of the text, for names rebuilt in one buffer
+ *    (snprintf); 2-way sets, entries 2i and 2i+1, the newest first.
+ *    Keys come from the word scan (rec__intern_dyn) for names that fit in
+ *    REC__DYN_WORDS aligned words, from rec__hash for longer ones.
+ * An entry is trusted only after its text is compared with the name; a
+ * filtered name has no text (its 64-bit key and length must match), so it
+ * is kept only by key.  1024 + 256 entries, 20 KiB a thread: a model's few
+ * hundred op names fit with few sets overflowing. */
+#define REC__DYN_BITS 10u
+#define REC__DYN_CACHE (1u << REC__DYN_BITS)
+#define REC__DYN_PTR_BITS 8u
 struct rec__dyn_ent {
     uint64_t key;
     uint32_t id;                     /* REC_ID_FILTERED for a filtered name */
     uint32_t len;
 };
+struct rec__dyn_ptr {
+    const char *ptr;
+    uint32_t id;                     /* > REC_ID_OVERFLOW: a name with text */
+    uint32_t len;
+};
 struct rec__dyn_cache {
+    struct rec__dyn_ptr p[1u << REC__DYN_PTR_BITS];
     struct rec__dyn_ent e[REC__DYN_CACHE];
 };
-#define REC__DYN_SLOT(key) ((key) >> (64 - REC__DYN_BITS))  /* a key's top bits */
+/* A key's set: its top bits (the keys' best mixed). */
+#define REC__DYN_SET(c, key) (&(c)->e[((key) >> (64 - REC__DYN_BITS)) & ~(uint64_t)1])
+#define REC__DYN_MATCH(e, key, len) ((e)->key == (key) && (e)->len == (len))
+#define REC__DYN_PTR(c, a) (&(c)->p[((a) >> 3) & ((1u << REC__DYN_PTR_BITS) - 1)])
 
 /* A 64-bit hash, 8 bytes a step; not for adversaries, for names. */
 static inline uint64_t rec__hash(const char *s, size_t n) {
@@ -125,17 +143,73 @@ uint32_t rec__resolve_site(uint32_t *site, const char *name) {
 #define REC__NOINLINE
 #endif
 
-/* A miss in the thread's cache: intern (or filter) the name and remember. */
-static REC__NOINLINE uint32_t rec__dyn_fill(struct rec__dyn_ent *e, const char *name, size_t len,
-                                            uint64_t key) {
+#define REC__DYN_WORDS 8u  /* the scan's limit: names of up to 56-63 bytes */
+#define REC__ONES  UINT64_C(0x0101010101010101)
+#define REC__HIGHS UINT64_C(0x8080808080808080)
+#define REC__DYN_K UINT64_C(0x9e3779b97f4a7c15)
+#if defined(__GNUC__)
+#define REC__NO_SANITIZE __attribute__((no_sanitize_address, no_sanitize_thread))
+#else
+#define REC__NO_SANITIZE
+#endif
+
+/* Are the n bytes at name those at t (8-byte aligned)?  Reads the name in
+ * aligned words, so only words holding some of its n bytes.  Text byte i
+ * is at byte i%8 of its word i/8, name byte i at byte (i+r)%8 of word
+ * (i+r)/8: the text is shifted to the name's alignment, reading only the
+ * words of its first n bytes.  For names not 8-byte aligned. */
+static REC__NO_SANITIZE REC__NOINLINE int rec__dyn_same_shifted(const char *name, const char *t, size_t n) {
+    unsigned r = (unsigned)((uintptr_t)name & 7u), k = (unsigned)((n + r - 1) / 8);
+    const char *q = name - r;
+    uint64_t prev = 0, diff = 0, tw, nw, m = ~((UINT64_C(1) << (8 * r)) - 1);
+    uint64_t last = ~UINT64_C(0) >> (56 - 8 * ((n + r - 1) & 7));  /* to the n-th byte */
+    for (unsigned j = 0; j <= k; j++) {
+        tw = 0;
+        if (8u * j < n) memcpy(&tw, t + 8 * j, 8);
+        memcpy(&nw, q + 8 * j, 8);
+        if (j == k) m &= last;
+        diff |= (nw ^ ((tw << (8 * r)) | ((prev >> (63 - 8 * r)) >> 1))) & m;
+        prev = tw;
+        m = ~UINT64_C(0);
+    }
+    return diff == 0;
+}
+
+/* After a lookup by key: remember a name with text by its address too,
+ * if its words lie in the page of its first byte (so a later check of
+ * them cannot fault, whatever the buffer then holds). */
+static inline uint32_t rec__dyn_keep(struct rec__dyn_ptr *p, const char *name, uint32_t id, size_t len) {
+    uintptr_t a = (uintptr_t)name;
+    if (id > REC_ID_OVERFLOW && (a & (REC_PAGE - 1)) + len < REC_PAGE - 8) {
+        p->ptr = name;
+        p->id = id;
+        p->len = (uint32_t)len;
+    }
+    return id == REC_ID_FILTERED ? 0 : id;
+}
+
+/* The cache miss path: intern (or filter) the name, remember it first in
+ * its set and by its address. */
+static REC__NOINLINE uint32_t rec__dyn_fill(struct rec__dyn_ent *set, struct rec__dyn_ptr *p, const char *name,
+                                            size_t len, uint64_t key) {
     struct rec__global *g = &rec__g;
     if (__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) != REC__READY && rec__ensure_init() != 0) return 0;
     uint32_t id = rec__filtered(&g->cfg, name) ? REC_ID_FILTERED
                                                : rec__intern(g, name, len, rec__hash(name, len));
-    e->key = key;
-    e->len = (uint32_t)len;
-    e->id = id;
-    return id == REC_ID_FILTERED ? 0 : id;
+    set[1] = set[0];
+    set[0].key = key;
+    set[0].len = (uint32_t)len;
+    set[0].id = id;
+    return rec__dyn_keep(p, name, id, len);
+}
+
+/* A hit by key for a name not 8-byte aligned: compare, then keep or fill. */
+static REC__NOINLINE uint32_t rec__dyn_hit_shifted(struct rec__dyn_ent *set, struct rec__dyn_ent *e,
+                                                   struct rec__dyn_ptr *p, const char *name, size_t len,
+                                                   uint64_t key) {
+    if (rec__dyn_same_shifted(name, rec__str(&rec__g, e->id)->text, len))
+        return rec__dyn_keep(p, name, e->id, len);
+    return rec__dyn_fill(set, p, name, len, key);
 }
 
 /* Names too long for the word scan, keyed by rec__hash and compared with
@@ -143,13 +217,14 @@ static REC__NOINLINE uint32_t rec__dyn_fill(struct rec__dyn_ent *e, const char *
 static REC__NOINLINE uint32_t rec__dyn_long(struct rec__dyn_cache *c, const char *name) {
     size_t len = strnlen(name, REC_STR_MAXLEN);
     uint64_t key = rec__hash(name, len);
-    struct rec__dyn_ent *e = &c->e[REC__DYN_SLOT(key)];
-    if (e->key == key && e->len == len && e->id) {
+    struct rec__dyn_ent *set = REC__DYN_SET(c, key);
+    for (struct rec__dyn_ent *e = set; e < set + 2; e++) {
+        if (!REC__DYN_MATCH(e, key, len) || !e->id) continue;
         if (e->id == REC_ID_FILTERED) return 0;
         if (e->id == REC_ID_OVERFLOW) return e->id;  /* no text to compare */
         if (memcmp(rec__str(&rec__g, e->id)->text, name, len) == 0) return e->id;
     }
-    return rec__dyn_fill(e, name, len, key);
+    return rec__dyn_fill(set, REC__DYN_PTR(c, (uintptr_t)name), name, len, key);
 }
 
 uint32_t rec__intern_dyn(const char *name);
@@ -171,50 +246,69 @@ static REC__NOINLINE uint32_t rec__dyn_first(const char *name) {
     return rec__filtered(&g->cfg, name) ? 0 : rec__intern(g, name, len, rec__hash(name, len));
 }
 
-#define REC__DYN_WORDS 8u  /* the scan's limit: names of up to 56-63 bytes */
-#define REC__ONES  UINT64_C(0x0101010101010101)
-#define REC__HIGHS UINT64_C(0x8080808080808080)
-#if defined(__GNUC__)
-#define REC__NO_SANITIZE __attribute__((no_sanitize_address, no_sanitize_thread))
-#else
-#define REC__NO_SANITIZE
-#endif
-
-/* One word's share of the scan's key: a bijection (xorshift, then times an
- * odd constant) whose top bits depend on every bit of x; the cache is
- * indexed by the key's top bits.  Words are mixed independently (their
- * position goes in through x) and summed, so the multiplies of a name's
- * words overlap instead of forming a chain. */
-static inline uint64_t rec__dyn_mix(uint64_t x) {
-    return (x ^ (x >> 32)) * UINT64_C(0x9e3779b97f4a7c15);
-}
-
-/* Does the name, r bytes into the aligned words at q (k + 1 of them, the
- * last one holding its NUL), equal the text?  pre and last mask the bytes
- * before the name and from its NUL on.  Text byte i is at byte i%8 of its
- * word i/8, name byte i at byte (i+r)%8 of word (i+r)/8: the text is
- * shifted to the name's alignment, reading only the words of its first
- * len bytes. */
-static REC__NO_SANITIZE REC__NOINLINE int rec__dyn_same_shifted(const char *t, const char *q, unsigned k,
-                                                                unsigned r, size_t len, uint64_t pre,
-                                                                uint64_t last) {
-    uint64_t prev = 0, diff = 0, tw, nw;
-    for (unsigned j = 0; j <= k; j++) {
-        tw = 0;
-        if (8u * j < len) memcpy(&tw, t + 8 * j, 8);
-        memcpy(&nw, q + 8 * j, 8);
-        uint64_t m = (j == k ? last : ~UINT64_C(0)) & (j == 0 ? ~pre : ~UINT64_C(0));
-        diff |= (nw ^ ((tw << (8 * r)) | ((prev >> (63 - 8 * r)) >> 1))) & m;
-        prev = tw;
+/* The lookup by key: one pass over the name in aligned 8-byte words finds
+ * its length (the first zero byte, 8 bytes at a time) and computes its
+ * key; a hit is checked by comparing the same words with the text. */
+static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_cache *c, struct rec__dyn_ptr *p,
+                                                               const char *name) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uintptr_t a = (uintptr_t)name;
+    unsigned r = (unsigned)(a & 7u);                     /* bytes before the name */
+    const char *q = name - r;
+    uint64_t w, z, key = UINT64_C(0x2545f4914f6cdd1d) ^ r;
+    unsigned k = 0;
+    memcpy(&w, q, 8);
+    w |= (UINT64_C(1) << (8 * r)) - 1;                  /* those are not zero bytes */
+    while (!(z = (w - REC__ONES) & ~w & REC__HIGHS)) {   /* exact for the lowest zero */
+        key = (key ^ w) * REC__DYN_K;
+        key ^= key >> 29;                                /* high bits down: see below */
+        if (REC_UNLIKELY(++k == REC__DYN_WORDS)) return rec__dyn_long(c, name);
+        memcpy(&w, q + 8 * k, 8);
     }
-    return diff == 0;
+    uint64_t last = (z ^ (z - 1)) >> 8;                 /* bytes before the NUL */
+    size_t len = 8u * k + ((unsigned)__builtin_ctzll(z) >> 3) - r;
+    /* A product's bit i depends on the factors' bits 0..i only; the
+     * xorshifts bring high bits down, so a difference anywhere in a word
+     * reaches every later bit, the set index (top bits) included. */
+    key = (key ^ (w & last)) * REC__DYN_K;
+    key = (key ^ (key >> 29)) * REC__DYN_K;
+    struct rec__dyn_ent *set = REC__DYN_SET(c, key), *e = set;
+    if (REC_UNLIKELY(!REC__DYN_MATCH(e, key, len)) && !REC__DYN_MATCH(++e, key, len))
+        return rec__dyn_fill(set, p, name, len, key);
+    uint32_t id = e->id;
+    if (REC_UNLIKELY(id <= REC_ID_OVERFLOW)) {          /* no text to compare */
+        if (id == 0) return rec__dyn_fill(set, p, name, len, key);
+        return id == REC_ID_FILTERED ? 0 : id;
+    }
+    if (REC_UNLIKELY(r != 0)) return rec__dyn_hit_shifted(set, e, p, name, len, key);
+    /* Word j of the text lines up with word j of the name; the text's word
+     * k holds its NUL, inside its record. */
+    const char *t = rec__str(&rec__g, id)->text;
+    uint64_t diff, tw, nw;
+    memcpy(&tw, t + 8 * k, 8);
+    diff = (w ^ tw) & last;
+    for (unsigned j = 0; j < k; j++) {
+        memcpy(&tw, t + 8 * j, 8);
+        memcpy(&nw, q + 8 * j, 8);
+        diff |= nw ^ tw;
+    }
+    if (REC_LIKELY(diff == 0)) return rec__dyn_keep(p, name, id, len);
+    return rec__dyn_fill(set, p, name, len, key);
+#else
+    (void)p;
+    return rec__dyn_long(c, name);
+#endif
 }
 
-/* The hot path of REC_SCOPE_DYN: one pass over the name in aligned 8-byte
- * words finds its length (the first zero byte, 8 bytes at a time) and
- * computes its key; a hit in the thread's cache is then checked by
- * comparing the same words with the interned text.  No libc call, no
- * shared write.
+/* A hit by address for a name not 8-byte aligned. */
+static REC__NOINLINE uint32_t rec__dyn_ptr_shifted(struct rec__dyn_cache *c, struct rec__dyn_ptr *p,
+                                                   const char *name, const char *t, size_t len, uint32_t id) {
+    return rec__dyn_same_shifted(name, t, len + 1) ? id : rec__dyn_by_key(c, p, name);
+}
+
+/* The hot path of REC_SCOPE_DYN.  A name at the address it had last time
+ * is checked by comparing its len + 1 bytes (its NUL included) with the
+ * text, in aligned words; otherwise it is looked up by key.
  *
  * An aligned word never straddles a page, so the words holding the name's
  * first and last bytes may be read whole; but their other bytes are not
@@ -225,47 +319,29 @@ static REC__NO_SANITIZE REC__NOINLINE int rec__dyn_same_shifted(const char *t, c
 REC__NO_SANITIZE uint32_t rec__intern_dyn(const char *name) {
     struct rec__dyn_cache *c = rec__t.dyn;
     if (REC_UNLIKELY(!c || !name)) return rec__dyn_first(name);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     uintptr_t a = (uintptr_t)name;
-    unsigned r = (unsigned)(a & 7u);                     /* bytes before the name */
-    const char *q = (const char *)(a - r);
-    uint64_t pre = (UINT64_C(1) << (8 * r)) - 1;        /* ... as a mask */
-    uint64_t w, z, key = 0, pos = r;
-    unsigned k = 0;
-    memcpy(&w, q, 8);
-    w |= pre;                                            /* not zero bytes */
-    while (!(z = (w - REC__ONES) & ~w & REC__HIGHS)) {   /* exact for the lowest zero */
-        key += rec__dyn_mix(w ^ pos);
-        if (++k == REC__DYN_WORDS) return rec__dyn_long(c, name);
-        pos += UINT64_C(0x632be59bd9b4e019);
-        memcpy(&w, q + 8 * k, 8);
-    }
-    uint64_t last = ((z & (0 - z)) >> 7) - 1;           /* bytes before the NUL */
-    size_t len = 8u * k + ((unsigned)__builtin_ctzll(z) >> 3) - r;
-    key += rec__dyn_mix((w & last) ^ pos);
-    struct rec__dyn_ent *e = &c->e[REC__DYN_SLOT(key)];
-    uint32_t id = e->id;
-    if (REC_LIKELY(e->key == key && e->len == len && id > REC_ID_OVERFLOW)) {
+    struct rec__dyn_ptr *p = REC__DYN_PTR(c, a);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (REC_LIKELY(p->ptr == name)) {
+        uint32_t id = p->id;
+        size_t len = p->len;
         const char *t = rec__str(&rec__g, id)->text;
-        if (REC_LIKELY(r == 0)) {
-            /* Word j of the text lines up with word j of the name; the
-             * text's word k holds its NUL, inside its record. */
-            uint64_t diff = 0, tw, nw;
+        if (REC_LIKELY((a & 7u) == 0)) {
+            unsigned k = (unsigned)(len / 8);            /* the word of the NUL */
+            uint64_t diff, tw, nw;
+            memcpy(&tw, t + 8 * k, 8);
+            memcpy(&nw, name + 8 * k, 8);
+            diff = (nw ^ tw) & (~UINT64_C(0) >> (56 - 8 * (len & 7)));
             for (unsigned j = 0; j < k; j++) {
                 memcpy(&tw, t + 8 * j, 8);
-                memcpy(&nw, q + 8 * j, 8);
+                memcpy(&nw, name + 8 * j, 8);
                 diff |= nw ^ tw;
             }
-            memcpy(&tw, t + 8 * k, 8);
-            if (REC_LIKELY((diff | ((w ^ tw) & last)) == 0)) return id;
-        } else if (rec__dyn_same_shifted(t, q, k, r, len, pre, last)) {
-            return id;
+            if (REC_LIKELY(diff == 0)) return id;
+        } else {
+            return rec__dyn_ptr_shifted(c, p, name, t, len, id);
         }
-    } else if (e->key == key && e->len == len && id) {
-        return id == REC_ID_FILTERED ? 0 : id;           /* no text to compare */
     }
-    return rec__dyn_fill(e, name, len, key);
-#else
-    return rec__dyn_long(c, name);
 #endif
+    return rec__dyn_by_key(c, p, name);
 }
