@@ -1,10 +1,12 @@
 """The demo inference runs a few tokens; its segment, read after it exited,
 holds what the issue promises: per-op scopes with static and dynamic names
 on named worker threads, token instants, the two counters, and one flow
-from the scheduler to each worker slice.  With `recorder` built, its
-`recorder dump` of the same segment is valid Perfetto JSON too.
+from the scheduler to each worker slice.  With --export (librecorder's
+exporter, through seg_export) or --dump (`recorder dump`), the same segment
+is also exported as Perfetto JSON and the file is checked the same way
+(and with tests/analysis/check_trace.py when it exists).
 
-usage: test_inference.py INFERENCE SEG_EVENTS [RECORDER [CHECK_TRACE]]"""
+usage: test_inference.py INFERENCE SEG_EVENTS [--export SEG_EXPORT | --dump RECORDER] [CHECK_TRACE]"""
 import json
 import os
 import re
@@ -12,15 +14,19 @@ import subprocess
 import sys
 import tempfile
 
-from common import Checker, read_segment, remove_segment, run_kept, walk
+from common import Checker, read_segment, remove_segment, run_kept, trace_events, trace_slices, walk
 
 LAYERS, DIM, THREADS, TOKENS, CTX = 2, 128, 3, 6, 4
 
 
 def main():
     inference, seg_events = sys.argv[1], sys.argv[2]
-    recorder = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else None
-    check_trace = sys.argv[4] if len(sys.argv) > 4 and os.path.exists(sys.argv[4]) else None
+    rest = sys.argv[3:]
+    exporter = None
+    if len(rest) >= 2 and rest[0] in ("--export", "--dump"):
+        exporter = (rest[0], rest[1])
+        rest = rest[2:]
+    check_trace = rest[0] if rest and os.path.exists(rest[0]) else None
     c = Checker()
     r = run_kept([inference, "--tokens", str(TOKENS), "--threads", str(THREADS), "--layers", str(LAYERS),
                   "--dim", str(DIM), "--ctx", str(CTX), "--rate", "0"])
@@ -33,9 +39,10 @@ def main():
     try:
         c.check(f"recorder-top {pid}" in r.stdout, "prints the command to watch it")
         c.check(f"{TOKENS} tokens in" in r.stdout, "prints a summary")
-        check_segment(c, read_segment(seg_events, path))
-        if recorder:
-            check_dump(c, recorder, path, check_trace)
+        if exporter:
+            check_export(c, exporter, path, check_trace)
+        else:
+            check_segment(c, read_segment(seg_events, path))
     finally:
         remove_segment(path)
     c.done()
@@ -117,26 +124,76 @@ def check_segment(c, seg):
     c.check(op_names == want_ops, f"worker ops: missing {sorted(want_ops - op_names)}, extra {sorted(op_names - want_ops)}")
 
 
-def check_dump(c, recorder, path, check_trace):
+def check_export(c, exporter, path, check_trace):
+    """Exports the segment as Perfetto JSON and checks the file."""
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "trace.json")
-        r = subprocess.run([recorder, "dump", path, "-o", out], capture_output=True, text=True, timeout=120)
-        c.check(r.returncode == 0, f"recorder dump: {r.returncode} {r.stderr.strip()}")
-        if r.returncode != 0:
+        kind, prog = exporter
+        argv = [prog, path, out] if kind == "--export" else [prog, "dump", path, "-o", out]
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        if not c.check(r.returncode == 0, f"{' '.join(argv)}: {r.returncode} {r.stderr.strip()}"):
             return
+        try:
+            ev = trace_events(out)
+        except ValueError as e:
+            c.check(False, f"the export is not JSON: {e}")
+            return
+        check_json(c, ev)
         with open(out) as f:
-            doc = json.load(f)
-        ev = doc["traceEvents"] if isinstance(doc, dict) else doc
-        names = {e.get("name") for e in ev}
-        for n in ("token", "matmul", "matmul_blk.0.attn_q", "softmax", "kv_cache_KiB", "tokens_per_s"):
-            c.check(n in names, f"dump has {n}")
-        phases = {e.get("ph") for e in ev}
-        c.check(phases & {"X", "B"}, "dump has slices")
-        c.check(phases & {"s", "f"} or any(e.get("ph") in ("s", "f") or "flow_in" in e or "bind_id" in e for e in ev),
-                "dump has flows")
+            other = json.load(f).get("otherData", {}).get("recorder", {})
+        for k in ("entries_overwritten", "entries_dropped", "entries_bad", "unmatched_ends"):
+            if k in other:
+                c.check(other[k] == 0, f"otherData.recorder.{k} == 0 ({other[k]})")
         if check_trace:
             r = subprocess.run([sys.executable, check_trace, out], capture_output=True, text=True, timeout=120)
             c.check(r.returncode == 0, f"check_trace.py: {r.stdout.strip()} {r.stderr.strip()}")
+
+
+def check_json(c, ev):
+    slices, names, problems = trace_slices(ev)
+    for p in problems:
+        c.check(False, p)
+    by_name = {v: k for k, v in names.items()}
+    want = {"scheduler"} | {f"worker-{i}" for i in range(THREADS)}
+    c.check(want <= set(by_name), f"thread names {sorted(names.values())} include {sorted(want)}")
+    procs = [e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"]
+    c.check(procs == ["inference"], f"process name {procs}")
+    sched = by_name.get("scheduler")
+    sl = slices.get(sched, [])
+    c.check(sum(s["name"] == "token" for s in sl) == TOKENS, "token slices on the scheduler")
+    c.check({s["name"] for s in sl if s["parent"] == "token"} == {"get_rows", "graph_compute", "sample"},
+            f"token's children {sorted({s['name'] for s in sl if s['parent'] == 'token'})}")
+    inst = [e for e in ev if e.get("ph") in ("i", "I") and e.get("name") == "token"]
+    c.check(len(inst) == TOKENS and all(e.get("tid") == sched[1] for e in inst), f"{len(inst)} token instants")
+    c.check([e.get("args", {}).get("msg", "").split(" ")[0] for e in inst] == [f"#{i + 1}" for i in range(TOKENS)],
+            "token instants carry their messages")
+    kv = [e["args"]["value"] for e in ev if e.get("ph") == "C" and e.get("name") == "kv_cache_KiB"]
+    per_pos = 2 * LAYERS * DIM * 4 / 1024
+    c.check(kv == [per_pos * (i % CTX + 1) for i in range(TOKENS)], f"kv_cache_KiB counter {kv}")
+    tps = [e for e in ev if e.get("ph") == "C" and e.get("name") == "tokens_per_s"]
+    c.check(len(tps) == TOKENS, f"tokens_per_s counter ({len(tps)})")
+    ops = set()
+    for i in range(THREADS):
+        key = by_name.get(f"worker-{i}")
+        for s in slices.get(key, []):
+            ops.add(s["name"])
+            if s["name"].startswith("matmul_"):
+                c.check(s["parent"] == "matmul", f"{s['name']} inside matmul on worker-{i}")
+    c.check({"matmul", "matmul_blk.0.attn_q", "matmul_blk.1.ffn_down", "matmul_output", "softmax", "attn_scores",
+             "attn_values", "rms_norm", "rope", "gelu"} <= ops, f"worker ops {sorted(ops)}")
+    # Flows: v1 flow events, one start on the scheduler and one finish on a worker per id.
+    starts = {e["id"]: e for e in ev if e.get("ph") == "s"}
+    ends = {}
+    for e in ev:
+        if e.get("ph") == "f":
+            c.check(e["id"] not in ends, f"flow {e['id']} finishes once")
+            ends[e["id"]] = e
+    c.check(starts and set(starts) == set(ends), f"flows: {len(starts)} start, {len(ends)} finish")
+    c.check(all(e.get("tid") == sched[1] for e in starts.values()), "flows start on the scheduler")
+    c.check(all(ends[i]["tid"] != sched[1] and ends[i]["ts"] >= starts[i]["ts"] for i in ends if i in starts),
+            "flows finish later, on workers")
+    steps = [e for e in ev if e.get("ph") == "t"]
+    c.check(steps and all(e["id"] in starts for e in steps), f"flow steps ({len(steps)}) continue started flows")
 
 
 if __name__ == "__main__":

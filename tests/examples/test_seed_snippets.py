@@ -17,7 +17,7 @@ TENSORS = ["blk.0.attn_q", "blk.0.ffn_up", "blk.1.attn_q", "blk.1.ffn_up"]
 
 
 def main():
-    prog = sys.argv[1]
+    prog = os.path.abspath(sys.argv[1])  # it runs in a temporary directory
     check_trace = sys.argv[2] if len(sys.argv) > 2 and os.path.exists(sys.argv[2]) else None
     c = Checker()
     with tempfile.TemporaryDirectory() as d:
