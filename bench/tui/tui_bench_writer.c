@@ -1,0 +1,123 @@
+/*
+ * tui_bench_writer.c -- the program recorder-top must keep up with: N
+ * threads writing nested scopes at a set total rate, or as fast as they
+ * can (--rate 0).
+ *
+ *   tui_bench_writer --threads N --rate EVENTS_PER_SEC --seconds S
+ *
+ * A scope is two events (begin, end).  Paced threads write a batch every
+ * millisecond and sleep to the next millisecond, the way a busy program's
+ * bursts arrive; the batch is small next to a 1 MiB ring (65536 entries).
+ * It starts writing at a line on stdin and at the end prints how many
+ * events it wrote, so the runner can set recorder-top's decoded + lost
+ * against it.
+ */
+#define RECORDER_IMPLEMENTATION
+#include "recorder.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double rate_per_thread;   /* events/s; 0 = full speed */
+static double seconds = 10;
+static volatile int go;
+
+struct worker {
+    pthread_t th;
+    int id;
+    uint64_t events;
+};
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Eight events: a layer holding three ops. */
+static inline void burst(void) {
+    REC_SCOPE("layer");
+    { REC_SCOPE("matmul"); }
+    { REC_SCOPE("softmax"); }
+    { REC_SCOPE("norm"); }
+}
+
+static void *run(void *arg) {
+    struct worker *w = arg;
+    char name[32];
+    snprintf(name, sizeof name, "writer-%d", w->id);
+    REC_THREAD_NAME(name);
+    while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE)) usleep(100);
+    double start = now_s(), end = start + seconds;
+    uint64_t n = 0;
+    if (rate_per_thread <= 0) {
+        while (now_s() < end) {
+            for (int i = 0; i < 1024; i++) burst();
+            n += 1024 * 8;
+        }
+    } else {
+        /* One batch per millisecond, to an absolute schedule. */
+        uint64_t per_ms = (uint64_t)(rate_per_thread / 1000 / 8);
+        if (per_ms == 0) per_ms = 1;
+        struct timespec next;
+        clock_gettime(CLOCK_MONOTONIC, &next);
+        while (now_s() < end) {
+            for (uint64_t i = 0; i < per_ms; i++) burst();
+            n += per_ms * 8;
+            next.tv_nsec += 1000000;
+            if (next.tv_nsec >= 1000000000) next.tv_nsec -= 1000000000, next.tv_sec++;
+            clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+        }
+    }
+    w->events = n;
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    int threads = 4;
+    double rate = 20e6;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--rate")) rate = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--seconds")) seconds = atof(argv[i + 1]);
+        else {
+            fprintf(stderr, "usage: tui_bench_writer [--threads N] [--rate EV/S, 0 = full speed] [--seconds S]\n");
+            return 2;
+        }
+    }
+    if (threads < 1 || threads > 64 || rate < 0 || seconds <= 0) {
+        fprintf(stderr, "tui_bench_writer: bad arguments\n");
+        return 2;
+    }
+    rate_per_thread = rate / threads;
+    if (rec_init() != 0) {
+        fprintf(stderr, "tui_bench_writer: recording is off\n");
+        return 1;
+    }
+    struct worker *w = calloc((size_t)threads, sizeof *w);
+    for (int i = 0; i < threads; i++) {
+        w[i].id = i;
+        pthread_create(&w[i].th, NULL, run, &w[i]);
+    }
+    printf("ready %d\n", (int)getpid());
+    fflush(stdout);
+    /* Write once the runner says so (a line on stdin): by then recorder-top
+     * is attached, so every event written is either decoded or lost. */
+    char line[16];
+    if (!fgets(line, sizeof line, stdin)) return 1;
+    double t0 = now_s();
+    __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+    uint64_t total = 0;
+    for (int i = 0; i < threads; i++) {
+        pthread_join(w[i].th, NULL);
+        total += w[i].events;
+    }
+    double t = now_s() - t0;
+    printf("written=%llu seconds=%.3f rate=%.0f\n", (unsigned long long)total, t, (double)total / t);
+    free(w);
+    return 0;
+}

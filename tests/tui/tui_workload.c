@@ -1,0 +1,114 @@
+/*
+ * tui_workload.c -- a small multi-threaded instrumented program for the
+ * recorder-top tests: known thread names, nested scopes with known names,
+ * one thread parked inside two scopes (for "inside now"), a UTF-8 name and
+ * a name holding a terminal escape (which must be drawn harmlessly).
+ *
+ *   tui_workload [--workers N]     runs until SIGTERM or SIGINT, then exits 0
+ */
+#define RECORDER_IMPLEMENTATION
+#include "recorder.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig) {
+    (void)sig;
+    stop = 1;
+}
+
+static void spin_us(long us) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    do clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
+}
+
+static void sleep_us(long us) {
+    struct timespec t = {us / 1000000, (us % 1000000) * 1000};
+    nanosleep(&t, NULL);
+}
+
+static void *worker(void *arg) {
+    char name[32];
+    snprintf(name, sizeof name, "worker-%d", (int)(long)arg);
+    REC_THREAD_NAME(name);
+    while (!stop) {
+        {
+            REC_SCOPE("step");
+            {
+                REC_SCOPE("matmul");
+                spin_us(120);
+            }
+            {
+                REC_SCOPE("softmax");
+                spin_us(30);
+            }
+        }
+        sleep_us(1000);
+    }
+    return NULL;
+}
+
+/* Parked inside two scopes until the end: Threads shows its stack. */
+static void *sleeper(void *arg) {
+    (void)arg;
+    REC_THREAD_NAME("sleeper");
+    REC_SCOPE("wait_for_input");
+    REC_SCOPE("deep_sleep");
+    while (!stop) sleep_us(20000);
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    int workers = 3;
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--workers")) workers = atoi(argv[++i]);
+    if (workers < 1 || workers > 16) workers = 3;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    if (rec_init() != 0) {
+        fprintf(stderr, "tui_workload: recording is off\n");
+        return 1;
+    }
+    REC_THREAD_NAME("main");
+    pthread_t th[17];
+    for (int i = 0; i < workers; i++) pthread_create(&th[i], NULL, worker, (void *)(long)i);
+    pthread_create(&th[workers], NULL, sleeper, NULL);
+    printf("ready %d\n", (int)getpid());
+    fflush(stdout);
+    while (!stop) {
+        {
+            REC_SCOPE("frame");
+            {
+                REC_SCOPE("prepare");
+                spin_us(50);
+            }
+            {
+                REC_SCOPE("zz_unique_scope");
+                spin_us(10);
+            }
+            {
+                REC_SCOPE("na\xc3\xafve_\xc3\xbc");   /* "naïve_ü" */
+                spin_us(5);
+            }
+            {
+                REC_SCOPE("\x1b[31mevil");               /* must not color the terminal */
+                spin_us(5);
+            }
+        }
+        sleep_us(5000);
+    }
+    for (int i = 0; i <= workers; i++) pthread_join(th[i], NULL);
+    return 0;
+}

@@ -1,0 +1,258 @@
+/*
+ * app.c -- recorder-top's loop: drain often, draw ten times a second, and
+ * answer keys at once.
+ *
+ * The two cadences are separate on purpose.  Draining must keep up with
+ * the writers (a 1 MiB ring holds 65536 entries: 13 ms of a thread writing
+ * 5 M events/s), so its period adapts to how full the rings were found:
+ * halved when a ring was over a quarter full, relaxed slowly when they are
+ * nearly empty.  Drawing is for a human and stays at ~10 Hz.
+ */
+#define _GNU_SOURCE
+#include "app.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "draw.h"
+
+volatile sig_atomic_t app_interrupted;
+
+#define DRAIN_MIN_MS 1.0
+#define DRAIN_MAX_MS 25.0
+
+static double mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Grows *buf to hold want items of size sz; 0 on failure. */
+static int reserve(void **buf, size_t *cap, size_t want, size_t sz) {
+    if (want <= *cap) return 1;
+    size_t c = *cap ? *cap : 64;
+    while (c < want) c *= 2;
+    void *p = realloc(*buf, c * sz);
+    if (!p) return 0;
+    *buf = p;
+    *cap = c;
+    return 1;
+}
+
+void app_rows(struct app *a) {
+    struct snap *s = &a->snap;
+    if (!s->n_stats || !s->rows) {
+        s->n_rows = 0;
+        return;
+    }
+    memcpy(s->rows, s->stats, s->n_stats * sizeof *s->rows);
+    s->n_rows = top_rows_filter(s->rows, s->n_stats, a->filter);
+    top_rows_sort(s->rows, s->n_rows, a->sort, a->sort_rev);
+}
+
+void app_snapshot(struct app *a) {
+    struct snap *s = &a->snap;
+    rec_model *m = a->src->model;
+    size_t total = 0;
+    s->n_stats = rec_model_stats(m, a->win, a->tid, s->stats, s->cap_stats, &total);
+    if (total > s->cap_stats) {
+        if (reserve((void **)&s->stats, &s->cap_stats, total, sizeof *s->stats))
+            s->n_stats = rec_model_stats(m, a->win, a->tid, s->stats, s->cap_stats, &total);
+        else s->n_stats = 0;
+    }
+    if (!reserve((void **)&s->rows, &s->cap_rows, s->n_stats, sizeof *s->rows)) s->n_stats = 0;
+    /* A tree as large as the buffer may have been cut: grow and ask again. */
+    if (!s->cap_tree) reserve((void **)&s->tree, &s->cap_tree, 1024, sizeof *s->tree);
+    for (;;) {
+        s->n_tree = s->cap_tree ? rec_model_tree(m, a->win, a->tid, s->tree, s->cap_tree) : 0;
+        if (s->n_tree < s->cap_tree || s->cap_tree >= (1u << 18)) break;
+        if (!reserve((void **)&s->tree, &s->cap_tree, s->cap_tree * 4, sizeof *s->tree)) break;
+    }
+    const struct rec_model_thread *t;
+    size_t n = rec_model_threads(m, &t);
+    if (reserve((void **)&s->threads, &s->cap_threads, n, sizeof *s->threads)) {
+        memcpy(s->threads, t, n * sizeof *t);
+        s->n_threads = n;
+    }
+    s->span_ns = rec_model_window_span(m, a->win);
+    s->now_ns = a->src->now_ns;
+    app_rows(a);
+}
+
+void app_free(struct app *a) {
+    free(a->snap.stats);
+    free(a->snap.rows);
+    free(a->snap.tree);
+    free(a->snap.threads);
+    free(a->spans);
+    memset(&a->snap, 0, sizeof a->snap);
+    a->spans = NULL;
+}
+
+static void draw(struct app *a) {
+    erase();
+    if (COLS < MIN_COLS || LINES < MIN_LINES) {
+        chrome_draw_too_small(MIN_COLS, MIN_LINES);
+    } else {
+        int top = chrome_draw_top(a);
+        int h = LINES - top - 1;
+        switch (a->view) {
+        case VIEW_TOP: view_top_draw(a, top, h); break;
+        case VIEW_FLAME: view_flame_draw(a, top, h); break;
+        default: view_threads_draw(a, top, h); break;
+        }
+        chrome_draw_bottom(a);
+        if (a->help) view_help_draw(a);
+    }
+    refresh();
+    a->draws++;
+}
+
+/* The next thread after (dir > 0) or before the current one, with "all"
+ * between the last and the first. */
+static void cycle_thread(struct app *a, int dir) {
+    const struct snap *s = &a->snap;
+    int n = (int)s->n_threads, at = -1;
+    for (int i = 0; i < n; i++)
+        if (s->threads[i].tid == a->tid) at = i;
+    if (n == 0) {
+        a->tid = -1;
+        return;
+    }
+    if (dir > 0) at = a->tid < 0 ? 0 : at + 1;
+    else at = a->tid < 0 ? n - 1 : at - 1;
+    a->tid = at >= 0 && at < n ? s->threads[at].tid : -1;
+}
+
+static void on_filter_key(struct app *a, uint32_t ch, int code) {
+    switch (line_edit_key(&a->edit, ch, code)) {
+    case EDIT_ACCEPT: a->filtering = 0; break;
+    case EDIT_CANCEL:
+        a->filtering = 0;
+        line_edit_set(&a->edit, "");
+        break;
+    case EDIT_MORE: break;
+    }
+    /* Rows follow the text as it is typed; Esc drops the filter. */
+    memcpy(a->filter, a->edit.buf, sizeof a->filter);
+    a->top_sel = a->top_scroll = 0;
+    app_rows(a);
+}
+
+static void on_key(struct app *a, uint32_t ch, int code) {
+    if (a->filtering) {
+        on_filter_key(a, ch, code);
+        return;
+    }
+    enum action act = input_action(ch, code);
+    if (act == ACT_RESIZE) return;
+    if (a->help) {   /* any key closes the help */
+        a->help = 0;
+        return;
+    }
+    int page = LINES - 6 > 1 ? LINES - 6 : 1;
+    switch (act) {
+    case ACT_QUIT: a->quit = 1; return;
+    case ACT_VIEW_NEXT: a->view = (enum view)((a->view + 1) % VIEW_COUNT); return;
+    case ACT_VIEW_PREV: a->view = (enum view)((a->view + VIEW_COUNT - 1) % VIEW_COUNT); return;
+    case ACT_VIEW_TOP: a->view = VIEW_TOP; return;
+    case ACT_VIEW_FLAME: a->view = VIEW_FLAME; return;
+    case ACT_VIEW_THREADS: a->view = VIEW_THREADS; return;
+    case ACT_WINDOW:
+        a->win = (enum rec_window)((a->win + 1) % 3);
+        app_snapshot(a);
+        return;
+    case ACT_SORT:
+        a->sort = (enum top_col)((a->sort + 1) % TOP_NCOLS);
+        a->sort_rev = 0;
+        app_rows(a);
+        return;
+    case ACT_SORT_REVERSE:
+        a->sort_rev = !a->sort_rev;
+        app_rows(a);
+        return;
+    case ACT_FILTER:
+        a->filtering = 1;
+        a->view = VIEW_TOP;
+        line_edit_set(&a->edit, a->filter);
+        return;
+    case ACT_THREAD_NEXT:
+    case ACT_THREAD_PREV:
+        cycle_thread(a, act == ACT_THREAD_NEXT ? 1 : -1);
+        app_snapshot(a);
+        return;
+    case ACT_PAUSE:
+        a->paused = !a->paused;
+        if (!a->paused) app_snapshot(a);
+        return;
+    case ACT_HELP: a->help = 1; return;
+    case ACT_REDRAW: clearok(curscr, TRUE); return;
+    default: break;
+    }
+    int used = 0;
+    switch (a->view) {
+    case VIEW_TOP: used = view_top_key(a, act, page); break;
+    case VIEW_FLAME: used = view_flame_key(a, act); break;
+    default: used = view_threads_key(a, act, page); break;
+    }
+    if (!used && act == ACT_BACK && a->filter[0]) {
+        a->filter[0] = 0;
+        line_edit_set(&a->edit, "");
+        app_rows(a);
+    }
+}
+
+int app_run(struct app *a) {
+    struct source *src = a->src;
+    double start = mono_ns(), next_drain = start, next_draw = start;
+    double drain_ms = 10, draw_ns = (a->opt.refresh_ms > 0 ? a->opt.refresh_ms : 100) * 1e6;
+    a->tid = -1;
+    nodelay(stdscr, TRUE);
+    while (!a->quit && !app_interrupted) {
+        double t = mono_ns();
+        if (t >= next_drain) {
+            if (!src->exited) {
+                source_drain(src);
+                double t2 = mono_ns();
+                a->drain_s += (t2 - t) / 1e9;
+                t = t2;
+                if (src->fill > 0.25) drain_ms = drain_ms / 2 < DRAIN_MIN_MS ? DRAIN_MIN_MS : drain_ms / 2;
+                else if (src->fill < 0.08) drain_ms = drain_ms * 1.25 > DRAIN_MAX_MS ? DRAIN_MAX_MS : drain_ms * 1.25;
+            }
+            next_drain = t + drain_ms * 1e6;
+        }
+        if (t >= next_draw) {
+            source_tick(src, t);
+            if (!a->paused) app_snapshot(a);
+            draw(a);
+            a->draw_s += (mono_ns() - t) / 1e9;
+            next_draw += draw_ns;
+            if (next_draw < t) next_draw = t + draw_ns;   /* fell behind: do not catch up in a burst */
+        }
+        if (a->opt.exit_after > 0 && t - start >= a->opt.exit_after * 1e9) break;
+        double until = next_drain < next_draw ? next_drain : next_draw;
+        double wait = (until - mono_ns()) / 1e6;
+        struct pollfd p = {STDIN_FILENO, POLLIN, 0};
+        /* A resize (SIGWINCH) interrupts the poll; curses then reports
+         * KEY_RESIZE from get_wch. */
+        if (wait > 0) {
+            double w0 = mono_ns();
+            poll(&p, 1, (int)(wait + 0.999));
+            a->wait_s += (mono_ns() - w0) / 1e9;
+        }
+        int keys = 0;
+        wint_t ch;
+        int r;
+        while (!a->quit && (r = get_wch(&ch)) != ERR) {
+            on_key(a, (uint32_t)ch, r == KEY_CODE_YES);
+            keys++;
+        }
+        if (keys && !a->quit) draw(a);
+    }
+    return 0;
+}

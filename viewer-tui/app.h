@@ -1,0 +1,104 @@
+/*
+ * app.h -- recorder-top's state: what is shown (view, window, thread,
+ * sort, filter, selection), the data it is drawn from, and the loop that
+ * drains, draws and reads keys.
+ */
+#ifndef TUI_APP_H
+#define TUI_APP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "flame_layout.h"
+#include "input.h"
+#include "source.h"
+#include "top_rows.h"
+
+enum view { VIEW_TOP, VIEW_FLAME, VIEW_THREADS, VIEW_COUNT };
+
+/* What the views draw.  Refreshed at each draw tick, except when paused:
+ * then it stays as it was while draining goes on underneath. */
+struct snap {
+    struct rec_stat *stats;           /* the window's scopes, all of them */
+    size_t n_stats, cap_stats;
+    struct rec_stat *rows;            /* filtered and sorted: what Top shows */
+    size_t n_rows, cap_rows;
+    struct rec_tree_node *tree;
+    size_t n_tree, cap_tree;
+    struct rec_model_thread *threads;
+    size_t n_threads, cap_threads;
+    double span_ns;                   /* time the window covers */
+    double now_ns;
+};
+
+struct app_opts {
+    int color;                        /* 0: monochrome */
+    int refresh_ms;                   /* draw period */
+    double exit_after;                /* seconds; 0 = run until q */
+    int print_stats;                  /* counters on stderr at exit */
+};
+
+struct app {
+    struct source *src;
+    struct app_opts opt;
+    struct snap snap;
+    enum view view;
+    enum rec_window win;
+    int tid;                          /* -1: every thread */
+    int paused, help, quit;
+    int sort_rev;
+    enum top_col sort;
+    int filtering;                    /* the filter prompt is open */
+    struct line_edit edit;
+    char filter[LINE_EDIT_MAX + 1];
+    int top_sel, top_scroll;
+    uint32_t top_sel_id;              /* the selection follows its name */
+    int thr_sel, thr_scroll;
+    /* Flame: zoom and selection as name paths, which survive refreshes. */
+    uint32_t zoom_path[REC_MAX_DEPTH];
+    int zoom_len;
+    uint32_t sel_path[REC_MAX_DEPTH];
+    int sel_len;
+    int flame_rows;                   /* rows of the last flame layout */
+    struct flame_span *spans;
+    size_t n_spans, cap_spans;
+    uint64_t draws;
+    double drain_s, draw_s, wait_s;   /* where the time went (--stats) */
+};
+
+#include <signal.h>
+/* Set by SIGINT, SIGTERM and SIGHUP: the loop ends and the terminal is
+ * restored. */
+extern volatile sig_atomic_t app_interrupted;
+
+/* Runs until q (or opt.exit_after); the terminal must be set up.  Returns
+ * 0, or non-zero when the data could not be kept (out of memory). */
+int app_run(struct app *a);
+void app_free(struct app *a);
+
+/* Re-query the model for the current window and thread. */
+void app_snapshot(struct app *a);
+/* Re-apply filter and sort to the snapshot (no model query). */
+void app_rows(struct app *a);
+
+/* Views: draw into rows [y, y + h) of the screen; handle an action
+ * (return 1 if it was theirs). */
+void view_top_draw(struct app *a, int y, int h);
+int view_top_key(struct app *a, enum action act, int page);
+void view_flame_draw(struct app *a, int y, int h);
+int view_flame_key(struct app *a, enum action act);
+void view_threads_draw(struct app *a, int y, int h);
+int view_threads_key(struct app *a, enum action act, int page);
+void view_help_draw(struct app *a);
+
+/* The bars around the views. */
+int chrome_draw_top(struct app *a);          /* returns rows used */
+void chrome_draw_bottom(struct app *a);
+void chrome_draw_too_small(int need_cols, int need_lines);
+const char *app_window_name(enum rec_window w);
+const char *app_thread_name(struct app *a, char *buf, size_t cap);
+
+#define MIN_COLS 60
+#define MIN_LINES 12
+
+#endif

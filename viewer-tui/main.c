@@ -1,0 +1,174 @@
+/*
+ * main.c -- recorder-top [options] [PID|NAME]: attach to a running
+ * program's recorder segment and show its scopes live (docs/tui.md).
+ *
+ * Every error that can be known before the screen is taken over (a bad
+ * argument, a dead pid, a corrupt segment, no terminal) is reported on
+ * stderr as one line, with the exit status of docs/tui.md.
+ */
+#define _GNU_SOURCE
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "draw.h"
+#include "picker.h"
+#include "source.h"
+#include "target.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: recorder-top [options] [PID|NAME]\n"
+            "Live view of a program's recorder scopes: Top, Flame and Threads.\n"
+            "With no argument, pick one of the programs that have a segment.\n"
+            "\n"
+            "  PID              a process id, or a segment name or path\n"
+            "  NAME             a running program's process name (exactly one)\n"
+            "  --no-color       monochrome (as does NO_COLOR=1)\n"
+            "  --refresh MS     redraw period, 20..5000 ms (default 100)\n"
+            "  --exit-after S   quit after S seconds (for scripts and benchmarks)\n"
+            "  --stats          at exit, print what was read and the CPU used to stderr\n"
+            "  -h, --help       this text\n"
+            "\n"
+            "Keys: Tab/1/2/3 views, w window, s/S sort, / filter, t thread,\n"
+            "p pause, ? help, q quit.  Exit status: 0 ok, 2 usage or no terminal,\n"
+            "3 no such process or segment, 4 permission denied, 5 corrupt segment,\n"
+            "6 other format version, 7 truncated, 8 I/O error.\n");
+}
+
+static void on_signal(int sig) {
+    (void)sig;
+    app_interrupted = 1;
+}
+
+static int parse_num(const char *s, double lo, double hi, double *out) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= lo && v <= hi)) return -1;
+    *out = v;
+    return 0;
+}
+
+static void start_curses(int color) {
+    initscr();
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    set_escdelay(25);     /* Esc zooms out: do not wait a second for it */
+    curs_set(0);
+    theme_init(color);
+}
+
+static double cpu_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
+
+int main(int argc, char **argv) {
+    setlocale(LC_ALL, "");
+    draw_utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+    struct app_opts opt = {1, 100, 0, 0};
+    const char *nc = getenv("NO_COLOR");
+    if (nc && *nc) opt.color = 0;
+    const char *target = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        double v;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--no-color")) {
+            opt.color = 0;
+        } else if (!strcmp(a, "--stats")) {
+            opt.print_stats = 1;
+        } else if (!strcmp(a, "--refresh") || !strcmp(a, "--exit-after")) {
+            int refresh = !strcmp(a, "--refresh");
+            if (i + 1 >= argc || parse_num(argv[i + 1], refresh ? 20 : 0.01, refresh ? 5000 : 1e9, &v)) {
+                fprintf(stderr, "recorder-top: %s needs a number%s\n", a, refresh ? " of ms, 20..5000" : " of seconds");
+                return REC_ERR_USAGE;
+            }
+            if (refresh) opt.refresh_ms = (int)v;
+            else opt.exit_after = v;
+            i++;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "recorder-top: unknown option %s (see --help)\n", a);
+            return REC_ERR_USAGE;
+        } else if (target) {
+            fprintf(stderr, "recorder-top: one program at a time (got %s and %s)\n", target, a);
+            return REC_ERR_USAGE;
+        } else {
+            target = a;
+        }
+    }
+
+    char path[256], err[512];
+    struct source src;
+    int in_curses = 0;
+    if (target) {
+        int rc = target_resolve(target, path, sizeof path, err, sizeof err);
+        if (rc == REC_OK) rc = source_open(&src, path, err, sizeof err);
+        if (rc != REC_OK) {
+            fprintf(stderr, "recorder-top: %s\n", err);
+            return rc;
+        }
+    }
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "recorder-top: needs a terminal (stdin and stdout); for a report use `recorder report`\n");
+        if (target) source_close(&src);
+        return REC_ERR_USAGE;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+
+    if (!target) {
+        start_curses(opt.color);
+        in_curses = 1;
+        if (!picker_run(path, sizeof path)) {
+            endwin();
+            return 0;
+        }
+        int rc = source_open(&src, path, err, sizeof err);
+        if (rc != REC_OK) {
+            endwin();
+            fprintf(stderr, "recorder-top: %s\n", err);
+            return rc;
+        }
+    }
+    if (!in_curses) start_curses(opt.color);
+
+    struct app app;
+    memset(&app, 0, sizeof app);
+    app.src = &src;
+    app.opt = opt;
+    app.sort = TOP_TOTAL;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = app_run(&app);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    endwin();
+    if (opt.print_stats) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        double user = cpu_seconds(ru.ru_utime), sys = cpu_seconds(ru.ru_stime);
+        fprintf(stderr,
+                "recorder-top stats: seconds=%.2f decoded=%llu lost=%llu drains=%llu draws=%llu "
+                "cpu_user=%.3f cpu_sys=%.3f cpu_share=%.3f drain_s=%.3f draw_s=%.3f wait_s=%.3f exited=%d\n",
+                secs, (unsigned long long)src.decoded, (unsigned long long)src.lost,
+                (unsigned long long)src.drains, (unsigned long long)app.draws, user, sys,
+                secs > 0 ? (user + sys) / secs : 0, app.drain_s, app.draw_s, app.wait_s, src.exited);
+    }
+    app_free(&app);
+    source_close(&src);
+    return rc;
+}

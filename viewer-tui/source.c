@@ -1,0 +1,143 @@
+/*
+ * source.c -- attach to a segment and keep an analysis model fed (see
+ * source.h).
+ *
+ * Reading never touches the program: the segment is mapped read-only
+ * (rec_seg_open without REC_OPEN_STREAM), the writers never wait for us,
+ * and what they overwrite before we copy it is counted as lost.
+ */
+#define _GNU_SOURCE
+#include "source.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+
+static const char *strings(void *ctx, uint32_t id) { return rec_seg_string(ctx, id); }
+
+int source_open(struct source *s, const char *target, char *err, size_t errlen) {
+    memset(s, 0, sizeof *s);
+    int rc = rec_seg_open(target, 0, &s->seg, err, errlen);
+    if (rc != REC_OK) return rc;
+    rec_seg_get_info(s->seg, &s->info);
+    struct rec_source_info si;
+    memset(&si, 0, sizeof si);
+    si.pid = s->info.pid;
+    memcpy(si.process_name, s->info.process_name, sizeof si.process_name);
+    si.ticks_per_sec = s->info.ticks_per_sec;
+    si.ticks0 = s->info.ticks0;
+    si.real_ns0 = s->info.real_ns0;
+    struct rec_model_opts o = {0, 0};   /* statistics only: no event log */
+    s->model = rec_model_new(&si, strings, s->seg, &o);
+    s->max_slots = (int)s->info.max_threads;
+    s->slots = calloc((size_t)s->max_slots, sizeof *s->slots);
+    s->base = calloc((size_t)s->max_slots, sizeof *s->base);
+    if (!s->model || !s->slots || !s->base) {
+        source_close(s);
+        snprintf(err, errlen, "out of memory");
+        return REC_ERR_NOMEM;
+    }
+    s->dead_at_attach = s->exited = !s->info.alive;
+    return REC_OK;
+}
+
+void source_close(struct source *s) {
+    if (s->model) rec_model_free(s->model);
+    if (s->seg) rec_seg_close(s->seg);
+    free(s->slots);
+    free(s->base);
+    memset(s, 0, sizeof *s);
+}
+
+static uint64_t lost_of(const struct rec_model_thread *t) { return t->overwritten + t->dropped + t->bad; }
+
+/* The first drain reads whatever history the rings still hold; what the
+ * writers overwrote before we attached is not a loss of ours, so each
+ * thread's counters at that point become its baseline. */
+static void take_baseline(struct source *s) {
+    const struct rec_model_thread *t;
+    size_t n = rec_model_threads(s->model, &t);
+    for (size_t i = 0; i < n; i++)
+        if (t[i].slot < (uint32_t)s->max_slots) {
+            s->base[t[i].slot].gen = t[i].gen;
+            s->base[t[i].slot].lost = lost_of(&t[i]);
+            s->base[t[i].slot].set = 1;
+        }
+}
+
+uint64_t source_thread_lost(const struct source *s, const struct rec_model_thread *t) {
+    uint64_t l = lost_of(t);
+    if (t->slot < (uint32_t)s->max_slots) {
+        const struct source_base *b = &s->base[t->slot];
+        if (b->set && b->gen == t->gen) l = l > b->lost ? l - b->lost : 0;
+    }
+    return l;
+}
+
+size_t source_drain(struct source *s) {
+    /* How close to losing events we are: the unread share of each ring,
+     * measured before we read it.  Over 1, the writer has lapped us. */
+    int n = rec_seg_threads(s->seg, s->slots, s->max_slots);
+    double worst = 0, ring = (double)s->info.ring_entries;
+    for (int i = 0; i < n; i++) {
+        uint64_t cur = rec_seg_cursor(s->seg, s->slots[i].slot), head = s->slots[i].head;
+        double f = head > cur ? (double)(head - cur) / ring : 0;
+        if (f > worst) worst = f;
+    }
+    s->fill = worst;
+    if (worst > s->fill_peak) s->fill_peak = worst;
+    size_t got = rec_model_poll_seg(s->model, s->seg);
+    s->decoded += got;
+    if (s->drains++ == 0) take_baseline(s);
+    return got;
+}
+
+int source_tick(struct source *s, double mono_ns) {
+    int noticed = 0;
+    rec_seg_get_info(s->seg, &s->info);
+    if (!s->exited && !s->info.alive) {
+        source_drain(s);   /* what it wrote last */
+        s->exited = 1;
+        s->exit_ns = s->now_ns;
+        noticed = 1;
+    }
+    if (!s->exited) {
+        /* The writers' clock read now, so windows keep sliding while the
+         * program's threads are quiet. */
+        rec_model_set_now_live(s->model, s->seg);
+        s->now_ns = rec_model_now(s->model);
+    } else if (s->dead_at_attach) {
+        s->now_ns = rec_model_now(s->model);
+    }
+    /* Losses since attach. */
+    const struct rec_model_thread *t;
+    size_t n = rec_model_threads(s->model, &t);
+    uint64_t lost = 0;
+    for (size_t i = 0; i < n; i++) lost += source_thread_lost(s, &t[i]);
+    s->lost = lost;
+    /* Rates over the samples of the last second or so. */
+    if (s->nsamples == RATE_SAMPLES) {
+        memmove(s->samples, s->samples + 1, (RATE_SAMPLES - 1) * sizeof s->samples[0]);
+        s->nsamples--;
+    }
+    s->samples[s->nsamples].t = mono_ns;
+    s->samples[s->nsamples].decoded = s->decoded;
+    s->samples[s->nsamples].lost = s->lost;
+    s->nsamples++;
+    int o = 0;
+    while (o + 1 < s->nsamples && mono_ns - s->samples[o + 1].t >= 1e9) o++;
+    double dt = (mono_ns - s->samples[o].t) / 1e9;
+    if (dt > 0) {
+        s->ev_rate = (double)(s->decoded - s->samples[o].decoded) / dt;
+        s->loss_rate = (double)(s->lost - s->samples[o].lost) / dt;
+    }
+    s->fill_shown = s->fill_peak;
+    s->fill_peak = s->fill;
+    s->ticks++;
+    return noticed;
+}
+
+const char *source_name(struct source *s, uint32_t id) {
+    const char *n = id ? rec_seg_string(s->seg, id) : NULL;
+    return n ? n : "?";
+}

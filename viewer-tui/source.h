@@ -1,0 +1,68 @@
+/*
+ * source.h -- the program being watched: its segment, mapped read-only,
+ * and the analysis model fed from it.
+ *
+ * Draining (copying new ring entries into the model) and ticking (reading
+ * the clock, the process's state and the rates) are separate calls, so the
+ * app can drain every few milliseconds while it draws ten times a second.
+ */
+#ifndef TUI_SOURCE_H
+#define TUI_SOURCE_H
+
+#include <stdint.h>
+
+#include "recorder/analysis.h"
+
+#define RATE_SAMPLES 16
+
+/* A thread's loss counters when we attached (see take_baseline). */
+struct source_base {
+    uint32_t gen;
+    int set;
+    uint64_t lost;
+};
+
+struct source {
+    rec_seg *seg;
+    rec_model *model;
+    struct rec_seg_info info;       /* refreshed at each tick */
+    struct rec_thread_info *slots;  /* scratch for the fill scan */
+    struct source_base *base;       /* by slot */
+    int max_slots;
+    int exited;                     /* the process is gone (or closed its segment) */
+    int dead_at_attach;             /* it was already gone: a post-mortem view */
+    double now_ns;                  /* the model's "now" */
+    double exit_ns;                 /* when we noticed the exit, in the model's time */
+    uint64_t decoded;               /* events decoded since attach */
+    uint64_t lost;                  /* entries lost, every thread, since attach */
+    uint64_t skipped;               /* history older than our attach, not read */
+    double fill;                    /* worst unread share of a ring at the last drain */
+    double fill_peak;               /* worst since the last tick */
+    double fill_shown;              /* fill_peak of the last tick, for the header */
+    uint64_t drains, ticks;
+    /* Rates over the last second, from samples taken at each tick. */
+    struct { double t; uint64_t decoded, lost; } samples[RATE_SAMPLES];
+    int nsamples;
+    double ev_rate, loss_rate;
+};
+
+/* Attaches; on error returns a rec_status and writes a one-line message. */
+int source_open(struct source *s, const char *target, char *err, size_t errlen);
+void source_close(struct source *s);
+
+/* Copies what the writers published since the last drain into the model.
+ * Returns the number of events decoded. */
+size_t source_drain(struct source *s);
+
+/* Updates the clock, the process's state and the rates; mono_ns is
+ * CLOCK_MONOTONIC.  Returns 1 when this tick noticed that the program
+ * exited (after a last drain). */
+int source_tick(struct source *s, double mono_ns);
+
+/* A thread's lost entries since attach. */
+uint64_t source_thread_lost(const struct source *s, const struct rec_model_thread *t);
+
+/* A name by string id, "?" if unknown. */
+const char *source_name(struct source *s, uint32_t id);
+
+#endif

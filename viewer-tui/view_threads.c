@@ -1,0 +1,149 @@
+/*
+ * view_threads.c -- the Threads view: one row per thread with its state,
+ * event rate, losses, utilization (now and as a sparkline of the last
+ * seconds), and the scopes it is inside right now, innermost last, with
+ * how long the innermost has been open.  Enter shows the thread in Top.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "columns.h"
+#include "draw.h"
+#include "format.h"
+#include "sparkline.h"
+
+enum { C_TID, C_NAME, C_STATE, C_EVS, C_LOST, C_UTIL, C_HIST, C_INSIDE, C_N };
+
+/* The open scopes, outermost first, joined by a path mark; when there are
+ * many, the outermost are left out (the innermost matter most). */
+static void stack_text(struct app *a, const struct rec_model_thread *t, char *out, size_t cap) {
+    const char *sep = sym(SYM_PATH);
+    int depth = t->depth > REC_MAX_DEPTH ? REC_MAX_DEPTH : t->depth;
+    size_t total = 0;
+    int from = depth;
+    while (from > 0) {
+        size_t l = strlen(source_name(a->src, t->stack[from - 1])) + strlen(sep) + 2;
+        if (total + l + 8 > cap) break;
+        total += l;
+        from--;
+    }
+    size_t k = 0;
+    out[0] = 0;
+    if (from > 0) k += (size_t)snprintf(out, cap, "%s", draw_utf8 ? "\xe2\x80\xa6" : "...");
+    for (int i = from; i < depth; i++) {
+        if (k) k += (size_t)snprintf(out + k, cap - k, " %s ", sep);
+        k += (size_t)snprintf(out + k, cap - k, "%s", source_name(a->src, t->stack[i]));
+    }
+}
+
+void view_threads_draw(struct app *a, int y, int h) {
+    int hist = COLS >= 170 ? 60 : COLS >= 130 ? 40 : 20;
+    const struct col_def cols[C_N] = {
+        /* Narrow terminals lose the tid and the state first: the name,
+         * the utilization and the open scopes say the most. */
+        [C_TID] = {"TID", 7, 70, 0, 1},
+        [C_NAME] = {"NAME", 16, 100, 0, 0},
+        [C_STATE] = {"STATE", 6, 78, 0, 0},
+        [C_EVS] = {"EV/S", 7, 80, 0, 1},
+        [C_LOST] = {"LOST", 7, 82, 0, 1},
+        [C_UTIL] = {"UTIL", 6, 86, 0, 1},
+        [C_HIST] = {hist >= 40 ? "UTILIZATION, LAST SECONDS" : "UTIL HISTORY", hist, 88, 0, 0},
+        [C_INSIDE] = {"INSIDE NOW", 16, 1000, 1, 0},
+    };
+    int x[C_N], w[C_N];
+    const int margin = 1;
+    columns_layout(cols, C_N, COLS - 2 * margin, 1, x, w);
+    draw_fill(y, 0, COLS, theme_attr(R_COLHEAD));
+    for (int c = 0; c < C_N; c++)
+        if (w[c]) draw_text(y, margin + x[c], w[c], cols[c].title, cols[c].right ? FIT_RIGHT : FIT_LEFT,
+                            theme_attr(R_COLHEAD));
+    const struct snap *s = &a->snap;
+    int rows = h - 2, n = (int)s->n_threads;
+    if (rows < 1) return;
+    if (a->thr_sel >= n) a->thr_sel = n - 1;
+    if (a->thr_sel < 0) a->thr_sel = 0;
+    if (a->thr_sel < a->thr_scroll) a->thr_scroll = a->thr_sel;
+    if (a->thr_sel >= a->thr_scroll + rows) a->thr_scroll = a->thr_sel - rows + 1;
+    if (a->thr_scroll < 0) a->thr_scroll = 0;
+    int live = 0;
+    for (int i = 0; i < n; i++) live += s->threads[i].state == REC_SLOT_LIVE;
+    for (int r = 0; r < rows && a->thr_scroll + r < n; r++) {
+        int i = a->thr_scroll + r, yy = y + 1 + r, sel = i == a->thr_sel;
+        const struct rec_model_thread *t = &s->threads[i];
+        int exited = t->state != REC_SLOT_LIVE;
+        attr_t base = sel ? theme_attr(R_SELECTED) : exited ? theme_attr(R_DIM) : A_NORMAL;
+        if (sel) draw_fill(yy, 0, COLS, base);
+        char v[256], st[4096];
+        for (int c = 0; c < C_N; c++) {
+            if (!w[c]) continue;
+            attr_t at = base;
+            int cx = margin + x[c];
+            switch (c) {
+            case C_TID: snprintf(v, sizeof v, "%d", t->tid); break;
+            case C_NAME: snprintf(v, sizeof v, "%s", t->name[0] ? t->name : "-"); break;
+            case C_STATE: snprintf(v, sizeof v, "%s", exited ? "exited" : "live"); break;
+            case C_EVS: fmt_si(v, sizeof v, t->events_per_sec); break;
+            case C_LOST: {
+                uint64_t l = source_thread_lost(a->src, t);
+                fmt_si(v, sizeof v, (double)l);
+                if (l && !sel) at = theme_attr(R_WARN);
+                break;
+            }
+            case C_UTIL: fmt_pct(v, sizeof v, 100 * t->util[59]); break;
+            case C_HIST:
+                sparkline(v, sizeof v, t->util, 60, w[c], draw_utf8);
+                if (!sel && !exited) at = theme_attr(R_SPARK);
+                draw_text(yy, cx, w[c], v, FIT_LEFT, at);
+                continue;
+            case C_INSIDE:
+                if (t->depth <= 0) {
+                    draw_text(yy, cx, w[c], exited ? "" : "(no open scope)", FIT_LEFT, sel ? base : theme_attr(R_DIM));
+                    continue;
+                }
+                /* Innermost scope's age on the right, the stack before it. */
+                fmt_duration(v, sizeof v, s->now_ns - t->stack_ns[(t->depth > REC_MAX_DEPTH ? REC_MAX_DEPTH : t->depth) - 1],
+                             draw_utf8);
+                stack_text(a, t, st, sizeof st);
+                int vw = text_width(v, draw_utf8) + 2;
+                if (w[c] > vw + 8) {
+                    draw_text(yy, cx, w[c] - vw, st, FIT_KEEP_END, base);
+                    draw_text(yy, cx + w[c] - vw, vw, v, FIT_RIGHT, sel ? base : theme_attr(R_DIM));
+                } else {
+                    draw_text(yy, cx, w[c], st, FIT_KEEP_END, base);
+                }
+                continue;
+            }
+            draw_text(yy, cx, w[c], v, cols[c].right ? FIT_RIGHT : FIT_LEFT, at);
+        }
+    }
+    if (n == 0) draw_center(y + 1 + rows / 2, "No thread has recorded an event yet.", theme_attr(R_DIM));
+    char msg[160];
+    snprintf(msg, sizeof msg, " %d threads, %d live %s UTIL: share of the last second inside a scope %s Enter: this thread in Top",
+             n, live, sym(SYM_SEP), sym(SYM_SEP));
+    draw_text(y + h - 1, 0, COLS, msg, FIT_LEFT, theme_attr(R_DIM));
+}
+
+int view_threads_key(struct app *a, enum action act, int page) {
+    int n = (int)a->snap.n_threads, sel = a->thr_sel;
+    switch (act) {
+    case ACT_UP: sel--; break;
+    case ACT_DOWN: sel++; break;
+    case ACT_PAGE_UP: sel -= page; break;
+    case ACT_PAGE_DOWN: sel += page; break;
+    case ACT_HOME: sel = 0; break;
+    case ACT_END: sel = n - 1; break;
+    case ACT_ENTER:
+        if (sel >= 0 && sel < n) {
+            a->tid = a->snap.threads[sel].tid;
+            a->view = VIEW_TOP;
+            app_snapshot(a);
+        }
+        return 1;
+    default: return 0;
+    }
+    if (sel >= n) sel = n - 1;
+    if (sel < 0) sel = 0;
+    a->thr_sel = sel;
+    return 1;
+}

@@ -1,0 +1,131 @@
+/*
+ * view_top.c -- the Top view: one row per scope name with calls/s, total
+ * and self time as a share of the window, and the latency distribution.
+ *
+ * TOTAL% is time inside the scope per unit of wall time in the window,
+ * summed over threads, as top counts CPU: 100% is one thread inside it all
+ * the time, so a scope run by four threads at once can show 400%.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "columns.h"
+#include "draw.h"
+#include "format.h"
+
+static const struct col_def cols[TOP_NCOLS] = {
+    [TOP_NAME] = {"NAME", 16, 1000, 1, 0},
+    [TOP_CALLS] = {"CALLS/S", 8, 80, 0, 1},
+    [TOP_TOTAL] = {"TOTAL%", 7, 95, 0, 1},
+    [TOP_SELF] = {"SELF%", 7, 90, 0, 1},
+    [TOP_AVG] = {"AVG", 8, 70, 0, 1},
+    [TOP_P50] = {"P50", 8, 60, 0, 1},
+    [TOP_P99] = {"P99", 8, 75, 0, 1},
+    [TOP_MAX] = {"MAX", 8, 65, 0, 1},
+};
+
+static attr_t pct_attr(double pct) {
+    return theme_attr(pct >= 50 ? R_HOT : pct >= 10 ? R_WARM : R_NORMAL);
+}
+
+/* Keeps the selection on the same name across refreshes and re-sorts. */
+static void place_selection(struct app *a, int rows) {
+    int n = (int)a->snap.n_rows;
+    for (int i = 0; i < n; i++)
+        if (a->snap.rows[i].name_id == a->top_sel_id) {
+            a->top_sel = i;
+            break;
+        }
+    if (a->top_sel >= n) a->top_sel = n - 1;
+    if (a->top_sel < 0) a->top_sel = 0;
+    if (a->top_sel < a->top_scroll) a->top_scroll = a->top_sel;
+    if (a->top_sel >= a->top_scroll + rows) a->top_scroll = a->top_sel - rows + 1;
+    if (a->top_scroll > n - rows) a->top_scroll = n - rows;
+    if (a->top_scroll < 0) a->top_scroll = 0;
+}
+
+void view_top_draw(struct app *a, int y, int h) {
+    int x[TOP_NCOLS], w[TOP_NCOLS];
+    const int margin = 1;
+    columns_layout(cols, TOP_NCOLS, COLS - 2 * margin, 1, x, w);
+    char t[32];
+    draw_fill(y, 0, COLS, theme_attr(R_COLHEAD));
+    for (int c = 0; c < TOP_NCOLS; c++) {
+        if (!w[c]) continue;
+        int sorted = c == (int)a->sort;
+        snprintf(t, sizeof t, "%s%s", cols[c].title, sorted ? sym(a->sort_rev ? SYM_UP : SYM_DOWN) : "");
+        draw_text(y, margin + x[c], w[c], t, cols[c].right ? FIT_RIGHT : FIT_LEFT,
+                  theme_attr(sorted ? R_COLHEAD_SORT : R_COLHEAD));
+    }
+    int rows = h - 2;   /* column titles above, a summary below */
+    if (rows < 1) return;
+    place_selection(a, rows);
+    const struct snap *s = &a->snap;
+    double span = s->span_ns;
+    for (int r = 0; r < rows; r++) {
+        int i = a->top_scroll + r;
+        if (i >= (int)s->n_rows) break;
+        const struct rec_stat *st = &s->rows[i];
+        int yy = y + 1 + r, sel = i == a->top_sel;
+        attr_t base = sel ? theme_attr(R_SELECTED) : A_NORMAL;
+        if (sel) draw_fill(yy, 0, COLS, base);
+        char v[FMT_BUF];
+        for (int c = 0; c < TOP_NCOLS; c++) {
+            if (!w[c]) continue;
+            attr_t at = base;
+            const char *txt = v;
+            double pct;
+            switch (c) {
+            case TOP_NAME: txt = st->name ? st->name : "?"; break;
+            case TOP_CALLS: fmt_si(v, sizeof v, st->calls_per_sec); break;
+            case TOP_TOTAL:
+            case TOP_SELF:
+                pct = span > 0 ? 100 * (c == TOP_TOTAL ? st->total_ns : st->self_ns) / span : -1;
+                if (pct < 0) snprintf(v, sizeof v, "-");
+                else fmt_pct(v, sizeof v, pct);
+                if (!sel) at = pct_attr(pct);
+                break;
+            case TOP_AVG: fmt_duration(v, sizeof v, st->avg_ns, draw_utf8); break;
+            case TOP_P50: fmt_duration(v, sizeof v, st->p50_ns, draw_utf8); break;
+            case TOP_P99: fmt_duration(v, sizeof v, st->p99_ns, draw_utf8); break;
+            case TOP_MAX: fmt_duration(v, sizeof v, st->max_ns, draw_utf8); break;
+            }
+            draw_text(yy, margin + x[c], w[c], txt, cols[c].right ? FIT_RIGHT : FIT_LEFT, at);
+        }
+    }
+    if (s->n_rows == 0) {
+        char msg[256];
+        if (s->n_stats) snprintf(msg, sizeof msg, "No scope name contains \"%s\" (%zu hidden). Press / to change the filter.",
+                                 a->filter, s->n_stats);
+        else if (a->win == REC_WIN_1S)
+            snprintf(msg, sizeof msg, "No scope completed in the last second. Press w for a longer window.");
+        else snprintf(msg, sizeof msg, "No scope has completed in this window yet.");
+        draw_center(y + 1 + rows / 2, msg, theme_attr(R_DIM));
+    }
+    /* Summary. */
+    char msg[200], d[FMT_BUF];
+    int k = snprintf(msg, sizeof msg, " %zu", s->n_rows);
+    if (s->n_rows != s->n_stats) k += snprintf(msg + k, sizeof msg - (size_t)k, " of %zu", s->n_stats);
+    snprintf(msg + k, sizeof msg - (size_t)k, " scopes %s over %s %s 100%% = one thread inside it all the time",
+             sym(SYM_SEP), fmt_duration(d, sizeof d, span, draw_utf8), sym(SYM_SEP));
+    draw_text(y + h - 1, 0, COLS, msg, FIT_LEFT, theme_attr(R_DIM));
+}
+
+int view_top_key(struct app *a, enum action act, int page) {
+    int n = (int)a->snap.n_rows, sel = a->top_sel;
+    switch (act) {
+    case ACT_UP: sel--; break;
+    case ACT_DOWN: sel++; break;
+    case ACT_PAGE_UP: sel -= page; break;
+    case ACT_PAGE_DOWN: sel += page; break;
+    case ACT_HOME: sel = 0; break;
+    case ACT_END: sel = n - 1; break;
+    default: return 0;
+    }
+    if (sel >= n) sel = n - 1;
+    if (sel < 0) sel = 0;
+    a->top_sel = sel;
+    if (sel < n) a->top_sel_id = a->snap.rows[sel].name_id;
+    return 1;
+}
