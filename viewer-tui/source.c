@@ -30,9 +30,11 @@ int source_open(struct source *s, const char *target, char *err, size_t errlen) 
     struct rec_model_opts o = {0, 0};   /* statistics only: no event log */
     s->model = rec_model_new(&si, strings, s->seg, &o);
     s->max_slots = (int)s->info.max_threads;
-    s->slots = calloc((size_t)s->max_slots, sizeof *s->slots);
     s->base = calloc((size_t)s->max_slots, sizeof *s->base);
-    if (!s->model || !s->slots || !s->base) {
+    /* Per pass: up to a quarter ring of each thread, two rings in all. */
+    uint64_t ring = s->info.ring_entries;
+    int drc = drain_init(&s->drain, s->info.max_threads, ring, ring / 4 < 4096 ? 4096 : ring / 4, 2 * ring);
+    if (!s->model || !s->base || drc != 0) {
         source_close(s);
         snprintf(err, errlen, "out of memory");
         return REC_ERR_NOMEM;
@@ -44,7 +46,7 @@ int source_open(struct source *s, const char *target, char *err, size_t errlen) 
 void source_close(struct source *s) {
     if (s->model) rec_model_free(s->model);
     if (s->seg) rec_seg_close(s->seg);
-    free(s->slots);
+    drain_free(&s->drain);
     free(s->base);
     memset(s, 0, sizeof *s);
 }
@@ -75,18 +77,10 @@ uint64_t source_thread_lost(const struct source *s, const struct rec_model_threa
 }
 
 size_t source_drain(struct source *s) {
-    /* How close to losing events we are: the unread share of each ring,
-     * measured before we read it.  Over 1, the writer has lapped us. */
-    int n = rec_seg_threads(s->seg, s->slots, s->max_slots);
-    double worst = 0, ring = (double)s->info.ring_entries;
-    for (int i = 0; i < n; i++) {
-        uint64_t cur = rec_seg_cursor(s->seg, s->slots[i].slot), head = s->slots[i].head;
-        double f = head > cur ? (double)(head - cur) / ring : 0;
-        if (f > worst) worst = f;
-    }
-    s->fill = worst;
-    if (worst > s->fill_peak) s->fill_peak = worst;
-    size_t got = rec_model_poll_seg(s->model, s->seg);
+    double fill;
+    size_t got = drain_pass(&s->drain, s->seg, s->model, &fill);
+    s->fill = fill;
+    if (fill > s->fill_peak) s->fill_peak = fill;
     s->decoded += got;
     if (s->drains++ == 0) take_baseline(s);
     return got;

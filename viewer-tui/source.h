@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "drain.h"
 #include "recorder/analysis.h"
 
 #define RATE_SAMPLES 16
@@ -26,7 +27,7 @@ struct source {
     rec_seg *seg;
     rec_model *model;
     struct rec_seg_info info;       /* refreshed at each tick */
-    struct rec_thread_info *slots;  /* scratch for the fill scan */
+    struct drain drain;
     struct source_base *base;       /* by slot */
     int max_slots;
     int exited;                     /* the process is gone (or closed its segment) */

@@ -1,0 +1,79 @@
+/*
+ * drain.c -- a bounded pass from the rings into the model (see drain.h).
+ */
+#include "drain.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int drain_init(struct drain *d, uint32_t max_threads, uint64_t ring_entries, size_t per_thread, size_t per_pass) {
+    memset(d, 0, sizeof *d);
+    d->max_threads = (int)max_threads;
+    d->per_thread = per_thread;
+    d->per_pass = per_pass < per_thread ? per_thread : per_pass;
+    d->ring_entries = (double)ring_entries;
+    d->th = calloc(max_threads ? max_threads : 1, sizeof *d->th);
+    d->ent = malloc(per_thread * sizeof *d->ent);
+    d->ev = malloc(per_thread * sizeof *d->ev);
+    if (!d->th || !d->ent || !d->ev) {
+        drain_free(d);
+        return -1;
+    }
+    return 0;
+}
+
+void drain_free(struct drain *d) {
+    free(d->th);
+    free(d->ent);
+    free(d->ev);
+    memset(d, 0, sizeof *d);
+}
+
+/* Reads one thread's new entries (at most cap) and feeds them. */
+static size_t drain_thread(struct drain *d, rec_seg *s, rec_model *m, const struct rec_thread_info *t, size_t cap,
+                           size_t *entries) {
+    struct rec_loss loss = {0, 0};
+    uint64_t first;
+    size_t got = rec_seg_read(s, t->slot, d->ent, cap, &first, &loss), off = 0, total = 0;
+    int with_loss = 1;
+    /* Once even with nothing read: the loss must reach the model. */
+    do {
+        size_t used = 0;
+        uint64_t bad = 0;
+        size_t k = rec_decode(d->ent + off, got - off, first + off, d->ev, d->per_thread, &used, &bad);
+        rec_model_feed(m, t->slot, d->ev, k, with_loss ? &loss : NULL);
+        if (bad) rec_model_add_bad(m, t->slot, bad);
+        with_loss = 0;
+        total += k;
+        off += used;
+        if (!used) break;
+    } while (off < got);
+    *entries = got;
+    return total;
+}
+
+size_t drain_pass(struct drain *d, rec_seg *s, rec_model *m, double *fill) {
+    int n = rec_seg_threads(s, d->th, d->max_threads);
+    size_t total = 0, budget = d->per_pass;
+    double worst = 0;
+    if (n <= 0) {
+        *fill = 0;
+        return 0;
+    }
+    if (d->next >= n) d->next = 0;
+    for (int k = 0; k < n; k++) {
+        const struct rec_thread_info *t = &d->th[(d->next + k) % n];
+        rec_model_thread(m, t);
+        uint64_t cur = rec_seg_cursor(s, t->slot);
+        double f = t->head > cur ? (double)(t->head - cur) / d->ring_entries : 0;
+        if (f > worst) worst = f;
+        if (t->head <= cur && t->dropped == 0) continue;   /* nothing new */
+        if (budget == 0) continue;                         /* next pass */
+        size_t cap = budget < d->per_thread ? budget : d->per_thread, used = 0;
+        total += drain_thread(d, s, m, t, cap, &used);
+        budget -= used < budget ? used : budget;
+    }
+    d->next = (d->next + 1) % n;
+    *fill = worst;
+    return total;
+}

@@ -1,0 +1,38 @@
+/*
+ * drain.h -- one bounded pass of copying new ring entries into the model.
+ *
+ * rec_model_poll_seg reads up to two rings per thread per call: when the
+ * writers outrun the model, one call can take a tenth of a second and the
+ * screen stops answering keys.  A pass here reads at most `per_thread`
+ * entries of each thread and `per_pass` in all, starting with a different
+ * thread each time, so its cost is bounded; whatever the writers overwrite
+ * meanwhile is counted as lost by rec_seg_read, exactly as before.  It
+ * also measures how full each ring was before it read it (the "ring" of
+ * the title bar), from the same thread scan.
+ */
+#ifndef TUI_DRAIN_H
+#define TUI_DRAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recorder/analysis.h"
+
+struct drain {
+    struct rec_thread_info *th;
+    int max_threads;
+    struct rec_entry *ent;
+    struct rec_event *ev;
+    size_t per_thread, per_pass;
+    double ring_entries;
+    int next;                  /* the thread the next pass starts with */
+};
+
+int drain_init(struct drain *d, uint32_t max_threads, uint64_t ring_entries, size_t per_thread, size_t per_pass);
+void drain_free(struct drain *d);
+
+/* Returns the events fed to the model; *fill gets the largest unread share
+ * of a ring found (over 1: the writer lapped us). */
+size_t drain_pass(struct drain *d, rec_seg *s, rec_model *m, double *fill);
+
+#endif
