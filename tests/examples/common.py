@@ -121,3 +121,10 @@ def trace_slices(events):
             s["parent"] = stack[-1]["name"] if stack else None
             stack.append(s)
     return by_thread, names, problems
+
+
+def no_sanitizer_reports(c, what, stderr):
+    """UBSan reports do not change the exit status unless halt_on_error is
+    set: look for them too."""
+    for mark in ("runtime error:", "ERROR: AddressSanitizer", "WARNING: ThreadSanitizer", "ERROR: LeakSanitizer"):
+        c.check(mark not in (stderr or ""), f"{what}: sanitizer report ({mark})")

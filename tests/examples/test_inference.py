@@ -14,7 +14,8 @@ import subprocess
 import sys
 import tempfile
 
-from common import Checker, read_segment, remove_segment, run_kept, trace_events, trace_slices, walk
+from common import (Checker, no_sanitizer_reports, read_segment, remove_segment, run_kept, trace_events,
+                    trace_slices, walk)
 
 LAYERS, DIM, THREADS, TOKENS, CTX = 2, 128, 3, 6, 4
 
@@ -32,6 +33,7 @@ def main():
                   "--dim", str(DIM), "--ctx", str(CTX), "--rate", "0"])
     print(r.stdout, r.stderr, sep="")
     c.check(r.returncode == 0, f"exit status {r.returncode}")
+    no_sanitizer_reports(c, "inference", r.stderr)
     m = re.search(r"recording to (/dev/shm/recorder\.(\d+))\n", r.stdout)
     if not c.check(m is not None, "prints its segment path"):
         c.done()

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from common import Checker, read_segment, remove_segment
+from common import Checker, no_sanitizer_reports, read_segment, remove_segment
 
 
 def tokens_recorded(seg_events, path):
@@ -41,6 +41,7 @@ def run_until_signal(c, inference, seg_events, sig):
         out, err = p.communicate(timeout=120)
         print(out, err, sep="")
         c.check(p.returncode == 0, f"exit status after {sig.name}: {p.returncode}")
+        no_sanitizer_reports(c, f"inference until {sig.name}", err)
         c.check("stopped by a signal" in out, f"says it was stopped by {sig.name}")
         m = re.search(r"inference: (\d+) tokens in", out)
         c.check(m and int(m.group(1)) >= 3, f"summary after {sig.name}")

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-from common import Checker, trace_events, trace_slices
+from common import Checker, no_sanitizer_reports, trace_events, trace_slices
 
 STEPS, THREADS = 3, 4
 TENSORS = ["blk.0.attn_q", "blk.0.ffn_up", "blk.1.attn_q", "blk.1.ffn_up"]
@@ -26,6 +26,7 @@ def main():
         r = subprocess.run([prog], cwd=d, env=env, capture_output=True, text=True, timeout=120)
         print(r.stdout, r.stderr, sep="")
         c.check(r.returncode == 0, f"exit status {r.returncode}")
+        no_sanitizer_reports(c, "seed_snippets", r.stderr)
         path = os.path.join(d, "trace.txt")
         if not c.check(os.path.exists(path), "stop_tracing_session wrote ./trace.txt"):
             c.done()

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import tempfile
 
-from common import Checker, trace_events, trace_slices
+from common import Checker, no_sanitizer_reports, trace_events, trace_slices
 
 THREADS, ITERS = 6, 300
 
@@ -24,6 +24,7 @@ def main():
         r = subprocess.run([prog, out], env=env, capture_output=True, text=True, timeout=120)
         print(r.stdout, r.stderr, sep="")
         c.check(r.returncode == 0, f"exit status {r.returncode}")
+        no_sanitizer_reports(c, "simple_perf_session", r.stderr)
         c.check(f"trace written to {out}" in r.stderr, "says where the trace went")
         if not c.check(os.path.exists(out), "the file exists"):
             c.done()

@@ -11,12 +11,13 @@ import subprocess
 import sys
 import tempfile
 
-from common import Checker, remove_segment, run_kept, trace_slices
+from common import Checker, no_sanitizer_reports, remove_segment, run_kept, trace_slices
 
 
 def export(c, tour, exporter, ring_kb, d):
     r = run_kept([tour], env_extra={"RECORDER_RING_KB": ring_kb} if ring_kb else None)
     c.check(r.returncode == 0, f"tour exit status {r.returncode}: {r.stderr}")
+    no_sanitizer_reports(c, "tour", r.stderr)
     m = re.search(r"recording to (/dev/shm/recorder\.\d+)", r.stdout)
     if not c.check(m is not None, "tour prints its segment"):
         return None
@@ -26,6 +27,7 @@ def export(c, tour, exporter, ring_kb, d):
         kind, prog = exporter
         argv = [prog, path, out] if kind == "--export" else [prog, "dump", path, "-o", out]
         r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        no_sanitizer_reports(c, argv[0], r.stderr)
         if not c.check(r.returncode == 0, f"{' '.join(argv)}: {r.returncode} {r.stderr.strip()}"):
             return None
     finally:
