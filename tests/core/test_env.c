@@ -14,7 +14,9 @@
  *  - every bad value (not a number, out of range, a name with a quote or a
  *    control character, an unknown mode, ...) gives exactly one warning
  *    line on stderr, free of control characters, naming the variable, and
- *    the default, never a crash.
+ *    the default, never a crash;
+ *  - with RECORDER_STRINGS_KB=16 and thousands of names, the names that
+ *    find the table full are recorded as "<strings full>" and counted.
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
@@ -54,6 +56,47 @@ static int child(void) {
            info.mode);
     rec_seg_close(s);
     return 0;
+}
+
+/* RECORDER_STRINGS_KB=16 and far more names than fit: the names that find
+ * the table full are recorded as "<strings full>" and counted. */
+static int child_strings(void) {
+    if (rec_init() != 0) return 1;
+    char n[64];
+    for (int i = 0; i < 2000; i++) {
+        snprintf(n, sizeof n, "a.rather.long.dynamic.name.number.%d", i);
+        REC_SCOPE_DYN(n);
+    }
+    { REC_SCOPE("static.after.full"); }
+    rec_seg *s;
+    char err[256];
+    if (rec_seg_open(rec_segment_path(), 0, &s, err, sizeof err) != REC_OK) return 2;
+    struct rec_seg_info info;
+    rec_seg_get_info(s, &info);
+    int rc = 0;
+    if (info.strings_dropped == 0 || info.strings_used > info.strings_size) rc = 3;
+    struct rec_thread_info t;
+    if (!rc && rec_seg_threads(s, &t, 1) != 1) rc = 4;
+    struct rec_entry buf[256];
+    struct rec_event ev[256];
+    uint64_t first, bad = 0, full = 0, named = 0;
+    struct rec_loss loss = {0, 0};
+    size_t got, used;
+    rec_seg_set_cursor(s, t.slot, t.head > 256 ? t.head - 256 : 0);
+    while (!rc && (got = rec_seg_read(s, t.slot, buf, 256, &first, &loss)) > 0) {
+        size_t k = rec_decode(buf, got, first, ev, 256, &used, &bad);
+        for (size_t i = 0; i < k; i++) {
+            const char *nm = rec_seg_string(s, ev[i].name_id);
+            if (ev[i].type != REC_EV_BEGIN) continue;
+            if (nm && !strcmp(nm, "<strings full>")) full++;
+            else if (nm && !strncmp(nm, "a.rather", 8)) named++;
+        }
+    }
+    if (!rc && (full == 0 || bad)) rc = 5;
+    printf("strings: %llu dropped, last events: %llu full, %llu named\n", (unsigned long long)info.strings_dropped,
+           (unsigned long long)full, (unsigned long long)named);
+    rec_seg_close(s);
+    return rc;
 }
 
 struct result {
@@ -124,7 +167,20 @@ struct bad {
 
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "child")) return child();
+    if (argc > 1 && !strcmp(argv[1], "strings")) return child_strings();
     struct result r;
+
+    /* A full string table. */
+    {
+        char *cargv[] = {argv[0], (char *)"strings", NULL};
+        const char *env[] = {"RECORDER_STRINGS_KB=16", NULL};
+        char *out = NULL, *err = NULL;
+        int st = child_run("/proc/self/exe", cargv, env, &out, &err);
+        if (st) fprintf(stderr, "strings full: exit %d\n%s%s", st, out, err);
+        CHECK_EQ_U(st, 0);
+        free(out);
+        free(err);
+    }
 
     /* Disabled: nothing created, nothing said. */
     const char *off[] = {"RECORDER=0", NULL};
