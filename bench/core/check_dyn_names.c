@@ -129,6 +129,45 @@ static void prefixes_in_one_buffer(void) {
         }
 }
 
+/* The set (pair of entries by key) holding a name's id, or -1. */
+static int set_of(uint32_t id) {
+    struct rec__dyn_cache *c = rec__t.dyn;
+    for (unsigned i = 0; i < REC__DYN_CACHE; i++)
+        if (c->e[i].id == id) return (int)(i / 2);
+    return -1;
+}
+
+/* Two names whose keys share a set are both kept: looking either up again
+ * (by key: the entries by address are forgotten first) leaves the cache as
+ * it was. */
+static void two_names_share_a_set(void) {
+    struct rec__dyn_cache *c = rec__t.dyn;
+    char names[600][32];
+    int where[600], a = -1, b = -1;
+    for (int i = 0; i < 600 && a < 0; i++) {
+        snprintf(names[i], sizeof names[i], "set_probe.%d.ffn", i);
+        where[i] = set_of(rec__intern_dyn(names[i]));
+        for (int j = 0; j < i && a < 0; j++)
+            if (where[j] == where[i] && where[i] >= 0) a = j, b = i;
+    }
+    REQUIRE(a >= 0);
+    static struct rec__dyn_cache before;
+    for (int round = 0; round < 2; round++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%s", names[a]);
+        uint32_t ida = rec__intern_dyn(buf);
+        snprintf(buf, sizeof buf, "%s", names[b]);
+        uint32_t idb = rec__intern_dyn(buf);
+        for (int k = 0; k < 2; k++) {
+            memset(c->p, 0, sizeof c->p);
+            memcpy(&before, c, sizeof before);
+            snprintf(buf, sizeof buf, "%s", names[k ? b : a]);
+            CHECK_EQ_U(rec__intern_dyn(buf), k ? idb : ida);
+            CHECK(memcmp(before.e, c->e, sizeof c->e) == 0);
+        }
+    }
+}
+
 /* Names that end on the last byte of a page followed by an unmapped page:
  * reading a word past the NUL's would fault. */
 static void names_at_a_page_end(void) {
@@ -195,6 +234,7 @@ int main(void) {
     cache_entries_are_checked(0);
     cache_entries_are_checked(1);
     prefixes_in_one_buffer();
+    two_names_share_a_set();
     names_at_a_page_end();
     filtered_names();
     threads_agree();

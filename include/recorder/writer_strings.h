@@ -147,6 +147,7 @@ uint32_t rec__resolve_site(uint32_t *site, const char *name) {
 #define REC__ONES  UINT64_C(0x0101010101010101)
 #define REC__HIGHS UINT64_C(0x8080808080808080)
 #define REC__DYN_K UINT64_C(0x9e3779b97f4a7c15)
+#define REC__DYN_STEP UINT64_C(0x632be59bd9b4e019)
 #if defined(__GNUC__)
 #define REC__NO_SANITIZE __attribute__((no_sanitize_address, no_sanitize_thread))
 #else
@@ -180,7 +181,7 @@ static REC__NO_SANITIZE REC__NOINLINE int rec__dyn_same_shifted(const char *name
  * them cannot fault, whatever the buffer then holds). */
 static inline uint32_t rec__dyn_keep(struct rec__dyn_ptr *p, const char *name, uint32_t id, size_t len) {
     uintptr_t a = (uintptr_t)name;
-    if (id > REC_ID_OVERFLOW && (a & (REC_PAGE - 1)) + len < REC_PAGE - 8) {
+    if (p && id > REC_ID_OVERFLOW && (a & (REC_PAGE - 1)) + len < REC_PAGE - 8) {
         p->ptr = name;
         p->id = id;
         p->len = (uint32_t)len;
@@ -246,6 +247,28 @@ static REC__NOINLINE uint32_t rec__dyn_first(const char *name) {
     return rec__filtered(&g->cfg, name) ? 0 : rec__intern(g, name, len, rec__hash(name, len));
 }
 
+/* One word's share of a key: the 128-bit product of x and an odd constant,
+ * folded to 64 bits, so a change anywhere in x changes every bit of the
+ * result as often as not.  A key is the sum of its words' shares (their
+ * positions go in through x): the multiplies overlap instead of forming a
+ * chain, and the top bits, the set index, are as well mixed as the rest. */
+static inline uint64_t rec__dyn_fold(uint64_t x) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    /* What the __int128 code below means; GCC 12 spills the product to the
+     * stack and back inside a loop, which costs more than the multiply. */
+    uint64_t hi, lo = x;
+    __asm__("mulq %2" : "+a"(lo), "=d"(hi) : "r"(REC__DYN_K) : "cc");
+    return hi ^ lo;
+#elif defined(__SIZEOF_INT128__)
+    unsigned __int128 m = (unsigned __int128)x * REC__DYN_K;
+    return (uint64_t)(m >> 64) ^ (uint64_t)m;
+#else
+    x = (x ^ (x >> 32)) * REC__DYN_K;  /* weaker, for 32-bit hosts */
+    x = (x ^ (x >> 29)) * REC__DYN_STEP;
+    return x ^ (x >> 32);
+#endif
+}
+
 /* The lookup by key: one pass over the name in aligned 8-byte words finds
  * its length (the first zero byte, 8 bytes at a time) and computes its
  * key; a hit is checked by comparing the same words with the text. */
@@ -255,26 +278,24 @@ static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_c
     uintptr_t a = (uintptr_t)name;
     unsigned r = (unsigned)(a & 7u);                     /* bytes before the name */
     const char *q = name - r;
-    uint64_t w, z, key = UINT64_C(0x2545f4914f6cdd1d) ^ r;
+    uint64_t w, z, key = 0, pos = UINT64_C(0x2545f4914f6cdd1d) ^ r;
     unsigned k = 0;
     memcpy(&w, q, 8);
     w |= (UINT64_C(1) << (8 * r)) - 1;                  /* those are not zero bytes */
     while (!(z = (w - REC__ONES) & ~w & REC__HIGHS)) {   /* exact for the lowest zero */
-        key = (key ^ w) * REC__DYN_K;
-        key ^= key >> 29;                                /* high bits down: see below */
+        key += rec__dyn_fold(w ^ pos);
+        pos += REC__DYN_STEP;
         if (REC_UNLIKELY(++k == REC__DYN_WORDS)) return rec__dyn_long(c, name);
         memcpy(&w, q + 8 * k, 8);
     }
     uint64_t last = (z ^ (z - 1)) >> 8;                 /* bytes before the NUL */
     size_t len = 8u * k + ((unsigned)__builtin_ctzll(z) >> 3) - r;
-    /* A product's bit i depends on the factors' bits 0..i only; the
-     * xorshifts bring high bits down, so a difference anywhere in a word
-     * reaches every later bit, the set index (top bits) included. */
-    key = (key ^ (w & last)) * REC__DYN_K;
-    key = (key ^ (key >> 29)) * REC__DYN_K;
+    key += rec__dyn_fold((w & last) ^ pos);
     struct rec__dyn_ent *set = REC__DYN_SET(c, key), *e = set;
-    if (REC_UNLIKELY(!REC__DYN_MATCH(e, key, len)) && !REC__DYN_MATCH(++e, key, len))
-        return rec__dyn_fill(set, p, name, len, key);
+    if (REC_UNLIKELY(!REC__DYN_MATCH(e, key, len))) {
+        e = set + 1;
+        if (!REC__DYN_MATCH(e, key, len)) return rec__dyn_fill(set, p, name, len, key);
+    }
     uint32_t id = e->id;
     if (REC_UNLIKELY(id <= REC_ID_OVERFLOW)) {          /* no text to compare */
         if (id == 0) return rec__dyn_fill(set, p, name, len, key);
@@ -303,12 +324,18 @@ static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_c
 /* A hit by address for a name not 8-byte aligned. */
 static REC__NOINLINE uint32_t rec__dyn_ptr_shifted(struct rec__dyn_cache *c, struct rec__dyn_ptr *p,
                                                    const char *name, const char *t, size_t len, uint32_t id) {
-    return rec__dyn_same_shifted(name, t, len + 1) ? id : rec__dyn_by_key(c, p, name);
+    if (rec__dyn_same_shifted(name, t, len + 1)) return id;
+    p->id = 0;  /* a rewritten buffer: see rec__intern_dyn */
+    return rec__dyn_by_key(c, NULL, name);
 }
 
 /* The hot path of REC_SCOPE_DYN.  A name at the address it had last time
  * is checked by comparing its len + 1 bytes (its NUL included) with the
- * text, in aligned words; otherwise it is looked up by key.
+ * text, in aligned words; otherwise it is looked up by key.  An address
+ * whose text changed is a buffer rewritten per call (snprintf): its entry
+ * keeps the address with id 0, so later calls go straight to the lookup
+ * by key instead of comparing first, until another address takes the
+ * entry.
  *
  * An aligned word never straddles a page, so the words holding the name's
  * first and last bytes may be read whole; but their other bytes are not
@@ -325,6 +352,7 @@ REC__NO_SANITIZE uint32_t rec__intern_dyn(const char *name) {
     if (REC_LIKELY(p->ptr == name)) {
         uint32_t id = p->id;
         size_t len = p->len;
+        if (REC_UNLIKELY(id == 0)) return rec__dyn_by_key(c, NULL, name);
         const char *t = rec__str(&rec__g, id)->text;
         if (REC_LIKELY((a & 7u) == 0)) {
             unsigned k = (unsigned)(len / 8);            /* the word of the NUL */
@@ -338,9 +366,10 @@ REC__NO_SANITIZE uint32_t rec__intern_dyn(const char *name) {
                 diff |= nw ^ tw;
             }
             if (REC_LIKELY(diff == 0)) return id;
-        } else {
-            return rec__dyn_ptr_shifted(c, p, name, t, len, id);
+            p->id = 0;
+            return rec__dyn_by_key(c, NULL, name);
         }
+        return rec__dyn_ptr_shifted(c, p, name, t, len, id);
     }
 #endif
     return rec__dyn_by_key(c, p, name);
