@@ -30,8 +30,9 @@
 #endif
 
 static const struct bench_variant *const variants[] = {
-    &bench_empty,     &bench_floor, &bench_rec_static,   &bench_rec_dyn,   &bench_rec_filtered,
-    &bench_rec_dyn_filtered, &bench_mutex, &bench_lttng_static, &bench_lttng_dyn,
+    &bench_empty,        &bench_copy,         &bench_floor,    &bench_rec_static,
+    &bench_rec_dyn,      &bench_rec_dyn_buf,  &bench_rec_filtered, &bench_rec_dyn_filtered,
+    &bench_mutex,        &bench_lttng_static, &bench_lttng_dyn,
 };
 #define NV (sizeof variants / sizeof variants[0])
 
@@ -197,7 +198,7 @@ static void usage(void) {
 }
 
 int main(int argc, char **argv) {
-    unsigned long long rounds = 41, scopes = 100000;
+    unsigned long long rounds = 101, scopes = 20000;
     const char *instr_file = NULL;
     int instr = 0, raw = 0, scopes_set = 0;
     for (int i = 1; i < argc; i++) {

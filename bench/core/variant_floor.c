@@ -3,7 +3,8 @@
  * entry (two 8-byte stores) into a thread-local ring, then the head.  No
  * checks, no shared memory, nothing a reader could use: it is what a
  * scope cannot cost less than.  Also the empty loop, to show what the loop
- * and barriers alone cost.
+ * and barriers alone cost, and the same loop rebuilding a name in a stack
+ * buffer (the user's work in the rec_dyn_buf variant).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -65,3 +66,15 @@ __attribute__((noinline)) static void empty_run(uint64_t n) {
 
 const struct bench_variant bench_empty = {
     .key = "empty", .what = "the loop and its barriers alone", .run = empty_run};
+
+__attribute__((noinline)) static void copy_run(uint64_t n) {
+    char name[32];
+    for (uint64_t i = 0; i < n; i++) {
+        memcpy(name, bench_dyn_names[i & (BENCH_DYN_NAMES - 1)], BENCH_DYN_COPY);
+        BENCH_WORK();
+        BENCH_WORK();
+    }
+}
+
+const struct bench_variant bench_copy = {
+    .key = "copy", .what = "the loop rebuilding a name in a stack buffer, no scope", .run = copy_run};

@@ -5,6 +5,8 @@
  */
 #include "recorder.h"
 
+#include <string.h>
+
 #include "variants.h"
 
 __attribute__((noinline)) static void rec_static_run(uint64_t n) {
@@ -21,6 +23,20 @@ __attribute__((noinline)) static void rec_dyn_run(uint64_t n) {
     for (uint64_t i = 0; i < n; i++) {
         {
             REC_SCOPE_DYN(bench_dyn_names[i & (BENCH_DYN_NAMES - 1)]);
+            BENCH_WORK();
+        }
+        BENCH_WORK();
+    }
+}
+
+/* One stack buffer rewritten with each name in turn, as code that builds
+ * names with snprintf does: the address stays, the text changes. */
+__attribute__((noinline)) static void rec_dyn_buf_run(uint64_t n) {
+    char name[32];
+    for (uint64_t i = 0; i < n; i++) {
+        memcpy(name, bench_dyn_names[i & (BENCH_DYN_NAMES - 1)], BENCH_DYN_COPY);
+        {
+            REC_SCOPE_DYN(name);
             BENCH_WORK();
         }
         BENCH_WORK();
@@ -75,7 +91,10 @@ static const char *rec_unavailable(void) {
 const struct bench_variant bench_rec_static =
     REC_VARIANT("rec", "REC_SCOPE(\"bench.static\")", rec_static_run);
 const struct bench_variant bench_rec_dyn =
-    REC_VARIANT("rec_dyn", "REC_SCOPE_DYN(name), 16 run-time names of 19-20 bytes in turn", rec_dyn_run);
+    REC_VARIANT("rec_dyn", "REC_SCOPE_DYN(name), 16 run-time names of 19-20 bytes, each in its buffer",
+                rec_dyn_run);
+const struct bench_variant bench_rec_dyn_buf =
+    REC_VARIANT("rec_dynbuf", "REC_SCOPE_DYN(buf), buf rewritten with the 16 names in turn", rec_dyn_buf_run);
 const struct bench_variant bench_rec_filtered =
     REC_VARIANT("rec_filt", "REC_SCOPE of a static name in RECORDER_FILTER_OUT", rec_filtered_run);
 const struct bench_variant bench_rec_dyn_filtered =

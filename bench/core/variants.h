@@ -23,8 +23,11 @@
 #define BENCH_RING_ENTRIES (BENCH_RING_KB * 1024u / 16u)
 
 /* Dynamic names: BENCH_DYN_NAMES run-time strings shaped like ggml op
- * names, used in turn so the per-thread name cache sees several. */
+ * names, used in turn so the per-thread name cache sees several.  Each is
+ * in a zero-padded buffer of at least BENCH_DYN_COPY bytes, so a loop may
+ * copy a fixed BENCH_DYN_COPY bytes to rebuild one in its own buffer. */
 #define BENCH_DYN_NAMES 16u
+#define BENCH_DYN_COPY 24u
 extern const char *bench_dyn_names[BENCH_DYN_NAMES];
 extern const char *bench_dyn_filtered[BENCH_DYN_NAMES];
 /* What bench_scope puts in RECORDER_FILTER_OUT; filtered names contain it. */
@@ -48,8 +51,8 @@ struct bench_variant {
 };
 
 /* Each file adds its variants here; bench_scope.c lists them in order. */
-extern const struct bench_variant bench_empty, bench_floor;
-extern const struct bench_variant bench_rec_static, bench_rec_dyn;
+extern const struct bench_variant bench_empty, bench_copy, bench_floor;
+extern const struct bench_variant bench_rec_static, bench_rec_dyn, bench_rec_dyn_buf;
 extern const struct bench_variant bench_rec_filtered, bench_rec_dyn_filtered;
 extern const struct bench_variant bench_mutex;
 extern const struct bench_variant bench_lttng_static, bench_lttng_dyn;
