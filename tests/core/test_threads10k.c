@@ -2,15 +2,16 @@
  * test_threads10k.c -- many short-lived threads on few slots, and more live
  * threads than slots.
  *
- * RECORDER_MAX_THREADS=64.  10,000 threads, 32 at a time, each record a few
- * scopes and exit.  After every batch: the segment file keeps its size,
+ * RECORDER_MAX_THREADS=64.  10,000 threads, 32 at a time (each batch
+ * released together from a barrier, so their claims race), each record a
+ * few scopes and exit.  After every batch: the segment file keeps its size,
  * the fd count of the process is unchanged, at most 64 slots are in use,
  * nothing is lost, and each slot's THREAD_START generations count up by one
  * across reuses.  At the end threads_attached counts every thread and
  * threads_no_slot is 0.
  *
- * Flood: 80 threads hold on a barrier after their first event, so they are
- * all alive at once: exactly 16 find no slot (counted in threads_no_slot)
+ * Flood: 80 threads start together and hold on a barrier after their first
+ * event, so they are all alive at once: exactly 16 find no slot (counted in threads_no_slot)
  * and record nothing, and the other 64 record everything.
  */
 #define RECORDER_IMPLEMENTATION
@@ -36,15 +37,21 @@ static rec_seg *seg;
 
 /* Per thread: BEGIN/END of 3 scopes + a counter = 8 entries, plus the
  * attach's THREAD_START and THREAD_NAME. */
+struct short_arg {
+    pthread_barrier_t *bar;
+    int n;
+};
+
 static void *short_thread(void *arg) {
-    int n = (int)(intptr_t)arg;
+    const struct short_arg *a = (const struct short_arg *)arg;
     char dyn[32];
-    snprintf(dyn, sizeof dyn, "t10k.dyn.%d", n % 8);
+    snprintf(dyn, sizeof dyn, "t10k.dyn.%d", a->n % 8);
+    pthread_barrier_wait(a->bar);  /* the batch claims its slots at once */
     REC_SCOPE("t10k.outer");
     {
         REC_SCOPE_DYN(dyn);
         REC_SCOPE("t10k.inner");
-        REC_COUNTER("t10k.n", n);
+        REC_COUNTER("t10k.n", a->n);
     }
     return NULL;
 }
@@ -59,6 +66,7 @@ static void *flood_thread(void *arg) {
     a->tid = (int)gettid();
     char dyn[32];
     snprintf(dyn, sizeof dyn, "flood.dyn.%d", a->tid % 4);
+    pthread_barrier_wait(a->bar);  /* all claim at once */
     {
         REC_SCOPE_DYN(dyn);  /* the first event: claims a slot, or finds none */
     }
@@ -119,9 +127,17 @@ int main(void) {
 
     for (int done = 0; done < TOTAL; done += BATCH) {
         pthread_t th[BATCH];
+        struct short_arg args[BATCH];
+        pthread_barrier_t bar;
         int n = TOTAL - done < BATCH ? TOTAL - done : BATCH;
-        for (int i = 0; i < n; i++) REQUIRE(pthread_create(&th[i], NULL, short_thread, (void *)(intptr_t)(done + i)) == 0);
+        pthread_barrier_init(&bar, NULL, (unsigned)n);
+        for (int i = 0; i < n; i++) {
+            args[i].bar = &bar;
+            args[i].n = done + i;
+            REQUIRE(pthread_create(&th[i], NULL, short_thread, &args[i]) == 0);
+        }
         for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
+        pthread_barrier_destroy(&bar);
         read_all_slots();
         CHECK(seg_size() == size0);
         CHECK(count_fds() == fds0);
