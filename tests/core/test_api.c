@@ -125,6 +125,74 @@ int main(void) {
     CHECK(ev[7].type == REC_EV_BEGIN && !strcmp(name_of(ev[7].name_id), "dyn_explicit"));
     CHECK(ev[8].type == REC_EV_END);
 
+    /* Instant messages at every continuation boundary: 1 + ceil(len/15)
+     * entries, the text intact. */
+    static const unsigned lens[] = {1, 14, 15, 16, 29, 30, 31, 44, 45};
+    char text[REC_MSG_MAX + 1];
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        for (unsigned j = 0; j < lens[i]; j++) text[j] = (char)('a' + (j + i) % 26);
+        text[lens[i]] = 0;
+        REC_INSTANT("len", text);
+        n = my_events(ev, 256);
+        REQUIRE(n == 1);
+        CHECK_EQ_U(ev[0].msg_len, lens[i]);
+        CHECK(!strcmp(ev[0].msg, text));
+        struct rec_entry e = {0, ((uint64_t)REC_EV_INSTANT << 56) | ((uint64_t)lens[i] << 32)};
+        CHECK_EQ_U(rec_entry_span(&e), 1 + (lens[i] + 14) / 15);
+    }
+
+    /* Flow ids keep their low 56 bits; a long thread name is cut at 63. */
+    REC_FLOW_BEGIN(UINT64_C(0xab00000000000001));
+    n = my_events(ev, 256);
+    REQUIRE(n == 1);
+    CHECK(ev[0].flow_id == UINT64_C(0x1));
+    char longname[100];
+    memset(longname, 'n', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    REC_THREAD_NAME(longname);
+    n = my_events(ev, 256);
+    REQUIRE(n == 1 && ev[0].type == REC_EV_THREAD_NAME);
+    CHECK_EQ_U(strlen(name_of(ev[0].name_id)), 63);
+
+    /* Deep REC_BEGIN nesting (past the 64 tracked levels) stays balanced. */
+    for (int i = 0; i < 70; i++) REC_BEGIN("deep");
+    for (int i = 0; i < 70; i++) REC_END();
+    n = my_events(ev, 256);
+    REQUIRE(n == 140);
+    CHECK(ev[0].type == REC_EV_BEGIN && ev[69].type == REC_EV_BEGIN);
+    CHECK(ev[70].type == REC_EV_END && ev[139].type == REC_EV_END);
+
+    /* The decoder stops at cap and says how many entries it used; the
+     * cursor can skip history. */
+    REC_COUNTER("kv", 1);
+    REC_INSTANT("x", "0123456789012345");
+    {
+        int me = -1;
+        struct rec_thread_info th[64];
+        int nt = rec_seg_threads(seg, th, 64);
+        for (int i = 0; i < nt; i++)
+            if (th[i].tid == (int)gettid()) me = (int)th[i].slot;
+        REQUIRE(me >= 0);
+        struct rec_entry buf[16];
+        uint64_t first;
+        struct rec_loss loss = {0, 0};
+        size_t got = rec_seg_read(seg, (uint32_t)me, buf, 16, &first, &loss);
+        CHECK_EQ_U(got, 5);
+        size_t used = 0;
+        CHECK_EQ_U(rec_decode(buf, got, first, ev, 1, &used, NULL), 1);
+        CHECK_EQ_U(used, 2);
+        CHECK_EQ_U(rec_decode(buf + used, got - used, first + used, ev, 8, &used, NULL), 1);
+        CHECK_EQ_U(used, 3);
+        CHECK_EQ_U(ev[0].index, first + 2);
+        /* A read with room for less than a whole event returns nothing. */
+        REC_INSTANT("x", "0123456789012345");
+        CHECK_EQ_U(rec_seg_read(seg, (uint32_t)me, buf, 2, &first, &loss), 0);
+        REQUIRE(rec_seg_thread(seg, (uint32_t)me, &th[0]) == 0);
+        rec_seg_set_cursor(seg, (uint32_t)me, th[0].head);
+        CHECK_EQ_U(rec_seg_read(seg, (uint32_t)me, buf, 16, &first, &loss), 0);
+        CHECK_EQ_U(loss.overwritten + loss.dropped, 0);
+    }
+
     /* A second thread gets its own slot, name and generation. */
     pthread_t t;
     pthread_create(&t, NULL, thread_main, NULL);
