@@ -29,6 +29,7 @@ typedef struct rec_capture rec_capture;
 
 struct rec_capture_opts {
     int from_now;             /* skip what the rings already hold */
+    int raw;                  /* 16-byte entries as in the ring, not packed */
     size_t buffer_bytes;      /* output buffer; 0 = 8 MiB */
 };
 
@@ -164,6 +165,9 @@ struct rec_seg_entry {
  * Each is classified; none is ever modified.  Returns REC_OK and a malloc'd
  * array (free it), or a status with a message. */
 int rec_seg_list(const char *dir, struct rec_seg_entry **out, size_t *n, char *err, size_t errlen);
+/* Classify one file the same way (e->path and e->name are filled from
+ * path).  Returns e->status. */
+int rec_seg_inspect(const char *path, struct rec_seg_entry *e);
 const char *rec_seg_state_str(enum rec_seg_state st);
 /* Is pid running with this start time (field 22 of /proc/<pid>/stat)?
  * proc_start 0 matches any start time. */

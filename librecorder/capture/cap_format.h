@@ -10,6 +10,7 @@
 #ifndef RECORDER_CAP_FORMAT_H
 #define RECORDER_CAP_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define REC_CAP_MAGIC      UINT64_C(0x3150414344524352) /* "RCRDCAP1" */
@@ -28,22 +29,42 @@ enum rec_cap_rec_type {
     REC_CAP_REC_SOURCE = 1,
     REC_CAP_REC_STRINGS = 2,
     REC_CAP_REC_THREAD = 3,
-    REC_CAP_REC_CHUNK = 4,
-    REC_CAP_REC_END = 5
+    REC_CAP_REC_CHUNK = 4,    /* raw entries */
+    REC_CAP_REC_END = 5,
+    REC_CAP_REC_PACKED = 6    /* the same entries, packed (below) */
 };
 
 struct rec_cap_rec_header {
     uint32_t type;
     uint32_t size;            /* payload bytes, without padding */
     uint32_t seq;             /* 0, 1, 2 ... : records are never reordered or repeated */
-    uint32_t check;           /* rec_cap_check(type, size, seq) */
+    uint32_t check;           /* rec_cap_check(type, size, seq, rec_cap_sum(payload)) */
 };
 
-/* Catches a record header that is garbage or zeroes (a file system that
- * extended the file without the data, a cut in the middle of a header). */
-static inline uint32_t rec_cap_check(uint32_t type, uint32_t size, uint32_t seq) {
+/* Fletcher-style sum of the payload as 64-bit words, its zero padding
+ * included: two additions per word, so it costs next to nothing on the
+ * capture's hot path, and it catches flipped bits, zeroed blocks and
+ * swapped words. */
+static inline uint64_t rec_cap_sum(const void *p, size_t padded) {
+    const unsigned char *b = (const unsigned char *)p;
+    uint64_t s1 = 0, s2 = 0;
+    for (size_t i = 0; i + 8 <= padded; i += 8) {
+        uint64_t w;
+        __builtin_memcpy(&w, b + i, 8);
+        s1 += w;
+        s2 += s1;
+    }
+    return s1 ^ (s2 * UINT64_C(0x9e3779b97f4a7c15));
+}
+
+/* Catches a record header or payload that is garbage or zeroes (a file
+ * system that extended the file without the data, a cut in the middle, a
+ * flipped bit). */
+static inline uint32_t rec_cap_check(uint32_t type, uint32_t size, uint32_t seq, uint64_t sum) {
     uint64_t h = ((uint64_t)type << 32 | size) * UINT64_C(0x9e3779b97f4a7c15);
     h ^= (uint64_t)seq * UINT64_C(0xc2b2ae3d27d4eb4f);
+    h ^= sum;
+    h *= UINT64_C(0xff51afd7ed558ccd);
     h ^= h >> 29;
     return (uint32_t)(h ^ (h >> 32)) ^ 0x52435044u;
 }
@@ -87,6 +108,27 @@ struct rec_cap_chunk {
     uint64_t overwritten, dropped;   /* lost since the slot's previous chunk */
 };
 
+/* PACKED: this header, then n_entries entries packed one after another.
+ * Each starts with a tag byte: type (the entry's top byte) << 4 | flags.
+ *   type 15 (CONT): 15 bytes follow: w0, then the low 7 bytes of w1.
+ *   flag RAW: 16 bytes follow: w0, w1 (any entry may be written so).
+ *   otherwise: a LEB128 varint of zigzag(w0 - the previous entry's w0)
+ *   (the previous non-CONT entry of this chunk; 0 for the first), then,
+ *   unless flag SAME, a varint of w1's low 56 bits; with SAME they equal
+ *   the previous entry of the same type in this chunk (0 if none).
+ * A scope (begin + end of the same name, close together) packs into about
+ * 5 bytes instead of 32. */
+struct rec_cap_packed {
+    uint32_t slot, gen;
+    uint64_t first;
+    uint64_t overwritten, dropped;
+    uint32_t n_entries;
+    uint32_t pad;
+};
+#define REC_CAP_PK_SAME 1u
+#define REC_CAP_PK_RAW 2u
+#define REC_CAP_MAX_PACKED_ENTRIES (4u << 20)
+
 struct rec_cap_end {
     uint32_t reason;          /* enum rec_capture_end */
     uint32_t pad;
@@ -101,5 +143,6 @@ _Static_assert(sizeof(struct rec_cap_source) == 400, "source record");
 _Static_assert(sizeof(struct rec_cap_thread) == 128, "thread record");
 _Static_assert(sizeof(struct rec_cap_chunk) == 32, "chunk record");
 _Static_assert(sizeof(struct rec_cap_end) == 72, "end record");
+_Static_assert(sizeof(struct rec_cap_packed) == 40, "packed chunk record");
 
 #endif

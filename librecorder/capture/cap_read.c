@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cap_format.h"
+#include "cap_pack.h"
 #include "internal.h"
 #include "recorder/capture.h"
 
@@ -44,6 +45,8 @@ struct rec_cap {
     uint32_t seq;
     unsigned char *rec;
     size_t rec_cap;
+    struct rec_entry *ents;   /* a PACKED record, unpacked */
+    size_t ents_cap;
 };
 
 static int fail(char *err, size_t cap, int status, const char *fmt, ...) {
@@ -87,18 +90,20 @@ static int read_record(rec_cap *c, uint64_t limit, uint32_t *type, uint32_t *siz
     struct rec_cap_rec_header h;
     if (fseeko(c->f, (off_t)c->pos, SEEK_SET) != 0) return IOERR;
     if (fread(&h, sizeof h, 1, c->f) != 1) return ferror(c->f) ? IOERR : CUT;
-    if (h.check != rec_cap_check(h.type, h.size, h.seq) || h.seq != c->seq || h.type == 0 ||
-        h.size > REC_CAP_MAX_RECORD)
-        return BAD;
-    if (limit - c->pos - sizeof h < pad8(h.size)) return CUT;
-    if (h.size > c->rec_cap) {
-        size_t want = h.size < 65536 ? 65536 : h.size;
+    if (h.seq != c->seq || h.type == 0 || h.size > REC_CAP_MAX_RECORD) return BAD;
+    uint64_t padded = pad8(h.size);
+    if (limit - c->pos - sizeof h < padded) return CUT;
+    if (padded > c->rec_cap) {
+        size_t want = padded < 65536 ? 65536 : (size_t)padded;
         unsigned char *p = realloc(c->rec, want);
         if (!p) return IOERR;
         c->rec = p;
         c->rec_cap = want;
     }
-    if (h.size && fread(c->rec, h.size, 1, c->f) != 1) return ferror(c->f) ? IOERR : CUT;
+    if (padded && fread(c->rec, (size_t)padded, 1, c->f) != 1) return ferror(c->f) ? IOERR : CUT;
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION  /* let the fuzzer past the check word */
+    if (h.check != rec_cap_check(h.type, h.size, h.seq, rec_cap_sum(c->rec, (size_t)padded))) return BAD;
+#endif
     *type = h.type;
     *size = h.size;
     c->pos += sizeof h + pad8(h.size);
@@ -218,25 +223,52 @@ static int check_thread(const rec_cap *c, uint32_t size, const unsigned char *p)
     return t.slot < c->info.max_threads ? 0 : -1;
 }
 
-static int check_chunk(rec_cap *c, uint32_t size, const unsigned char *p) {
-    struct rec_cap_chunk ch;
-    if (size < sizeof ch || (size - sizeof ch) % sizeof(struct rec_entry)) return -1;
-    memcpy(&ch, p, sizeof ch);
-    if (ch.slot >= c->info.max_threads) return -1;
-    size_t n = (size - sizeof ch) / sizeof(struct rec_entry);
-    const unsigned char *e = p + sizeof ch;
+static void count_chunk(rec_cap *c, const struct rec_entry *e, size_t n, uint64_t overwritten, uint64_t dropped) {
     uint64_t events = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t w1;
-        memcpy(&w1, e + i * sizeof(struct rec_entry) + 8, sizeof w1);
-        events += REC_EV_TYPE(w1) != REC_EV_CONT;
-    }
+    for (size_t i = 0; i < n; i++) events += REC_EV_TYPE(e[i].w1) != REC_EV_CONT;
     c->info.chunks++;
     c->info.entries += n;
     c->info.events += events;
-    c->info.overwritten += ch.overwritten;
-    c->info.dropped += ch.dropped;
-    return 0;
+    c->info.overwritten += overwritten;
+    c->info.dropped += dropped;
+}
+
+/* A CHUNK record's header and entries; NULL if malformed. */
+static const struct rec_entry *raw_chunk(rec_cap *c, uint32_t size, struct rec_cap_chunk *ch, size_t *n) {
+    if (size < sizeof *ch || (size - sizeof *ch) % sizeof(struct rec_entry)) return NULL;
+    memcpy(ch, c->rec, sizeof *ch);
+    if (ch->slot >= c->info.max_threads) return NULL;
+    *n = (size - sizeof *ch) / sizeof(struct rec_entry);
+    /* The payload buffer is malloc'd (16-byte aligned); entries start 32
+     * bytes in. */
+    return (const struct rec_entry *)(const void *)(c->rec + sizeof *ch);
+}
+
+/* A PACKED record, unpacked into c->ents; NULL if malformed. */
+static const struct rec_entry *packed_chunk(rec_cap *c, uint32_t size, struct rec_cap_chunk *ch, size_t *n) {
+    struct rec_cap_packed ph;
+    if (size < sizeof ph) return NULL;
+    memcpy(&ph, c->rec, sizeof ph);
+    /* Every packed entry takes at least 2 bytes: bounds the allocation. */
+    if (ph.slot >= c->info.max_threads || ph.n_entries > REC_CAP_MAX_PACKED_ENTRIES ||
+        ph.n_entries > (size - sizeof ph) / 2 || ph.pad != 0)
+        return NULL;
+    if (ph.n_entries > c->ents_cap) {
+        size_t want = ph.n_entries < 16384 ? 16384 : ph.n_entries;
+        struct rec_entry *p = realloc(c->ents, want * sizeof *p);
+        if (!p) return NULL;
+        c->ents = p;
+        c->ents_cap = want;
+    }
+    if (rec_cap_unpack(c->rec + sizeof ph, size - sizeof ph, c->ents, ph.n_entries) != 0) return NULL;
+    *ch = (struct rec_cap_chunk){ph.slot, ph.gen, ph.first, ph.overwritten, ph.dropped};
+    *n = ph.n_entries;
+    return c->ents ? c->ents : (const struct rec_entry *)(const void *)c->rec;
+}
+
+static const struct rec_entry *any_chunk(rec_cap *c, uint32_t type, uint32_t size, struct rec_cap_chunk *ch,
+                                         size_t *n) {
+    return type == REC_CAP_REC_CHUNK ? raw_chunk(c, size, ch, n) : packed_chunk(c, size, ch, n);
 }
 
 static void check_end(rec_cap *c, uint32_t size, const unsigned char *p) {
@@ -275,7 +307,13 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
             if (check_thread(c, size, c->rec) != 0) r = BAD;
             else in->thread_records++;
         }
-        if (r == GOT && type == REC_CAP_REC_CHUNK && check_chunk(c, size, c->rec) != 0) r = BAD;
+        if (r == GOT && (type == REC_CAP_REC_CHUNK || type == REC_CAP_REC_PACKED)) {
+            struct rec_cap_chunk ch;
+            size_t n = 0;
+            const struct rec_entry *e = any_chunk(c, type, size, &ch, &n);
+            if (e) count_chunk(c, e, n, ch.overwritten, ch.dropped);
+            else r = BAD;
+        }
         if (r == GOT && type == REC_CAP_REC_END) check_end(c, size, c->rec);
         if (r != GOT) {
             if (in->records == 0) {
@@ -344,7 +382,10 @@ int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen) {
     memset(&h, 0, sizeof h);
     size_t got = fread(&h, 1, sizeof h, f);
     int rc = REC_OK;
-    if (got >= 8 && h.magic == REC_SEG_MAGIC)
+    uint64_t magic = REC_CAP_MAGIC;
+    if (got > 0 && got < 8 && memcmp(&h, &magic, got) == 0)
+        rc = fail(err, errlen, REC_ERR_TRUNCATED, "%s: truncated capture: %zu bytes", path, got);
+    else if (got >= 8 && h.magic == REC_SEG_MAGIC)
         rc = fail(err, errlen, REC_ERR_FORMAT, "%s: a recorder segment, not a capture file", path);
     else if (got < 8 || h.magic != REC_CAP_MAGIC)
         rc = fail(err, errlen, got == 0 ? REC_ERR_TRUNCATED : REC_ERR_FORMAT,
@@ -378,6 +419,7 @@ void rec_cap_close(rec_cap *c) {
     free(c->str);
     free(c->blob);
     free(c->rec);
+    free(c->ents);
     free(c);
 }
 
@@ -425,21 +467,19 @@ int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
             fill_thread(&it->thread, c->rec);
             return 1;
         }
-        if (type == REC_CAP_REC_CHUNK) {
+        if (type == REC_CAP_REC_CHUNK || type == REC_CAP_REC_PACKED) {
             struct rec_cap_chunk ch;
-            if (size < sizeof ch || (size - sizeof ch) % sizeof(struct rec_entry)) return -REC_ERR_FORMAT;
-            memcpy(&ch, c->rec, sizeof ch);
-            if (ch.slot >= c->info.max_threads) return -REC_ERR_FORMAT;
+            size_t n = 0;
+            const struct rec_entry *e = any_chunk(c, type, size, &ch, &n);
+            if (!e) return -REC_ERR_FORMAT;
             it->kind = REC_CAP_ITEM_CHUNK;
             it->slot = ch.slot;
             it->gen = ch.gen;
             it->first = ch.first;
             it->loss.overwritten = ch.overwritten;
             it->loss.dropped = ch.dropped;
-            /* The payload buffer is malloc'd (16-byte aligned) and the
-             * entries start 32 bytes in. */
-            it->entries = (const struct rec_entry *)(const void *)(c->rec + sizeof ch);
-            it->n = (size - sizeof ch) / sizeof(struct rec_entry);
+            it->entries = e;
+            it->n = n;
             return 1;
         }
     }

@@ -4,11 +4,11 @@
  *
  * One pass (rec_capture_poll) reads, in this order: the thread table (a
  * THREAD record for each slot generation that is new or changed), every
- * active ring (CHUNK records, copied straight into the output buffer: one
- * copy from shared memory, one write(2) per pass), then the string table
- * from where the last pass stopped (a STRINGS record).  Strings go last
- * because an entry is published after the string it names, so every name
- * an entry of this pass uses is in the table by then.
+ * active ring (PACKED records: copied out of shared memory, packed into the
+ * output buffer; one write(2) per pass), then the string table from where
+ * the last pass stopped (a STRINGS record).  Strings go last because an
+ * entry is published after the string it names, so every name an entry of
+ * this pass uses is in the table by then.
  *
  * The writer of the traced program never waits for us: in stream mode it
  * drops and counts what does not fit, and we copy those counts into the
@@ -25,18 +25,16 @@
 #include <unistd.h>
 
 #include "cap_format.h"
+#include "cap_pack.h"
 #include "internal.h"
 #include "recorder/capture.h"
 
 #define DEFAULT_BUFFER (8u << 20)
-#define MIN_BUFFER (256u << 10)
+#define MIN_BUFFER (1u << 20)    /* > a full scratch packed: 16384 * 17 + headers */
+#define MAX_BUFFER (1u << 30)
 #define MAX_CHUNK_ENTRIES ((REC_CAP_MAX_RECORD - sizeof(struct rec_cap_chunk)) / sizeof(struct rec_entry))
 #define STRINGS_RECORD_MAX (1u << 20)
-#define PENDING_MAX 4096u
-
-/* Entry types whose w1 low 32 bits are a string id. */
-#define NAMED_TYPES ((1u << REC_EV_BEGIN) | (1u << REC_EV_END) | (1u << REC_EV_INSTANT) | \
-                     (1u << REC_EV_COUNTER) | (1u << REC_EV_THREAD_NAME))
+#define SCRATCH_ENTRIES 16384u    /* per read when packing: stays in L2 */
 
 struct slot_seen {
     int active;               /* has been live: read its ring every pass */
@@ -56,8 +54,8 @@ struct rec_capture {
     uint32_t seq;
     uint32_t max_threads;
     uint64_t str_pos;         /* next string record to look at (byte offset) */
-    uint32_t *pending;        /* ids seen in entries but not yet walked */
-    size_t n_pending;
+    int raw;                  /* CHUNK records instead of PACKED */
+    struct rec_entry *scratch;
     struct slot_seen *slots;
     struct rec_capture_stats st;
     int failed;
@@ -105,13 +103,16 @@ static int reserve(rec_capture *c, size_t payload, char *err, size_t errlen) {
 }
 
 /* Fill in the record header at offset at, whose payload is size bytes. */
+/* Pad the record at offset at, whose payload is size bytes, and fill in
+ * its header. */
 static void seal(rec_capture *c, size_t at, uint32_t type, size_t size) {
-    struct rec_cap_rec_header h = {type, (uint32_t)size, c->seq, rec_cap_check(type, (uint32_t)size, c->seq)};
+    unsigned char *payload = c->buf + at + sizeof(struct rec_cap_rec_header);
+    memset(payload + size, 0, pad8(size) - size);
+    uint64_t sum = rec_cap_sum(payload, pad8(size));
+    struct rec_cap_rec_header h = {type, (uint32_t)size, c->seq, rec_cap_check(type, (uint32_t)size, c->seq, sum)};
     c->seq++;
     memcpy(c->buf + at, &h, sizeof h);
-    size_t end = at + sizeof h + size, padded = at + sizeof h + pad8(size);
-    memset(c->buf + end, 0, padded - end);
-    c->len = padded;
+    c->len = at + sizeof h + pad8(size);
 }
 
 static int put_record(rec_capture *c, uint32_t type, const void *payload, size_t size, char *err, size_t errlen) {
@@ -154,18 +155,13 @@ static int put_string(rec_capture *c, uint32_t id, const char *text, size_t len,
     return REC_OK;
 }
 
-static int cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static uint64_t str_record_size(size_t len) {
     return (sizeof(struct rec_str) + len + 1 + 7) & ~(uint64_t)7;
 }
 
-/* New strings since the last pass, in table order; then any id an entry of
- * this pass named that the walk could not reach (a record another writer
- * thread is still filling, or one a killed program never finished). */
+/* New strings since the last pass, in table order.  The walk stops at a
+ * record that is not published yet (another thread is filling it) and
+ * goes on from there next time. */
 static int walk_strings(rec_capture *c, char *err, size_t errlen) {
     rec_seg *s = c->seg;
     uint64_t used = __atomic_load_n(&s->hdr->strings_used, __ATOMIC_ACQUIRE);
@@ -178,15 +174,25 @@ static int walk_strings(rec_capture *c, char *err, size_t errlen) {
         rc = put_string(c, (uint32_t)(c->str_pos / 8), text, len, err, errlen);
         c->str_pos += str_record_size(len);
     }
-    qsort(c->pending, c->n_pending, sizeof *c->pending, cmp_u32);
-    for (size_t i = 0; i < c->n_pending && rc == REC_OK; i++) {
-        uint32_t id = c->pending[i];
+    close_strings(c);
+    return rc;
+}
+
+/* At the end: a record that never got published (its thread was killed
+ * between reserving and publishing it) would hide every string after it.
+ * Look past it at each 8-byte offset for published records.  A match
+ * inside some string's text is harmless: no entry names that id. */
+static int sweep_strings(rec_capture *c, char *err, size_t errlen) {
+    rec_seg *s = c->seg;
+    uint64_t used = __atomic_load_n(&s->hdr->strings_used, __ATOMIC_ACQUIRE);
+    if (used > s->hcopy.strings_size) used = s->hcopy.strings_size;
+    int rc = REC_OK;
+    for (uint64_t off = c->str_pos + 8; off < used && off / 8 <= UINT32_MAX && rc == REC_OK; off += 8) {
         const char *text;
         size_t len;
-        if ((uint64_t)id * 8 < c->str_pos || (i && c->pending[i - 1] == id)) continue;
-        if (rec__seg_string_raw(s, id, &text, &len)) rc = put_string(c, id, text, len, err, errlen);
+        if (!rec__seg_string_raw(s, (uint32_t)(off / 8), &text, &len) || memchr(text, 0, len) || text[len]) continue;
+        rc = put_string(c, (uint32_t)(off / 8), text, len, err, errlen);
     }
-    c->n_pending = 0;
     close_strings(c);
     return rc;
 }
@@ -225,29 +231,24 @@ static int poll_threads(rec_capture *c, char *err, size_t errlen) {
 
 /* ---- rings ------------------------------------------------------------------- */
 
-/* Count events and note names newer than the strings written so far. */
-static void scan_entries(rec_capture *c, const struct rec_entry *e, size_t n) {
-    uint64_t events = 0;
-    uint32_t last = 0;
-    uint64_t pos_id = c->str_pos / 8;
-    for (size_t i = 0; i < n; i++) {
-        unsigned t = REC_EV_TYPE(e[i].w1);
-        events += t != REC_EV_CONT;
-        if (t < 32 && ((NAMED_TYPES >> t) & 1)) {
-            uint32_t id = REC_EV_ID(e[i].w1);
-            if (id >= pos_id && id != last && c->n_pending < PENDING_MAX) {
-                c->pending[c->n_pending++] = id;
-                last = id;
-            }
-        }
-    }
-    c->st.events += events;
+static uint64_t count_conts(const struct rec_entry *e, size_t n) {
+    uint64_t k = 0;
+    for (size_t i = 0; i < n; i++) k += REC_EV_TYPE(e[i].w1) == REC_EV_CONT;
+    return k;
 }
 
-static int drain_slot(rec_capture *c, uint32_t slot, size_t *moved, char *err, size_t errlen) {
+static void account(rec_capture *c, size_t n, uint64_t conts, const struct rec_loss *loss, size_t *moved) {
+    c->st.chunks++;
+    c->st.entries += n;
+    c->st.events += n - conts;
+    c->st.overwritten += loss->overwritten;
+    c->st.dropped += loss->dropped;
+    *moved += n;
+}
+
+/* Raw chunks: read straight into the output buffer. */
+static int drain_raw(rec_capture *c, uint32_t slot, uint64_t budget, size_t *moved, char *err, size_t errlen) {
     const size_t hdr = sizeof(struct rec_cap_rec_header) + sizeof(struct rec_cap_chunk);
-    /* Bounded per pass, so one busy thread cannot starve the others. */
-    uint64_t budget = c->seg->hcopy.ring_entries * 2;
     for (;;) {
         if (c->cap - c->len < hdr + 64 * sizeof(struct rec_entry)) {
             int rc = flush(c, err, errlen);
@@ -263,16 +264,41 @@ static int drain_slot(rec_capture *c, uint32_t slot, size_t *moved, char *err, s
         if (n == 0 && loss.overwritten == 0 && loss.dropped == 0) return REC_OK;
         struct rec_cap_chunk ch = {slot, c->slots[slot].gen, first, loss.overwritten, loss.dropped};
         memcpy(c->buf + c->len + sizeof(struct rec_cap_rec_header), &ch, sizeof ch);
-        scan_entries(c, out, n);
+        account(c, n, count_conts(out, n), &loss, moved);
         seal(c, c->len, REC_CAP_REC_CHUNK, sizeof ch + n * sizeof(struct rec_entry));
-        c->st.chunks++;
-        c->st.entries += n;
-        c->st.overwritten += loss.overwritten;
-        c->st.dropped += loss.dropped;
-        *moved += n;
         budget -= n;
         if (n < room || budget == 0) return REC_OK;
     }
+}
+
+/* Packed chunks: read into a scratch buffer, pack into the output. */
+static int drain_packed(rec_capture *c, uint32_t slot, uint64_t budget, size_t *moved, char *err, size_t errlen) {
+    const size_t hdr = sizeof(struct rec_cap_rec_header) + sizeof(struct rec_cap_packed);
+    for (;;) {
+        size_t room = budget < SCRATCH_ENTRIES ? (size_t)budget : SCRATCH_ENTRIES;
+        uint64_t first = 0;
+        struct rec_loss loss = {0, 0};
+        size_t n = room ? rec_seg_read(c->seg, slot, c->scratch, room, &first, &loss) : 0;
+        if (n == 0 && loss.overwritten == 0 && loss.dropped == 0) return REC_OK;
+        if (c->cap - c->len < hdr + n * REC_CAP_PACK_MAX + 8) {
+            int rc = flush(c, err, errlen);
+            if (rc != REC_OK) return rc;
+        }
+        uint64_t conts = 0;
+        size_t bytes = rec_cap_pack(c->scratch, n, c->buf + c->len + hdr, &conts);
+        struct rec_cap_packed ph = {slot, c->slots[slot].gen, first, loss.overwritten, loss.dropped, (uint32_t)n, 0};
+        memcpy(c->buf + c->len + sizeof(struct rec_cap_rec_header), &ph, sizeof ph);
+        account(c, n, conts, &loss, moved);
+        seal(c, c->len, REC_CAP_REC_PACKED, sizeof ph + bytes);
+        budget -= n;
+        if (n < room || budget == 0) return REC_OK;
+    }
+}
+
+static int drain_slot(rec_capture *c, uint32_t slot, size_t *moved, char *err, size_t errlen) {
+    /* Bounded per pass, so one busy thread cannot starve the others. */
+    uint64_t budget = c->seg->hcopy.ring_entries * 2;
+    return c->raw ? drain_raw(c, slot, budget, moved, err, errlen) : drain_packed(c, slot, budget, moved, err, errlen);
 }
 
 int rec_capture_poll(rec_capture *c, size_t *moved, char *err, size_t errlen) {
@@ -297,7 +323,7 @@ void rec_capture_get_stats(const rec_capture *c, struct rec_capture_stats *st) {
 static void free_capture(rec_capture *c) {
     if (c->fd >= 0) close(c->fd);
     free(c->buf);
-    free(c->pending);
+    free(c->scratch);
     free(c->slots);
     free(c);
 }
@@ -315,10 +341,12 @@ int rec_capture_start(rec_seg *s, const char *path, const struct rec_capture_opt
     snprintf(c->path, sizeof c->path, "%s", path);
     c->cap = o && o->buffer_bytes ? o->buffer_bytes : DEFAULT_BUFFER;
     if (c->cap < MIN_BUFFER) c->cap = MIN_BUFFER;
+    if (c->cap > MAX_BUFFER) c->cap = MAX_BUFFER;
     c->buf = malloc(c->cap);
-    c->pending = malloc(PENDING_MAX * sizeof *c->pending);
+    c->raw = o && o->raw;
+    c->scratch = malloc(SCRATCH_ENTRIES * sizeof *c->scratch);
     c->slots = calloc(c->max_threads, sizeof *c->slots);
-    if (!c->buf || !c->pending || !c->slots) {
+    if (!c->buf || !c->scratch || !c->slots) {
         free_capture(c);
         return fail(err, errlen, REC_ERR_NOMEM, "out of memory");
     }
@@ -390,6 +418,7 @@ int rec_capture_finish(rec_capture *c, enum rec_capture_end reason, struct rec_c
                        size_t errlen) {
     int rc = REC_OK;
     if (!c->failed) rc = rec_capture_poll(c, NULL, err, errlen);
+    if (rc == REC_OK) rc = sweep_strings(c, err, errlen);
     if (rc == REC_OK) {
         struct rec_cap_end e;
         memset(&e, 0, sizeof e);

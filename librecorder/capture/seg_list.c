@@ -102,9 +102,10 @@ static void inspect_raw(struct rec_seg_entry *e) {
 static void classify(struct rec_seg_entry *e) {
     struct stat st;
     if (lstat(e->path, &st) != 0) {
+        int en = errno;
         e->state = REC_SEGST_UNREADABLE;
-        e->status = REC_ERR_IO;
-        snprintf(e->error, sizeof e->error, "%s", strerror(errno));
+        e->status = en == ENOENT ? REC_ERR_NOTFOUND : REC_ERR_IO;
+        snprintf(e->error, sizeof e->error, "%s", strerror(en));
         return;
     }
     e->uid = st.st_uid;
@@ -176,6 +177,15 @@ static void classify(struct rec_seg_entry *e) {
     else if (e->proc_start && now_start != e->proc_start) e->state = REC_SEGST_REUSED;
     else if (is_zombie(e->pid)) e->state = REC_SEGST_DEAD;
     else e->state = info.closed ? REC_SEGST_CLOSED : REC_SEGST_ALIVE;
+}
+
+int rec_seg_inspect(const char *path, struct rec_seg_entry *e) {
+    memset(e, 0, sizeof *e);
+    snprintf(e->path, sizeof e->path, "%s", path);
+    const char *slash = strrchr(path, '/');
+    snprintf(e->name, sizeof e->name, "%s", slash ? slash + 1 : path);
+    classify(e);
+    return e->status;
 }
 
 static int cmp_entry(const void *a, const void *b) {

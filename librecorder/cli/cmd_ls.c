@@ -1,0 +1,126 @@
+/*
+ * cmd_ls.c -- `recorder ls`: the segments on this machine.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "recorder/capture.h"
+
+static const char usage[] =
+    "usage: recorder ls [-l] [--json] [--dir DIR]\n"
+    "\n"
+    "List the recorder segments on this machine (/dev/shm/recorder.*), one\n"
+    "line each: pid, process, state, threads (live/all), events written,\n"
+    "entries lost (dropped by the writer in stream mode) and the memory the\n"
+    "segment holds.  Files that are not usable segments are listed too, with\n"
+    "the reason: corrupt, foreign (not a segment, another user's, a symlink),\n"
+    "other-version, unreadable.\n"
+    "\n"
+    "States: alive, closed (alive, but recording stopped), dead (the process\n"
+    "is gone: `recorder dump` still reads it, `recorder gc` removes it),\n"
+    "pid-reused (the pid now belongs to another process).\n"
+    "\n"
+    "  -l, --long     also the mode, overwritten history, nominal size, path\n"
+    "      --json     one JSON object per line instead of the table\n"
+    "      --dir DIR  look in DIR instead of /dev/shm\n";
+
+/* Names are sanitized by the library; JSON needs quotes and non-ASCII
+ * handled too (a process name need not be UTF-8). */
+static void json_str(const char *s) {
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20 || c >= 0x7f) printf("\\u%04x", c < 0x20 ? c : 0xfffd);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
+static int is_segment(const struct rec_seg_entry *e) {
+    return e->state == REC_SEGST_ALIVE || e->state == REC_SEGST_CLOSED || e->state == REC_SEGST_DEAD ||
+           e->state == REC_SEGST_REUSED;
+}
+
+static void print_json(const struct rec_seg_entry *e) {
+    printf("{\"name\":");
+    json_str(e->name);
+    printf(",\"path\":");
+    json_str(e->path);
+    printf(",\"state\":\"%s\",\"pid\":%d,\"process\":", rec_seg_state_str(e->state), e->pid);
+    json_str(e->process_name);
+    if (is_segment(e))
+        printf(",\"mode\":\"%s\",\"threads_live\":%u,\"threads\":%u,\"events\":%llu,\"lost\":%llu,"
+               "\"overwritten\":%llu",
+               e->mode == REC_MODE_STREAM ? "stream" : "flight", e->threads_live,
+               e->threads_live + e->threads_exited, (unsigned long long)e->entries, (unsigned long long)e->dropped,
+               (unsigned long long)e->lost_history);
+    else {
+        printf(",\"error\":");
+        json_str(e->error);
+    }
+    printf(",\"size\":%llu,\"mem\":%llu}\n", (unsigned long long)e->file_size, (unsigned long long)e->mem_bytes);
+}
+
+static void print_row(const struct rec_seg_entry *e, int lng) {
+    char a[32], b[32], c[32], d[32], f[32];
+    char pid[16] = "-";
+    if (e->pid > 0) snprintf(pid, sizeof pid, "%d", e->pid);
+    const char *proc = e->process_name[0] ? e->process_name : "-";
+    if (is_segment(e)) {
+        char th[32];
+        snprintf(th, sizeof th, "%u/%u", e->threads_live, e->threads_live + e->threads_exited);
+        printf("%-8s %-16.16s %-11s %-8s %10s %8s %10s", pid, proc, rec_seg_state_str(e->state), th,
+               cli_count(a, sizeof a, (double)e->entries), cli_count(b, sizeof b, (double)e->dropped),
+               cli_bytes(c, sizeof c, (double)e->mem_bytes));
+        if (lng)
+            printf("  %-6s %10s %10s %s", e->mode == REC_MODE_STREAM ? "stream" : "flight",
+                   cli_count(d, sizeof d, (double)e->lost_history), cli_bytes(f, sizeof f, (double)e->file_size),
+                   e->path);
+        else printf("  %s", e->name);
+    } else {
+        printf("%-8s %-16.16s %-11s %-8s %10s %8s %10s", pid, proc, rec_seg_state_str(e->state), "-", "-", "-",
+               cli_bytes(c, sizeof c, (double)e->mem_bytes));
+        printf("  %s: %s", lng ? e->path : e->name, e->error);
+    }
+    putchar('\n');
+}
+
+int cmd_ls(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"long", no_argument, 0, 'l'}, {"json", no_argument, 0, 'j'}, {"dir", required_argument, 0, 'd'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int lng = 0, json = 0, c;
+    const char *dir = NULL;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, ":lh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'l': lng = 1; break;
+        case 'j': json = 1; break;
+        case 'd': dir = optarg; break;
+        case 'h': return cli_help(usage);
+        default: return cli_bad_option("ls", c, argv);
+        }
+    }
+    if (optind < argc) return cli_usage("ls", "unexpected argument '%s'", argv[optind]);
+    struct rec_seg_entry *v;
+    size_t n;
+    char err[512];
+    int rc = rec_seg_list(dir, &v, &n, err, sizeof err);
+    if (rc != REC_OK) return cli_error(rc, "%s", err);
+    if (!json) {
+        printf("%-8s %-16s %-11s %-8s %10s %8s %10s", "PID", "PROCESS", "STATE", "THREADS", "EVENTS", "LOST", "MEMORY");
+        if (lng) printf("  %-6s %10s %10s %s\n", "MODE", "OVERWRITTEN", "SIZE", "PATH");
+        else printf("  %s\n", "SEGMENT");
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (json) print_json(&v[i]);
+        else print_row(&v[i], lng);
+    }
+    if (!json && n == 0) printf("(no segments in %s)\n", dir ? dir : "/dev/shm");
+    free(v);
+    return REC_OK;
+}

@@ -1,0 +1,190 @@
+/*
+ * cmd_report.c -- `recorder report`: the summary rocm-timeline-generator's
+ * rpt prints, per thread: how busy it was, its top scopes by total time,
+ * and its idle gaps (between top-level scopes) in buckets, in one table
+ * sorted by total time, as rpt shows kernels and gaps together.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "source.h"
+
+static const char usage[] =
+    "usage: recorder report PID|NAME|FILE [--top N] [--thread TID]\n"
+    "\n"
+    "Summarize a program (live or dead, by its segment) or a capture file,\n"
+    "like rocm-timeline-generator's rpt: for each thread, its busy share of\n"
+    "its time span, then one table of its top N scopes by total time and its\n"
+    "idle gaps between top-level scopes, bucketed (<10us, 10-20us, 20-50us,\n"
+    "50-100us, 100us-1ms, 1-10ms, >=10ms), with Total(%) of the thread's\n"
+    "span, Time, Calls, Avg, Min and Max in microseconds.  Nested scopes\n"
+    "count inside their parents too, so the percentages may add up past 100.\n"
+    "\n"
+    "  -n, --top N       scopes per thread (default 10)\n"
+    "  -t, --thread TID  only this thread\n";
+
+#define N_GAPS 7
+static const struct {
+    const char *label;
+    double hi_ns;
+} gap_bucket[N_GAPS] = {
+    {"gap <10us", 10e3},      {"gap 10us-20us", 20e3}, {"gap 20us-50us", 50e3}, {"gap 50us-100us", 100e3},
+    {"gap 100us-1ms", 1e6},   {"gap 1ms-10ms", 10e6},  {"gap >=10ms", INFINITY},
+};
+
+struct row {
+    const char *name;
+    double total, min, max;
+    uint64_t calls;
+};
+
+static void row_add(struct row *r, double v) {
+    if (!r->calls || v < r->min) r->min = v;
+    if (!r->calls || v > r->max) r->max = v;
+    r->total += v;
+    r->calls++;
+}
+
+static int by_total(const void *a, const void *b) {
+    const struct row *x = a, *y = b;
+    return x->total < y->total ? 1 : x->total > y->total ? -1 : strcmp(x->name, y->name);
+}
+
+/* Idle gaps between top-level slices of one thread generation.  A gap
+ * next to a slice whose begin was lost, or after one still open, is not
+ * known and not counted. */
+static void gaps_of(const struct rec_item *it, size_t n, uint32_t slot, uint32_t gen, struct row *g) {
+    int have = 0;
+    double prev_end = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct rec_item *x = &it[i];
+        if (x->slot != slot || x->gen != gen || x->kind != REC_ITEM_SLICE || x->depth != 0) continue;
+        if (have && !(x->flags & REC_SLICE_NO_BEGIN)) {
+            double gap = x->ts_ns - prev_end;
+            if (gap >= 0) {
+                int b = 0;
+                while (b < N_GAPS - 1 && gap >= gap_bucket[b].hi_ns) b++;
+                row_add(&g[b], gap);
+            }
+        }
+        have = !(x->flags & REC_SLICE_OPEN);
+        prev_end = x->ts_ns + x->dur_ns;
+    }
+}
+
+static void print_thread(rec_model *m, const struct rec_model_thread *t, const struct rec_item *items, size_t n_items,
+                         size_t top) {
+    double span = t->last_ns - t->first_ns;
+    size_t n_total = 0;
+    struct rec_stat *st = calloc(top ? top : 1, sizeof *st);
+    struct row *rows = calloc(top + N_GAPS, sizeof *rows);
+    if (!st || !rows) {
+        free(st);
+        free(rows);
+        cli_error(REC_ERR_NOMEM, "out of memory");
+        return;
+    }
+    size_t ns = rec_model_stats(m, REC_WIN_ALL, t->tid, st, top, &n_total);
+    size_t nr = 0;
+    for (size_t i = 0; i < ns; i++)
+        rows[nr++] = (struct row){st[i].name ? st[i].name : "?", st[i].total_ns, st[i].min_ns, st[i].max_ns,
+                                  st[i].calls};
+    struct row g[N_GAPS];
+    memset(g, 0, sizeof g);
+    for (int b = 0; b < N_GAPS; b++) g[b].name = gap_bucket[b].label;
+    gaps_of(items, n_items, t->slot, t->gen, g);
+    size_t ngaps = 0;
+    for (int b = 0; b < N_GAPS; b++)
+        if (g[b].calls) {
+            rows[nr++] = g[b];
+            ngaps++;
+        }
+    qsort(rows, nr, sizeof *rows, by_total);
+
+    char who[96];
+    snprintf(who, sizeof who, "%s%s(tid %d)", t->name[0] ? t->name : "", t->name[0] ? " " : "", t->tid);
+    printf("\nThread %s Showing %zu/%zu records %7.2f%% busy\n", who, nr, n_total + ngaps,
+           span > 0 ? 100.0 * t->busy_ns / span : 0.0);
+    if (t->overwritten || t->dropped)
+        printf("  (%llu entries lost before this: %llu overwritten, %llu dropped)\n",
+               (unsigned long long)(t->overwritten + t->dropped), (unsigned long long)t->overwritten,
+               (unsigned long long)t->dropped);
+    printf("  %12s %11s %8s %10s %10s %10s  %s\n", "Total(%)", "Time(us)", "Calls", "Avg(us)", "Min(us)", "Max(us)",
+           "Name");
+    for (size_t i = 0; i < nr; i++) {
+        const struct row *r = &rows[i];
+        printf("  %11.2f%% %11.1f %8llu %10.1f %10.1f %10.1f  %s\n", span > 0 ? 100.0 * r->total / span : 0.0,
+               r->total / 1e3, (unsigned long long)r->calls, r->calls ? r->total / 1e3 / (double)r->calls : 0.0,
+               r->min / 1e3, r->max / 1e3, r->name);
+    }
+    if (!nr) printf("  (no scopes)\n");
+    free(st);
+    free(rows);
+}
+
+int cmd_report(int argc, char **argv) {
+    static const struct option opts[] = {{"top", required_argument, 0, 'n'},
+                                         {"thread", required_argument, 0, 't'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    unsigned long top = 10, tid = 0;
+    int only = 0, c;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, ":n:t:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            if (cli_parse_uint(optarg, &top) != 0 || top > 100000)
+                return cli_usage("report", "--top wants a count, not '%s'", optarg);
+            break;
+        case 't':
+            if (cli_parse_uint(optarg, &tid) != 0 || tid > 0x7fffffff)
+                return cli_usage("report", "--thread wants a thread id, not '%s'", optarg);
+            only = 1;
+            break;
+        case 'h': return cli_help(usage);
+        default: return cli_bad_option("report", c, argv);
+        }
+    }
+    if (optind >= argc) return cli_usage("report", "which program or file?");
+    if (optind + 1 < argc) return cli_usage("report", "unexpected argument '%s'", argv[optind + 1]);
+    struct cli_source src;
+    int rc = cli_source_load(argv[optind], &src);
+    if (rc != REC_OK) return rc;
+    const struct rec_model_thread *th;
+    size_t nt = rec_model_threads(src.model, &th);
+    const struct rec_item *items;
+    size_t ni = rec_model_items(src.model, &items);
+    double t0 = INFINITY, t1 = -INFINITY;
+    size_t shown = 0;
+    for (size_t i = 0; i < nt; i++) {
+        if (!th[i].events) continue;
+        if (th[i].first_ns < t0) t0 = th[i].first_ns;
+        if (th[i].last_ns > t1) t1 = th[i].last_ns;
+    }
+    char d[160];
+    printf("recorder report: %s: %zu threads, %llu events\n", cli_source_desc(&src, d, sizeof d), nt,
+           (unsigned long long)src.events);
+    if (t1 >= t0)
+        printf("ROI_START: %12.6f ms\nROI_STOP : %12.6f ms\nROI_TIME = %.6f secs\n", t0 / 1e6, t1 / 1e6,
+               (t1 - t0) / 1e9);
+    if (src.overwritten || src.dropped)
+        printf("lost %llu entries before the first event shown (%llu overwritten, %llu dropped)\n",
+               (unsigned long long)(src.overwritten + src.dropped), (unsigned long long)src.overwritten,
+               (unsigned long long)src.dropped);
+    if (rec_model_items_dropped(src.model))
+        printf("the event log kept only the newest events: %llu older ones are not in the gap figures\n",
+               (unsigned long long)rec_model_items_dropped(src.model));
+    for (size_t i = 0; i < nt; i++) {
+        if (only && th[i].tid != (int)tid) continue;
+        print_thread(src.model, &th[i], items, ni, top);
+        shown++;
+    }
+    if (only && !shown) rc = cli_error(REC_ERR_NOTFOUND, "no thread with tid %lu", tid);
+    else if (!nt) printf("\n(no threads recorded anything)\n");
+    cli_source_close(&src);
+    return rc;
+}

@@ -1,0 +1,149 @@
+/*
+ * source.c -- load a segment or a capture file into an analysis model.
+ *
+ * Which is which: an argument of digits is a pid; anything else that names
+ * an existing file is a file, a capture if it starts with the capture magic
+ * and a segment otherwise; the rest are segment names in /dev/shm.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+#include "source.h"
+
+static const char *seg_string(void *ctx, uint32_t id) { return rec_seg_string((rec_seg *)ctx, id); }
+static const char *cap_string(void *ctx, uint32_t id) { return rec_cap_string((rec_cap *)ctx, id); }
+
+static int all_digits(const char *s) {
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s)) return 0;
+    return 1;
+}
+
+/* The live process's "now" on the segment's clock: open scopes end there. */
+static double live_now(rec_seg *s, const struct rec_seg_info *info) {
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+    if (info->clock_source == REC_CLOCK_TSC || info->clock_source == REC_CLOCK_CNTVCT)
+        return rec_seg_ticks_to_ns(s, rec_now());
+#endif
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec - (double)info->mono_ns0;
+}
+
+static void tally_threads(struct cli_source *src) {
+    const struct rec_model_thread *t;
+    size_t n = rec_model_threads(src->model, &t);
+    for (size_t i = 0; i < n; i++) {
+        src->overwritten += t[i].overwritten;
+        src->dropped += t[i].dropped;
+    }
+}
+
+static int load_segment(const char *target, struct cli_source *src) {
+    char err[512];
+    int rc = rec_seg_open(target, 0, &src->seg, err, sizeof err);
+    if (rc != REC_OK) return cli_error(rc, "%s", err);
+    struct rec_seg_info info;
+    rec_seg_get_info(src->seg, &info);
+    snprintf(src->path, sizeof src->path, "%s", info.path);
+    src->pid = info.pid;
+    memcpy(src->process_name, info.process_name, sizeof src->process_name);
+    src->state = info.alive ? "alive" : info.closed ? "exited" : "dead";
+    struct rec_source_info si = {info.pid, "", info.ticks_per_sec, info.ticks0, info.real_ns0};
+    memcpy(si.process_name, info.process_name, sizeof si.process_name);
+    struct rec_model_opts mo = {0, 1};
+    src->model = rec_model_new(&si, seg_string, src->seg, &mo);
+    if (!src->model) return cli_error(REC_ERR_NOMEM, "out of memory");
+    /* A snapshot: one pass reads what each ring holds; a second picks up
+     * what a live writer added meanwhile (bounded: it may never stop). */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t n = rec_model_poll_seg(src->model, src->seg);
+        src->events += n;
+        if (n == 0) break;
+    }
+    if (info.alive) rec_model_set_now(src->model, live_now(src->seg, &info));
+    tally_threads(src);
+    return REC_OK;
+}
+
+static int load_capture(const char *path, struct cli_source *src) {
+    char err[512];
+    int rc = rec_cap_open(path, &src->cap, err, sizeof err);
+    if (rc != REC_OK) return cli_error(rc, "%s", err);
+    const struct rec_cap_info *in = rec_cap_get_info(src->cap);
+    if (in->warning[0]) cli_warn("%s", in->warning);
+    snprintf(src->path, sizeof src->path, "%s", path);
+    src->pid = in->pid;
+    memcpy(src->process_name, in->process_name, sizeof src->process_name);
+    src->state = "capture";
+    struct rec_source_info si = {in->pid, "", in->ticks_per_sec, in->ticks0, in->real_ns0};
+    memcpy(si.process_name, in->process_name, sizeof si.process_name);
+    struct rec_model_opts mo = {0, 1};
+    src->model = rec_model_new(&si, cap_string, src->cap, &mo);
+    if (!src->model) return cli_error(REC_ERR_NOMEM, "out of memory");
+    static struct rec_event ev[16384];
+    struct rec_cap_item it;
+    int r;
+    while ((r = rec_cap_next(src->cap, &it)) == 1) {
+        if (it.kind == REC_CAP_ITEM_THREAD) {
+            rec_model_thread(src->model, &it.thread);
+            continue;
+        }
+        size_t off = 0;
+        const struct rec_loss *loss = &it.loss;
+        do {
+            size_t used = 0;
+            uint64_t bad = 0;
+            size_t k = rec_decode(it.entries + off, it.n - off, it.first + off, ev, 16384, &used, &bad);
+            rec_model_feed(src->model, it.slot, ev, k, loss);
+            loss = NULL;  /* once per chunk */
+            src->events += k;
+            off += used;
+            if (!used) break;
+        } while (off < it.n);
+    }
+    if (r < 0) return cli_error(-r, "%s: %s while reading", path, rec_status_str(-r));
+    /* Scopes still open at the end of the capture end there. */
+    if (in->end_ticks > in->ticks0)
+        rec_model_set_now(src->model, (double)(in->end_ticks - in->ticks0) * 1e9 / in->ticks_per_sec);
+    tally_threads(src);
+    return REC_OK;
+}
+
+int cli_source_load(const char *target, struct cli_source *src) {
+    memset(src, 0, sizeof *src);
+    struct stat st;
+    int rc;
+    if (!all_digits(target) && stat(target, &st) == 0 && S_ISREG(st.st_mode)) {
+        int probe = rec_cap_probe(target);
+        if (probe < 0) return cli_error(REC_ERR_ACCESS, "%s: cannot read it", target);
+        /* rec_seg_open treats a bare name as a segment name: give it a path. */
+        char path[1024];
+        snprintf(path, sizeof path, "%s%s", strchr(target, '/') ? "" : "./", target);
+        rc = probe ? load_capture(target, src) : load_segment(path, src);
+    } else {
+        rc = load_segment(target, src);
+    }
+    if (rc != REC_OK) cli_source_close(src);
+    return rc;
+}
+
+void cli_source_close(struct cli_source *src) {
+    if (src->model) rec_model_free(src->model);
+    if (src->seg) rec_seg_close(src->seg);
+    if (src->cap) rec_cap_close(src->cap);
+    src->model = NULL;
+    src->seg = NULL;
+    src->cap = NULL;
+}
+
+const char *cli_source_desc(const struct cli_source *src, char *buf, size_t cap) {
+    snprintf(buf, cap, "pid %d (%s), %s", src->pid, src->process_name[0] ? src->process_name : "?", src->state);
+    return buf;
+}

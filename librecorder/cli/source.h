@@ -1,0 +1,32 @@
+/*
+ * source.h -- what dump, report and convert read: a segment (by pid, name
+ * or path) or a capture file, loaded into an analysis model.
+ */
+#ifndef RECORDER_CLI_SOURCE_H
+#define RECORDER_CLI_SOURCE_H
+
+#include "recorder/analysis.h"
+#include "recorder/capture.h"
+
+struct cli_source {
+    int is_capture;
+    rec_seg *seg;
+    rec_cap *cap;
+    rec_model *model;
+    char path[512];
+    int pid;
+    char process_name[64];
+    const char *state;        /* "alive", "dead", "capture", ... */
+    uint64_t events;          /* decoded into the model */
+    uint64_t overwritten, dropped;   /* entries lost, all threads */
+};
+
+/* Open target (a pid, a segment name, a path to a segment or a capture)
+ * and load everything it holds into a model that keeps its event log.
+ * Prints a one-line error and returns its status on failure. */
+int cli_source_load(const char *target, struct cli_source *src);
+void cli_source_close(struct cli_source *src);
+/* "pid 123 (prog), dead" */
+const char *cli_source_desc(const struct cli_source *src, char *buf, size_t cap);
+
+#endif

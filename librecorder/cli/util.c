@@ -1,0 +1,137 @@
+/*
+ * util.c -- messages, number parsing and formatting, output files.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cli_error(int status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("recorder: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return status;
+}
+
+void cli_warn(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("recorder: warning: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "recorder %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see recorder %s --help)\n", cmd);
+    va_end(ap);
+    return REC_ERR_USAGE;
+}
+
+int cli_help(const char *usage) {
+    fputs(usage, stdout);
+    return REC_OK;
+}
+
+int cli_parse_double(const char *s, double *out) {
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < 0) return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_uint(const char *s, unsigned long *out) {
+    char *end = NULL;
+    errno = 0;
+    if (*s == '-' || *s == '+') return -1;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end) return -1;
+    *out = v;
+    return 0;
+}
+
+const char *cli_count(char *buf, size_t cap, double v) {
+    if (v < 10000) snprintf(buf, cap, "%.0f", v);
+    else if (v < 1e6) snprintf(buf, cap, "%.1fk", v / 1e3);
+    else if (v < 1e9) snprintf(buf, cap, "%.2fM", v / 1e6);
+    else snprintf(buf, cap, "%.2fG", v / 1e9);
+    return buf;
+}
+
+const char *cli_bytes(char *buf, size_t cap, double v) {
+    if (v < 1024) snprintf(buf, cap, "%.0f B", v);
+    else if (v < 1024.0 * 1024) snprintf(buf, cap, "%.1f KiB", v / 1024);
+    else if (v < 1024.0 * 1024 * 1024) snprintf(buf, cap, "%.1f MiB", v / (1024.0 * 1024));
+    else snprintf(buf, cap, "%.2f GiB", v / (1024.0 * 1024 * 1024));
+    return buf;
+}
+
+int cli_out_open(struct cli_out *o, const char *path) {
+    memset(o, 0, sizeof o[0]);
+    if (!strcmp(path, "-")) {
+        o->f = stdout;
+        o->is_stdout = 1;
+        snprintf(o->path, sizeof o->path, "(stdout)");
+        return REC_OK;
+    }
+    if (strlen(path) >= sizeof o->path) return cli_error(REC_ERR_USAGE, "output path too long");
+    snprintf(o->path, sizeof o->path, "%s", path);
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp", path);
+    o->f = fopen(o->tmp, "we");
+    if (!o->f) {
+        int e = errno;
+        return cli_error(e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO, "%s: %s", o->tmp, strerror(e));
+    }
+    setvbuf(o->f, NULL, _IOFBF, 1u << 20);
+    return REC_OK;
+}
+
+int cli_out_commit(struct cli_out *o) {
+    int bad = ferror(o->f);
+    if (o->is_stdout) {
+        if (fflush(stdout) != 0 || bad) return cli_error(REC_ERR_IO, "writing to stdout failed");
+        return REC_OK;
+    }
+    int e = 0;
+    if (fclose(o->f) != 0 || bad) e = errno ? errno : EIO;
+    o->f = NULL;
+    if (e) {
+        unlink(o->tmp);
+        return cli_error(REC_ERR_IO, "%s: %s", o->tmp, strerror(e));
+    }
+    if (rename(o->tmp, o->path) != 0) {
+        e = errno;
+        unlink(o->tmp);
+        return cli_error(REC_ERR_IO, "%s: %s", o->path, strerror(e));
+    }
+    return REC_OK;
+}
+
+void cli_out_abort(struct cli_out *o) {
+    if (o->is_stdout || !o->f) return;
+    fclose(o->f);
+    o->f = NULL;
+    unlink(o->tmp);
+}
+
+int cli_bad_option(const char *cmd, int c, char **argv) {
+    const char *arg = optind > 0 ? argv[optind - 1] : "?";
+    if (c == ':') return cli_usage(cmd, "option '%s' needs a value", arg);
+    return cli_usage(cmd, "unknown option '%s'", arg);
+}

@@ -1,0 +1,204 @@
+/*
+ * cli_prog.c -- small instrumented programs for the `recorder` CLI tests,
+ * one per mode:
+ *
+ *   cli_prog scopes [N]       a known workload on 3 threads, print "pid P",
+ *                             exit 0
+ *   cli_prog hold             finish some scopes, open "outer" > "inner",
+ *                             print "ready", and wait to be killed
+ *   cli_prog spin N           wait for a capture (stream mode), emit N
+ *                             instants "tick" at full speed, print "emitted N"
+ *   cli_prog threads T K      wait for a capture, run T threads one after
+ *                             another, K scopes each (slot reuse with
+ *                             RECORDER_MAX_THREADS=1), print "emitted T*K"
+ *   cli_prog loop             wait for a capture, then record scopes until
+ *                             killed
+ *   cli_prog fork             scopes in the parent and in a forked child
+ *   cli_prog exit CODE        one scope, then exit with CODE
+ *   cli_prog segv             open a scope, print "pid P" and crash
+ */
+#define RECORDER_IMPLEMENTATION
+#include "recorder.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recorder/reader.h"
+
+static void spin_ns(long ns) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    do clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
+}
+
+static void layer(int i) {
+    REC_SCOPE("layer");
+    char name[64];
+    snprintf(name, sizeof name, "matmul_blk.%d.attn_q", i % 4);
+    {
+        REC_SCOPE_DYN(name);
+        spin_ns(20000);
+    }
+    {
+        REC_SCOPE("softmax");
+        spin_ns(5000);
+    }
+    REC_COUNTER("kv_cache", i);
+}
+
+static void *worker(void *arg) {
+    int n = *(int *)arg;
+    REC_THREAD_NAME("worker");
+    for (int i = 0; i < n; i++) {
+        layer(i);
+        spin_ns(15000);  /* an idle gap between top-level slices */
+    }
+    return NULL;
+}
+
+static int mode_scopes(int n) {
+    REC_THREAD_NAME("main");
+    REC_INSTANT("start", "cli_prog scopes");
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, worker, &n);
+    for (int i = 0; i < n; i++) {
+        REC_SCOPE("step");
+        layer(i);
+        REC_FLOW_BEGIN(1000 + i);
+    }
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    REC_INSTANT("done");
+    printf("pid %d\n", (int)getpid());
+    return 0;
+}
+
+static _Noreturn void mode_hold(void) {
+    REC_THREAD_NAME("holder");
+    for (int i = 0; i < 10; i++) layer(i);
+    REC_BEGIN("outer");
+    REC_BEGIN("inner");
+    printf("ready %d\n", (int)getpid());
+    fflush(stdout);
+    for (;;) pause();
+}
+
+/* Until `recorder capture` has switched our rings to stream mode. */
+static int wait_stream(void) {
+    if (rec_init() != 0) return -1;
+    rec_seg *s;
+    char err[256];
+    if (rec_seg_open(rec_segment_path(), 0, &s, err, sizeof err) != REC_OK) {
+        fprintf(stderr, "cli_prog: %s\n", err);
+        return -1;
+    }
+    printf("ready %d\n", (int)getpid());
+    fflush(stdout);
+    struct rec_seg_info info;
+    for (int i = 0; i < 60000; i++) {
+        rec_seg_get_info(s, &info);
+        if (info.mode == REC_MODE_STREAM) break;
+        struct timespec d = {0, 1000000};
+        nanosleep(&d, NULL);
+    }
+    rec_seg_close(s);
+    return info.mode == REC_MODE_STREAM ? 0 : -1;
+}
+
+/* CLI_PROG_NOWAIT=1: start at once (the benchmark's writer-alone run). */
+static int mode_spin(long n) {
+    if (!getenv("CLI_PROG_NOWAIT") && wait_stream() != 0) return 3;
+    REC_INSTANT("tick");  /* attach this thread outside the timed loop */
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (long i = 1; i < n; i++) REC_INSTANT("tick");
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+    printf("emitted %ld in %.0f ns\n", n, ns);
+    return 0;
+}
+
+static int mode_loop(void) {
+    if (wait_stream() != 0) return 3;
+    for (int i = 0;; i++) {
+        REC_SCOPE("iteration");
+        layer(i);
+    }
+}
+
+struct tk {
+    long k;
+};
+
+static void *thread_k(void *arg) {
+    long k = ((struct tk *)arg)->k;
+    for (long i = 0; i < k; i++) REC_INSTANT("tick");
+    return NULL;
+}
+
+static int mode_threads(int t, long k) {
+    if (wait_stream() != 0) return 3;
+    struct tk a = {k};
+    for (int i = 0; i < t; i++) {
+        pthread_t th;
+        pthread_create(&th, NULL, thread_k, &a);
+        pthread_join(th, NULL);
+    }
+    printf("emitted %ld\n", (long)t * k);
+    return 0;
+}
+
+static int mode_fork(void) {
+    REC_THREAD_NAME("parent");
+    { REC_SCOPE("before_fork"); spin_ns(10000); }
+    fflush(stdout);
+    pid_t p = fork();
+    if (p == 0) {
+        REC_THREAD_NAME("child");
+        for (int i = 0; i < 5; i++) {
+            REC_SCOPE("in_child");
+            spin_ns(10000);
+        }
+        printf("child %d\n", (int)getpid());
+        fflush(stdout);
+        _exit(0);
+    }
+    for (int i = 0; i < 3; i++) {
+        REC_SCOPE("in_parent");
+        spin_ns(10000);
+    }
+    int st = 0;
+    waitpid(p, &st, 0);
+    printf("parent %d\n", (int)getpid());
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+int main(int argc, char **argv) {
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const char *m = argc > 1 ? argv[1] : "";
+    if (!strcmp(m, "scopes")) return mode_scopes(argc > 2 ? atoi(argv[2]) : 20);
+    if (!strcmp(m, "hold")) mode_hold();
+    if (!strcmp(m, "spin") && argc > 2) return mode_spin(atol(argv[2]));
+    if (!strcmp(m, "threads") && argc > 3) return mode_threads(atoi(argv[2]), atol(argv[3]));
+    if (!strcmp(m, "fork")) return mode_fork();
+    if (!strcmp(m, "loop")) return mode_loop();
+    if (!strcmp(m, "exit") && argc > 2) {
+        { REC_SCOPE("before_exit"); }
+        return atoi(argv[2]);
+    }
+    if (!strcmp(m, "segv")) {
+        REC_BEGIN("doomed");
+        printf("pid %d\n", (int)getpid());
+        fflush(stdout);
+        raise(SIGSEGV);
+        return 0;
+    }
+    fprintf(stderr, "usage: cli_prog scopes|hold|spin N|threads T K|fork|exit CODE|segv\n");
+    return 2;
+}
