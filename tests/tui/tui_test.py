@@ -122,8 +122,9 @@ class Tmux:
 
 
 class Workload:
-    def __init__(self, path, workers=3):
-        self.p = subprocess.Popen([path, "--workers", str(workers)], stdout=subprocess.PIPE, text=True)
+    def __init__(self, path, workers=3, comm=None):
+        argv = [path, "--workers", str(workers)] + (["--comm", comm] if comm else [])
+        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
         line = self.p.stdout.readline()
         m = re.match(r"ready (\d+)", line)
         if not m:
@@ -480,6 +481,18 @@ def case_errors(a, t, w):
     r = run_plain([a.top, "tui_workload"])
     if r.returncode not in (2,) or ("needs a terminal" not in r.stderr and "give a pid" not in r.stderr):
         raise Fail(f"by name: {r.returncode} {r.stderr!r}")
+
+
+def case_byname(a, t, w):
+    """By process name: a name only this test's program has."""
+    name = f"tw{os.getpid() % 1000000}"
+    w2 = Workload(a.workload, comm=name)
+    try:
+        t.start([a.top, name])
+        top_ready(t, w2.pid)
+        t.wait_text(name)
+    finally:
+        w2.stop()
 
 
 def case_stats(a, t, w):

@@ -4,7 +4,11 @@
  * one thread parked inside two scopes (for "inside now"), a UTF-8 name and
  * a name holding a terminal escape (which must be drawn harmlessly).
  *
- *   tui_workload [--workers N]     runs until SIGTERM or SIGINT, then exits 0
+ *   tui_workload [--workers N] [--comm NAME]
+ *
+ * runs until SIGTERM or SIGINT, then exits 0.  --comm sets the process
+ * name (what the segment records), so a test can find it by a name no
+ * other test uses.
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
@@ -14,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,8 +74,10 @@ static void *sleeper(void *arg) {
 
 int main(int argc, char **argv) {
     int workers = 3;
-    for (int i = 1; i + 1 < argc; i++)
+    for (int i = 1; i + 1 < argc; i++) {
         if (!strcmp(argv[i], "--workers")) workers = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--comm")) prctl(PR_SET_NAME, argv[++i], 0, 0, 0);
+    }
     if (workers < 1 || workers > 16) workers = 3;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
