@@ -222,9 +222,14 @@ int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t
         }
         s->cons = c;
         s->cons_map_size = h->consumer_size;
+        /* A consumer that died without closing leaves its pid behind, and
+         * the writer only notices once its ring is full: take the place of
+         * a dead one at once.  A live one, even a silent one, is left to
+         * the writer's staleness rule (it could still resume). */
         int expect = 0;
-        if (!__atomic_compare_exchange_n(&s->cons->pid, &expect, (int)getpid(), 0, __ATOMIC_ACQ_REL,
-                                         __ATOMIC_ACQUIRE)) {
+        while (!__atomic_compare_exchange_n(&s->cons->pid, &expect, (int)getpid(), 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
+            if (expect > 0 && kill(expect, 0) != 0 && errno == ESRCH) continue;
             rc = fail(err, errlen, REC_ERR_BUSY, "%s: pid %d is already capturing it", path, expect);
             rec_seg_close(s);
             return rc;
