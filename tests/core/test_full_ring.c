@@ -16,6 +16,8 @@
  *     dropping, finds its heartbeat stale after REC_STREAM_STALE_SEC and
  *     goes back to flight mode: no more drops, and another consumer may
  *     attach.  (The deadline below is a hang guard, not a timing check.)
+ *     A consumer that dies while the writer has nothing to drop is
+ *     replaced by the next one at once.
  *  3. revived consumer: a checking consumer is SIGSTOPped until the writer
  *     drops it, then continued: it must notice it no longer owns the
  *     rings, read on as a flight reader with exact counts and no torn
@@ -223,6 +225,7 @@ int main(int argc, char **argv) {
     struct child c = start_consumer(argv[0], "idle");
     CHECK_EQ_U(seg_mode(), REC_MODE_STREAM);
     rec_seg *other;
+    int rc;
     CHECK_EQ_U(rec_seg_open(rec_segment_path(), REC_OPEN_STREAM, &other, err, sizeof err), REC_ERR_BUSY);
     uint64_t head0 = slot_info(me).head;
     for (int i = 0; i < 1000; i++) emitted += emit_indexed();
@@ -253,6 +256,18 @@ int main(int argc, char **argv) {
     CHECK_EQ_U(rec_seg_open(rec_segment_path(), REC_OPEN_STREAM, &other, err, sizeof err), REC_OK);
     CHECK_EQ_U(seg_mode(), REC_MODE_STREAM);
     rec_seg_close(other);
+    CHECK_EQ_U(seg_mode(), REC_MODE_FLIGHT);
+
+    /* A consumer that died while the writer had nothing to drop: the next
+     * consumer takes its place at once. */
+    c = start_consumer(argv[0], "idle");
+    kill(c.pid, SIGKILL);
+    child_wait(&c);
+    CHECK_EQ_U(seg_mode(), REC_MODE_STREAM);
+    rc = rec_seg_open(rec_segment_path(), REC_OPEN_STREAM, &other, err, sizeof err);
+    if (rc != REC_OK) fprintf(stderr, "after a dead consumer: %s\n", err);
+    CHECK_EQ_U(rc, REC_OK);
+    if (rc == REC_OK) rec_seg_close(other);
     CHECK_EQ_U(seg_mode(), REC_MODE_FLIGHT);
 
     /* 3. A consumer stopped long enough to be dropped, then continued. */
