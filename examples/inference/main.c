@@ -1,6 +1,7 @@
 /*
  * main.c -- the demo inference: a scheduler thread (this one) decodes
- * tokens by handing each op of the model to a pool of workers.  It runs
+ * tokens by handing each op of the model to a pool of worker threads and
+ * doing its own share, as ggml's main thread does.  It runs
  * until SIGINT/SIGTERM or --tokens N, and exits cleanly either way.
  *
  *   ./inference --threads 4 &  recorder-top $!
@@ -64,7 +65,7 @@ static const char *segment_target(const char *path) {
 }
 
 static void print_banner(const struct options *o, const struct model *m) {
-    printf("inference: %d layers, dim %d, %d heads, %d worker threads, context %d, vocab %d, ",
+    printf("inference: %d layers, dim %d, %d heads, %d threads, context %d, vocab %d, ",
            o->model.layers, o->model.dim, m->heads, o->threads, o->model.ctx, o->model.vocab);
     if (o->rate > 0) printf("at most %g tokens/s\n", o->rate);
     else printf("no rate limit\n");

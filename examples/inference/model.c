@@ -3,14 +3,17 @@
  * worker pool (the scheduler side), and each worker's slice of an op (the
  * worker side).  This is where the demo's instrumentation lives:
  *
- *   scheduler:  token > graph_compute > blk.N > dispatch   (+ get_rows, sample)
- *   workers:    matmul > matmul_blk.N.attn_q, rms_norm, rope, attn_scores,
- *               softmax, attn_values, gelu
+ *   scheduler:  token > get_rows, graph_compute > blk.N > (its own op slices,
+ *               barrier), sample
+ *   op slices:  matmul > matmul_blk.N.attn_q, rms_norm, rope, attn_scores,
+ *               softmax, attn_values, gelu   (on every thread, as in ggml)
  *
- * Each dispatch starts one flow per worker that gets rows (REC_FLOW_BEGIN on
- * the scheduler); the worker ends it inside its slice.  Attention's three
- * phases keep one flow per worker across them (FLOW_STEP, FLOW_STEP,
- * FLOW_END): a worker keeps the same heads through all three.
+ * The scheduler is thread 0 of the pool, as ggml's main thread is: it hands
+ * an op out, does its own share, and waits for the others ("barrier").  Handing an
+ * op out starts one flow per other thread that gets rows (REC_FLOW_BEGIN on
+ * the scheduler); that thread ends it inside its slice.  Attention's three
+ * phases keep one flow per thread across them (FLOW_STEP, FLOW_STEP,
+ * FLOW_END): a thread keeps the same heads through all three.
  */
 #include "model.h"
 
@@ -34,7 +37,7 @@ struct op {
     int accumulate;            /* matmul: y += W x (the residual connection) */
     struct model *m;
     struct layer *l;
-    uint64_t flow;             /* flow id of worker 0; worker i uses flow + i */
+    uint64_t flow;             /* flow ids: thread i > 0 uses flow + i */
     unsigned flow_phase;       /* 0, REC_EV_FLOW_STEP or REC_EV_FLOW_END */
 };
 
@@ -145,8 +148,10 @@ double model_kv_kib(const struct model *m) {
 
 /* ---- the worker side ---------------------------------------------------- */
 
-/* The flow arrow from the scheduler ends (or passes) in this slice. */
+/* The flow arrow from the scheduler ends (or passes) in this slice; the
+ * scheduler's own slices (thread 0) have none. */
 static void flow_mark(const struct op *op, int worker) {
+    if (worker == 0) return;
     if (op->flow_phase == REC_EV_FLOW_STEP) REC_FLOW_STEP(op->flow + (uint64_t)worker);
     else if (op->flow_phase == REC_EV_FLOW_END) REC_FLOW_END(op->flow + (uint64_t)worker);
 }
@@ -207,15 +212,14 @@ void model_op_slice(void *task, int worker, int n_workers) {
 
 /* ---- the scheduler side ------------------------------------------------- */
 
-/* Hands an op to the pool and waits for it (the barrier).  new_flow starts
- * one flow per worker that gets rows; otherwise the op continues the flows
- * of the op before it. */
+/* Hands an op to the pool, does the scheduler's share, and waits for the
+ * others (the barrier).  new_flow starts one flow per other thread that
+ * gets rows; otherwise the op continues the flows of the op before it. */
 static void dispatch(struct model *m, struct op *op, int new_flow, unsigned phase) {
-    REC_SCOPE("dispatch");
     struct pool *p = m->pool;
     if (new_flow) {
-        op->flow = ++m->flow_seq << 8;  /* at most 255 workers (options.c) */
-        for (int w = 0; w < p->n; w++) {
+        op->flow = ++m->flow_seq << 8;  /* at most 255 threads (options.c) */
+        for (int w = 1; w < p->n; w++) {
             int r0, r1;
             pool_split(op->rows, w, p->n, &r0, &r1);
             if (r0 < r1) REC_FLOW_BEGIN(op->flow + (uint64_t)w);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
     "usage: inference [options]\n"
@@ -15,7 +16,8 @@ static const char usage[] =
     "It decodes tokens until SIGINT/SIGTERM (Ctrl-C) or --tokens N, then exits cleanly.\n"
     "\n"
     "  --tokens N    stop after N tokens (default: run until stopped)\n"
-    "  --threads N   worker threads, 1..64 (default 4)\n"
+    "  --threads N   threads computing each op, 1..64, the scheduler included\n"
+    "                (default: the number of CPUs, at most 4)\n"
     "  --layers N    transformer layers, 1..64 (default 4)\n"
     "  --dim N       model width, a multiple of 32 in 32..4096 (default 512)\n"
     "  --ctx N       KV-cache length in tokens, 1..8192 (default 256); a full cache\n"
@@ -51,7 +53,8 @@ static int parse_long(const char *opt, const char *s, long lo, long hi, long *ou
 int options_parse(struct options *o, int argc, char **argv) {
     memset(o, 0, sizeof *o);
     o->model = (struct model_config){.layers = 4, .dim = 512, .ctx = 256, .vocab = 2048, .seed = 1};
-    o->threads = 4;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o->threads = cpus < 1 ? 1 : cpus > 4 ? 4 : (int)cpus;  /* more threads than CPUs: all barrier */
     o->rate = 20;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = NULL;

@@ -1,7 +1,7 @@
 /*
- * pool.c -- the worker threads.  A mutex and two condition variables: the
+ * pool.c -- the pool threads.  A mutex and two condition variables: the
  * waits are the barriers between ops, and they let the demo run quietly on
- * a loaded two-core machine (spinning workers would not).
+ * a loaded two-core machine (spinning threads would not).
  */
 #include "pool.h"
 
@@ -11,14 +11,14 @@
 
 #include "recorder.h"
 
-struct worker_arg {
+struct thread_arg {
     struct pool *p;
     int id;
 };
 
-static void *worker_main(void *arg) {
-    struct pool *p = ((struct worker_arg *)arg)->p;
-    int id = ((struct worker_arg *)arg)->id;
+static void *thread_main(void *arg) {
+    struct pool *p = ((struct thread_arg *)arg)->p;
+    int id = ((struct thread_arg *)arg)->id;
     free(arg);
     char name[32];
     snprintf(name, sizeof name, "worker-%d", id);
@@ -46,35 +46,34 @@ int pool_start(struct pool *p, int n, pool_fn fn) {
     p->gen = 0;
     p->pending = 0;
     p->quit = 0;
-    p->n = 0;
+    p->n = n;
+    p->started = 0;
     p->threads = calloc((size_t)n, sizeof *p->threads);
     if (!p->threads) return -1;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
-    /* Workers leave SIGINT and SIGTERM to the scheduler thread. */
+    /* Pool threads leave SIGINT and SIGTERM to the scheduler thread. */
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &block, &old);
     int rc = 0;
-    for (int i = 0; i < n; i++) {
-        struct worker_arg *a = malloc(sizeof *a);
+    for (int i = 1; i < n; i++) {
+        struct thread_arg *a = malloc(sizeof *a);
         if (!a) {
             rc = -1;
             break;
         }
         a->p = p;
         a->id = i;
-        if (pthread_create(&p->threads[i], NULL, worker_main, a) != 0) {
+        if (pthread_create(&p->threads[i], NULL, thread_main, a) != 0) {
             free(a);
             rc = -1;
             break;
         }
-        pthread_mutex_lock(&p->mu);
-        p->n = i + 1;
-        pthread_mutex_unlock(&p->mu);
+        p->started++;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc) pool_stop(p);
@@ -84,9 +83,15 @@ int pool_start(struct pool *p, int n, pool_fn fn) {
 void pool_run(struct pool *p, void *task) {
     pthread_mutex_lock(&p->mu);
     p->task = task;
-    p->pending = p->n;
+    p->pending = p->n - 1;
     p->gen++;
     pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->mu);
+    p->fn(task, 0, p->n);  /* the caller is thread 0 */
+    /* Waiting for the stragglers: a scope, so that a flame graph shows
+     * the imbalance.  (The pool threads' wait for the next op is idle.) */
+    REC_SCOPE("barrier");
+    pthread_mutex_lock(&p->mu);
     while (p->pending > 0) pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }
@@ -95,9 +100,8 @@ void pool_stop(struct pool *p) {
     pthread_mutex_lock(&p->mu);
     p->quit = 1;
     pthread_cond_broadcast(&p->wake);
-    int n = p->n;
     pthread_mutex_unlock(&p->mu);
-    for (int i = 0; i < n; i++) pthread_join(p->threads[i], NULL);
+    for (int i = 1; i <= p->started; i++) pthread_join(p->threads[i], NULL);
     free(p->threads);
     p->threads = NULL;
     pthread_cond_destroy(&p->done);
