@@ -46,6 +46,7 @@ struct jctx {
     size_t n_temp, cap_temp;
     int first;
     uint64_t unbound_flows, events;
+    struct u64map flow_start; /* flow id -> earliest bound start (ns) */
 };
 
 /* ---- fragments ---------------------------------------------------------- */
@@ -263,8 +264,8 @@ static void ev_counter(struct jctx *c, const struct litem *it, int64_t t) {
     *p++ = ',';
     memcpy(p, nf, nlen);
     p += nlen;
-    memcpy(p, ",\"args\":{\"value\":", 18);
-    p = fmt_double(p + 18, v);
+    memcpy(p, ",\"args\":{\"value\":", 17);
+    p = fmt_double(p + 17, v);
     *p++ = '}';
     *p++ = '}';
     c->ob.p = p;
@@ -314,6 +315,42 @@ static void ev_meta(struct jctx *c, uint16_t rec, const char *what, const char *
     OB_LIT(&c->ob, "}}");
 }
 
+/* ---- flows ---------------------------------------------------------------
+ * A flow event binds to the slice around it; one outside every slice of
+ * its thread cannot, and a step or end whose start was not written (no
+ * slice around it, or before --last's cut) would dangle.  A first pass
+ * finds, per id, the earliest start that binds; the writing pass keeps the
+ * events that bind and come no earlier than such a start. */
+static int flow_ok(struct jctx *c, const struct litem *it, int64_t b, size_t depth) {
+    if (!depth) return 0;
+    if (it->flags == REC_EV_FLOW_BEGIN) return 1;
+    uint64_t *s = u64map_get(&c->flow_start, it->u);
+    return s && (int64_t)*s <= b;
+}
+
+static int find_flow_starts(struct jctx *c, struct nest *ns) {
+    const struct view *v = &c->v;
+    for (size_t g = 0; g < v->nrec; g++) {
+        ns->n = 0;
+        for (size_t i = v->start[g]; i < v->start[g + 1]; i++) {
+            const struct litem *it = view_item(v, v->off[i]);
+            int64_t b, e;
+            unsigned fl;
+            view_span(v, it, &b, &e, &fl);
+            while (nest_should_pop(ns, b, e)) ns->n--;
+            e = nest_clamp(ns, e);
+            if (it->kind == REC_ITEM_SLICE && nest_push(ns, b, e, it->name_id, fl) != 0) return -1;
+            if (it->kind == REC_ITEM_FLOW && it->flags == REC_EV_FLOW_BEGIN && ns->n) {
+                int isnew;
+                uint64_t *s = u64map_put(&c->flow_start, it->u, &isnew);
+                if (!s) return -1;
+                if (isnew || (int64_t)*s > b) *s = (uint64_t)b;
+            }
+        }
+    }
+    return 0;
+}
+
 /* ---- one thread ----------------------------------------------------------- */
 
 static int write_thread(struct jctx *c, size_t g, struct nest *ns) {
@@ -337,7 +374,7 @@ static int write_thread(struct jctx *c, size_t g, struct nest *ns) {
         case REC_ITEM_INSTANT: ev_instant(c, it, b); break;
         case REC_ITEM_COUNTER: ev_counter(c, it, b); break;
         case REC_ITEM_FLOW:
-            if (ns->n) ev_flow(c, it, b);
+            if (flow_ok(c, it, b, ns->n)) ev_flow(c, it, b);
             else c->unbound_flows++;
             break;
         case REC_ITEM_LOSS: ev_loss(c, it, b); break;
@@ -447,6 +484,10 @@ int rec_export_json(rec_model *m, FILE *out, const struct rec_export_opts *o) {
         ev_meta(c, (uint16_t)i, "thread_name", "name", nm, 0);
         ev_meta(c, (uint16_t)i, "thread_sort_index", "sort_index", NULL, (int64_t)g);
     }
+    if (c->v.n_flows && find_flow_starts(c, &ns) != 0) {
+        ob_finish(&c->ob);
+        goto done;
+    }
     for (size_t g = 0; g < c->v.nrec; g++)
         if (write_thread(c, g, &ns) != 0) {
             ob_finish(&c->ob);
@@ -456,6 +497,7 @@ int rec_export_json(rec_model *m, FILE *out, const struct rec_export_opts *o) {
     rc = ob_finish(&c->ob);
 done:
     nest_free(&ns);
+    u64map_free(&c->flow_start);
     for (size_t i = 0; c->prefix && i < m->n_recs; i++) free(c->prefix[i]);
     free(c->prefix);
     free(c->prefix_len);

@@ -128,6 +128,7 @@ int view_build(rec_model *m, double last_sec, struct view *v) {
         if (it->rec >= nr || !included(v, it)) continue;
         size_t k = rank[it->rec];
         v->off[v->start[k] + count[k]++] = (uint32_t)i;
+        if (it->kind == REC_ITEM_FLOW) v->n_flows++;
         int64_t b, e;
         unsigned fl;
         view_span(v, it, &b, &e, &fl);

@@ -23,6 +23,7 @@ struct view {
     size_t *start;            /* nrec + 1 offsets into off[] */
     uint32_t *off;            /* items as seq - log.head, grouped by record, sorted */
     size_t n;
+    size_t n_flows;           /* flow items among them */
     int64_t cut;              /* INT64_MIN: everything */
     int64_t t0;               /* earliest time shown (0 if nothing) */
     int64_t now;

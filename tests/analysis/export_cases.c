@@ -1,0 +1,180 @@
+/*
+ * export_cases.c OUTDIR -- hand-built event sequences that stress the
+ * exporters (unmatched ends, ends naming deeper scopes, open scopes, reused
+ * slots and clashing tids, --last cuts, flows that cannot bind, zero-length
+ * and touching slices, extreme counter values, loss, deep nesting, time
+ * going backwards), each exported as OUTDIR/<case>.json (and .csv/.folded
+ * for some).  test_export_cases.py checks every file with check_trace.py
+ * and the answers each case must give.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "model_util.h"
+
+#define SEC 1000000000ull
+
+static const char *outdir;
+
+static int save(rec_model *m, const char *name, double last) {
+    const char *ext[3] = {"json", "csv", "folded"};
+    for (int k = 0; k < 3; k++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.%s", outdir, name, ext[k]);
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            perror(path);
+            return 1;
+        }
+        struct rec_export_opts o = {last};
+        int r = k == 0 ? rec_export_json(m, f, &o) : k == 1 ? rec_export_csv(m, f, &o) : rec_export_folded(m, f, &o);
+        if (fclose(f) != 0 || r != 0) {
+            fprintf(stderr, "export_cases: %s failed\n", path);
+            return 1;
+        }
+    }
+    rec_model_free(m);
+    return 0;
+}
+
+static void slice(rec_model *m, uint32_t slot, uint64_t b, uint64_t e, const char *name) {
+    TU_B(m, slot, b, name);
+    TU_E(m, slot, e, name);
+}
+
+static void flow(rec_model *m, uint32_t slot, unsigned type, uint64_t t, uint64_t id) {
+    struct rec_event e = tu_ev(type, t, NULL);
+    e.flow_id = id;
+    tu_feed1(m, slot, e);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: export_cases OUTDIR\n");
+        return 2;
+    }
+    outdir = argv[1];
+    int rc = 0;
+    rec_model *m;
+
+    /* unmatched: ends before their begins, an end naming nothing open,
+     * and a scope open at the snapshot. */
+    m = tu_model(1, 0);
+    tu_start(m, 0, 100, 7, 1);
+    slice(m, 0, 150, 180, "w");
+    TU_E(m, 0, 200, "x");
+    TU_E(m, 0, 300, "y");
+    TU_B(m, 0, 400, "open");
+    TU_B(m, 0, 500, "inner");
+    TU_E(m, 0, 600, "zz");
+    TU_E(m, 0, 700, "inner");
+    TU_E0(m, 0, 800);            /* closes open */
+    TU_E0(m, 0, 900);            /* nothing open, no name */
+    TU_B(m, 0, 950, "at-end");
+    rec_model_set_now(m, 1000);
+    rc |= save(m, "unmatched", 0);
+
+    /* deeper: an end naming a scope below the innermost. */
+    m = tu_model(1, 0);
+    tu_start(m, 0, 0, 9, 1);
+    TU_B(m, 0, 100, "a");
+    TU_B(m, 0, 200, "b");
+    TU_B(m, 0, 250, "c");
+    TU_E(m, 0, 400, "a");
+    slice(m, 0, 500, 600, "d");
+    rc |= save(m, "deeper", 0);
+
+    /* generations: a slot reused by a thread with the same tid (fine, one
+     * after the other), and two slots claiming one tid at the same time
+     * (a hostile segment: one of them must get another tid). */
+    m = tu_model(1, 0);
+    tu_start(m, 0, 0, 11, 1);
+    TU_B(m, 0, 10, "job");       /* left open when the thread goes */
+    tu_start(m, 0, 100, 11, 2);
+    slice(m, 0, 110, 150, "job");
+    tu_start(m, 1, 0, 11, 1);    /* the same tid, overlapping */
+    slice(m, 1, 20, 130, "other");
+    tu_start(m, 2, 0, -5, 1);    /* a negative tid */
+    slice(m, 2, 30, 40, "neg");
+    rc |= save(m, "generations", 0);
+
+    /* last: --last 1 s at now = 3 s cuts at 2 s. */
+    m = tu_model(1, 0);
+    tu_start(m, 0, 0, 1, 1);
+    slice(m, 0, 0, 1 * SEC, "before");
+    TU_B(m, 0, 1500000000, "straddles");
+    struct rec_event inst = tu_ev(REC_EV_INSTANT, 1900000000, "early-mark");
+    tu_feed1(m, 0, inst);
+    slice(m, 0, 2200000000, 2300000000, "child");
+    TU_E(m, 0, 2500000000, "straddles");
+    inst = tu_ev(REC_EV_INSTANT, 2600000000, "late-mark");
+    tu_feed1(m, 0, inst);
+    rec_model_set_now(m, 3.0 * SEC);
+    rc |= save(m, "last", 1.0);
+
+    /* flows: a start outside any slice cannot bind (and its end would
+     * dangle); a step and end inside slices, on another thread. */
+    m = tu_model(1, 0);
+    tu_start(m, 0, 0, 1, 1);
+    tu_start(m, 1, 0, 2, 1);
+    flow(m, 0, REC_EV_FLOW_BEGIN, 5, 1);          /* unbound */
+    TU_B(m, 0, 10, "producer");
+    flow(m, 0, REC_EV_FLOW_BEGIN, 20, 2);
+    TU_E(m, 0, 30, "producer");
+    TU_B(m, 1, 40, "consumer");
+    flow(m, 1, REC_EV_FLOW_STEP, 45, 2);
+    flow(m, 1, REC_EV_FLOW_END, 50, 1);           /* its start did not bind */
+    flow(m, 1, REC_EV_FLOW_END, 60, 2);
+    TU_E(m, 1, 70, "consumer");
+    flow(m, 1, REC_EV_FLOW_END, 80, 2);           /* outside any slice */
+    rc |= save(m, "flows", 0);
+
+    /* zero: zero-length and touching slices, same names back to back. */
+    m = tu_model(1, 0);
+    tu_start(m, 0, 0, 1, 1);
+    slice(m, 0, 100, 200, "a");
+    slice(m, 0, 200, 300, "a");
+    slice(m, 0, 300, 300, "z");
+    TU_B(m, 0, 400, "p");
+    slice(m, 0, 450, 450, "z");
+    slice(m, 0, 500, 500, "z");
+    TU_E(m, 0, 500, "p");
+    rc |= save(m, "zero", 0);
+
+    /* counters: values JSON and importers must read back exactly. */
+    m = tu_model(1, 0);
+    tu_start(m, 0, 0, 1, 1);
+    const double vals[] = {1e300, -0.0, 1e-300, 1152921504606846976.0, 0.1, -2.5, 123456789.125, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        struct rec_event c = tu_ev(REC_EV_COUNTER, 10 + i, "v");
+        c.value = vals[i];
+        tu_feed1(m, 0, c);
+    }
+    rc |= save(m, "counters", 0);
+
+    /* loss: entries lost mid-way, with scopes open across the gap. */
+    m = tu_model(1, 0);
+    tu_start(m, 0, 0, 1, 1);
+    TU_B(m, 0, 100, "main");
+    TU_B(m, 0, 200, "step");
+    struct rec_loss loss = {40, 2};
+    struct rec_event after[3] = {tu_ev(REC_EV_END, 900, "zzz"), tu_ev(REC_EV_END, 950, "step"),
+                                 tu_ev(REC_EV_END, 1000, "main")};
+    rec_model_feed(m, 0, after, 3, &loss);
+    rc |= save(m, "loss", 0);
+
+    /* deep: 200 levels (128 tracked), then time going backwards. */
+    m = tu_model(1, 0);
+    tu_start(m, 0, 0, 1, 1);
+    for (int i = 0; i < 200; i++) TU_B(m, 0, 10 + (uint64_t)i, "r");
+    for (int i = 0; i < 200; i++) TU_E(m, 0, 1000 + (uint64_t)i, "r");
+    slice(m, 0, 5000, 4000, "backwards");
+    slice(m, 0, 3000, 6000, "earlier");
+    rc |= save(m, "deep", 0);
+
+    /* empty: nothing at all. */
+    m = tu_model(1, 0);
+    rc |= save(m, "empty", 0);
+    return rc;
+}

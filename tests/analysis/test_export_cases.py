@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""test_export_cases.py EXPORT_CASES CHECK_TRACE -- every hand-built case of
+export_cases.c passes check_trace.py and gives its known answer."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def load(d, case):
+    return json.load(open(os.path.join(d, case + ".json"), encoding="utf-8"))
+
+
+def slices(doc, tid=None):
+    """[(name, begin, end, args)] from B/E pairs, in begin order."""
+    out, stacks = [], {}
+    for e in doc["traceEvents"]:
+        if e["ph"] not in "BE" or (tid is not None and e["tid"] != tid):
+            continue
+        st = stacks.setdefault(e["tid"], [])
+        if e["ph"] == "B":
+            st.append(e)
+        else:
+            b = st.pop()
+            out.append((b["name"], b["ts"], e["ts"], b.get("args")))
+    return sorted(out, key=lambda s: (s[1], -s[2]))
+
+
+def rows(d, case):
+    return {r["name"]: r for r in csv.DictReader(open(os.path.join(d, case + ".csv"), encoding="utf-8"))}
+
+
+def folded(d, case):
+    out = {}
+    for line in open(os.path.join(d, case + ".folded"), encoding="utf-8"):
+        path, v = line.rstrip("\n").rsplit(" ", 1)
+        out[path] = int(v)
+    return out
+
+
+def main():
+    gen, checker = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory() as d:
+        r = subprocess.run([gen, d], capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            print(f"export_cases failed: {r.stderr}")
+            sys.exit(1)
+        for f in sorted(os.listdir(d)):
+            if f.endswith(".json"):
+                c = subprocess.run([sys.executable, checker, os.path.join(d, f)], capture_output=True, text=True)
+                check(c.returncode == 0, f"check_trace {f}: {c.stdout.strip()}")
+
+        s = slices(load(d, "unmatched"))
+        check(s == [("(unknown)", 0, 0.8, {"begin_lost": True}), ("y", 0, 0.2, {"begin_lost": True}),
+                    ("x", 0, 0.1, {"begin_lost": True}), ("w", 0.05, 0.08, None), ("open", 0.3, 0.7, None),
+                    ("inner", 0.4, 0.6, None), ("zz", 0.4, 0.5, {"begin_lost": True}),
+                    ("at-end", 0.85, 0.9, {"open": True})], f"unmatched: {s}")
+        other = load(d, "unmatched")["otherData"]["recorder"]
+        check(other["unmatched_ends"] == 4, f"unmatched count {other['unmatched_ends']}")
+
+        s = slices(load(d, "deeper"))
+        check(s == [("a", 0, 0.3, None), ("b", 0.1, 0.3, {"end_lost": True}), ("c", 0.15, 0.3, {"end_lost": True}),
+                    ("d", 0.4, 0.5, None)], f"deeper: {s}")
+
+        g = load(d, "generations")
+        by_tid = {}
+        for e in g["traceEvents"]:
+            if e["ph"] == "B":
+                by_tid.setdefault(e["tid"], []).append(e["name"])
+        check(sorted(by_tid.get(11, [])) == ["job", "job"], f"tid 11 keeps both generations: {by_tid}")
+        others = [t for t, n in by_tid.items() if n == ["other"]]
+        check(len(others) == 1 and others[0] != 11, f"the overlapping claimant of tid 11 gets its own: {by_tid}")
+        neg = [t for t, n in by_tid.items() if n == ["neg"]]
+        check(len(neg) == 1 and neg[0] >= 0, "a negative tid is replaced")
+
+        s = slices(load(d, "last"))
+        check(s == [("straddles", 0, 500000, {"clipped": True}), ("child", 200000, 300000, None)], f"last: {s}")
+        names = [e["name"] for e in load(d, "last")["traceEvents"] if e["ph"] == "i"]
+        check(names == ["late-mark"], f"last: instants {names}")
+        rw = rows(d, "last")
+        check(list(rw) == ["child"] and rw["child"]["calls"] == "1" and rw["child"]["total_ns"] == "100000000",
+              f"last CSV: {rw}")
+        check(folded(d, "last") == {"straddles;child": 100000000}, f"last folded: {folded(d, 'last')}")
+
+        f = load(d, "flows")
+        fl = [(e["ph"], e["id"], e["tid"]) for e in f["traceEvents"] if e["ph"] in "stf"]
+        check(fl == [("s", 2, 1), ("t", 2, 2), ("f", 2, 2)], f"flows: {fl}")
+        check(f["otherData"]["recorder"]["unbound_flows"] == 3, "3 flow events could not bind")
+
+        s = slices(load(d, "zero"))
+        check(s == [("a", 0, 0.1, None), ("a", 0.1, 0.2, None), ("z", 0.2, 0.2, None), ("p", 0.3, 0.4, None),
+                    ("z", 0.35, 0.35, None), ("z", 0.4, 0.4, None)], f"zero: {s}")
+        rw = rows(d, "zero")
+        check(rw["z"]["calls"] == "3" and rw["z"]["total_ns"] == "0" and rw["a"]["calls"] == "2", f"zero CSV {rw}")
+
+        c = load(d, "counters")
+        vals = [e["args"]["value"] for e in c["traceEvents"] if e["ph"] == "C"]
+        check(vals == [1e300, 0, 1e-300, float(2 ** 60), 0.1, -2.5, 123456789.125], f"counters: {vals}")
+        check(c["otherData"]["recorder"]["nonfinite_counters"] == 2, "NaN and Inf counted, not written")
+
+        lo = load(d, "loss")
+        marks = [e for e in lo["traceEvents"] if e["ph"] == "i"]
+        check(len(marks) == 1 and marks[0]["args"] == {"overwritten": 40, "dropped": 2} and marks[0]["ts"] == 0.8,
+              f"loss marker: {marks}")
+        s = slices(lo)
+        check([x[3] for x in s] == [{"gap": True}, {"gap": True}, {"begin_lost": True}], f"loss: {s}")
+        check(rows(d, "loss") == {}, "nothing around a gap counts in statistics")
+
+        dp = load(d, "deep")
+        s = slices(dp)
+        check(sum(1 for x in s if x[0] == "r") == 128, f"deep: {len(s)} slices")
+        check(dp["otherData"]["recorder"]["threads"][0]["too_deep"] == 72, "72 levels too deep")
+        bw = [x for x in s if x[0] in ("backwards", "earlier")]
+        check(all(x[2] >= x[1] for x in bw), f"time never goes back: {bw}")
+
+        e = load(d, "empty")
+        check(e["traceEvents"] == [], "an empty model exports an empty trace")
+        check(open(os.path.join(d, "empty.csv")).read().count("\n") == 1, "an empty CSV has its header")
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        sys.exit(1)
+    print("OK")
+
+
+if __name__ == "__main__":
+    main()
