@@ -216,8 +216,11 @@ int app_run(struct app *a) {
     while (!a->quit && !app_interrupted) {
         double t = mono_ns();
         if (t >= next_drain) {
-            if (!src->exited) {
-                source_drain(src);
+            /* After the program exits, drain until the rings are empty:
+             * a pass is bounded, and a dead program's rings may be full. */
+            if (!src->exited || !src->settled) {
+                size_t got = source_drain(src);
+                if (src->exited && got == 0) src->settled = 1;
                 double t2 = mono_ns();
                 a->drain_s += (t2 - t) / 1e9;
                 t = t2;

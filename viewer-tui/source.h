@@ -32,6 +32,7 @@ struct source {
     int max_slots;
     int exited;                     /* the process is gone (or closed its segment) */
     int dead_at_attach;             /* it was already gone: a post-mortem view */
+    int settled;                    /* exited, and everything it wrote is read */
     double now_ns;                  /* the model's "now" */
     double exit_ns;                 /* when we noticed the exit, in the model's time */
     uint64_t decoded;               /* events decoded since attach */

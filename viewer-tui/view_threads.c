@@ -67,11 +67,12 @@ void view_threads_draw(struct app *a, int y, int h) {
     if (a->thr_sel >= a->thr_scroll + rows) a->thr_scroll = a->thr_sel - rows + 1;
     if (a->thr_scroll < 0) a->thr_scroll = 0;
     int live = 0;
-    for (int i = 0; i < n; i++) live += s->threads[i].state == REC_SLOT_LIVE;
+    for (int i = 0; i < n; i++) live += s->threads[i].state == REC_SLOT_LIVE && !a->src->exited;
     for (int r = 0; r < rows && a->thr_scroll + r < n; r++) {
         int i = a->thr_scroll + r, yy = y + 1 + r, sel = i == a->thr_sel;
         const struct rec_model_thread *t = &s->threads[i];
-        int exited = t->state != REC_SLOT_LIVE;
+        /* A thread cannot outlive its process, whatever its slot says. */
+        int exited = t->state != REC_SLOT_LIVE || a->src->exited;
         attr_t base = sel ? theme_attr(R_SELECTED) : exited ? theme_attr(R_DIM) : A_NORMAL;
         if (sel) draw_fill(yy, 0, COLS, base);
         char v[256], st[4096];

@@ -122,9 +122,9 @@ class Tmux:
 
 
 class Workload:
-    def __init__(self, path, workers=3, comm=None):
+    def __init__(self, path, workers=3, comm=None, env=None):
         argv = [path, "--workers", str(workers)] + (["--comm", comm] if comm else [])
-        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
         line = self.p.stdout.readline()
         m = re.match(r"ready (\d+)", line)
         if not m:
@@ -493,6 +493,26 @@ def case_byname(a, t, w):
         t.wait_text(name)
     finally:
         w2.stop()
+
+
+def case_postmortem(a, t, w):
+    """A program that died before we attached: its kept segment is shown."""
+    w2 = Workload(a.workload, env={"RECORDER_KEEP": "1"})
+    seg = f"/dev/shm/recorder.{w2.pid}"
+    try:
+        time.sleep(0.5)   # let it run: its workers complete a scope every ~1 ms
+        w2.stop()
+        if not os.path.exists(seg):
+            raise Fail(f"RECORDER_KEEP=1 did not keep {seg}")
+        t.start([a.top, seg])
+        s = t.wait_text("exited before recorder-top attached", "■ exited")
+        t.wait(lambda s: "matmul" in row_names(s), "matmul from the segment's history")
+        t.keys("3")
+        t.wait(lambda s: "exited" in line_with(s, "main") and "worker-0" in s, "every thread exited")
+    finally:
+        w2.stop()
+        if os.path.exists(seg):
+            os.unlink(seg)
 
 
 def case_stats(a, t, w):
