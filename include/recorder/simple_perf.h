@@ -128,6 +128,7 @@ struct rec__sp_session {
     int active;
     int stop;                  /* tells the drain thread to finish (atomic) */
     int drain_ok;
+    int warned_off;            /* "recording is off" said once */
     pthread_t drain;
     rec_seg *seg;
     rec_model *model;
@@ -167,7 +168,8 @@ static inline void rec__sp_end(struct rec__sp_session *s) {
  * events.  skip_history: start at the current end of every ring. */
 static inline int rec__sp_begin(struct rec__sp_session *s, int skip_history) {
     if (rec_init() != 0) {
-        fprintf(stderr, "recorder: recording is off; the trace will be empty\n");
+        if (!s->warned_off) fprintf(stderr, "recorder: recording is off; the trace will be empty\n");
+        s->warned_off = 1;
         return -1;
     }
     char err[256];

@@ -4,7 +4,8 @@
  * (neither may be in the file), and, in between, SP_THREADS named threads
  * each recording SP_ITERS "outer" scopes with a "matmul_blk.N.attn_q" in
  * each.  Writes the session to argv[1]; test_simple_perf_session.py
- * checks the file.
+ * checks the file.  With --no-start, start_tracing_session() is not
+ * called: stop_tracing_session() then writes what the rings hold.
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
@@ -38,14 +39,15 @@ static void *worker(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: simple_perf_session OUT.json\n");
+    int no_start = argc == 3 && !strcmp(argv[2], "--no-start");
+    if (argc != 2 && !no_start) {
+        fprintf(stderr, "usage: simple_perf_session OUT.json [--no-start]\n");
         return 2;
     }
     char b[32];
     begin_trace("before_session", b);
     end_trace(b);
-    start_tracing_session();
+    if (!no_start) start_tracing_session();
     begin_trace("session", b);
     pthread_t th[SP_THREADS];
     for (long t = 0; t < SP_THREADS; t++) pthread_create(&th[t], NULL, worker, (void *)t);

@@ -1,6 +1,8 @@
 """A simple-perf session (simple_perf_session.c) written by
 stop_tracing_session: valid Perfetto JSON with exactly the session's scopes,
 per named thread, properly nested; nothing from before start or after stop.
+Without a start, stop writes what the rings hold (the scope from before
+too); with RECORDER=0, an empty trace and a one-line explanation.
 
 usage: test_simple_perf_session.py SESSION_PROGRAM [CHECK_TRACE]"""
 import os
@@ -49,6 +51,21 @@ def main():
         if check_trace:
             r = subprocess.run([sys.executable, check_trace, out], capture_output=True, text=True, timeout=120)
             c.check(r.returncode == 0, f"check_trace.py: {r.stdout.strip()} {r.stderr.strip()}")
+
+        # No start: everything the rings hold, from before "start" too.
+        r = subprocess.run([prog, out, "--no-start"], env=env, capture_output=True, text=True, timeout=120)
+        c.check(r.returncode == 0, f"--no-start: exit status {r.returncode}")
+        no_sanitizer_reports(c, "simple_perf_session --no-start", r.stderr)
+        slices, names, problems = trace_slices(trace_events(out))
+        flat = [s["name"] for sl in slices.values() for s in sl]
+        c.check("before_session" in flat and flat.count("outer") == THREADS * ITERS and not problems,
+                f"--no-start: the rings' contents ({flat.count('outer')} outer, {problems[:3]})")
+
+        # Recording off: an empty trace, and why.
+        r = subprocess.run([prog, out], env=dict(env, RECORDER="0"), capture_output=True, text=True, timeout=120)
+        c.check(r.returncode == 0, f"RECORDER=0: exit status {r.returncode}")
+        c.check(trace_events(out) == [], "RECORDER=0: an empty trace")
+        c.check("recording is off" in r.stderr and len(r.stderr.splitlines()) == 1, f"RECORDER=0 says why: {r.stderr!r}")
     c.done()
 
 
