@@ -303,14 +303,33 @@ static inline void rec__publish(struct rec__tls *t, uint64_t h) {
     __atomic_store_n(&t->slot->head, h, __ATOMIC_RELEASE);
 }
 
+/* rec__reserve for the one-entry events of the hot path: returns the slot,
+ * or NULL (nothing recorded).  Returning the slot rather than the entry
+ * spares a test of the entry's address and a reload of t->slot (the
+ * release stores in between stop the compiler from reusing it). */
+static inline struct rec_slot *rec__room1(struct rec__tls *t, uint64_t *hout) {
+    struct rec_slot *s = t->slot;
+    if (REC_UNLIKELY(!s)) {
+        rec__attach(t);
+        s = t->slot;
+    }
+    uint64_t h = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
+    if (REC_UNLIKELY(h + 1 > __atomic_load_n(t->limit, __ATOMIC_RELAXED))) {
+        rec__full(t, 1);
+        return NULL;
+    }
+    *hout = h;
+    return s;
+}
+
 /* One-entry event: begin, end, flows. */
 static inline void rec__emit1(uint64_t w1) {
     struct rec__tls *t = &rec__t;
     uint64_t h;
-    uint64_t *e = rec__reserve(t, 1, &h);
-    if (REC_UNLIKELY(!e)) return;
-    rec__put(e, rec_now(), w1);
-    rec__publish(t, h + 1);
+    struct rec_slot *s = rec__room1(t, &h);
+    if (REC_UNLIKELY(!s)) return;
+    rec__put(t->ring + ((h & t->mask) << 1), rec_now(), w1);
+    __atomic_store_n(&s->head, h + 1, __ATOMIC_RELEASE);
 }
 
 /* Two-entry event: a counter. */
