@@ -1,0 +1,146 @@
+/* harness.js -- what recorder-web's node tests share: starting the
+ * instrumented target and the server, raw HTTP requests, and a tiny
+ * runner that reports each check and exits non-zero if any failed. */
+'use strict';
+const { spawn } = require('child_process');
+const net = require('net');
+const readline = require('readline');
+
+const procs = new Set();
+process.on('exit', () => { for (const p of procs) try { p.kill('SIGKILL'); } catch (e) { /* gone */ } });
+
+function need(name) {
+  const v = process.env[name];
+  if (!v) {
+    console.error(`${name} is not set (run through meson test)`);
+    process.exit(2);
+  }
+  return v;
+}
+
+/* First line of a child's stdout that matches re, within ms. */
+function lineMatching(proc, re, ms, what) {
+  return new Promise((resolve, reject) => {
+    const rl = readline.createInterface({ input: proc.stdout });
+    const t = setTimeout(() => reject(new Error(`${what}: nothing matching ${re} within ${ms} ms`)), ms);
+    rl.on('line', (line) => {
+      const m = line.match(re);
+      if (m) { clearTimeout(t); rl.removeAllListeners('line'); resolve(m); }
+    });
+    proc.on('exit', (code) => { clearTimeout(t); reject(new Error(`${what} exited (${code}) before printing ${re}`)); });
+  });
+}
+
+function collect(stream) {
+  const out = { text: '' };
+  stream.on('data', (d) => { out.text += d; });
+  return out;
+}
+
+async function startTarget(args = [], env = {}) {
+  const proc = spawn(need('WEB_TARGET'), args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  procs.add(proc);
+  proc.on('exit', () => procs.delete(proc));
+  const err = collect(proc.stderr);
+  const m = await lineMatching(proc, /^ready (\d+)/, 20000, 'web_target').catch((e) => {
+    throw new Error(e.message + ': ' + err.text);
+  });
+  return { proc, pid: Number(m[1]) };
+}
+
+async function startServer(args = []) {
+  const proc = spawn(need('RECORDER_WEB'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  procs.add(proc);
+  proc.on('exit', () => procs.delete(proc));
+  const err = collect(proc.stderr);
+  const m = await lineMatching(proc, /^(http:\/\/[^\s]+)$/, 20000, 'recorder-web').catch((e) => {
+    throw new Error(e.message + ': ' + err.text);
+  });
+  const url = new URL(m[1]);
+  return { proc, url: m[1], port: Number(url.port), token: url.searchParams.get('t'), stderr: err };
+}
+
+/* Run a program to completion: {code, stdout, stderr}. */
+function run(cmd, args, ms = 20000) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    procs.add(p);
+    const out = collect(p.stdout), err = collect(p.stderr);
+    const t = setTimeout(() => { p.kill('SIGKILL'); reject(new Error(`${cmd} ${args.join(' ')}: still running after ${ms} ms`)); }, ms);
+    p.on('exit', (code, sig) => {
+      clearTimeout(t);
+      procs.delete(p);
+      resolve({ code: sig ? 128 : code, stdout: out.text, stderr: err.text });
+    });
+  });
+}
+
+function stop(proc) {
+  return new Promise((resolve) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return resolve(proc.exitCode);
+    proc.once('exit', (code) => resolve(code));
+    proc.kill('SIGTERM');
+  });
+}
+
+/* One HTTP/1.1 request over a raw socket, so the path goes out exactly as
+ * written (no client-side normalization).  Resolves {status, head, body}. */
+function request(port, path, { method = 'GET', headers = {}, host } = {}) {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1');
+    const chunks = [];
+    sock.on('connect', () => {
+      const lines = [`${method} ${path} HTTP/1.1`, `Host: ${host || '127.0.0.1:' + port}`, 'Connection: close'];
+      for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
+      sock.write(lines.join('\r\n') + '\r\n\r\n');
+    });
+    sock.on('data', (d) => chunks.push(d));
+    sock.on('error', reject);
+    sock.on('close', () => {
+      const all = Buffer.concat(chunks);
+      const end = all.indexOf('\r\n\r\n');
+      const head = end < 0 ? all.toString() : all.subarray(0, end).toString();
+      const status = Number((head.match(/^HTTP\/1\.[01] (\d+)/) || [])[1] || 0);
+      resolve({ status, head, body: end < 0 ? Buffer.alloc(0) : all.subarray(end + 4) });
+    });
+    sock.setTimeout(60000, () => sock.destroy(new Error('request timed out')));
+  });
+}
+
+/* The checks: each prints ok/FAIL; the process exits 1 if any failed. */
+let failures = 0, checks = 0;
+function check(cond, what, detail) {
+  checks++;
+  if (cond) console.log('ok   ' + what);
+  else {
+    failures++;
+    console.log('FAIL ' + what + (detail !== undefined ? ': ' + (typeof detail === 'string' ? detail : JSON.stringify(detail)) : ''));
+  }
+  return cond;
+}
+
+async function main(fn) {
+  try {
+    await fn();
+  } catch (e) {
+    failures++;
+    console.log('FAIL (exception) ' + (e && e.stack ? e.stack : e));
+  }
+  console.log(`${checks} checks, ${failures} failed`);
+  for (const p of procs) try { p.kill('SIGKILL'); } catch (e) { /* gone */ }
+  process.exit(failures ? 1 : 0);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/* Poll cond() until true or ms pass; resolves to its last value. */
+async function until(cond, ms, step = 50) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await cond();
+    if (v || Date.now() > end) return v;
+    await sleep(step);
+  }
+}
+
+module.exports = { need, startTarget, startServer, run, stop, request, check, main, sleep, until };

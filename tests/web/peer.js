@@ -1,0 +1,61 @@
+/* peer.js -- a page without a browser: a WebSocket to recorder-web whose
+ * messages go through the page's own decoder (page/js/protocol.js) into a
+ * sink that counts what a test asks about. */
+'use strict';
+const path = require('path');
+const { connect } = require('./wsclient');
+const P = require(path.join(__dirname, '../../viewer-web/page/js/protocol.js'));
+
+class Peer {
+  constructor(ws) {
+    this.ws = ws;
+    this.helloMsg = null;
+    this.names = [''];
+    this.lanes = new Map();
+    this.events = 0;
+    this.frames = 0;
+    this.kinds = {};
+    this.begun = new Set();   /* scope names seen in BEGIN events */
+    this.statusMsg = null;
+    this.statusEvents = null; /* events received when the last STATUS arrived */
+    this.statsMsg = null;
+    this.pongs = [];
+    this.errors = [];
+    this.seqs = [];
+    ws.on('message', (m) => {
+      try {
+        P.decodeMessage(m, this);
+      } catch (e) {
+        this.errors.push(String(e));
+      }
+    });
+  }
+  static async open(port, token, opts = {}) {
+    const r = await connect({ port, path: '/ws?t=' + token, origin: opts.origin, host: opts.host });
+    if (!r.ws) throw new Error('WebSocket refused: ' + r.status);
+    return new Peer(r.ws);
+  }
+  /* the sink (its methods are the message names, so the data is *Msg) */
+  hello(h) { this.helloMsg = h; }
+  strings(first, names) { names.forEach((n, i) => { this.names[first + i] = n; }); }
+  threads(list) { for (const t of list) this.lanes.set(t.id, t); }
+  stats(s) { this.statsMsg = s; }
+  status(s) { this.statusMsg = s; this.statusEvents = this.events; }
+  pong(n) { this.pongs.push(n); }
+  batch(seq) { this.frames++; this.seqs.push(seq); }
+  chunk() {}
+  begin(t, name) { this.kinds.begin = (this.kinds.begin || 0) + 1; this.begun.add(this.names[name]); }
+  end() { this.kinds.end = (this.kinds.end || 0) + 1; }
+  instant() { this.kinds.instant = (this.kinds.instant || 0) + 1; }
+  counter() { this.kinds.counter = (this.kinds.counter || 0) + 1; }
+  flow() { this.kinds.flow = (this.kinds.flow || 0) + 1; }
+  eventsDone(n) { this.events += n; }
+
+  laneNames() { return [...this.lanes.values()].map((l) => l.name); }
+  ping(nonce) { this.ws.send(P.encodePing(nonce)); }
+  setWindow(w) { this.ws.send(P.encodeSetWindow(w)); }
+  get closed() { return this.ws.closed; }
+  close() { this.ws.close(); }
+}
+
+module.exports = { Peer, P };

@@ -1,0 +1,63 @@
+/* thinning.test.js -- a page that stops reading is thinned, not waited
+ * for (suite web): its queue stays bounded, recorder-web skips frames for
+ * it and says how many events it skipped, and once it reads again every
+ * event is accounted for: received + thinned = offered, exactly. */
+'use strict';
+const { startTarget, startServer, stop, check, main, until, sleep } = require('./harness');
+const { Peer } = require('./peer');
+
+main(async () => {
+  /* About 6 M events, far more than a 64 KB queue and the kernel's socket
+   * buffers hold; then the program stays alive and quiet. */
+  const target = await startTarget(['--threads', '4', '--rate', '300000', '--work-ns', '0', '--events', '1500000']);
+  const doneLine = new Promise((resolve) => {
+    target.proc.stdout.on('data', (d) => { if (/^done$/m.test(String(d))) resolve(); });
+  });
+  const srv = await startServer([String(target.pid), '--port', '0', '--client-queue', '64']);
+  const slow = await Peer.open(srv.port, srv.token);
+  slow.ws.pause();
+  const fast = await Peer.open(srv.port, srv.token);
+
+  await doneLine;
+  /* Quiet: the server's total stops moving. */
+  let last = -1, same = 0;
+  await until(() => {
+    const s = fast.statusMsg;
+    if (!s) return false;
+    if (s.events === last) same++;
+    else { same = 0; last = s.events; }
+    return same >= 8;
+  }, 120000, 250);
+  check(fast.statusMsg && fast.statusMsg.events > 1000000, 'the program produced millions of events', fast.statusMsg && fast.statusMsg.events);
+
+  const rss = require('fs').readFileSync(`/proc/${srv.proc.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);
+  check(rss && Number(rss[1]) < 512 * 1024, 'recorder-web stayed small while a page did not read', rss && rss[1] + ' kB');
+
+  slow.ws.resume();
+  /* Drained: nothing queued, and the numbers stop moving. */
+  let lastSent = -1, steady = 0;
+  const drained = await until(() => {
+    const s = slow.statusMsg;
+    if (!s || s.queued !== 0) return false;
+    if (s.sent === lastSent) steady++;
+    else { steady = 0; lastSent = s.sent; }
+    return steady >= 4;
+  }, 120000, 250);
+  check(drained, 'the slow page drains its queue once it reads again', slow.statusMsg);
+  const s = slow.statusMsg;
+  check(s && s.thinned > 0 && s.thinnedFrames > 0, 'the slow page was thinned, and told so', s);
+  check(s && slow.statusEvents === s.sent, 'it received exactly the events the server sent it', { received: slow.statusEvents, sent: s && s.sent });
+  check(s && s.offered === s.sent + s.thinned, 'offered = sent + thinned: nothing lost silently', s);
+  let gaps = 0;
+  for (let i = 1; i < slow.seqs.length; i++) if (slow.seqs[i] !== slow.seqs[i - 1] + 1) gaps++;
+  check(gaps > 0, 'the frames it missed show as gaps in the sequence numbers', gaps);
+  check(slow.errors.length === 0 && fast.errors.length === 0, 'every message decodes', slow.errors.concat(fast.errors).slice(0, 3));
+  const f = fast.statusMsg;
+  check(f && fast.statusEvents === f.sent && f.offered >= f.sent, 'the page that kept reading was served throughout', f);
+
+  slow.close();
+  fast.close();
+  await sleep(100);
+  check(await stop(srv.proc) === 0, 'recorder-web exits 0 on SIGTERM');
+  await stop(target.proc);
+});

@@ -1,0 +1,41 @@
+/*
+ * batch.h -- EVENTS messages: the events read in one flush period, per
+ * lane, in the compact encoding of docs/web.md.
+ */
+#ifndef WEB_BATCH_H
+#define WEB_BATCH_H
+
+#include <stdint.h>
+
+#include "frame.h"
+#include "lanes.h"
+#include "strtab.h"
+
+struct batch {
+    struct wbuf body;         /* chunks so far */
+    struct wbuf chunk;        /* the open chunk's events */
+    uint32_t n_chunks;
+    uint64_t events;          /* in the whole batch */
+    uint32_t lane;            /* open chunk's lane, 0 = none */
+    uint32_t chunk_events;
+    int64_t base;             /* ns; every time in the batch is relative to it */
+    int64_t prev;             /* previous event's time in the open chunk */
+    int started;
+};
+
+int batch_init(struct batch *b);
+void batch_destroy(struct batch *b);
+
+/* Encode decoded events of one slot.  loss: entries were lost just before
+ * them, so the lane's stack is unknown and starts again empty.  Updates
+ * the lanes (THREAD_START, THREAD_NAME) and their stacks. */
+void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *seg, uint32_t slot,
+               const struct rec_event *ev, size_t n, int loss);
+
+static inline size_t batch_bytes(const struct batch *b) { return b->body.len + b->chunk.len; }
+
+/* The EVENTS message so far as a frame (NULL if empty or out of memory),
+ * and a fresh batch.  now_ns is the source's clock. */
+struct frame *batch_flush(struct batch *b, uint64_t seq, double now_ns);
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * clients.h -- the pages connected over WebSocket, and their queues.
+ *
+ * The reader thread offers each EVENTS frame to every client; the service
+ * thread sends them.  The list is an RCU list (only the service thread
+ * adds and removes; the reader walks it in a read-side section), and each
+ * client's queue is a wait-free queue (liburcu wfcqueue) bounded in bytes:
+ * a frame that would overflow a slow client's queue is not queued for it,
+ * and what it carried is counted, so the page is told exactly what it
+ * missed.  The reader never waits for a client, and memory stays bounded.
+ */
+#ifndef WEB_CLIENTS_H
+#define WEB_CLIENTS_H
+
+#include <stdint.h>
+#include <urcu.h>
+#include <urcu/rculist.h>
+#include <urcu/wfcqueue.h>
+
+#include "frame.h"
+#include "wire.h"
+
+struct lws;
+
+struct client {
+    struct cds_list_head node;        /* in clients.list (RCU) */
+    struct rcu_head rcu;
+    struct cds_wfcq_head qhead;
+    struct cds_wfcq_tail qtail;
+    /* Shared with the reader thread (uatomic). */
+    unsigned long queued_bytes;
+    unsigned long offered_events;     /* in frames offered since it joined */
+    unsigned long thinned_events, thinned_frames;
+    int closing;
+    int wants_history;                /* just joined: replay recent frames first */
+    /* The service thread's own. */
+    struct lws *wsi;
+    struct frame *pending;            /* dequeued, waiting for names or lanes */
+    uint32_t strings_sent;
+    uint64_t threads_ver, stats_ver;
+    unsigned window;                  /* enum rec_window the page shows */
+    int hello_sent, status_due, pong_due;
+    uint32_t pong_nonce;
+    uint64_t events_sent, frames_sent, bytes_sent;
+    unsigned char rx[WIRE_CMSG_MAX];
+    size_t rx_len;
+    int close_code;                   /* set: close with it at the next writable */
+    const char *close_why;
+    struct wbuf tx;                   /* per-client messages being built */
+};
+
+struct clients {
+    struct cds_list_head list;
+    unsigned long count;              /* uatomic */
+    size_t limit;                     /* queue bound per client, bytes */
+};
+
+/* Recent EVENTS frames, replayed to a page when it joins so that it opens
+ * on the last few seconds rather than on nothing.  Reader thread only. */
+struct history {
+    struct frame **v;
+    size_t cap, first, n;
+    size_t bytes, limit;
+};
+
+int history_init(struct history *h, size_t limit);
+void history_push(struct history *h, struct frame *f);
+void history_destroy(struct history *h);
+
+void clients_init(struct clients *cs, size_t limit);
+/* Service thread. */
+struct client *client_add(struct clients *cs, struct lws *wsi);
+void client_remove(struct clients *cs, struct client *c);
+/* The next queued frame (the caller owns a reference), or NULL. */
+struct frame *client_dequeue(struct client *c);
+int client_has_queued(struct client *c);
+/* Reader thread: offer a frame to every client (a client that just joined
+ * first gets what of the history fits its queue); returns how many took it. */
+unsigned clients_offer(struct clients *cs, struct frame *f, const struct history *h);
+/* Reader thread: give pages that just joined the history now, even if
+ * no new frame comes (an idle or exited program); returns how many. */
+unsigned clients_catch_up(struct clients *cs, const struct history *h);
+
+#endif

@@ -1,0 +1,223 @@
+/*
+ * main.c -- recorder-web: serve a live view of a recorded program to a
+ * browser.  Options, the exit codes of docs/web.md, start-up and
+ * shutdown order.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <libwebsockets.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu/uatomic.h>
+
+#include "auth.h"
+#include "reader.h"
+#include "server.h"
+#include "target.h"
+#include "web.h"
+
+#define DEFAULT_PORT 8117
+#define EXIT_FAILURE_OTHER 1
+
+static const char usage_text[] =
+    "usage: recorder-web [PID|NAME] [--port N] [--bind ADDR] [options]\n"
+    "\n"
+    "Serves a live view of a recorded program to a browser, on 127.0.0.1.\n"
+    "Prints the page's URL, which carries a secret token: open it in a browser.\n"
+    "\n"
+    "  PID|NAME            the program: a pid, a process name, a segment name\n"
+    "                      (RECORDER_NAME) or path; none = the only one running\n"
+    "  -p, --port N        listen on port N (default 8117, or any free port if it\n"
+    "                      is taken; 0 = any free port)\n"
+    "  --bind ADDR         listen on ADDR instead of 127.0.0.1; anyone who can reach\n"
+    "                      ADDR and learns the URL can watch the program\n"
+    "  --log-events N      events kept for the snapshot download (default 1000000)\n"
+    "  --client-queue KB   data queued per page before it is thinned (default 8192)\n"
+    "  --flush-ms N        how often events are sent, 5-1000 ms (default 50)\n"
+    "  -v, --verbose       print libwebsockets' messages\n"
+    "  -h, --help          this help\n"
+    "\n"
+    "Exit status: 0 stopped by Ctrl-C or SIGTERM; 2 bad usage; 3 no such process\n"
+    "or segment; 4 permission denied; 5 corrupt segment; 6 other format version;\n"
+    "7 truncated segment; 9 out of memory; 11 cannot listen (port in use, bad\n"
+    "address); 1 any other failure.  docs/web.md has the details.\n";
+
+static struct web *g_web;
+
+double web_now(struct web *w) {
+    uint64_t bits = uatomic_read(&w->now_bits);
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+static void on_signal(int sig) {
+    (void)sig;
+    if (!g_web) return;
+    uatomic_set(&g_web->stop, 1);
+    if (g_web->ctx) lws_cancel_service(g_web->ctx);
+}
+
+static int usage_error(const char *fmt, const char *arg) {
+    fprintf(stderr, "recorder-web: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(recorder-web --help for usage)\n");
+    return REC_ERR_USAGE;
+}
+
+static int number(const char *s, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+enum { OPT_BIND = 256, OPT_LOG, OPT_QUEUE, OPT_FLUSH };
+
+static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
+    static const struct option longopts[] = {
+        {"port", required_argument, NULL, 'p'},  {"bind", required_argument, NULL, OPT_BIND},
+        {"log-events", required_argument, NULL, OPT_LOG}, {"client-queue", required_argument, NULL, OPT_QUEUE},
+        {"flush-ms", required_argument, NULL, OPT_FLUSH}, {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+    };
+    o->port = DEFAULT_PORT;
+    o->log_events = 1000000;
+    o->client_queue = 8192u << 10;
+    o->flush_ms = 50;
+    opterr = 0;
+    int c;
+    long v;
+    while ((c = getopt_long(argc, argv, ":p:vh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (number(optarg, 0, 65535, &v)) return usage_error("--port wants 0-65535, not '%s'", optarg);
+            o->port = (int)v;
+            *port_given = 1;
+            break;
+        case OPT_BIND:
+            if (!*optarg) return usage_error("--bind wants an address%s", "");
+            o->bind = optarg;
+            break;
+        case OPT_LOG:
+            if (number(optarg, 1000, 1000000000L, &v)) return usage_error("--log-events wants 1000 or more, not '%s'", optarg);
+            o->log_events = (size_t)v;
+            break;
+        case OPT_QUEUE:
+            if (number(optarg, 16, 1L << 22, &v)) return usage_error("--client-queue wants 16-4194304 (KB), not '%s'", optarg);
+            o->client_queue = (size_t)v << 10;
+            break;
+        case OPT_FLUSH:
+            if (number(optarg, 5, 1000, &v)) return usage_error("--flush-ms wants 5-1000, not '%s'", optarg);
+            o->flush_ms = (int)v;
+            break;
+        case 'v': o->verbose = 1; break;
+        case 'h': fputs(usage_text, stdout); exit(0);
+        case ':': return usage_error("%s needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) o->target = argv[optind++];
+    if (optind < argc) return usage_error("one program at a time: unexpected '%s'", argv[optind]);
+    return 0;
+}
+
+/* The URL a local browser should open. */
+static void print_url(const struct web *w) {
+    const char *b = w->opts.bind;
+    int any = !b || !strcmp(b, "0.0.0.0") || !strcmp(b, "::");
+    if (any) printf("http://127.0.0.1:%d/?t=%s\n", w->port, w->token);
+    else if (strchr(b, ':')) printf("http://[%s]:%d/?t=%s\n", b, w->port, w->token);
+    else printf("http://%s:%d/?t=%s\n", b, w->port, w->token);
+    fflush(stdout);
+}
+
+static void free_published(struct web *w) {
+    frame_publish(&w->threads, NULL);
+    for (int i = 0; i < 3; i++) frame_publish(&w->stats[i], NULL);
+    void *d = uatomic_xchg(&w->export_done, NULL);
+    if (d && d != (void *)1) snapshot_unref(d);
+}
+
+int main(int argc, char **argv) {
+    static struct web w;
+    int port_given = 0;
+    int rc = parse(argc, argv, &w.opts, &port_given);
+    if (rc) return rc;
+    char err[512];
+    rc = target_open(w.opts.target, &w.seg, err, sizeof err);
+    if (rc != REC_OK) {
+        fprintf(stderr, "recorder-web: %s\n", err);
+        return rc;
+    }
+    rec_seg_get_info(w.seg, &w.info);
+    if (token_new(w.token) != 0) {
+        fprintf(stderr, "recorder-web: cannot read random bytes for the token\n");
+        rec_seg_close(w.seg);
+        return EXIT_FAILURE_OTHER;
+    }
+    clients_init(&w.clients, w.opts.client_queue);
+    rcu_register_thread();
+    struct reader *r = reader_new(&w, err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "recorder-web: %s\n", err);
+        rcu_unregister_thread();
+        rec_seg_close(w.seg);
+        return REC_ERR_NOMEM;
+    }
+    rc = server_create(&w, err, sizeof err);
+    if (rc && !port_given) {
+        w.opts.port = 0;   /* the default port is taken: any will do */
+        rc = server_create(&w, err, sizeof err);
+    }
+    if (rc) {
+        fprintf(stderr, "recorder-web: %s\n", err);
+        reader_join_free(r);
+        rcu_barrier();
+        free_published(&w);
+        rcu_unregister_thread();
+        rec_seg_close(w.seg);
+        return rc;
+    }
+    if (w.opts.bind && strcmp(w.opts.bind, "127.0.0.1") && strcmp(w.opts.bind, "::1"))
+        fprintf(stderr,
+                "recorder-web: warning: listening on %s, not only on loopback: anyone who can reach it and "
+                "learns the URL can watch this program\n",
+                w.opts.bind);
+    g_web = &w;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    if (reader_start(r) != 0) {
+        fprintf(stderr, "recorder-web: cannot start the reader thread\n");
+        uatomic_set(&w.stop, 1);
+        rc = EXIT_FAILURE_OTHER;
+    } else {
+        print_url(&w);
+        fprintf(stderr, "recorder-web: watching %s (pid %d); open the URL above; Ctrl-C stops\n",
+                w.info.process_name, w.info.pid);
+        server_run(&w);
+    }
+    /* The reader wakes the service loop through the context: stop it
+     * first, then close the connections, then wait out RCU callbacks. */
+    uatomic_set(&w.stop, 1);
+    reader_stop(r);
+    server_destroy(&w);
+    g_web = NULL;
+    rcu_barrier();
+    reader_join_free(r);
+    free_published(&w);
+    rcu_barrier();
+    rcu_unregister_thread();
+    rec_seg_close(w.seg);
+    return rc;
+}

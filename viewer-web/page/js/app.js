@@ -1,0 +1,214 @@
+/* app.js -- the page: connects back to recorder-web over WebSocket, feeds
+ * the store, draws at the display's frame rate, and keeps the header's
+ * status honest (connected or not, what was lost and why). */
+
+const token = new URLSearchParams(location.search).get('t') || '';
+const $ = (id) => document.getElementById(id);
+
+const store = new Store();
+const colors = new Colors(store);
+const tooltip = $('tooltip');
+const timeline = new Timeline($('tl-canvas'), store, colors, tooltip);
+const flame = new Flame($('flame-canvas'), $('flame-crumbs'), store, colors, tooltip);
+const table = new TopTable($('top'), $('top-body'), $('top-sub'), store, colors);
+
+let ws = null;
+let connState = 'connecting';
+let retryMs = 250;
+let windowSel = 1;
+let lastStatsVersion = null;
+let decodeErrors = 0;
+
+/* Frame and event rates, over the last second. */
+const perf = { frames: 0, fps: 0, rafCount: 0, events: 0, eventsPerSec: 0, t0: performance.now(), ev0: 0, bytes: 0 };
+
+function setConn(state, text) {
+  connState = state;
+  const p = $('conn');
+  p.dataset.state = state;
+  p.textContent = text;
+}
+
+function connect() {
+  setConn('connecting', 'connecting');
+  const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws?t=' + encodeURIComponent(token);
+  const sock = new WebSocket(url, 'recorder-web.v1');
+  sock.binaryType = 'arraybuffer';
+  ws = sock;
+  sock.onopen = () => {
+    retryMs = 250;
+    /* A new connection starts a new picture: counts stay exact. */
+    store.reset();
+    colors.cache = [];
+    timeline.layoutKey = '';
+    timeline.setLive(true);
+    setConn('live', 'connected');
+    sock.send(encodeSetWindow(windowSel));
+  };
+  sock.onmessage = (e) => {
+    perf.bytes += e.data.byteLength;
+    try {
+      decodeMessage(e.data, store);
+    } catch (err) {
+      decodeErrors++;
+      console.error('recorder: bad message from the server:', err);
+      sock.close(4002, 'bad message');
+    }
+  };
+  sock.onclose = () => {
+    if (ws !== sock) return;
+    ws = null;
+    setConn('disconnected', 'disconnected');
+    setTimeout(connect, retryMs);
+    retryMs = Math.min(5000, retryMs * 2);
+  };
+}
+
+/* ---- controls ---- */
+const pauseBtn = $('btn-pause');
+function showMode(live) {
+  pauseBtn.textContent = live ? 'Pause' : 'Live';
+  pauseBtn.classList.toggle('paused', !live);
+  $('view-state').textContent = live ? 'live' : 'paused';
+  $('view-state').classList.toggle('paused', !live);
+}
+timeline.onMode = showMode;
+pauseBtn.addEventListener('click', () => timeline.setLive(!timeline.live));
+
+$('btn-download').addEventListener('click', () => {
+  const a = document.createElement('a');
+  a.href = '/trace.json?t=' + encodeURIComponent(token);
+  a.download = 'recorder-' + (store.helloMsg ? store.helloMsg.pid : 'trace') + '.json';
+  document.body.append(a);
+  a.click();
+  a.remove();
+});
+
+for (const b of $('window').querySelectorAll('button')) {
+  b.addEventListener('click', () => {
+    windowSel = Number(b.dataset.w);
+    for (const o of $('window').querySelectorAll('button')) o.classList.toggle('on', o === b);
+    if (ws && ws.readyState === WebSocket.OPEN) ws.send(encodeSetWindow(windowSel));
+  });
+}
+
+window.addEventListener('keydown', (e) => {
+  if (e.target.closest && e.target.closest('input, textarea')) return;
+  const step = timeline.span * 0.2;
+  switch (e.key) {
+    case ' ': timeline.setLive(!timeline.live); break;
+    case 'w': timeline.zoom(0.8); break;
+    case 's': timeline.zoom(1.25); break;
+    case 'a': timeline.pan(-step); break;
+    case 'd': timeline.pan(step); break;
+    case 'Home': case '0': timeline.setLive(true); break;
+    default: return;
+  }
+  e.preventDefault();
+});
+
+/* ---- the header's numbers ---- */
+function setMetric(id, text, cls, boxId) {
+  const el = $(id);
+  if (el.textContent !== text) el.textContent = text;
+  if (boxId) {
+    const box = $(boxId);
+    box.classList.toggle('bad', cls === 'bad');
+    box.classList.toggle('warn', cls === 'warn');
+  }
+}
+
+function updateHeader() {
+  const h = store.helloMsg, st = store.statusMsg;
+  if (h) {
+    $('proc-name').textContent = h.name || '?';
+    $('proc-pid').textContent = 'pid ' + h.pid;
+    document.title = (h.name || 'recorder') + ' · recorder';
+  }
+  if (connState === 'live' && st && !st.alive) setConn('exited', 'program exited');
+  else if (connState === 'exited' && st && st.alive) setConn('live', 'connected');
+  setMetric('m-rate', fmtCount(perf.eventsPerSec));
+  setMetric('m-recv', fmtCount(store.events));
+  const lost = st ? st.overwritten + st.dropped : 0;
+  setMetric('m-lost', fmtCount(lost), lost ? 'bad' : '', 'm-lost-box');
+  const thin = st ? st.thinned : 0;
+  setMetric('m-thin', fmtCount(thin), thin ? 'warn' : '', 'm-thin-box');
+  $('m-lost-box').title = st
+    ? `ring entries lost before recorder-web read them: ${st.overwritten} overwritten, ${st.dropped} dropped by the writer; ${st.bad} malformed`
+    : '';
+  $('m-thin-box').title = st
+    ? `events recorder-web skipped for this page because it fell behind: ${st.thinned} in ${st.thinnedFrames} frames`
+    : '';
+  $('view-span').textContent = fmtDur(timeline.span);
+  $('tl-empty').hidden = store.laneOrder.length > 0;
+}
+
+/* ---- the frame loop ---- */
+let lastTrim = 0, lastHeader = 0, lastFlameTree = null;
+function frame(now) {
+  perf.rafCount++;
+  perf.frames++;
+  if (now - perf.t0 >= 1000) {
+    const dt = (now - perf.t0) / 1000;
+    perf.fps = perf.frames / dt;
+    perf.eventsPerSec = (store.events - perf.ev0) / dt;
+    perf.frames = 0;
+    perf.t0 = now;
+    perf.ev0 = store.events;
+  }
+  if (now - lastTrim > 1000) { store.trim(); lastTrim = now; }
+  if (store.statsMsg !== lastStatsVersion) {
+    lastStatsVersion = store.statsMsg;
+    if (store.statsMsg && store.statsMsg.window === windowSel) {
+      table.set(store.statsMsg);
+      if (store.statsMsg.nodes !== lastFlameTree) { flame.setTree(store.statsMsg.nodes); lastFlameTree = store.statsMsg.nodes; }
+    }
+  }
+  if (timeline.live || timeline.dirty || store.version !== timeline.drawnVersion) {
+    timeline.drawnVersion = store.version;
+    timeline.draw();
+    if (timeline.mouse) timeline.showTooltip(timeline.mouse.cx, timeline.mouse.cy);
+  }
+  if (flame.dirty) flame.draw();
+  if (now - lastHeader > 250) { updateHeader(); lastHeader = now; }
+  requestAnimationFrame(frame);
+}
+
+window.addEventListener('resize', () => { timeline.dirty = true; flame.dirty = true; });
+
+/* What the tests read (and a console user may like). */
+window.__recorder = {
+  perf,
+  store,
+  timeline,
+  state() {
+    const st = store.statusMsg;
+    return {
+      connected: connState === 'live' || connState === 'exited',
+      conn: connState,
+      live: timeline.live,
+      span: timeline.span,
+      t0: timeline.t0,
+      t1: timeline.t1,
+      events: store.events,
+      frames: store.frames,
+      missedFrames: store.missedFrames,
+      lost: st ? st.overwritten + st.dropped : 0,
+      thinned: st ? st.thinned : 0,
+      offered: st ? st.offered : 0,
+      sent: st ? st.sent : 0,
+      fps: perf.fps,
+      rafCount: perf.rafCount,
+      decodeErrors,
+      lanes: store.laneOrder.map((L) => ({ id: L.id, name: L.name, tid: L.tid, alive: L.alive, depth: L.maxDepth })),
+      labels: [...timeline.labels],
+      topRows: store.statsMsg ? store.statsMsg.rows.map((r) => store.name(r.name)) : [],
+      flameNodes: flame.nodes.length,
+    };
+  },
+  findSlice: (name) => timeline.findSlice(name),
+};
+
+showMode(true);
+connect();
+requestAnimationFrame(frame);

@@ -1,0 +1,199 @@
+/* protocol.js -- decoding recorder-web's binary messages (docs/web.md,
+ * "Protocol").  No DOM here: the node tests load this file too.
+ * The encoder is viewer-web/wire.h and its callers; they change together. */
+
+const MSG = { HELLO: 1, STRINGS: 2, THREADS: 3, EVENTS: 4, STATS: 5, STATUS: 6, PONG: 7 };
+const CMSG = { SET_WINDOW: 0x81, PING: 0x82 };
+const KIND = { BEGIN: 1, END: 2, INSTANT: 3, COUNTER: 4, FLOW_BEGIN: 5, FLOW_STEP: 6, FLOW_END: 7 };
+const CHUNK_LOSS = 1;
+const STATUS_ALIVE = 1, STATUS_CLOSED = 2;
+const PROTOCOL_VERSION = 1;
+
+const utf8Decoder = new TextDecoder('utf-8');
+
+function utf8(bytes) {
+  /* Most names are short ASCII: skip the decoder's call overhead. */
+  if (bytes.length < 48) {
+    let ascii = true;
+    for (let i = 0; i < bytes.length; i++) if (bytes[i] > 0x7e || bytes[i] < 0x20) { ascii = false; break; }
+    if (ascii) return String.fromCharCode.apply(null, bytes);
+  }
+  return utf8Decoder.decode(bytes);
+}
+
+/* Reads one message; every read checks bounds and throws a RangeError on
+ * a truncated or malformed message. */
+class WireReader {
+  constructor(buf) {
+    this.b = buf instanceof Uint8Array ? buf : new Uint8Array(buf);
+    this.dv = new DataView(this.b.buffer, this.b.byteOffset, this.b.byteLength);
+    this.p = 0;
+  }
+  get left() { return this.b.length - this.p; }
+  u8() {
+    if (this.p >= this.b.length) throw new RangeError('truncated message');
+    return this.b[this.p++];
+  }
+  varint() {
+    const b = this.b;
+    let p = this.p;
+    if (p >= b.length) throw new RangeError('truncated varint');
+    let x = b[p++];
+    if (x < 128) { this.p = p; return x; }
+    x &= 127;
+    let mul = 128;
+    for (;;) {
+      if (p >= b.length) throw new RangeError('truncated varint');
+      const c = b[p++];
+      x += (c & 127) * mul;
+      if (c < 128) break;
+      mul *= 128;
+      if (mul > 1.9e19) throw new RangeError('varint too long');
+    }
+    this.p = p;
+    return x;
+  }
+  svarint() {
+    const n = this.varint();
+    return n % 2 ? -(n + 1) / 2 : n / 2;
+  }
+  f64() {
+    if (this.p + 8 > this.b.length) throw new RangeError('truncated f64');
+    const v = this.dv.getFloat64(this.p, true);
+    this.p += 8;
+    return v;
+  }
+  u32() {
+    if (this.p + 4 > this.b.length) throw new RangeError('truncated u32');
+    const v = this.dv.getUint32(this.p, true);
+    this.p += 4;
+    return v;
+  }
+  bytes(n) {
+    if (this.p + n > this.b.length) throw new RangeError('truncated bytes');
+    const s = this.b.subarray(this.p, this.p + n);
+    this.p += n;
+    return s;
+  }
+  str() { return utf8(this.bytes(this.varint())); }
+}
+
+/* Flow ids are up to 56 bits: exact as a number below 2^53, else a string. */
+function flowKey(lo, hi) { return hi < 2097152 ? hi * 4294967296 + lo : hi + ':' + lo; }
+
+/* EVENTS: streamed into the sink, no object per event.  The sink gets
+ * batch(seq, base, now), chunk(lane, flags, stackNames, stackTimes) and
+ * then, for that lane, begin(t, name), end(t, name), instant(t, name,
+ * msg), counter(t, name, value), flow(t, kind, key).  Returns the number
+ * of events. */
+function decodeEvents(r, sink) {
+  const seq = r.varint(), base = r.f64(), now = r.f64();
+  const chunks = r.varint();
+  sink.batch(seq, base, now);
+  let total = 0;
+  for (let c = 0; c < chunks; c++) {
+    const lane = r.varint(), flags = r.u8(), depth = r.varint();
+    if (depth > 128) throw new RangeError('stack too deep');
+    const names = new Array(depth), times = new Array(depth);
+    for (let i = 0; i < depth; i++) {
+      names[i] = r.varint();
+      times[i] = base + r.svarint();
+    }
+    sink.chunk(lane, flags, names, times);
+    const n = r.varint();
+    let t = base;
+    for (let i = 0; i < n; i++) {
+      const kind = r.u8();
+      t += r.svarint();
+      switch (kind) {
+        case 1: sink.begin(t, r.varint()); break;
+        case 2: sink.end(t, r.varint()); break;
+        case 3: { const name = r.varint(); sink.instant(t, name, utf8(r.bytes(r.varint()))); break; }
+        case 4: { const name = r.varint(); sink.counter(t, name, r.f64()); break; }
+        case 5: case 6: case 7: { const lo = r.varint(); sink.flow(t, kind, flowKey(lo, r.varint())); break; }
+        default: throw new RangeError('unknown event kind ' + kind);
+      }
+    }
+    total += n;
+  }
+  return total;
+}
+
+function decodeHello(r) {
+  return {
+    version: r.u8(), pid: r.varint(), name: r.str(), path: r.str(), now: r.f64(),
+    realNs0: r.f64(), maxThreads: r.varint(), ringEntries: r.varint(),
+  };
+}
+
+function decodeStrings(r) {
+  const first = r.varint(), count = r.varint(), names = new Array(count);
+  for (let i = 0; i < count; i++) names[i] = r.str();
+  return { first, names };
+}
+
+function decodeThreads(r) {
+  const n = r.varint(), lanes = [];
+  for (let i = 0; i < n; i++)
+    lanes.push({ id: r.varint(), slot: r.varint(), gen: r.varint(), tid: r.svarint(), alive: r.u8() === 1, name: r.str() });
+  return lanes;
+}
+
+function decodeStats(r) {
+  const s = { window: r.u8(), span: r.f64(), now: r.f64(), total: r.varint(), rows: [], nodes: [] };
+  const nr = r.varint();
+  for (let i = 0; i < nr; i++)
+    s.rows.push({
+      name: r.varint(), calls: r.varint(), rate: r.f64(), total: r.f64(), self: r.f64(), min: r.f64(),
+      avg: r.f64(), max: r.f64(), p50: r.f64(), p95: r.f64(), p99: r.f64(),
+    });
+  const nn = r.varint();
+  for (let i = 0; i < nn; i++) s.nodes.push({ name: r.varint(), parent: r.varint(), calls: r.varint(), total: r.f64(), self: r.f64() });
+  return s;
+}
+
+function decodeStatus(r) {
+  const s = { now: r.f64() };
+  const f = r.u8();
+  s.alive = (f & STATUS_ALIVE) !== 0;
+  s.closed = (f & STATUS_CLOSED) !== 0;
+  s.events = r.varint();
+  s.overwritten = r.varint();
+  s.dropped = r.varint();
+  s.bad = r.varint();
+  s.unsent = r.varint();
+  s.offered = r.varint();
+  s.thinned = r.varint();
+  s.thinnedFrames = r.varint();
+  s.sent = r.varint();
+  s.queued = r.varint();
+  s.clients = r.varint();
+  return s;
+}
+
+/* One message into the sink; returns its type.  Throws on anything
+ * malformed or unknown (the page then closes and reconnects). */
+function decodeMessage(buf, sink) {
+  const r = new WireReader(buf);
+  const type = r.u8();
+  switch (type) {
+    case MSG.HELLO: sink.hello(decodeHello(r)); break;
+    case MSG.STRINGS: { const s = decodeStrings(r); sink.strings(s.first, s.names); break; }
+    case MSG.THREADS: sink.threads(decodeThreads(r)); break;
+    case MSG.EVENTS: sink.eventsDone(decodeEvents(r, sink)); break;
+    case MSG.STATS: sink.stats(decodeStats(r)); break;
+    case MSG.STATUS: sink.status(decodeStatus(r)); break;
+    case MSG.PONG: sink.pong(r.u32()); break;
+    default: throw new RangeError('unknown message type ' + type);
+  }
+  if (r.left !== 0) throw new RangeError('trailing bytes in message type ' + type);
+  return type;
+}
+
+function encodeSetWindow(w) { return new Uint8Array([CMSG.SET_WINDOW, w]); }
+function encodePing(nonce) {
+  return new Uint8Array([CMSG.PING, nonce & 255, (nonce >>> 8) & 255, (nonce >>> 16) & 255, (nonce >>> 24) & 255]);
+}
+
+if (typeof module === 'object' && module.exports)
+  module.exports = { MSG, CMSG, KIND, CHUNK_LOSS, PROTOCOL_VERSION, WireReader, decodeMessage, encodeSetWindow, encodePing };

@@ -1,0 +1,368 @@
+/* store.js -- what the page knows: lanes of slices, instants, counters and
+ * flows, in typed arrays, bounded in memory.
+ *
+ * The Store is the decoder's sink.  A slice is stored when it ends, in the
+ * row of its depth; in one row slices never overlap and end in order, so
+ * both their starts and their ends are sorted and a view finds its first
+ * slice by binary search.  Open slices live on the lane's stack until
+ * their END.  Pairing follows docs/web.md ("Pairing"), the server's rules:
+ * each chunk starts with the lane's stack as the server has it, so a page
+ * that missed frames (thinned) or just joined rebuilds its stack from it. */
+
+const MAX_STACK = 128;
+const SLICE_CUT = 1;          /* closed by an outer scope's END: its own END was lost */
+const HISTORY_MAX_NS = 60e9;  /* at most a minute of history... */
+const ITEMS_MAX = 4e6;        /* ...and at most this many stored items */
+
+/* Growable columns with a moving start (lo): old items are evicted by
+ * advancing lo, and compacted away when that wastes half the space. */
+class Columns {
+  constructor(kinds) {
+    this.kinds = kinds;
+    this.cap = 256;
+    this.lo = 0;
+    this.n = 0;
+    this.cols = kinds.map((K) => new K(this.cap));
+  }
+  get count() { return this.n - this.lo; }
+  reserve() {
+    if (this.n < this.cap) return;
+    if (this.lo >= this.cap / 2) {
+      for (const c of this.cols) c.copyWithin(0, this.lo, this.n);
+      this.n -= this.lo;
+      this.lo = 0;
+      return;
+    }
+    this.cap *= 2;
+    this.cols = this.cols.map((c, i) => {
+      const d = new this.kinds[i](this.cap);
+      d.set(c.subarray(0, this.n));
+      return d;
+    });
+    this.onGrow();
+  }
+  onGrow() {}
+  /* First index in [from, n) whose column k value is >= v (sorted column). */
+  lowerBound(k, v, from) {
+    const a0 = this.cols[k];
+    let a = from === undefined ? this.lo : from, b = this.n;
+    while (a < b) {
+      const m = (a + b) >>> 1;
+      if (a0[m] < v) a = m + 1;
+      else b = m;
+    }
+    return a;
+  }
+  /* Drop items whose sorted column k is below v; returns how many. */
+  evict(k, v) {
+    const i = this.lowerBound(k, v);
+    const gone = i - this.lo;
+    this.lo = i;
+    if (this.lo === this.n) this.lo = this.n = 0;
+    return gone;
+  }
+}
+
+/* Slices of one depth of one lane: start, end, name, flags. */
+class Row extends Columns {
+  constructor() {
+    super([Float64Array, Float64Array, Int32Array, Uint8Array]);
+    this.bind();
+  }
+  bind() { [this.s, this.e, this.nm, this.fl] = this.cols; }
+  onGrow() { this.bind(); }
+  reserve() { super.reserve(); this.bind(); }
+  push(s, e, nm, fl) {
+    this.reserve();
+    const i = this.n++;
+    this.s[i] = s; this.e[i] = e; this.nm[i] = nm; this.fl[i] = fl;
+  }
+}
+
+/* Instants of a lane: time and name; messages in a plain array alongside. */
+class Instants extends Columns {
+  constructor() {
+    super([Float64Array, Int32Array]);
+    this.msg = [];
+    this.bind();
+  }
+  bind() { [this.t, this.nm] = this.cols; }
+  reserve() {
+    const lo = this.lo, n = this.n;
+    super.reserve();
+    if (this.lo === 0 && lo > 0 && this.n === n - lo) this.msg = this.msg.slice(lo, n);
+    this.bind();
+  }
+  push(t, nm, msg) {
+    this.reserve();
+    const i = this.n++;
+    this.t[i] = t; this.nm[i] = nm;
+    this.msg[i] = msg;
+  }
+  evict(k, v) {
+    const lo = this.lo, gone = super.evict(k, v);
+    if (this.n === 0) this.msg = [];
+    else for (let i = lo; i < this.lo; i++) this.msg[i] = undefined;
+    return gone;
+  }
+}
+
+/* Flow points of a lane, each with the point before it in its flow. */
+class Flows extends Columns {
+  constructor() {
+    super([Float64Array, Uint8Array, Int16Array, Int32Array, Float64Array, Int16Array]);
+    this.bind();
+  }
+  bind() { [this.t, this.kind, this.depth, this.pLane, this.pT, this.pDepth] = this.cols; }
+  reserve() { super.reserve(); this.bind(); }
+  push(t, kind, depth, pLane, pT, pDepth) {
+    this.reserve();
+    const i = this.n++;
+    this.t[i] = t; this.kind[i] = kind; this.depth[i] = depth;
+    this.pLane[i] = pLane; this.pT[i] = pT; this.pDepth[i] = pDepth;
+  }
+}
+
+/* One counter's values from one lane. */
+class Series extends Columns {
+  constructor() {
+    super([Float64Array, Float64Array]);
+    this.bind();
+  }
+  bind() { [this.t, this.v] = this.cols; }
+  reserve() { super.reserve(); this.bind(); }
+  push(t, v) {
+    this.reserve();
+    const i = this.n++;
+    this.t[i] = t; this.v[i] = v;
+  }
+}
+
+class Lane {
+  constructor(id) {
+    this.id = id;
+    this.slot = 0; this.gen = 0; this.tid = 0; this.name = ''; this.alive = true;
+    this.rows = [];
+    this.stkName = new Int32Array(MAX_STACK);
+    this.stkTs = new Float64Array(MAX_STACK);
+    this.depth = 0;
+    this.maxDepth = 0;
+    this.instants = new Instants();
+    this.flows = new Flows();
+    this.lastTs = 0;
+  }
+  row(d) {
+    let r = this.rows[d];
+    if (!r) {
+      for (let i = this.rows.length; i <= d; i++) this.rows[i] = new Row();
+      r = this.rows[d];
+    }
+    return r;
+  }
+  get label() { return this.name || (this.tid ? 'thread ' + this.tid : 'slot ' + this.slot); }
+}
+
+class Counter {
+  constructor(name) {
+    this.name = name;
+    this.series = new Map();  /* lane id -> Series */
+    this.last = 0;
+    this.lastT = -Infinity;
+    this.min = Infinity;
+    this.max = -Infinity;
+  }
+}
+
+class Store {
+  constructor() { this.reset(); }
+
+  reset() {
+    this.names = [''];
+    this.lanes = [];          /* by id; [0] unused */
+    this.laneOrder = [];
+    this.counters = new Map();  /* name id -> Counter */
+    this.counterOrder = [];
+    this.flowLast = new Map();
+    this.helloMsg = null;    /* the latest HELLO, STATUS and STATS */
+    this.statusMsg = null;
+    this.statsMsg = null;
+    this.cur = null;
+    this.events = 0;          /* received */
+    this.frames = 0;
+    this.lastSeq = 0;
+    this.missedFrames = 0;    /* gaps in EVENTS sequence numbers */
+    this.orphanEnds = 0;
+    this.droppedOpen = 0;     /* open slices a resync proved ended unseen */
+    this.lossChunks = 0;
+    this.now = 0;             /* the source's clock at the last message */
+    this.nowAt = 0;           /* performance.now() then */
+    this.maxTs = 0;
+    this.minTs = Infinity;
+    this.historyNs = HISTORY_MAX_NS;
+    this.items = 0;
+    this.version = 0;         /* bumps with every change a view shows */
+    this.layoutVersion = 0;   /* bumps when lanes or tracks change shape */
+  }
+
+  name(id) { return this.names[id] !== undefined ? this.names[id] : '#' + id; }
+
+  lane(id) {
+    let L = this.lanes[id];
+    if (!L) {
+      L = this.lanes[id] = new Lane(id);
+      this.laneOrder.push(L);
+      this.layoutVersion++;
+    }
+    return L;
+  }
+
+  /* ---- the decoder's sink ---- */
+  hello(h) { this.helloMsg = h; this.setNow(h.now); }
+  strings(first, names) {
+    for (let i = 0; i < names.length; i++) this.names[first + i] = names[i];
+    this.version++;
+  }
+  threads(list) {
+    for (const t of list) {
+      const L = this.lane(t.id);
+      if (L.name !== t.name || L.alive !== t.alive || L.tid !== t.tid) this.layoutVersion++;
+      Object.assign(L, { slot: t.slot, gen: t.gen, tid: t.tid, alive: t.alive, name: t.name });
+    }
+    /* Lanes in slot order, a slot's generations oldest first. */
+    this.laneOrder.sort((a, b) => a.slot - b.slot || a.gen - b.gen);
+    this.version++;
+  }
+  status(s) { this.statusMsg = s; this.setNow(s.now); }
+  stats(s) { this.statsMsg = s; }
+  pong() {}
+  setNow(now) {
+    if (now >= this.now) {
+      this.now = now;
+      this.nowAt = performance.now();
+    }
+  }
+  batch(seq, base, now) {
+    if (this.lastSeq && seq > this.lastSeq + 1) this.missedFrames += seq - this.lastSeq - 1;
+    this.lastSeq = seq;
+    this.frames++;
+    this.setNow(now);
+  }
+  chunk(laneId, flags, names, times) {
+    const L = this.lane(laneId);
+    this.cur = L;
+    if (flags & CHUNK_LOSS) this.lossChunks++;
+    /* Keep the open slices both sides agree on; the rest of ours ended
+     * while we were not looking, and the rest of theirs began then. */
+    const d = Math.min(names.length, MAX_STACK);
+    let k = 0;
+    const kd = Math.min(L.depth, MAX_STACK);
+    while (k < d && k < kd && L.stkName[k] === names[k] && L.stkTs[k] === times[k]) k++;
+    if (kd > k) this.droppedOpen += kd - k;
+    for (let i = k; i < d; i++) {
+      L.stkName[i] = names[i];
+      L.stkTs[i] = times[i];
+    }
+    L.depth = names.length;
+    if (L.depth > L.maxDepth) { L.maxDepth = Math.min(L.depth, MAX_STACK); this.layoutVersion++; }
+  }
+  begin(t, name) {
+    const L = this.cur;
+    const d = L.depth++;
+    if (d < MAX_STACK) {
+      L.stkName[d] = name;
+      L.stkTs[d] = t;
+      if (d >= L.maxDepth) { L.maxDepth = d + 1; this.layoutVersion++; }
+    }
+    if (t > L.lastTs) L.lastTs = t;
+  }
+  end(t, name) {
+    const L = this.cur;
+    if (t > L.lastTs) L.lastTs = t;
+    if (L.depth === 0) { this.orphanEnds++; return; }
+    let k = L.depth - 1;
+    if (name !== 0 && L.depth <= MAX_STACK && L.stkName[k] !== name) {
+      let j = k - 1;
+      while (j >= 0 && L.stkName[j] !== name) j--;
+      if (j < 0) { this.orphanEnds++; return; }
+      for (let i = k; i > j; i--) this.close(L, i, t, SLICE_CUT);
+      k = j;
+    }
+    this.close(L, k, t, 0);
+    L.depth = k;
+  }
+  close(L, d, t, flags) {
+    if (d >= MAX_STACK) return;
+    L.row(d).push(L.stkTs[d], t, L.stkName[d], flags);
+    this.items++;
+  }
+  instant(t, name, msg) {
+    const L = this.cur;
+    L.instants.push(t, name, msg);
+    this.items++;
+    if (t > L.lastTs) L.lastTs = t;
+  }
+  counter(t, name, v) {
+    let c = this.counters.get(name);
+    if (!c) {
+      c = new Counter(name);
+      this.counters.set(name, c);
+      this.counterOrder.push(c);
+      this.layoutVersion++;
+    }
+    let s = c.series.get(this.cur.id);
+    if (!s) c.series.set(this.cur.id, (s = new Series()));
+    s.push(t, v);
+    if (t >= c.lastT) { c.lastT = t; c.last = v; }
+    if (v < c.min) c.min = v;
+    if (v > c.max) c.max = v;
+    this.items++;
+  }
+  flow(t, kind, key) {
+    const L = this.cur;
+    const depth = Math.min(L.depth, MAX_STACK);
+    const prev = kind !== KIND.FLOW_BEGIN ? this.flowLast.get(key) : undefined;
+    if (prev) L.flows.push(t, kind, depth, prev.lane, prev.t, prev.depth);
+    else L.flows.push(t, kind, depth, -1, 0, 0);
+    this.items++;
+    if (kind === KIND.FLOW_END) {
+      this.flowLast.delete(key);
+    } else {
+      this.flowLast.delete(key);
+      this.flowLast.set(key, { lane: L.id, t, depth });
+      if (this.flowLast.size > 65536) this.flowLast.delete(this.flowLast.keys().next().value);
+    }
+  }
+  eventsDone(n) {
+    this.events += n;
+    const L = this.cur;
+    if (L && L.lastTs > this.maxTs) this.maxTs = L.lastTs;
+    this.version++;
+  }
+
+  /* The source's clock now, extrapolated from the last message. */
+  liveNow() {
+    if (this.statusMsg && !this.statusMsg.alive) return Math.max(this.maxTs, this.now);
+    return this.now + (performance.now() - this.nowAt) * 1e6;
+  }
+
+  /* Forget what is older than the history the memory bound allows. */
+  trim() {
+    if (this.items > ITEMS_MAX) this.historyNs = Math.max(1e9, this.historyNs * 0.7);
+    else if (this.items < ITEMS_MAX * 0.5 && this.historyNs < HISTORY_MAX_NS)
+      this.historyNs = Math.min(HISTORY_MAX_NS, this.historyNs * 1.1);
+    const cut = this.liveNow() - this.historyNs;
+    let gone = 0;
+    for (const L of this.laneOrder) {
+      for (const r of L.rows) gone += r.evict(1, cut);
+      gone += L.instants.evict(0, cut);
+      gone += L.flows.evict(0, cut);
+    }
+    for (const c of this.counterOrder) for (const s of c.series.values()) gone += s.evict(0, cut);
+    this.items = Math.max(0, this.items - gone);
+    if (gone) this.version++;
+    this.historyStart = cut;
+  }
+
+  /* The lowest depth with slices anywhere in a lane (for layout). */
+  laneDepth(L) { return Math.max(L.maxDepth, 1); }
+}

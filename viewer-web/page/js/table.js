@@ -1,0 +1,98 @@
+/* table.js -- the top table: one row per scope name, for the selected
+ * window, sortable by any column.  Rows are reused, never rebuilt, so the
+ * table does not flicker or jump as numbers change. */
+
+const TOP_COLUMNS = [
+  { k: 'name', fmt: null },
+  { k: 'calls', fmt: fmtCount },
+  { k: 'rate', fmt: (v) => fmtCount(v) },
+  { k: 'total', fmt: fmtDur, bar: true },
+  { k: 'self', fmt: fmtDur },
+  { k: 'avg', fmt: fmtDur },
+  { k: 'p50', fmt: fmtDur },
+  { k: 'p95', fmt: fmtDur },
+  { k: 'p99', fmt: fmtDur },
+  { k: 'max', fmt: fmtDur },
+];
+
+class TopTable {
+  constructor(table, body, sub, store, colors) {
+    this.body = body;
+    this.sub = sub;
+    this.store = store;
+    this.colors = colors;
+    this.sortKey = 'total';
+    this.rows = [];
+    this.stats = null;
+    table.querySelector('thead').addEventListener('click', (e) => {
+      const th = e.target.closest('th');
+      if (!th) return;
+      this.sortKey = th.dataset.k;
+      for (const h of table.querySelectorAll('th')) h.classList.toggle('sorted', h === th);
+      this.render();
+    });
+  }
+
+  set(stats) {
+    this.stats = stats;
+    this.render();
+  }
+
+  row(i) {
+    while (this.rows.length <= i) {
+      const tr = document.createElement('tr');
+      const cells = TOP_COLUMNS.map((c, j) => {
+        const td = document.createElement('td');
+        if (j === 0) {
+          td.className = 'l';
+          const sw = document.createElement('span');
+          sw.className = 'sw';
+          const tx = document.createElement('span');
+          td.append(sw, tx);
+          td.sw = sw;
+          td.tx = tx;
+        } else if (c.bar) {
+          td.className = 'bar';
+        }
+        tr.append(td);
+        return td;
+      });
+      tr.cells_ = cells;
+      this.body.append(tr);
+      this.rows.push(tr);
+    }
+    return this.rows[i];
+  }
+
+  render() {
+    const st = this.stats;
+    if (!st) return;
+    const s = this.store;
+    const rows = st.rows.map((r) => ({ ...r, label: s.name(r.name) }));
+    const k = this.sortKey;
+    if (k === 'name') rows.sort((a, b) => a.label.localeCompare(b.label));
+    else rows.sort((a, b) => b[k] - a[k]);
+    const maxTotal = rows.reduce((m, r) => Math.max(m, r.total), 0) || 1;
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i], tr = this.row(i), cells = tr.cells_;
+      tr.hidden = false;
+      cells[0].sw.style.background = this.colors.of(r.name);
+      if (cells[0].tx.textContent !== r.label) cells[0].tx.textContent = r.label;
+      cells[0].title = r.label;
+      for (let j = 1; j < TOP_COLUMNS.length; j++) {
+        const c = TOP_COLUMNS[j];
+        const text = r.calls === 0 && j > 2 ? '—' : c.fmt(r[c.k]);
+        if (cells[j].textContent !== text) cells[j].textContent = text;
+        if (c.bar) {
+          const pct = Math.max(0, Math.min(100, (100 * r.total) / maxTotal));
+          /* A thin bar under the number: share of the largest total. */
+          cells[j].style.backgroundImage = 'linear-gradient(#5c8fd6, #5c8fd6)';
+          cells[j].style.backgroundSize = `calc((100% - 12px) * ${(pct / 100).toFixed(3)}) 2px`;
+        }
+      }
+    }
+    for (let i = rows.length; i < this.rows.length; i++) this.rows[i].hidden = true;
+    const win = ['last second', 'last 10 s', 'whole run'][st.window] || '';
+    this.sub.textContent = `${rows.length} of ${st.total} scopes · ${win}` + (st.span > 0 ? ` (${fmtDur(st.span)})` : '');
+  }
+}

@@ -1,0 +1,688 @@
+/* timeline.js -- the timeline: a time ruler, counter tracks, then one lane
+ * per thread with its nested slices, instants on top and flow arrows
+ * across.  Drawn on one canvas each animation frame.
+ *
+ * Cost is bounded by pixels, not events: each row finds its first visible
+ * slice by binary search, and where slices are narrower than a pixel the
+ * run within that pixel is drawn as one block and skipped by another
+ * binary search.  So a million events in view costs about what a thousand
+ * do. */
+
+const RULER_H = 26;
+const COUNTER_H = 40;
+const ROW_H = 18;
+const INSTANT_H = 9;
+const LANE_GAP = 7;
+const GUTTER = 184;
+const ROWS_SHOWN_MAX = 32;
+const MIN_SPAN = 2e3;          /* 2 µs */
+const MAX_SPAN = 600e9;
+const FONT = '11px "Inter", "Segoe UI", system-ui, "Liberation Sans", "DejaVu Sans", sans-serif';
+const FONT_BOLD = '600 12px "Inter", "Segoe UI", system-ui, "Liberation Sans", "DejaVu Sans", sans-serif';
+const FONT_MONO = '11px "JetBrains Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace';
+
+class Timeline {
+  constructor(canvas, store, colors, tooltip) {
+    this.canvas = canvas;
+    this.ctx = canvas.getContext('2d', { alpha: false });
+    this.store = store;
+    this.colors = colors;
+    this.tip = tooltip;
+    this.span = 10e9;
+    this.t1 = 0;
+    this.live = true;
+    this.scrollY = 0;
+    this.W = 0; this.H = 0; this.dpr = 1;
+    this.tracks = [];
+    this.contentH = 0;
+    this.layoutKey = '';
+    this.mouse = null;        /* {x, y} in canvas CSS pixels */
+    this.drag = null;
+    this.dirty = true;
+    this.textW = new Map();   /* label width cache, by name */
+    this.labels = new Set();  /* slice names labelled in the last frame (tests read it) */
+    this.onMode = () => {};
+    this.bindInput();
+  }
+
+  get t0() { return this.t1 - this.span; }
+  get plotW() { return Math.max(1, this.W - GUTTER); }
+  xOf(t) { return GUTTER + ((t - this.t0) * this.plotW) / this.span; }
+  tOf(x) { return this.t0 + ((x - GUTTER) * this.span) / this.plotW; }
+
+  setLive(live) {
+    if (this.live === live) return;
+    this.live = live;
+    this.dirty = true;
+    this.onMode(live);
+  }
+
+  resize() {
+    const r = this.canvas.getBoundingClientRect();
+    const dpr = window.devicePixelRatio || 1;
+    const W = Math.max(1, Math.round(r.width)), H = Math.max(1, Math.round(r.height));
+    if (W === this.W && H === this.H && dpr === this.dpr) return;
+    this.W = W; this.H = H; this.dpr = dpr;
+    this.canvas.width = Math.round(W * dpr);
+    this.canvas.height = Math.round(H * dpr);
+    this.dirty = true;
+  }
+
+  /* ---- layout: counter tracks, then lanes in slot order ---- */
+  layout() {
+    const s = this.store;
+    const key = s.layoutVersion + ':' + s.laneOrder.length + ':' + s.counterOrder.length;
+    if (key === this.layoutKey) return;
+    this.layoutKey = key;
+    const tracks = [];
+    let y = 0;
+    for (const c of s.counterOrder) {
+      tracks.push({ kind: 'counter', c, y, h: COUNTER_H });
+      y += COUNTER_H;
+    }
+    if (s.counterOrder.length) y += 4;
+    for (const L of s.laneOrder) {
+      const rows = Math.min(ROWS_SHOWN_MAX, s.laneDepth(L));
+      const h = INSTANT_H + rows * ROW_H + LANE_GAP;
+      tracks.push({ kind: 'lane', L, y, h, rows, rowsY: y + INSTANT_H });
+      y += h;
+    }
+    this.tracks = tracks;
+    this.contentH = y;
+    this.clampScroll();
+  }
+
+  clampScroll() {
+    const max = Math.max(0, this.contentH - (this.H - RULER_H));
+    this.scrollY = Math.min(Math.max(0, this.scrollY), max);
+  }
+
+  /* ---- drawing ---- */
+  draw() {
+    const s = this.store, ctx = this.ctx;
+    this.resize();
+    this.layout();
+    const now = s.liveNow();
+    if (this.live) this.t1 = now;
+    if (this.t1 === 0) this.t1 = now;
+    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    ctx.fillStyle = UI.bg;
+    ctx.fillRect(0, 0, this.W, this.H);
+    this.labels.clear();
+
+    const top = RULER_H - this.scrollY;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(0, RULER_H, this.W, this.H - RULER_H);
+    ctx.clip();
+    this.drawGrid();
+    for (const tr of this.tracks) {
+      const y = top + tr.y;
+      if (y > this.H || y + tr.h < RULER_H) continue;
+      if (tr.kind === 'counter') this.drawCounter(tr, y);
+      else this.drawLane(tr, y, now);
+    }
+    this.drawFlows(top);
+    this.drawNowLine(now);
+    this.drawHover(top);
+    ctx.restore();
+    this.drawRuler();
+    this.drawScrollbar();
+    this.dirty = false;
+  }
+
+  ticks() {
+    const step = niceStep((this.span * 110) / this.plotW);
+    const first = Math.ceil(this.t0 / step) * step;
+    return { step, first };
+  }
+
+  drawGrid() {
+    const ctx = this.ctx, { step, first } = this.ticks();
+    ctx.fillStyle = UI.grid;
+    for (let t = first; t <= this.t1; t += step) ctx.fillRect(Math.round(this.xOf(t)), RULER_H, 1, this.H - RULER_H);
+  }
+
+  drawRuler() {
+    const ctx = this.ctx, { step, first } = this.ticks();
+    ctx.fillStyle = UI.gutter;
+    ctx.fillRect(0, 0, this.W, RULER_H);
+    ctx.fillStyle = UI.line;
+    ctx.fillRect(0, RULER_H - 1, this.W, 1);
+    ctx.font = FONT_MONO;
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'left';
+    for (let t = first; t <= this.t1; t += step) {
+      const x = Math.round(this.xOf(t));
+      ctx.fillStyle = UI.line;
+      ctx.fillRect(x, RULER_H - 7, 1, 6);
+      ctx.fillStyle = UI.muted;
+      ctx.fillText(fmtTime(t, step), x + 4, RULER_H / 2);
+    }
+    ctx.fillStyle = UI.gutter;
+    ctx.fillRect(0, 0, GUTTER, RULER_H - 1);
+    ctx.fillStyle = UI.faint;
+    ctx.font = FONT;
+    ctx.fillText('time since start', 12, RULER_H / 2);
+  }
+
+  drawScrollbar() {
+    const viewH = this.H - RULER_H;
+    if (this.contentH <= viewH) return;
+    const ctx = this.ctx;
+    const h = Math.max(24, (viewH * viewH) / this.contentH);
+    const y = RULER_H + ((viewH - h) * this.scrollY) / (this.contentH - viewH);
+    ctx.fillStyle = 'rgba(139, 147, 165, 0.35)';
+    ctx.fillRect(this.W - 6, y, 4, h);
+  }
+
+  drawNowLine(now) {
+    const x = this.xOf(now);
+    if (x < GUTTER || x > this.W) return;
+    this.ctx.fillStyle = UI.now;
+    this.ctx.globalAlpha = 0.6;
+    this.ctx.fillRect(Math.round(x), RULER_H, 1, this.H - RULER_H);
+    this.ctx.globalAlpha = 1;
+  }
+
+  gutterLabel(y, h, title, sub, muted) {
+    const ctx = this.ctx;
+    ctx.fillStyle = UI.gutter;
+    ctx.fillRect(0, y, GUTTER, h);
+    ctx.fillStyle = UI.line;
+    ctx.fillRect(GUTTER - 1, y, 1, h);
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'top';
+    ctx.font = FONT_BOLD;
+    ctx.fillStyle = muted ? UI.muted : UI.text;
+    ctx.fillText(this.fit(title, GUTTER - 24, FONT_BOLD), 12, y + 6);
+    if (sub) {
+      ctx.font = FONT_MONO;
+      ctx.fillStyle = UI.faint;
+      ctx.fillText(this.fit(sub, GUTTER - 24, FONT_MONO), 12, y + 22);
+    }
+  }
+
+  drawLane(tr, y, now) {
+    const ctx = this.ctx, L = tr.L;
+    const idx = this.tracks.indexOf(tr);
+    ctx.fillStyle = idx % 2 ? UI.laneB : UI.laneA;
+    ctx.fillRect(GUTTER, y, this.W - GUTTER, tr.h);
+    ctx.fillStyle = UI.line;
+    ctx.fillRect(0, y + tr.h - 1, this.W, 1);
+    const t0 = this.t0, t1 = this.t1, k = this.plotW / this.span;
+    const rowsY = y + INSTANT_H;
+    for (let d = 0; d < tr.rows; d++) {
+      const ry = rowsY + d * ROW_H;
+      if (ry > this.H || ry + ROW_H < RULER_H) continue;
+      if (L.rows[d]) this.drawRow(L.rows[d], ry, t0, t1, k);
+    }
+    /* Scopes still open: from their begin to now. */
+    const open = Math.min(L.depth, tr.rows);
+    for (let d = 0; d < open; d++) {
+      const ts = L.stkTs[d];
+      if (ts > t1) continue;
+      const ry = rowsY + d * ROW_H;
+      this.drawSlice(L.stkName[d], ts, Math.max(ts, now), ry, t0, k, true);
+    }
+    this.drawInstants(L, y, t0, t1, k);
+    this.gutterLabel(y, tr.h - 1, L.label, (L.tid ? 'tid ' + L.tid : '') + (L.alive ? '' : '  exited'), !L.alive);
+  }
+
+  drawSlice(name, ts, te, ry, t0, k, open) {
+    const ctx = this.ctx;
+    let xa = GUTTER + (ts - t0) * k, xb = GUTTER + (te - t0) * k;
+    if (xb < GUTTER || xa > this.W) return;
+    if (xa < GUTTER) xa = GUTTER;
+    if (xb > this.W + 1) xb = this.W + 1;
+    xa = Math.round(xa);
+    const w = Math.max(1, Math.round(xb) - xa);
+    ctx.fillStyle = this.colors.of(name);
+    ctx.fillRect(xa, ry, w, ROW_H - 2);
+    if (open) {
+      ctx.fillStyle = 'rgba(255,255,255,0.55)';
+      ctx.fillRect(xa + w - 2, ry, 2, ROW_H - 2);
+    }
+    if (w > 28) this.label(name, xa, ry, w);
+  }
+
+  label(name, x, ry, w) {
+    const ctx = this.ctx;
+    const text = this.fit(this.store.name(name), w - 8, FONT);
+    if (!text) return;
+    ctx.font = FONT;
+    ctx.fillStyle = UI.label;
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'middle';
+    ctx.fillText(text, x + 4, ry + (ROW_H - 2) / 2 + 0.5);
+    this.labels.add(this.store.name(name));
+  }
+
+  /* Text cut with an ellipsis to fit w pixels ('' if not even 2 chars do). */
+  fit(text, w, font) {
+    const key = font + '\u0000' + text;
+    let tw = this.textW.get(key);
+    if (tw === undefined) {
+      this.ctx.font = font;
+      tw = this.ctx.measureText(text).width;
+      if (this.textW.size > 20000) this.textW.clear();
+      this.textW.set(key, tw);
+    }
+    if (tw <= w) return text;
+    const n = Math.floor((text.length * w) / tw) - 1;
+    return n >= 2 ? text.slice(0, n) + '…' : '';
+  }
+
+  drawRow(row, ry, t0, t1, k) {
+    const ctx = this.ctx, s = row.s, e = row.e, nm = row.nm, fl = row.fl, n = row.n;
+    const h = ROW_H - 2, W = this.W;
+    let i = row.lowerBound(1, t0);
+    /* Sub-pixel runs are drawn as blocks; touching blocks of one color
+     * are merged into one rectangle before they are filled. */
+    let bx0 = 0, bx1 = -1, bc = '';
+    const flush = () => {
+      if (bx1 < 0) return;
+      ctx.fillStyle = bc;
+      ctx.fillRect(bx0, ry, Math.max(1, bx1 - bx0), h);
+      bx1 = -1;
+    };
+    while (i < n) {
+      const si = s[i];
+      if (si > t1) break;
+      const xa = GUTTER + (si - t0) * k;
+      const xb = GUTTER + (e[i] - t0) * k;
+      if (xb - xa >= 2) {
+        flush();
+        this.drawSlice(nm[i], si, e[i], ry, t0, k, false);
+        if (fl[i] & SLICE_CUT) {
+          ctx.fillStyle = 'rgba(242, 104, 106, 0.9)';
+          ctx.fillRect(Math.min(Math.max(xb - 2, GUTTER), W), ry, 2, h);
+        }
+        i++;
+        continue;
+      }
+      /* Narrower than two pixels: everything that starts before the next
+       * pixel joins this block; ends are sorted, so the last one ends it. */
+      const px = Math.floor(xa) + 1;
+      let j = row.lowerBound(0, t0 + (px - GUTTER) / k, i + 1);
+      let end = GUTTER + (e[j - 1] - t0) * k;
+      if (end > px + 2) {
+        /* The run's last slice is wide: it gets drawn on its own. */
+        j--;
+        end = px;
+      }
+      const c = this.colors.of(nm[i]);
+      /* Whole pixels: no anti-aliased edges to blend, a plain blit. */
+      const x0 = Math.max(GUTTER, Math.floor(xa)), x1 = Math.max(x0 + 1, Math.min(Math.ceil(end), W));
+      if (c === bc && x0 <= bx1 + 0.5) {
+        if (x1 > bx1) bx1 = x1;
+      } else {
+        flush();
+        bx0 = x0; bx1 = x1; bc = c;
+      }
+      i = j;
+    }
+    flush();
+  }
+
+  drawInstants(L, y, t0, t1, k) {
+    const ctx = this.ctx, I = L.instants, t = I.t, nm = I.nm;
+    const first = I.lowerBound(0, t0), last = I.lowerBound(0, t1 + 1);
+    /* Few: small triangles.  Many: one-pixel ticks, far cheaper to fill. */
+    const ticks = last - first > 150;
+    const paths = new Map();  /* one path per color: one fill each */
+    let i = first;
+    while (i < last) {
+      const x = GUTTER + (t[i] - t0) * k;
+      const c = this.colors.of(nm[i]);
+      let p = paths.get(c);
+      if (!p) paths.set(c, (p = new Path2D()));
+      if (ticks) {
+        p.rect(Math.floor(x), y + 1, 1, INSTANT_H - 3);
+      } else {
+        p.moveTo(x - 3.5, y + 1);
+        p.lineTo(x + 3.5, y + 1);
+        p.lineTo(x, y + INSTANT_H - 2);
+        p.closePath();
+      }
+      i = I.lowerBound(0, t0 + (x + (ticks ? 2 : 3) - GUTTER) / k, i + 1);
+    }
+    for (const [c, p] of paths) {
+      ctx.fillStyle = c;
+      ctx.fill(p);
+    }
+  }
+
+  drawCounter(tr, y) {
+    const ctx = this.ctx, c = tr.c, t0 = this.t0, t1 = this.t1, k = this.plotW / this.span;
+    ctx.fillStyle = UI.laneA;
+    ctx.fillRect(GUTTER, y, this.W - GUTTER, tr.h);
+    ctx.fillStyle = UI.line;
+    ctx.fillRect(0, y + tr.h - 1, this.W, 1);
+    const lo = c.min, hi = c.max > c.min ? c.max : c.min + 1;
+    const top = y + 5, h = tr.h - 10;
+    const yOf = (v) => top + h - ((v - lo) / (hi - lo)) * h;
+    /* Per pixel column: the lowest, highest and mean value of any thread. */
+    const cols = this.plotW;
+    if (!this.cMax || this.cMax.length < cols) {
+      this.cMax = new Float64Array(cols);
+      this.cMin = new Float64Array(cols);
+      this.cSum = new Float64Array(cols);
+      this.cN = new Uint32Array(cols);
+    }
+    const cMax = this.cMax, cMin = this.cMin, cSum = this.cSum, cN = this.cN;
+    cMax.fill(-Infinity, 0, cols);
+    cMin.fill(Infinity, 0, cols);
+    cSum.fill(0, 0, cols);
+    cN.fill(0, 0, cols);
+    let any = false;
+    for (const S of c.series.values()) {
+      let i = S.lowerBound(0, t0);
+      if (i > S.lo) i--;   /* the value in force at the left edge */
+      for (; i < S.n; i++) {
+        const ti = S.t[i];
+        if (ti > t1) break;
+        const px = Math.max(0, Math.min(cols - 1, Math.floor((ti - t0) * k)));
+        const v = S.v[i];
+        if (v > cMax[px]) cMax[px] = v;
+        if (v < cMin[px]) cMin[px] = v;
+        cSum[px] += v;
+        cN[px]++;
+        any = true;
+      }
+    }
+    if (any) {
+      const band = new Path2D(), line = new Path2D();
+      let started = false, mx = 0, mn = 0, mean = 0;
+      for (let px = 0; px < cols; px++) {
+        if (cN[px]) { mx = cMax[px]; mn = cMin[px]; mean = cSum[px] / cN[px]; }
+        else if (!started) continue;
+        const x = GUTTER + px, ym = yOf(mean);
+        if (!started) line.moveTo(x, ym);
+        else line.lineTo(x, ym);
+        started = true;
+        if (mx > mn) band.rect(x, yOf(mx), 1, yOf(mn) - yOf(mx));
+      }
+      ctx.fillStyle = UI.counterFill;
+      ctx.fill(band);
+      ctx.strokeStyle = UI.counter;
+      ctx.lineWidth = 1.25;
+      ctx.stroke(line);
+    }
+    this.gutterLabel(y, tr.h - 1, this.store.name(c.name), fmtValue(c.last) + '  (' + fmtValue(c.min) + '–' + fmtValue(c.max) + ')', false);
+  }
+
+  laneTrack(id) {
+    for (const tr of this.tracks) if (tr.kind === 'lane' && tr.L.id === id) return tr;
+    return null;
+  }
+
+  flowY(tr, depth, top) {
+    const d = Math.min(depth, tr.rows);
+    return top + tr.rowsY + (d > 0 ? (d - 1) * ROW_H + (ROW_H - 2) / 2 : -INSTANT_H / 2);
+  }
+
+  drawFlows(top) {
+    const ctx = this.ctx, t0 = this.t0, t1 = this.t1;
+    const lookBack = this.span;   /* arrows whose start is off the left edge */
+    const lines = new Path2D(), heads = new Path2D();
+    let drawn = 0;
+    for (const tr of this.tracks) {
+      if (tr.kind !== 'lane') continue;
+      const F = tr.L.flows;
+      let lastX = -1e9;
+      for (let i = F.lowerBound(0, t0); i < F.n && F.t[i] <= t1 + lookBack && drawn < 4000; i++) {
+        if (F.pLane[i] < 0 || F.pT[i] > t1 || F.pT[i] < t0 - lookBack) continue;
+        const x2 = this.xOf(F.t[i]);
+        if (x2 - lastX < 4) continue;   /* one arrow every few pixels is plenty */
+        lastX = x2;
+        const from = this.laneTrack(F.pLane[i]);
+        if (!from) continue;
+        const x1 = this.xOf(F.pT[i]), y1 = this.flowY(from, F.pDepth[i], top);
+        const y2 = this.flowY(tr, F.depth[i], top);
+        const dx = Math.max(12, Math.abs(x2 - x1) * 0.4);
+        lines.moveTo(x1, y1);
+        lines.bezierCurveTo(x1 + dx, y1, x2 - dx, y2, x2, y2);
+        heads.moveTo(x2, y2);
+        heads.lineTo(x2 - 7, y2 - 3.5);
+        heads.lineTo(x2 - 7, y2 + 3.5);
+        heads.closePath();
+        drawn++;
+      }
+    }
+    if (!drawn) return;
+    /* Many arrows at once are texture, not information: draw them faint. */
+    ctx.globalAlpha = drawn > 120 ? 0.22 : 0.8;
+    ctx.strokeStyle = UI.flow;
+    ctx.fillStyle = UI.flow;
+    ctx.lineWidth = 1.2;
+    ctx.stroke(lines);
+    ctx.fill(heads);
+    ctx.globalAlpha = 1;
+  }
+
+  /* ---- hover ---- */
+  hit(x, y) {
+    if (x < GUTTER || y < RULER_H) return null;
+    const s = this.store, top = RULER_H - this.scrollY;
+    const t = this.tOf(x), tol = (3 * this.span) / this.plotW;
+    for (const tr of this.tracks) {
+      const ty = top + tr.y;
+      if (y < ty || y >= ty + tr.h) continue;
+      if (tr.kind === 'counter') return this.hitCounter(tr, t);
+      const L = tr.L;
+      if (y < ty + INSTANT_H) {
+        const I = L.instants;
+        const i = I.lowerBound(0, t - tol);
+        if (i < I.n && I.t[i] <= t + tol)
+          return { kind: 'instant', L, name: I.nm[i], t: I.t[i], msg: I.msg[i] };
+        return null;
+      }
+      const d = Math.floor((y - ty - INSTANT_H) / ROW_H);
+      if (d < 0 || d >= tr.rows) return null;
+      if (d < L.depth && L.stkTs[d] <= t + tol)
+        return { kind: 'slice', L, d, name: L.stkName[d], ts: L.stkTs[d], te: s.liveNow(), open: true };
+      const row = L.rows[d];
+      if (!row) return null;
+      let i = row.lowerBound(1, t - tol);
+      if (i < row.n && row.s[i] <= t + tol) {
+        /* Prefer the slice under the pointer over a neighbour within reach. */
+        if (row.s[i] > t && i > row.lo && row.e[i - 1] >= t - tol) i--;
+        return { kind: 'slice', L, d, name: row.nm[i], ts: row.s[i], te: row.e[i], cut: (row.fl[i] & SLICE_CUT) !== 0 };
+      }
+      return null;
+    }
+    return null;
+  }
+
+  hitCounter(tr, t) {
+    const c = tr.c, vals = [];
+    for (const [laneId, S] of c.series) {
+      const i = S.lowerBound(0, t + 1) - 1;
+      if (i >= S.lo) vals.push({ lane: this.store.lanes[laneId], v: S.v[i], t: S.t[i] });
+    }
+    return { kind: 'counter', c, vals };
+  }
+
+  /* Time inside a slice not covered by its children (the next row). */
+  selfTime(h) {
+    const row = h.L.rows[h.d + 1];
+    let child = 0;
+    if (row)
+      for (let i = row.lowerBound(1, h.ts); i < row.n && row.s[i] < h.te; i++)
+        child += Math.min(row.e[i], h.te) - Math.max(row.s[i], h.ts);
+    const L = h.L;
+    if (h.d + 1 < L.depth && L.stkTs[h.d + 1] < h.te) child += h.te - Math.max(L.stkTs[h.d + 1], h.ts);
+    return Math.max(0, h.te - h.ts - child);
+  }
+
+  drawHover(top) {
+    const m = this.mouse;
+    if (!m || this.drag) return;
+    const h = this.hit(m.x, m.y);
+    this.hovered = h;
+    if (!h || h.kind !== 'slice') return;
+    const tr = this.laneTrack(h.L.id);
+    if (!tr) return;
+    const ctx = this.ctx;
+    const xa = Math.max(GUTTER, this.xOf(h.ts)), xb = Math.min(this.W, this.xOf(h.te));
+    const ry = top + tr.rowsY + h.d * ROW_H;
+    ctx.strokeStyle = UI.hover;
+    ctx.lineWidth = 1.5;
+    ctx.strokeRect(xa + 0.5, ry + 0.5, Math.max(1, xb - xa - 1), ROW_H - 3);
+  }
+
+  tooltipFor(h) {
+    const s = this.store;
+    const rows = [];
+    let title = '', note = '';
+    if (h.kind === 'slice') {
+      title = s.name(h.name);
+      rows.push(['duration', fmtDur(h.te - h.ts) + (h.open ? ' so far' : '')]);
+      rows.push(['self', fmtDur(this.selfTime(h))]);
+      rows.push(['start', fmtTime(h.ts, 1e3)]);
+      rows.push(['thread', h.L.label + (h.L.tid ? ' (' + h.L.tid + ')' : '')]);
+      rows.push(['depth', String(h.d)]);
+      if (h.open) note = 'still running';
+      if (h.cut) note = 'its END was lost: closed by an outer scope';
+    } else if (h.kind === 'instant') {
+      title = s.name(h.name);
+      rows.push(['at', fmtTime(h.t, 1e3)]);
+      rows.push(['thread', h.L.label + (h.L.tid ? ' (' + h.L.tid + ')' : '')]);
+      if (h.msg) rows.push(['message', h.msg]);
+    } else if (h.kind === 'counter') {
+      title = s.name(h.c.name);
+      for (const v of h.vals.slice(0, 12)) rows.push([v.lane ? v.lane.label : '?', fmtValue(v.v)]);
+      rows.push(['range', fmtValue(h.c.min) + ' – ' + fmtValue(h.c.max)]);
+    }
+    return { title, rows, note };
+  }
+
+  showTooltip(clientX, clientY) {
+    const h = this.hovered;
+    const tip = this.tip;
+    if (!h || this.drag) { tip.hidden = true; return; }
+    const { title, rows, note } = this.tooltipFor(h);
+    tip.replaceChildren();
+    const t = document.createElement('div');
+    t.className = 't-name';
+    t.textContent = title;
+    tip.append(t);
+    const g = document.createElement('div');
+    g.className = 't-grid';
+    for (const [k, v] of rows) {
+      const a = document.createElement('div'), b = document.createElement('div');
+      a.className = 't-k'; a.textContent = k;
+      b.className = 't-v'; b.textContent = v;
+      g.append(a, b);
+    }
+    tip.append(g);
+    if (note) {
+      const n = document.createElement('div');
+      n.className = 't-note';
+      n.textContent = note;
+      tip.append(n);
+    }
+    tip.hidden = false;
+    const r = tip.getBoundingClientRect();
+    let x = clientX + 14, y = clientY + 16;
+    if (x + r.width > window.innerWidth - 8) x = clientX - r.width - 14;
+    if (y + r.height > window.innerHeight - 8) y = clientY - r.height - 12;
+    tip.style.left = Math.max(4, x) + 'px';
+    tip.style.top = Math.max(4, y) + 'px';
+  }
+
+  /* ---- input ---- */
+  zoom(factor, anchorX) {
+    const span = Math.min(MAX_SPAN, Math.max(MIN_SPAN, this.span * factor));
+    if (this.live) {
+      this.span = span;   /* the right edge stays on now */
+    } else {
+      const x = anchorX === undefined ? GUTTER + this.plotW / 2 : anchorX;
+      const ta = this.tOf(x);
+      const t0 = ta - ((x - GUTTER) * span) / this.plotW;
+      this.span = span;
+      this.t1 = t0 + span;
+    }
+    this.dirty = true;
+  }
+
+  pan(dt) {
+    this.setLive(false);
+    this.t1 += dt;
+    this.dirty = true;
+  }
+
+  bindInput() {
+    const c = this.canvas;
+    c.addEventListener('wheel', (e) => {
+      e.preventDefault();
+      const r = c.getBoundingClientRect();
+      if (e.shiftKey) {
+        this.scrollY += e.deltaY || e.deltaX;
+        this.clampScroll();
+        this.dirty = true;
+        return;
+      }
+      const d = e.deltaMode === 1 ? e.deltaY * 16 : e.deltaY;
+      this.zoom(Math.exp(d * 0.0015), e.clientX - r.left);
+    }, { passive: false });
+    c.addEventListener('mousedown', (e) => {
+      if (e.button !== 0) return;
+      const r = c.getBoundingClientRect();
+      this.drag = { x: e.clientX, y: e.clientY, t1: this.t1, scrollY: this.scrollY, moved: false, left: r.left };
+      c.parentElement.classList.add('dragging');
+      this.tip.hidden = true;
+      e.preventDefault();
+    });
+    window.addEventListener('mousemove', (e) => {
+      const r = c.getBoundingClientRect();
+      if (this.drag) {
+        const dx = e.clientX - this.drag.x, dy = e.clientY - this.drag.y;
+        if (!this.drag.moved && Math.abs(dx) + Math.abs(dy) > 3) this.drag.moved = true;
+        if (this.drag.moved) {
+          if (Math.abs(dx) > 3) this.setLive(false);
+          if (!this.live) this.t1 = this.drag.t1 - (dx * this.span) / this.plotW;
+          this.scrollY = this.drag.scrollY - dy;
+          this.clampScroll();
+          this.dirty = true;
+        }
+        return;
+      }
+      const inside = e.clientX >= r.left && e.clientX < r.right && e.clientY >= r.top && e.clientY < r.bottom;
+      this.mouse = inside ? { x: e.clientX - r.left, y: e.clientY - r.top, cx: e.clientX, cy: e.clientY } : null;
+      if (!inside) this.tip.hidden = true;
+      this.dirty = true;
+    });
+    window.addEventListener('mouseup', () => {
+      if (!this.drag) return;
+      this.drag = null;
+      c.parentElement.classList.remove('dragging');
+      this.dirty = true;
+    });
+    c.addEventListener('mouseleave', () => {
+      if (!this.drag) { this.mouse = null; this.tip.hidden = true; this.dirty = true; }
+    });
+  }
+
+  /* ---- what tests ask ---- */
+  /* A visible, labelled slice with this name: its center in page pixels. */
+  findSlice(name) {
+    const s = this.store, top = RULER_H - this.scrollY, r = this.canvas.getBoundingClientRect();
+    const k = this.plotW / this.span, t0 = this.t0, t1 = this.t1;
+    for (const tr of this.tracks) {
+      if (tr.kind !== 'lane') continue;
+      for (let d = 0; d < tr.rows; d++) {
+        const row = tr.L.rows[d];
+        const y = top + tr.rowsY + d * ROW_H + (ROW_H - 2) / 2;
+        if (!row || y < RULER_H + 4 || y > this.H - 4) continue;
+        for (let i = row.lowerBound(1, t0); i < row.n && row.s[i] < t1; i++) {
+          if (s.name(row.nm[i]) !== name) continue;
+          const xa = Math.max(GUTTER, GUTTER + (row.s[i] - t0) * k), xb = Math.min(this.W, GUTTER + (row.e[i] - t0) * k);
+          if (xb - xa >= 6) return { x: r.left + (xa + xb) / 2, y: r.top + y, lane: tr.L.label, depth: d };
+        }
+      }
+    }
+    return null;
+  }
+}

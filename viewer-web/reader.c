@@ -1,0 +1,263 @@
+/*
+ * reader.c -- the reader thread (see reader.h).
+ *
+ * One round reads every slot once; a slot that had more than one read's
+ * worth is read again at once.  Every flush period (or sooner when a
+ * batch gets large) the batch becomes one EVENTS frame offered to every
+ * client; every 500 ms the statistics are published.  The thread never
+ * blocks on a client: frames are offered, never waited on.
+ */
+#define _GNU_SOURCE
+#include <libwebsockets.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <urcu/uatomic.h>
+
+#include "batch.h"
+#include "lanes.h"
+#include "reader.h"
+
+#define READ_CAP 65536u        /* entries per read */
+#define FLUSH_BYTES (256u << 10)
+#define STATS_MS 500
+#define IDLE_SLEEP_MS 4
+
+struct reader {
+    struct web *w;
+    pthread_t thread;
+    int started;
+    rec_model *model;
+    struct strtab names;
+    struct lanes lanes;
+    struct batch batch;
+    struct aggregate agg;
+    struct history hist;
+    struct rec_entry *ents;
+    struct rec_event *evs;
+    struct rec_thread_info *ti, *known;  /* this round's threads; last reported to the model */
+    uint8_t *known_ok;
+    uint64_t seq;
+    double max_ts;
+    int alive;
+};
+
+static double mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static const char *model_string(void *ctx, uint32_t id) { return rec_seg_string(ctx, id); }
+
+/* What a ring overwrote before we attached is history we never had, not
+ * a loss: start each ring at its oldest entry (a little past it, so the
+ * writer does not overwrite it while we read). */
+static void skip_overwritten(struct reader *r) {
+    struct web *w = r->w;
+    uint64_t ring = w->info.ring_entries, margin = ring / 16;
+    int n = rec_seg_threads(w->seg, r->ti, (int)w->info.max_threads);
+    for (int i = 0; i < n; i++) {
+        uint64_t head = r->ti[i].head;
+        if (head > ring - margin) rec_seg_set_cursor(w->seg, r->ti[i].slot, head - ring + margin);
+    }
+}
+
+struct reader *reader_new(struct web *w, char *err, size_t errlen) {
+    struct reader *r = calloc(1, sizeof *r);
+    if (!r) goto oom;
+    r->w = w;
+    uint32_t mt = w->info.max_threads;
+    r->ents = malloc(READ_CAP * sizeof *r->ents);
+    r->evs = malloc(READ_CAP * sizeof *r->evs);
+    r->ti = calloc(mt, sizeof *r->ti);
+    r->known = calloc(mt, sizeof *r->known);
+    r->known_ok = calloc(mt, 1);
+    if (!r->ents || !r->evs || !r->ti || !r->known || !r->known_ok) goto oom;
+    if (strtab_init(&r->names, &w->names) != 0) goto oom;
+    if (lanes_init(&r->lanes, mt, &w->threads) != 0) goto oom;
+    if (batch_init(&r->batch) != 0 || aggregate_init(&r->agg) != 0) goto oom;
+    if (history_init(&r->hist, w->opts.client_queue / 2) != 0) goto oom;
+    struct rec_source_info src = {0};
+    src.pid = w->info.pid;
+    memcpy(src.process_name, w->info.process_name, sizeof src.process_name);
+    src.ticks_per_sec = w->info.ticks_per_sec;
+    src.ticks0 = w->info.ticks0;
+    src.real_ns0 = w->info.real_ns0;
+    struct rec_model_opts mo = {.max_events = w->opts.log_events, .keep_log = 1};
+    r->model = rec_model_new(&src, model_string, w->seg, &mo);
+    if (!r->model) goto oom;
+    r->alive = w->info.alive;
+    skip_overwritten(r);
+    lanes_publish(&r->lanes);
+    return r;
+oom:
+    snprintf(err, errlen, "out of memory");
+    reader_join_free(r);
+    return NULL;
+}
+
+/* Tell the model and the lanes about threads that are new or changed. */
+static int sync_threads(struct reader *r) {
+    struct web *w = r->w;
+    int n = rec_seg_threads(w->seg, r->ti, (int)w->info.max_threads);
+    for (int i = 0; i < n; i++) {
+        const struct rec_thread_info *t = &r->ti[i];
+        struct rec_thread_info *k = &r->known[t->slot];
+        if (!r->known_ok[t->slot] || k->gen != t->gen || k->state != t->state || k->tid != t->tid ||
+            k->name_id != t->name_id || strcmp(k->name, t->name)) {
+            rec_model_thread(r->model, t);
+            *k = *t;
+            r->known_ok[t->slot] = 1;
+        }
+        lanes_update(&r->lanes, t);
+    }
+    return n;
+}
+
+/* Read one slot until it has nothing more (at most a few reads, so one
+ * busy thread cannot starve the others); returns 1 if it may have more. */
+static int read_slot(struct reader *r, uint32_t slot) {
+    struct web *w = r->w;
+    for (int round = 0; round < 4; round++) {
+        uint64_t first;
+        struct rec_loss loss = {0, 0};
+        size_t got = rec_seg_read(w->seg, slot, r->ents, READ_CAP, &first, &loss);
+        if (loss.overwritten) uatomic_add(&w->ctr.overwritten, loss.overwritten);
+        if (loss.dropped) uatomic_add(&w->ctr.dropped, loss.dropped);
+        if (!got && !loss.overwritten && !loss.dropped) return 0;
+        size_t used = 0;
+        uint64_t bad = 0;
+        size_t n = rec_decode(r->ents, got, first, r->evs, READ_CAP, &used, &bad);
+        rec_model_feed(r->model, slot, r->evs, n, &loss);
+        if (bad) {
+            uatomic_add(&w->ctr.bad, bad);
+            rec_model_add_bad(r->model, slot, bad);
+        }
+        uint64_t before = r->batch.events;
+        batch_add(&r->batch, &r->lanes, &r->names, w->seg, slot, r->evs, n, loss.overwritten != 0);
+        uatomic_add(&w->ctr.events, r->batch.events - before);
+        if (n) {
+            double ts = rec_seg_ticks_to_ns(w->seg, r->evs[n - 1].ticks);
+            if (ts > r->max_ts) r->max_ts = ts;
+        }
+        if (got < READ_CAP) return 0;
+    }
+    return 1;
+}
+
+static double source_now(struct reader *r) {
+    if (!r->alive) return r->max_ts;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec - (double)r->w->info.mono_ns0;
+    return now > r->max_ts ? now : r->max_ts;
+}
+
+static void set_now(struct web *w, double now) {
+    uint64_t bits;
+    memcpy(&bits, &now, sizeof bits);
+    uatomic_set(&w->now_bits, bits);
+}
+
+static void flush(struct reader *r, double now) {
+    struct web *w = r->w;
+    /* Lanes first: a page must know a lane before events that use it. */
+    lanes_publish(&r->lanes);
+    uint64_t events = r->batch.events;
+    struct frame *f = batch_flush(&r->batch, r->seq + 1, now);
+    if (!f) {
+        if (events) uatomic_add(&w->ctr.unsent, events);
+        return;
+    }
+    r->seq++;
+    clients_offer(&w->clients, f, &r->hist);
+    history_push(&r->hist, f);
+    frame_unref(f);
+    uatomic_inc(&w->ctr.frames);
+    lws_cancel_service(w->ctx);
+}
+
+static void publish_stats(struct reader *r, double now) {
+    struct web *w = r->w;
+    struct rec_seg_info info;
+    rec_seg_get_info(w->seg, &info);
+    r->alive = info.alive;
+    uatomic_set(&w->alive, info.alive);
+    uatomic_set(&w->closed, info.closed);
+    /* Windows slide with the clock even while the program is idle. */
+    if (r->alive) rec_model_set_now_live(r->model, w->seg);
+    else rec_model_set_now(r->model, now);
+    for (int k = 0; k < 3; k++) aggregate_publish(&r->agg, r->model, &r->names, (enum rec_window)k, now, &w->stats[k]);
+    lanes_publish(&r->lanes);
+    lws_cancel_service(w->ctx);
+}
+
+static void answer_export(struct reader *r) {
+    struct web *w = r->w;
+    struct snapshot *s = aggregate_export(r->model);
+    void *old = uatomic_xchg(&w->export_done, s ? (void *)s : (void *)1);
+    if (old && old != (void *)1) snapshot_unref(old);
+    lws_cancel_service(w->ctx);
+}
+
+static void *reader_main(void *arg) {
+    struct reader *r = arg;
+    struct web *w = r->w;
+    rcu_register_thread();
+    double next_flush = 0, next_stats = 0;
+    while (!uatomic_read(&w->stop)) {
+        int more = 0;
+        int n = sync_threads(r);
+        for (int i = 0; i < n; i++) more |= read_slot(r, r->ti[i].slot);
+        double t = mono_ms();
+        double now = source_now(r);
+        set_now(w, now);
+        if (t >= next_flush || batch_bytes(&r->batch) >= FLUSH_BYTES) {
+            flush(r, now);
+            next_flush = t + w->opts.flush_ms;
+        }
+        if (t >= next_stats) {
+            publish_stats(r, now);
+            next_stats = t + STATS_MS;
+        }
+        if (uatomic_xchg(&w->export_req, 0)) answer_export(r);
+        if (clients_catch_up(&w->clients, &r->hist)) lws_cancel_service(w->ctx);
+        if (!more) {
+            struct timespec d = {0, IDLE_SLEEP_MS * 1000000L};
+            nanosleep(&d, NULL);
+        }
+    }
+    rcu_unregister_thread();
+    return NULL;
+}
+
+int reader_start(struct reader *r) {
+    if (pthread_create(&r->thread, NULL, reader_main, r) != 0) return -1;
+    r->started = 1;
+    return 0;
+}
+
+void reader_stop(struct reader *r) {
+    if (r && r->started) pthread_join(r->thread, NULL);
+    if (r) r->started = 0;
+}
+
+void reader_join_free(struct reader *r) {
+    if (!r) return;
+    reader_stop(r);
+    if (r->model) rec_model_free(r->model);
+    aggregate_destroy(&r->agg);
+    if (r->hist.v) history_destroy(&r->hist);
+    batch_destroy(&r->batch);
+    if (r->lanes.v) lanes_destroy(&r->lanes);
+    if (r->names.keys) strtab_destroy(&r->names);
+    free(r->ents);
+    free(r->evs);
+    free(r->ti);
+    free(r->known);
+    free(r->known_ok);
+    free(r);
+}

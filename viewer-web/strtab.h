@@ -1,0 +1,42 @@
+/*
+ * strtab.h -- scope, counter and instant names, renumbered densely.
+ *
+ * A segment's string ids are byte offsets (large, sparse); the page gets
+ * small dense ids instead (1, 2, 3, ...; 0 = no name), which keeps EVENTS
+ * frames short and lets the page index arrays by id.
+ *
+ * The reader thread owns the id map.  The names themselves form an
+ * append-only table published with RCU: the service thread sends each
+ * client the names it has not had yet, before any frame that uses them.
+ */
+#ifndef WEB_STRTAB_H
+#define WEB_STRTAB_H
+
+#include <stdint.h>
+#include <urcu.h>
+
+#include "recorder/reader.h"
+
+struct strtab_pub {
+    struct rcu_head rcu;
+    uint32_t count;           /* names[0..count) are valid; load with acquire */
+    uint32_t cap;
+    char **names;             /* names[0] is "" (dense id 0) */
+};
+
+struct strtab {
+    uint32_t *keys, *vals;    /* open addressing, key 0 = empty */
+    uint32_t mask, used;
+    struct strtab_pub **slot; /* where the table is published */
+};
+
+int strtab_init(struct strtab *t, struct strtab_pub **slot);
+/* Free everything; no reader may use the published table any more. */
+void strtab_destroy(struct strtab *t);
+/* The dense id of a segment string id (0 for 0); interns it on first use.
+ * An id the segment cannot resolve gets a placeholder name. */
+uint32_t strtab_id(struct strtab *t, rec_seg *seg, uint32_t seg_id);
+/* The same for a name already in hand (statistics rows carry theirs). */
+uint32_t strtab_id_named(struct strtab *t, uint32_t seg_id, const char *name);
+
+#endif

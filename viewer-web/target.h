@@ -1,0 +1,15 @@
+/*
+ * target.h -- which recorded program to watch: a PID, a segment name or
+ * path, a process name, or (no argument) the only one running.
+ */
+#ifndef WEB_TARGET_H
+#define WEB_TARGET_H
+
+#include <stddef.h>
+
+#include "recorder/reader.h"
+
+/* Opens the segment; on failure returns a rec_status and a message. */
+int target_open(const char *arg, rec_seg **out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * web.h -- recorder-web's shared state: what the reader thread publishes
+ * and the service thread sends.
+ *
+ * Threads: main = the lws service thread (HTTP, WebSocket, timers); one
+ * reader thread (reader.c) drains the segment.  They share only:
+ *   - RCU-published objects: the name table, THREADS, STATS per window;
+ *   - the client list and per-client queues (clients.h);
+ *   - counters, read and written with uatomic;
+ *   - the snapshot hand-off (export_req / export_done).
+ * The reader wakes the service thread with lws_cancel_service().
+ */
+#ifndef WEB_WEB_H
+#define WEB_WEB_H
+
+#include <stdint.h>
+
+#include "aggregate.h"
+#include "clients.h"
+#include "frame.h"
+#include "recorder/reader.h"
+#include "strtab.h"
+
+struct lws_context;
+struct pss;
+
+struct web_opts {
+    const char *target;       /* PID or NAME, NULL = the only live one */
+    int port;                 /* 0 = any free port */
+    const char *bind;         /* NULL = 127.0.0.1 */
+    size_t log_events;        /* event log kept for the snapshot */
+    size_t client_queue;      /* bytes per client */
+    int flush_ms;             /* EVENTS period */
+    int verbose;
+};
+
+struct web_counters {
+    unsigned long events;     /* decoded and offered to pages */
+    unsigned long overwritten, dropped, bad;   /* lost before we could read them */
+    unsigned long unsent;     /* events in frames we failed to allocate */
+    unsigned long frames;
+};
+
+struct web {
+    struct web_opts opts;
+    rec_seg *seg;
+    struct rec_seg_info info;
+    char token[33];
+    char origin_host[3][80];  /* hosts a page may come from */
+    int port;
+    struct lws_context *ctx;
+    int stop;                 /* uatomic */
+
+    /* Published by the reader (RCU). */
+    struct strtab_pub *names;
+    struct frame *threads;
+    struct frame *stats[3];
+    /* Status, written by the reader with uatomic. */
+    struct web_counters ctr;
+    int alive, closed;
+    uint64_t now_bits;        /* double, the source's clock */
+
+    struct clients clients;
+
+    /* Snapshot hand-off: the service thread sets export_req; the reader
+     * answers with export_done (a struct snapshot *, or 1 on failure). */
+    int export_req;
+    void *export_done;
+    struct pss *waiters;      /* service thread: downloads waiting for it */
+};
+
+double web_now(struct web *w);
+
+#endif

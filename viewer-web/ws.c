@@ -1,0 +1,224 @@
+/*
+ * ws.c -- the WebSocket side: one connection per page.
+ *
+ * Each writable callback sends one message, in this order of priority:
+ * HELLO, names the page lacks, THREADS if newer, PONG, STATUS, the next
+ * queued EVENTS frame, STATS if newer.  Names and lanes go before any
+ * frame that uses them: a frame is dequeued first and the published
+ * tables are read after it, and the reader published them before it
+ * queued the frame.
+ *
+ * A page sends only tiny binary commands; anything else closes its
+ * connection, and only its connection.
+ */
+#include <assert.h>
+#include <string.h>
+#include <urcu/uatomic.h>
+
+#include "auth.h"
+#include "service.h"
+#include "wire.h"
+
+static_assert(LWS_PRE <= WIRE_PRE, "frames keep WIRE_PRE bytes of headroom for lws_write");
+
+#define STRINGS_PER_MSG 4096
+
+static int send_buf(struct lws *wsi, struct client *c, unsigned char *data, size_t len) {
+    c->bytes_sent += len;
+    return lws_write(wsi, data, len, LWS_WRITE_BINARY) < 0 ? -1 : 0;
+}
+
+static int send_tx(struct lws *wsi, struct client *c) {
+    if (c->tx.oom) return -1;
+    return send_buf(wsi, c, wb_data(&c->tx), c->tx.len);
+}
+
+static int send_hello(struct lws *wsi, struct web *w, struct client *c) {
+    struct wbuf *b = &c->tx;
+    wb_reset(b);
+    wb_u8(b, MSG_HELLO);
+    wb_u8(b, WIRE_VERSION);
+    wb_varint(b, (uint64_t)w->info.pid);
+    wb_str(b, w->info.process_name, sizeof w->info.process_name - 1);
+    wb_str(b, w->info.path, sizeof w->info.path - 1);
+    wb_f64(b, web_now(w));
+    wb_f64(b, (double)w->info.real_ns0);
+    wb_varint(b, w->info.max_threads);
+    wb_varint(b, w->info.ring_entries);
+    c->hello_sent = 1;
+    return send_tx(wsi, c);
+}
+
+static int send_strings(struct lws *wsi, struct client *c, struct strtab_pub *t, uint32_t n) {
+    struct wbuf *b = &c->tx;
+    uint32_t first = c->strings_sent, count = n - first;
+    if (count > STRINGS_PER_MSG) count = STRINGS_PER_MSG;
+    wb_reset(b);
+    wb_u8(b, MSG_STRINGS);
+    wb_varint(b, first);
+    wb_varint(b, count);
+    for (uint32_t i = first; i < first + count; i++) wb_str(b, t->names[i], 4096);
+    c->strings_sent = first + count;
+    return send_tx(wsi, c);
+}
+
+static int send_status(struct lws *wsi, struct web *w, struct client *c) {
+    struct wbuf *b = &c->tx;
+    wb_reset(b);
+    wb_u8(b, MSG_STATUS);
+    wb_f64(b, web_now(w));
+    wb_u8(b, (uatomic_read(&w->alive) ? STATUS_ALIVE : 0) | (uatomic_read(&w->closed) ? STATUS_CLOSED : 0));
+    wb_varint(b, uatomic_read(&w->ctr.events));
+    wb_varint(b, uatomic_read(&w->ctr.overwritten));
+    wb_varint(b, uatomic_read(&w->ctr.dropped));
+    wb_varint(b, uatomic_read(&w->ctr.bad));
+    wb_varint(b, uatomic_read(&w->ctr.unsent));
+    wb_varint(b, uatomic_read(&c->offered_events));
+    wb_varint(b, uatomic_read(&c->thinned_events));
+    wb_varint(b, uatomic_read(&c->thinned_frames));
+    wb_varint(b, c->events_sent);
+    wb_varint(b, uatomic_read(&c->queued_bytes));
+    wb_varint(b, uatomic_read(&w->clients.count));
+    c->status_due = 0;
+    return send_tx(wsi, c);
+}
+
+static int send_pong(struct lws *wsi, struct client *c) {
+    struct wbuf *b = &c->tx;
+    wb_reset(b);
+    wb_u8(b, MSG_PONG);
+    wb_u32(b, c->pong_nonce);
+    c->pong_due = 0;
+    return send_tx(wsi, c);
+}
+
+/* One message; then ask for another callback if anything is left. */
+static int writable(struct lws *wsi, struct web *w, struct client *c) {
+    if (c->close_code) {
+        /* Now, between whole frames, the close frame can go out. */
+        lws_close_reason(wsi, (enum lws_close_status)c->close_code, (unsigned char *)c->close_why,
+                         strlen(c->close_why));
+        return -1;
+    }
+    if (!c->pending) c->pending = client_dequeue(c);
+    cmm_smp_mb();
+    int rc = 0, more;
+    rcu_read_lock();
+    struct frame *stats = rcu_dereference(w->stats[c->window]);
+    struct frame *threads = rcu_dereference(w->threads);
+    cmm_smp_rmb();
+    struct strtab_pub *names = rcu_dereference(w->names);
+    uint32_t nn = names ? __atomic_load_n(&names->count, __ATOMIC_ACQUIRE) : 0;
+    if (!c->hello_sent) {
+        rc = send_hello(wsi, w, c);
+    } else if (c->strings_sent < nn) {
+        rc = send_strings(wsi, c, names, nn);
+    } else if (threads && threads->version != c->threads_ver) {
+        c->threads_ver = threads->version;
+        rc = send_buf(wsi, c, frame_data(threads), threads->len);
+    } else if (c->pong_due) {
+        rc = send_pong(wsi, c);
+    } else if (c->status_due) {
+        rc = send_status(wsi, w, c);
+    } else if (c->pending) {
+        struct frame *f = c->pending;
+        c->pending = NULL;
+        c->events_sent += f->events;
+        c->frames_sent++;
+        rc = send_buf(wsi, c, frame_data(f), f->len);
+        frame_unref(f);
+    } else if (stats && stats->version != c->stats_ver) {
+        c->stats_ver = stats->version;
+        rc = send_buf(wsi, c, frame_data(stats), stats->len);
+    }
+    more = c->strings_sent < nn || (threads && threads->version != c->threads_ver) || c->pong_due ||
+           c->status_due || c->pending || (stats && stats->version != c->stats_ver);
+    rcu_read_unlock();
+    if (rc == 0 && (more || client_has_queued(c))) lws_callback_on_writable(wsi);
+    return rc;
+}
+
+/* Close this connection, and only this one.  Not at once: a frame may be
+ * half sent, and the close frame must not cut into it.  Input from it is
+ * ignored from now on. */
+static int refuse(struct lws *wsi, struct client *c, enum lws_close_status code, const char *why) {
+    if (!c->close_code) {
+        c->close_code = (int)code;
+        c->close_why = why;
+        /* A page that sends garbage and does not read goes anyway. */
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, 5);
+    }
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+/* A whole message from the page. */
+static int command(struct lws *wsi, struct client *c) {
+    const unsigned char *m = c->rx;
+    size_t n = c->rx_len;
+    c->rx_len = 0;
+    if (n == 2 && m[0] == CMSG_SET_WINDOW && m[1] <= 2) {
+        if (c->window != m[1]) {
+            c->window = m[1];
+            c->stats_ver = 0;
+        }
+    } else if (n == 5 && m[0] == CMSG_PING) {
+        c->pong_nonce = (uint32_t)m[1] | (uint32_t)m[2] << 8 | (uint32_t)m[3] << 16 | (uint32_t)m[4] << 24;
+        c->pong_due = 1;
+    } else {
+        return refuse(wsi, c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "bad message");
+    }
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+static int receive(struct lws *wsi, struct client *c, const void *in, size_t len) {
+    if (c->close_code) return 0;
+    if (!lws_frame_is_binary(wsi)) return refuse(wsi, c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary only");
+    if (c->rx_len + len > sizeof c->rx) return refuse(wsi, c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "too long");
+    memcpy(c->rx + c->rx_len, in, len);
+    c->rx_len += len;
+    if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi)) return 0;
+    return command(wsi, c);
+}
+
+int web_ws(struct lws *wsi, enum lws_callback_reasons reason, struct pss *p, void *in, size_t len) {
+    struct web *w = web_of(wsi);
+    switch (reason) {
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        /* Non-zero refuses the upgrade. */
+        if (!auth_host_ok(wsi, w) || !auth_token_ok(wsi, w->token) || !auth_origin_ok(wsi, w)) return 1;
+        return 0;
+    case LWS_CALLBACK_ESTABLISHED:
+        p->wsi = wsi;
+        p->client = client_add(&w->clients, wsi);
+        if (!p->client) return -1;
+        p->client->status_due = 1;
+        lws_callback_on_writable(wsi);
+        return 0;
+    case LWS_CALLBACK_CLOSED:
+        if (p && p->client) {
+            client_remove(&w->clients, p->client);
+            p->client = NULL;
+        }
+        return 0;
+    case LWS_CALLBACK_SERVER_WRITEABLE: return p && p->client ? writable(wsi, w, p->client) : 0;
+    case LWS_CALLBACK_RECEIVE: return p && p->client ? receive(wsi, p->client, in, len) : -1;
+    default: return 0;
+    }
+}
+
+/* From the reader (via lws_cancel_service): frames queued, tables new. */
+void web_ws_wakeup(struct web *w) {
+    struct client *c;
+    cds_list_for_each_entry(c, &w->clients.list, node)
+        if (c->wsi) lws_callback_on_writable(c->wsi);
+}
+
+void web_ws_tick(struct web *w) {
+    struct client *c;
+    cds_list_for_each_entry(c, &w->clients.list, node) {
+        c->status_due = 1;
+        if (c->wsi) lws_callback_on_writable(c->wsi);
+    }
+}
