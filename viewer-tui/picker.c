@@ -18,6 +18,8 @@
 #include "target.h"
 
 #define MAX_SEGS 512
+#define PICK_MIN_COLS 40
+#define PICK_MIN_LINES 6
 
 struct picker {
     struct seg_entry *all, *shown;
@@ -44,6 +46,11 @@ static void apply_filter(struct picker *p) {
 
 static void draw(struct picker *p) {
     erase();
+    if (COLS < PICK_MIN_COLS || LINES < PICK_MIN_LINES) {
+        chrome_draw_too_small(PICK_MIN_COLS, PICK_MIN_LINES);
+        refresh();
+        return;
+    }
     draw_fill(0, 0, COLS, theme_attr(R_TITLE));
     int x = draw_put(0, 0, " recorder-top ", theme_attr(R_TITLE_KEY));
     x = draw_put(0, x, sym(SYM_VBAR), theme_attr(R_TITLE));

@@ -93,8 +93,14 @@ void view_flame_draw(struct app *a, int y, int h) {
                     : sp->row == 0   ? theme_attr(R_FLAME_ROOT)
                                      : theme_flame(name);
         int yy = y + 1 + sp->row;
+        /* A one-cell frame is a block of color: edge marks in a row of
+         * them read as noise. */
+        if (sp->w == 1) {
+            draw_text(yy, sp->x, 1, " ", FIT_LEFT, at);
+            continue;
+        }
         draw_text(yy, sp->x, 1, sym(SYM_FRAME_EDGE), FIT_LEFT, at);
-        if (sp->w > 1) draw_text(yy, sp->x + 1, sp->w - 1, name, FIT_LEFT, at);
+        draw_text(yy, sp->x + 1, sp->w - 1, name, FIT_LEFT, at);
     }
     /* The selected frame's figures. */
     const struct rec_tree_node *n = &s->tree[sel];
