@@ -65,11 +65,13 @@ static void every_length_and_alignment(void) {
 }
 
 /* One buffer rewritten with other names (how ggml builds op names): every
- * call sees the current text, not the previous one. */
+ * call sees the current text, not the previous one, whether the names come
+ * in the same order as before (the guess by address is right) or not. */
 static void one_buffer_many_names(void) {
     char n[64];
-    for (int round = 0; round < 2; round++)
-        for (int i = 0; i < 40; i++) {
+    for (int round = 0; round < 4; round++)
+        for (int j = 0; j < 40; j++) {
+            int i = round < 2 ? j : round == 2 ? 39 - j : (j * 17) % 40;
             snprintf(n, sizeof n, "matmul_blk.%d.attn_q", i);
             uint32_t id = rec__intern_dyn(n);
             CHECK_EQ_U(id, canonical(n));
@@ -181,10 +183,46 @@ static void names_at_a_page_end(void) {
         CHECK_EQ_U(rec__intern_dyn(p), canonical(p));
         CHECK_EQ_U(rec__intern_dyn(p), canonical(p));
     }
+    /* A guess learnt elsewhere must not make a buffer at a page end be
+     * compared with a name longer than fits before the page end. */
+    static char x[128] __attribute__((aligned(64)));
+    char *y = m + pg - 8;                 /* room for 7 bytes and a NUL */
+    char *xb = x + 8 * (REC__DYN_PTR(rec__t.dyn, (uintptr_t)x) == REC__DYN_PTR(rec__t.dyn, (uintptr_t)y));
+    strcpy(y, "A1");
+    CHECK_EQ_U(rec__intern_dyn(y), canonical("A1"));
+    strcpy(y, "C1");
+    CHECK_EQ_U(rec__intern_dyn(y), canonical("C1"));
+    strcpy(y, "A1");
+    CHECK_EQ_U(rec__intern_dyn(y), canonical("A1"));   /* y now follows A1 */
+    strcpy(xb, "A1");
+    CHECK_EQ_U(rec__intern_dyn(xb), canonical("A1"));
+    fill(xb, 60, 4);
+    CHECK_EQ_U(rec__intern_dyn(xb), canonical(xb));    /* learns: after A1, 60 bytes */
+    strcpy(y, "D1");
+    CHECK_EQ_U(rec__intern_dyn(y), canonical("D1"));   /* the guess would fault */
     /* and names that start a page: the first aligned word is the page's */
     fill(m, 20, 9);
     CHECK_EQ_U(rec__intern_dyn(m), canonical(m));
     munmap(m, (size_t)pg * 2);
+}
+
+/* A name across a page end, then a short one at the same address once the
+ * second page is gone: what was kept by address must not be compared
+ * beyond the first page. */
+static void names_across_a_page_end(void) {
+    long pg = sysconf(_SC_PAGESIZE);
+    for (size_t before = 1; before <= 16; before++) {
+        char *m = (char *)mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        REQUIRE(m != MAP_FAILED);
+        char *p = m + pg - before;
+        fill(p, 20, (unsigned)before);
+        CHECK_EQ_U(rec__intern_dyn(p), canonical(p));
+        CHECK_EQ_U(rec__intern_dyn(p), canonical(p));
+        p[before - 1] = 0;  /* a shorter name, within the first page */
+        REQUIRE(mprotect(m + pg, (size_t)pg, PROT_NONE) == 0);
+        CHECK_EQ_U(rec__intern_dyn(p), canonical(p));
+        munmap(m, (size_t)pg * 2);
+    }
 }
 
 static void filtered_names(void) {
@@ -236,6 +274,7 @@ int main(void) {
     prefixes_in_one_buffer();
     two_names_share_a_set();
     names_at_a_page_end();
+    names_across_a_page_end();
     filtered_names();
     threads_agree();
     CHECK_DONE();

@@ -12,21 +12,26 @@
 
 #define REC__MAX_PROBES 256u
 
-/* Each thread keeps its dynamic names (REC_SCOPE_DYN) in two tables, so
- * the common case touches no shared cache line and calls no libc:
- *  - by pointer (p): the id and length last seen at this address, for
- *    names kept in place (tensor->name); a hit compares len + 1 bytes;
- *  - by key (e): a hash of the text, for names rebuilt in one buffer
- *    (snprintf); 2-way sets, entries 2i and 2i+1, the newest first.
- *    Keys come from the word scan (rec__intern_dyn) for names that fit in
- *    REC__DYN_WORDS aligned words, from rec__hash for longer ones.
+/* Each thread keeps its dynamic names (REC_SCOPE_DYN) in tables of its
+ * own, so the common case touches no shared cache line and calls no libc:
+ *  - by address (p): the name last seen at an address.  A name kept in
+ *    place (tensor->name) is found there and checked by comparing its
+ *    len + 1 bytes with the interned text.  An address whose text changes
+ *    is a buffer rewritten per call (snprintf); for it, the name that
+ *    followed the last one there the previous time (n, by id) is tried,
+ *    since a program mostly names its operations in the same order;
+ *  - by key (e): a hash of the text, for everything else; 2-way sets,
+ *    entries 2i and 2i+1, the newest first.  Keys come from the word scan
+ *    (rec__dyn_by_key) for names that fit in REC__DYN_WORDS aligned words,
+ *    from rec__hash for longer ones.
  * An entry is trusted only after its text is compared with the name; a
  * filtered name has no text (its 64-bit key and length must match), so it
- * is kept only by key.  1024 + 256 entries, 20 KiB a thread: a model's few
- * hundred op names fit with few sets overflowing. */
+ * is kept only by key.  24 KiB a thread: a model's few hundred op names
+ * fit with few sets overflowing. */
 #define REC__DYN_BITS 10u
 #define REC__DYN_CACHE (1u << REC__DYN_BITS)
 #define REC__DYN_PTR_BITS 8u
+#define REC__DYN_NEXT_BITS 8u
 struct rec__dyn_ent {
     uint64_t key;
     uint32_t id;                     /* REC_ID_FILTERED for a filtered name */
@@ -34,17 +39,24 @@ struct rec__dyn_ent {
 };
 struct rec__dyn_ptr {
     const char *ptr;
-    uint32_t id;                     /* > REC_ID_OVERFLOW: a name with text */
-    uint32_t len;
+    uint32_t id;                     /* > REC_ID_OVERFLOW: a name with text, or 0 */
+    uint16_t len;
+    uint16_t rewritten;              /* the text here changed since it was kept */
+};
+struct rec__dyn_next {
+    uint32_t id, next;               /* in a rewritten buffer, next followed id */
+    uint32_t next_len, pad;
 };
 struct rec__dyn_cache {
     struct rec__dyn_ptr p[1u << REC__DYN_PTR_BITS];
+    struct rec__dyn_next n[1u << REC__DYN_NEXT_BITS];
     struct rec__dyn_ent e[REC__DYN_CACHE];
 };
 /* A key's set: its top bits (the keys' best mixed). */
 #define REC__DYN_SET(c, key) (&(c)->e[((key) >> (64 - REC__DYN_BITS)) & ~(uint64_t)1])
 #define REC__DYN_MATCH(e, key, len) ((e)->key == (key) && (e)->len == (len))
 #define REC__DYN_PTR(c, a) (&(c)->p[((a) >> 3) & ((1u << REC__DYN_PTR_BITS) - 1)])
+#define REC__DYN_NEXT(c, id) (&(c)->n[(id) & ((1u << REC__DYN_NEXT_BITS) - 1)])
 
 /* A 64-bit hash, 8 bytes a step; not for adversaries, for names. */
 static inline uint64_t rec__hash(const char *s, size_t n) {
@@ -139,20 +151,22 @@ uint32_t rec__resolve_site(uint32_t *site, const char *name) {
 
 #if defined(__GNUC__)
 #define REC__NOINLINE __attribute__((noinline))
+#define REC__NO_SANITIZE __attribute__((no_sanitize_address, no_sanitize_thread))
 #else
 #define REC__NOINLINE
+#define REC__NO_SANITIZE
 #endif
-
 #define REC__DYN_WORDS 8u  /* the scan's limit: names of up to 56-63 bytes */
 #define REC__ONES  UINT64_C(0x0101010101010101)
 #define REC__HIGHS UINT64_C(0x8080808080808080)
 #define REC__DYN_K UINT64_C(0x9e3779b97f4a7c15)
 #define REC__DYN_STEP UINT64_C(0x632be59bd9b4e019)
-#if defined(__GNUC__)
-#define REC__NO_SANITIZE __attribute__((no_sanitize_address, no_sanitize_thread))
-#else
-#define REC__NO_SANITIZE
-#endif
+
+/* Can the aligned words holding len + 1 bytes at address a be read?  Yes
+ * if byte a + len is in the page of byte a (pages are whole words), which
+ * the caller's name proves mapped: whatever the buffer holds by then, a
+ * check of those words cannot fault. */
+#define REC__DYN_IN_PAGE(a, len) (((a) & (REC_PAGE - 1)) + (len) < REC_PAGE)
 
 /* Are the n bytes at name those at t (8-byte aligned)?  Reads the name in
  * aligned words, so only words holding some of its n bytes.  Text byte i
@@ -176,23 +190,33 @@ static REC__NO_SANITIZE REC__NOINLINE int rec__dyn_same_shifted(const char *name
     return diff == 0;
 }
 
-/* After a lookup by key: remember a name with text by its address too,
- * if its words lie in the page of its first byte (so a later check of
- * them cannot fault, whatever the buffer then holds). */
-static inline uint32_t rec__dyn_keep(struct rec__dyn_ptr *p, const char *name, uint32_t id, size_t len) {
-    uintptr_t a = (uintptr_t)name;
-    if (p && id > REC_ID_OVERFLOW && (a & (REC_PAGE - 1)) + len < REC_PAGE - 8) {
+/* After a lookup by key found id: remember the name by its address.  At an
+ * address already known to be rewritten, also note that id followed the
+ * name there before. */
+static inline uint32_t rec__dyn_keep(struct rec__dyn_cache *c, struct rec__dyn_ptr *p, const char *name,
+                                     uint32_t id, size_t len) {
+    if (p->ptr == name && p->rewritten) {
+        if (p->id > REC_ID_OVERFLOW && id > REC_ID_OVERFLOW) {
+            struct rec__dyn_next *x = REC__DYN_NEXT(c, p->id);
+            x->id = p->id;
+            x->next = id;
+            x->next_len = (uint32_t)len;
+        }
+        p->id = id > REC_ID_OVERFLOW ? id : 0;
+        p->len = (uint16_t)len;
+    } else if (id > REC_ID_OVERFLOW && REC__DYN_IN_PAGE((uintptr_t)name, len)) {
         p->ptr = name;
         p->id = id;
-        p->len = (uint32_t)len;
+        p->len = (uint16_t)len;
+        p->rewritten = 0;
     }
     return id == REC_ID_FILTERED ? 0 : id;
 }
 
 /* The cache miss path: intern (or filter) the name, remember it first in
  * its set and by its address. */
-static REC__NOINLINE uint32_t rec__dyn_fill(struct rec__dyn_ent *set, struct rec__dyn_ptr *p, const char *name,
-                                            size_t len, uint64_t key) {
+static REC__NOINLINE uint32_t rec__dyn_fill(struct rec__dyn_cache *c, struct rec__dyn_ent *set,
+                                            struct rec__dyn_ptr *p, const char *name, size_t len, uint64_t key) {
     struct rec__global *g = &rec__g;
     if (__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) != REC__READY && rec__ensure_init() != 0) return 0;
     uint32_t id = rec__filtered(&g->cfg, name) ? REC_ID_FILTERED
@@ -201,21 +225,21 @@ static REC__NOINLINE uint32_t rec__dyn_fill(struct rec__dyn_ent *set, struct rec
     set[0].key = key;
     set[0].len = (uint32_t)len;
     set[0].id = id;
-    return rec__dyn_keep(p, name, id, len);
+    return rec__dyn_keep(c, p, name, id, len);
 }
 
 /* A hit by key for a name not 8-byte aligned: compare, then keep or fill. */
-static REC__NOINLINE uint32_t rec__dyn_hit_shifted(struct rec__dyn_ent *set, struct rec__dyn_ent *e,
-                                                   struct rec__dyn_ptr *p, const char *name, size_t len,
-                                                   uint64_t key) {
+static REC__NOINLINE uint32_t rec__dyn_hit_shifted(struct rec__dyn_cache *c, struct rec__dyn_ent *set,
+                                                   struct rec__dyn_ent *e, struct rec__dyn_ptr *p,
+                                                   const char *name, size_t len, uint64_t key) {
     if (rec__dyn_same_shifted(name, rec__str(&rec__g, e->id)->text, len))
-        return rec__dyn_keep(p, name, e->id, len);
-    return rec__dyn_fill(set, p, name, len, key);
+        return rec__dyn_keep(c, p, name, e->id, len);
+    return rec__dyn_fill(c, set, p, name, len, key);
 }
 
 /* Names too long for the word scan, keyed by rec__hash and compared with
  * memcmp. */
-static REC__NOINLINE uint32_t rec__dyn_long(struct rec__dyn_cache *c, const char *name) {
+static REC__NOINLINE uint32_t rec__dyn_long(struct rec__dyn_cache *c, struct rec__dyn_ptr *p, const char *name) {
     size_t len = strnlen(name, REC_STR_MAXLEN);
     uint64_t key = rec__hash(name, len);
     struct rec__dyn_ent *set = REC__DYN_SET(c, key);
@@ -223,9 +247,9 @@ static REC__NOINLINE uint32_t rec__dyn_long(struct rec__dyn_cache *c, const char
         if (!REC__DYN_MATCH(e, key, len) || !e->id) continue;
         if (e->id == REC_ID_FILTERED) return 0;
         if (e->id == REC_ID_OVERFLOW) return e->id;  /* no text to compare */
-        if (memcmp(rec__str(&rec__g, e->id)->text, name, len) == 0) return e->id;
+        if (memcmp(rec__str(&rec__g, e->id)->text, name, len) == 0) return rec__dyn_keep(c, p, name, e->id, len);
     }
-    return rec__dyn_fill(set, REC__DYN_PTR(c, (uintptr_t)name), name, len, key);
+    return rec__dyn_fill(c, set, p, name, len, key);
 }
 
 uint32_t rec__intern_dyn(const char *name);
@@ -285,7 +309,7 @@ static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_c
     while (!(z = (w - REC__ONES) & ~w & REC__HIGHS)) {   /* exact for the lowest zero */
         key += rec__dyn_fold(w ^ pos);
         pos += REC__DYN_STEP;
-        if (REC_UNLIKELY(++k == REC__DYN_WORDS)) return rec__dyn_long(c, name);
+        if (REC_UNLIKELY(++k == REC__DYN_WORDS)) return rec__dyn_long(c, p, name);
         memcpy(&w, q + 8 * k, 8);
     }
     uint64_t last = (z ^ (z - 1)) >> 8;                 /* bytes before the NUL */
@@ -294,14 +318,14 @@ static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_c
     struct rec__dyn_ent *set = REC__DYN_SET(c, key), *e = set;
     if (REC_UNLIKELY(!REC__DYN_MATCH(e, key, len))) {
         e = set + 1;
-        if (!REC__DYN_MATCH(e, key, len)) return rec__dyn_fill(set, p, name, len, key);
+        if (!REC__DYN_MATCH(e, key, len)) return rec__dyn_fill(c, set, p, name, len, key);
     }
     uint32_t id = e->id;
     if (REC_UNLIKELY(id <= REC_ID_OVERFLOW)) {          /* no text to compare */
-        if (id == 0) return rec__dyn_fill(set, p, name, len, key);
+        if (id == 0) return rec__dyn_fill(c, set, p, name, len, key);
         return id == REC_ID_FILTERED ? 0 : id;
     }
-    if (REC_UNLIKELY(r != 0)) return rec__dyn_hit_shifted(set, e, p, name, len, key);
+    if (REC_UNLIKELY(r != 0)) return rec__dyn_hit_shifted(c, set, e, p, name, len, key);
     /* Word j of the text lines up with word j of the name; the text's word
      * k holds its NUL, inside its record. */
     const char *t = rec__str(&rec__g, id)->text;
@@ -313,29 +337,29 @@ static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_c
         memcpy(&nw, q + 8 * j, 8);
         diff |= nw ^ tw;
     }
-    if (REC_LIKELY(diff == 0)) return rec__dyn_keep(p, name, id, len);
-    return rec__dyn_fill(set, p, name, len, key);
+    if (REC_LIKELY(diff == 0)) return rec__dyn_keep(c, p, name, id, len);
+    return rec__dyn_fill(c, set, p, name, len, key);
 #else
-    (void)p;
-    return rec__dyn_long(c, name);
+    return rec__dyn_long(c, p, name);
 #endif
 }
 
-/* A hit by address for a name not 8-byte aligned. */
-static REC__NOINLINE uint32_t rec__dyn_ptr_shifted(struct rec__dyn_cache *c, struct rec__dyn_ptr *p,
-                                                   const char *name, const char *t, size_t len, uint32_t id) {
-    if (rec__dyn_same_shifted(name, t, len + 1)) return id;
-    p->id = 0;  /* a rewritten buffer: see rec__intern_dyn */
-    return rec__dyn_by_key(c, NULL, name);
+/* A guess (by address) for a name not 8-byte aligned. */
+static REC__NOINLINE uint32_t rec__dyn_guess_shifted(struct rec__dyn_cache *c, struct rec__dyn_ptr *p,
+                                                     const char *name, uint32_t id, size_t len) {
+    if (rec__dyn_same_shifted(name, rec__str(&rec__g, id)->text, len + 1)) {
+        p->id = id;
+        p->len = (uint16_t)len;
+        return id;
+    }
+    p->rewritten = 1;
+    return rec__dyn_by_key(c, p, name);
 }
 
-/* The hot path of REC_SCOPE_DYN.  A name at the address it had last time
- * is checked by comparing its len + 1 bytes (its NUL included) with the
- * text, in aligned words; otherwise it is looked up by key.  An address
- * whose text changed is a buffer rewritten per call (snprintf): its entry
- * keeps the address with id 0, so later calls go straight to the lookup
- * by key instead of comparing first, until another address takes the
- * entry.
+/* The hot path of REC_SCOPE_DYN: guess the name from its address (the one
+ * seen there last time, or in a rewritten buffer the one that followed
+ * it), and check the guess by comparing len + 1 bytes (the NUL included)
+ * with the text in aligned words; if it fails, look the name up by key.
  *
  * An aligned word never straddles a page, so the words holding the name's
  * first and last bytes may be read whole; but their other bytes are not
@@ -352,24 +376,31 @@ REC__NO_SANITIZE uint32_t rec__intern_dyn(const char *name) {
     if (REC_LIKELY(p->ptr == name)) {
         uint32_t id = p->id;
         size_t len = p->len;
-        if (REC_UNLIKELY(id == 0)) return rec__dyn_by_key(c, NULL, name);
-        const char *t = rec__str(&rec__g, id)->text;
-        if (REC_LIKELY((a & 7u) == 0)) {
-            unsigned k = (unsigned)(len / 8);            /* the word of the NUL */
-            uint64_t diff, tw, nw;
-            memcpy(&tw, t + 8 * k, 8);
-            memcpy(&nw, name + 8 * k, 8);
-            diff = (nw ^ tw) & (~UINT64_C(0) >> (56 - 8 * (len & 7)));
-            for (unsigned j = 0; j < k; j++) {
-                memcpy(&tw, t + 8 * j, 8);
-                memcpy(&nw, name + 8 * j, 8);
-                diff |= nw ^ tw;
-            }
-            if (REC_LIKELY(diff == 0)) return id;
-            p->id = 0;
-            return rec__dyn_by_key(c, NULL, name);
+        if (p->rewritten) {
+            const struct rec__dyn_next *x = REC__DYN_NEXT(c, id);
+            if (x->id != id || x->next <= REC_ID_OVERFLOW || !REC__DYN_IN_PAGE(a, x->next_len))
+                return rec__dyn_by_key(c, p, name);
+            id = x->next;
+            len = x->next_len;
         }
-        return rec__dyn_ptr_shifted(c, p, name, t, len, id);
+        if (REC_UNLIKELY((a & 7u) != 0)) return rec__dyn_guess_shifted(c, p, name, id, len);
+        const char *t = rec__str(&rec__g, id)->text;
+        unsigned k = (unsigned)(len / 8);                /* the word of the NUL */
+        uint64_t diff, tw, nw;
+        memcpy(&tw, t + 8 * k, 8);
+        memcpy(&nw, name + 8 * k, 8);
+        diff = (nw ^ tw) & (~UINT64_C(0) >> (56 - 8 * (len & 7)));
+        for (unsigned j = 0; j < k; j++) {
+            memcpy(&tw, t + 8 * j, 8);
+            memcpy(&nw, name + 8 * j, 8);
+            diff |= nw ^ tw;
+        }
+        if (REC_LIKELY(diff == 0)) {
+            p->id = id;  /* for a rewritten buffer: the next guess follows it */
+            p->len = (uint16_t)len;
+            return id;
+        }
+        p->rewritten = 1;
     }
 #endif
     return rec__dyn_by_key(c, p, name);
