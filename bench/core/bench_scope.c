@@ -30,18 +30,26 @@
 #endif
 
 static const struct bench_variant *const variants[] = {
-    &bench_empty,        &bench_copy,         &bench_floor,    &bench_rec_static,
-    &bench_rec_dyn,      &bench_rec_dyn_buf,  &bench_rec_filtered, &bench_rec_dyn_filtered,
-    &bench_mutex,        &bench_lttng_static, &bench_lttng_dyn,
+    &bench_empty,        &bench_copy,         &bench_floor,        &bench_rec_static,
+    &bench_rec_dyn,      &bench_rec_dyn_buf,  &bench_rec_dyn_rand, &bench_rec_filtered,
+    &bench_rec_dyn_filtered, &bench_mutex,    &bench_lttng_static, &bench_lttng_dyn,
 };
 #define NV (sizeof variants / sizeof variants[0])
 
 static char dyn_buf[BENCH_DYN_NAMES][32], dyn_filt_buf[BENCH_DYN_NAMES][48];
 const char *bench_dyn_names[BENCH_DYN_NAMES];
 const char *bench_dyn_filtered[BENCH_DYN_NAMES];
+unsigned char bench_dyn_order[BENCH_DYN_ORDER];
 
 /* Built at run time so the compiler cannot know their text or length. */
 static void make_names(void) {
+    uint32_t x = 2463534242u;  /* xorshift32: the same order every run */
+    for (unsigned i = 0; i < BENCH_DYN_ORDER; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        bench_dyn_order[i] = (unsigned char)(x % BENCH_DYN_NAMES);
+    }
     for (unsigned i = 0; i < BENCH_DYN_NAMES; i++) {
         snprintf(dyn_buf[i], sizeof dyn_buf[i], "matmul_blk.%u.attn_q", i);
         snprintf(dyn_filt_buf[i], sizeof dyn_filt_buf[i], "matmul_blk.%u." BENCH_FILTER_OUT, i);

@@ -43,6 +43,20 @@ __attribute__((noinline)) static void rec_dyn_buf_run(uint64_t n) {
     }
 }
 
+/* The same buffer, the names in no order the recorder could learn: the
+ * worst case of a dynamic name (a full lookup by key, after a wrong guess). */
+__attribute__((noinline)) static void rec_dyn_rand_run(uint64_t n) {
+    char name[32];
+    for (uint64_t i = 0; i < n; i++) {
+        memcpy(name, bench_dyn_names[bench_dyn_order[i & (BENCH_DYN_ORDER - 1)]], BENCH_DYN_COPY);
+        {
+            REC_SCOPE_DYN(name);
+            BENCH_WORK();
+        }
+        BENCH_WORK();
+    }
+}
+
 __attribute__((noinline)) static void rec_filtered_run(uint64_t n) {
     for (uint64_t i = 0; i < n; i++) {
         {
@@ -95,6 +109,9 @@ const struct bench_variant bench_rec_dyn =
                 rec_dyn_run);
 const struct bench_variant bench_rec_dyn_buf =
     REC_VARIANT("rec_dynbuf", "REC_SCOPE_DYN(buf), buf rewritten with the 16 names in turn", rec_dyn_buf_run);
+const struct bench_variant bench_rec_dyn_rand =
+    REC_VARIANT("rec_dynrand", "REC_SCOPE_DYN(buf), buf rewritten with the 16 names in random order",
+                rec_dyn_rand_run);
 const struct bench_variant bench_rec_filtered =
     REC_VARIANT("rec_filt", "REC_SCOPE of a static name in RECORDER_FILTER_OUT", rec_filtered_run);
 const struct bench_variant bench_rec_dyn_filtered =

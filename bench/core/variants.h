@@ -29,6 +29,9 @@
 #define BENCH_DYN_NAMES 16u
 #define BENCH_DYN_COPY 24u
 extern const char *bench_dyn_names[BENCH_DYN_NAMES];
+/* A fixed pseudo-random order of those names, BENCH_DYN_ORDER long. */
+#define BENCH_DYN_ORDER 256u
+extern unsigned char bench_dyn_order[BENCH_DYN_ORDER];
 extern const char *bench_dyn_filtered[BENCH_DYN_NAMES];
 /* What bench_scope puts in RECORDER_FILTER_OUT; filtered names contain it. */
 #define BENCH_FILTER_OUT "bench_filtered"
@@ -52,7 +55,7 @@ struct bench_variant {
 
 /* Each file adds its variants here; bench_scope.c lists them in order. */
 extern const struct bench_variant bench_empty, bench_copy, bench_floor;
-extern const struct bench_variant bench_rec_static, bench_rec_dyn, bench_rec_dyn_buf;
+extern const struct bench_variant bench_rec_static, bench_rec_dyn, bench_rec_dyn_buf, bench_rec_dyn_rand;
 extern const struct bench_variant bench_rec_filtered, bench_rec_dyn_filtered;
 extern const struct bench_variant bench_mutex;
 extern const struct bench_variant bench_lttng_static, bench_lttng_dyn;
