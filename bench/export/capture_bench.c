@@ -1,0 +1,220 @@
+/*
+ * capture_bench.c -- can `recorder capture` keep up with one thread
+ * writing scopes at full speed?  (docs/performance/capture.md)
+ *
+ *   capture_bench RECORDER [-n ENTRIES] [-r RUNS] [-k RING_KB] [-o FILE] [--raw]
+ *
+ * Each run forks a writer that records ENTRIES/2 scopes of one static name
+ * in a tight loop, twice: alone (flight mode, nothing reading), and while
+ * `RECORDER capture` streams it to FILE.  Everything is reported as ratios
+ * within the run, since the machine is shared and noisy:
+ *   - captured / written entries (1.000 = lossless) and the dropped count;
+ *   - the writer's speed under capture vs alone;
+ *   - the capture's CPU time per entry vs the writer's time per entry
+ *     (below 1: the consumer needs less than a core to keep up);
+ *   - bytes in the file per entry.
+ */
+#define _GNU_SOURCE
+#define RECORDER_IMPLEMENTATION
+#include "recorder.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recorder/reader.h"
+
+extern char **environ;
+
+static double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The writer: waits for a byte on go (if go >= 0), records, reports its
+ * loop time on res, exits. */
+static void writer(long iters, int go, int res) {
+    if (rec_init() != 0) _exit(3);
+    REC_INSTANT("attach");  /* claim the slot outside the timed loop */
+    if (go >= 0) {
+        int pid = (int)getpid();
+        if (write(res, &pid, sizeof pid) != sizeof pid) _exit(4);
+        char c;
+        if (read(go, &c, 1) != 1) _exit(5);
+    }
+    double t0 = now_ns();
+    for (long i = 0; i < iters; i++) {
+        REC_SCOPE("work");
+    }
+    double ns = now_ns() - t0;
+    if (write(res, &ns, sizeof ns) != sizeof ns) _exit(6);
+    _exit(0);
+}
+
+static double writer_alone(long iters) {
+    int res[2];
+    if (pipe(res) != 0) exit(1);
+    pid_t p = fork();
+    if (p == 0) writer(iters, -1, res[1]);
+    double ns = 0;
+    if (read(res[0], &ns, sizeof ns) != sizeof ns) ns = -1;
+    waitpid(p, NULL, 0);
+    close(res[0]);
+    close(res[1]);
+    return ns;
+}
+
+struct cap_run {
+    double writer_ns, cap_cpu_ns;
+    unsigned long long events, entries, dropped, overwritten;
+    long long bytes;
+    int ok;
+};
+
+static int wait_stream(int pid) {
+    char target[32], err[256];
+    snprintf(target, sizeof target, "%d", pid);
+    for (int i = 0; i < 20000; i++) {
+        rec_seg *s;
+        if (rec_seg_open(target, 0, &s, err, sizeof err) == REC_OK) {
+            struct rec_seg_info info;
+            rec_seg_get_info(s, &info);
+            rec_seg_close(s);
+            if (info.mode == REC_MODE_STREAM) return 0;
+        }
+        usleep(1000);
+    }
+    return -1;
+}
+
+static struct cap_run writer_captured(const char *recorder, long iters, const char *out, int raw) {
+    struct cap_run r;
+    memset(&r, 0, sizeof r);
+    int go[2], res[2], errp[2];
+    if (pipe(go) || pipe(res) || pipe(errp)) exit(1);
+    pid_t w = fork();
+    if (w == 0) {
+        close(go[1]);
+        writer(iters, go[0], res[1]);
+    }
+    int pid = 0;
+    if (read(res[0], &pid, sizeof pid) != sizeof pid) return r;
+    char pids[32];
+    snprintf(pids, sizeof pids, "%d", pid);
+    char *argv[] = {(char *)recorder, "capture", pids, "-o", (char *)out, "-q", raw ? "--raw" : NULL, NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+    pid_t c;
+    if (posix_spawn(&c, recorder, &fa, NULL, argv, environ) != 0) {
+        fprintf(stderr, "capture_bench: cannot run %s\n", recorder);
+        exit(1);
+    }
+    close(errp[1]);
+    if (wait_stream(pid) != 0) {
+        fprintf(stderr, "capture_bench: the capture never attached\n");
+        kill(c, SIGTERM);
+    }
+    if (write(go[1], "g", 1) != 1) return r;
+    if (read(res[0], &r.writer_ns, sizeof r.writer_ns) != sizeof r.writer_ns) return r;
+    waitpid(w, NULL, 0);
+    char buf[4096];
+    ssize_t n, len = 0;
+    while ((n = read(errp[0], buf + len, sizeof buf - 1 - (size_t)len)) > 0) len += n;
+    buf[len] = 0;
+    int st;
+    struct rusage ru;
+    wait4(c, &st, 0, &ru);
+    r.cap_cpu_ns = ((double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec) * 1e9 +
+                   ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e3;
+    /* "... to FILE: 1234 events (1240 entries), ..." */
+    const char *p = strstr(buf, " events (");
+    r.ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && p;
+    if (p) {
+        const char *q = p;
+        while (q > buf && isdigit((unsigned char)q[-1])) q--;
+        r.events = strtoull(q, NULL, 10);
+        r.entries = strtoull(p + 9, NULL, 10);
+    }
+    const char *l = strstr(buf, "lost ");
+    if (!l || sscanf(l, "lost %*u entries: %llu dropped, %llu overwritten", &r.dropped, &r.overwritten) != 2) r.ok = 0;
+    if (!r.ok) fprintf(stderr, "capture_bench: capture said: %s\n", buf);
+    struct stat sb;
+    r.bytes = stat(out, &sb) == 0 ? (long long)sb.st_size : -1;
+    close(go[0]);
+    close(go[1]);
+    close(res[0]);
+    close(res[1]);
+    close(errp[0]);
+    return r;
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: capture_bench RECORDER [-n ENTRIES] [-r RUNS] [-k RING_KB] [-o FILE] [--raw]\n");
+        return 2;
+    }
+    const char *recorder = argv[1], *out = "/dev/shm/capture_bench.rec", *ring = "1024";
+    long entries = 200000000;
+    int runs = 3, raw = 0;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "-n") && i + 1 < argc) entries = atol(argv[++i]);
+        else if (!strcmp(argv[i], "-r") && i + 1 < argc) runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-k") && i + 1 < argc) ring = argv[++i];
+        else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(argv[i], "--raw")) raw = 1;
+        else {
+            fprintf(stderr, "capture_bench: unknown argument %s\n", argv[i]);
+            return 2;
+        }
+    }
+    setenv("RECORDER_RING_KB", ring, 1);
+    unsetenv("RECORDER_MODE");
+    unsetenv("RECORDER_KEEP");
+    long iters = entries / 2;
+    printf("capture_bench: %ld scopes (%ld entries) per run, ring %s KiB, %s to %s\n", iters, 2 * iters, ring,
+           raw ? "raw" : "packed", out);
+    printf("%4s %12s %12s %10s %12s %10s %10s %8s\n", "run", "alone ns/e", "captured", "dropped", "writer x",
+           "cap cpu x", "bytes/e", "lossless");
+    double *ratio = calloc((size_t)runs, sizeof *ratio), *cpu = calloc((size_t)runs, sizeof *cpu);
+    int lossless = 0;
+    for (int i = 0; i < runs; i++) {
+        double alone = writer_alone(iters);
+        struct cap_run r = writer_captured(recorder, iters, out, raw);
+        if (!r.ok || alone <= 0) return 1;
+        /* The writer's entries: the scopes, plus THREAD_START, THREAD_NAME
+         * and the "attach" instant. */
+        double written = (double)(2 * iters + 3);
+        double per_entry = alone / (double)(2 * iters);
+        ratio[i] = (double)r.entries / written;
+        cpu[i] = r.cap_cpu_ns / (double)r.entries / per_entry;
+        lossless += r.dropped == 0 && r.overwritten == 0;
+        printf("%4d %12.2f %12.4f %10llu %12.2f %10.2f %10.2f %8s\n", i + 1, per_entry, ratio[i], r.dropped,
+               r.writer_ns / alone, cpu[i], (double)r.bytes / (double)r.entries,
+               r.dropped == 0 && r.overwritten == 0 ? "yes" : "no");
+        if ((unsigned long long)written != r.entries + r.dropped + r.overwritten)
+            printf("     (accounting: %llu captured + %llu dropped + %llu overwritten != %.0f written)\n", r.entries,
+                   r.dropped, r.overwritten, written);
+    }
+    qsort(ratio, (size_t)runs, sizeof *ratio, cmp_d);
+    qsort(cpu, (size_t)runs, sizeof *cpu, cmp_d);
+    printf("median: captured/written %.4f, capture cpu per entry / writer time per entry %.2f, lossless runs %d/%d\n",
+           ratio[runs / 2], cpu[runs / 2], lossless, runs);
+    unlink(out);
+    return 0;
+}
