@@ -60,8 +60,10 @@ static void log_line(int level, const char *line) {
     fprintf(stderr, "recorder-web: lws: %s", line);
 }
 
-/* lws says only that it failed: find out why, to say it clearly. */
-static void explain_listen(const char *addr, int port, char *err, size_t errlen) {
+/* Try to bind addr:port ourselves first: lws would only say that it
+ * failed (and leaks a little when it does); this says why.  Returns 0 if
+ * the address can be listened on. */
+static int probe_listen(const char *addr, int port, char *err, size_t errlen) {
     int v6 = strchr(addr, ':') != NULL;
     int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int e = 0;
@@ -87,8 +89,7 @@ static void explain_listen(const char *addr, int port, char *err, size_t errlen)
         snprintf(err, errlen, "cannot listen on %s: not an IPv4 or IPv6 address", addr);
     else if (e)
         snprintf(err, errlen, "cannot listen on %s port %d: %s", addr, port, strerror(e));
-    else
-        snprintf(err, errlen, "cannot listen on %s port %d", addr, port);
+    return e ? -1 : 0;
 }
 
 int server_create(struct web *w, char *err, size_t errlen) {
@@ -105,9 +106,10 @@ int server_create(struct web *w, char *err, size_t errlen) {
     if (!strchr(addr, ':')) info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
     info.timeout_secs = 30;
     info.count_threads = 1;
+    if (probe_listen(addr, w->opts.port, err, errlen) != 0) return EXIT_LISTEN;
     w->ctx = lws_create_context(&info);
     if (!w->ctx) {
-        explain_listen(addr, w->opts.port, err, errlen);
+        snprintf(err, errlen, "cannot listen on %s port %d", addr, w->opts.port);
         return EXIT_LISTEN;
     }
     struct lws_vhost *vh = lws_get_vhost_by_name(w->ctx, "default");

@@ -375,6 +375,8 @@ def run_capture(prog_args, cap_args=(), env=None):
     p.wait(timeout=TIMEOUT)
     remove_segment(pid)
     check(code == OK, f"capture exits 0 ({err.strip()[-200:]})")
+    check("capturing pid" not in err and len(err.strip().splitlines()) == 1,
+          "not a terminal: no status line, one summary line")
     m = re.match(r"emitted (\d+)", emitted or "")
     require(m is not None, f"the program said what it emitted ({emitted!r})")
     return out, int(m.group(1)), capture_summary(err)
@@ -407,12 +409,16 @@ def test_capture_exact():
 
 
 def test_capture_threads():
-    # One slot: every thread reuses it, with a new generation each time.
-    cap, emitted, s = run_capture(["threads", 5, 20000], env={"RECORDER_MAX_THREADS": "1"})
-    doc, ticks = count_ticks(cap)
-    check(ticks + s["dropped"] == emitted, f"captured + dropped == emitted ({ticks} + {s['dropped']} == {emitted})")
-    tids = {e["tid"] for e in events_named(doc, "tick")}
-    check(len(tids) == 5, f"five threads, one after another in one slot ({len(tids)})")
+    # New threads appearing while the capture runs, each in a new slot; then
+    # one slot for all (RECORDER_MAX_THREADS=1): every thread reuses it, with
+    # a new generation each time.
+    for env in [{}, {"RECORDER_MAX_THREADS": "1"}]:
+        cap, emitted, s = run_capture(["threads", 5, 20000], env=env)
+        doc, ticks = count_ticks(cap)
+        check(ticks + s["dropped"] == emitted,
+              f"{env}: captured + dropped == emitted ({ticks} + {s['dropped']} == {emitted})")
+        tids = {e["tid"] for e in events_named(doc, "tick")}
+        check(len(tids) == 5, f"{env}: five threads ({len(tids)})")
 
 
 def test_capture_signal():
@@ -457,6 +463,30 @@ def test_capture_signal():
         check(code == OK and os.path.getsize(dst) > 0, f"convert to .{fmt} ({err.strip()})")
     code, o2, _ = rec("convert", out, "--format", "csv", "-o", "-")
     check(code == OK and o2 == open(os.path.join(WORK, "sig.csv")).read(), "--format csv -o - is the same CSV")
+    # On a terminal: a live status line, then the summary.
+    import pty
+    p, pid = start("loop")
+    master, slave = pty.openpty()
+    c = subprocess.Popen([RECORDER, "capture", str(pid), "-o", os.path.join(WORK, "tty.rec"), "--duration", "1.5"],
+                         stderr=slave, stdout=subprocess.DEVNULL, cwd=WORK)
+    os.close(slave)
+    got = b""
+    while True:
+        try:
+            r, _, _ = select.select([master], [], [], TIMEOUT)
+            chunk = os.read(master, 4096) if r else b""
+        except OSError:
+            chunk = b""
+        if not chunk:
+            break
+        got += chunk
+    c.wait(timeout=TIMEOUT)
+    os.close(master)
+    text = got.decode(errors="replace")
+    check(re.search(r"capturing pid \d+: .* events/s", text) is not None, f"a status line on a terminal ({text[:120]!r})")
+    check("recorder: captured pid" in text, "then the summary")
+    reap(p)
+    remove_segment(pid)
     # --duration ends it by itself.
     p, pid = start("spin", 10 ** 15)
     code, _, err = rec("capture", pid, "-o", os.path.join(WORK, "dur.rec"), "--duration", "0.3")

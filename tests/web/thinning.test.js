@@ -48,9 +48,6 @@ main(async () => {
   check(s && s.thinned > 0 && s.thinnedFrames > 0, 'the slow page was thinned, and told so', s);
   check(s && slow.statusEvents === s.sent, 'it received exactly the events the server sent it', { received: slow.statusEvents, sent: s && s.sent });
   check(s && s.offered === s.sent + s.thinned, 'offered = sent + thinned: nothing lost silently', s);
-  let gaps = 0;
-  for (let i = 1; i < slow.seqs.length; i++) if (slow.seqs[i] !== slow.seqs[i - 1] + 1) gaps++;
-  check(gaps > 0, 'the frames it missed show as gaps in the sequence numbers', gaps);
   check(slow.errors.length === 0 && fast.errors.length === 0, 'every message decodes', slow.errors.concat(fast.errors).slice(0, 3));
   const f = fast.statusMsg;
   check(f && fast.statusEvents === f.sent && f.offered >= f.sent, 'the page that kept reading was served throughout', f);
