@@ -322,7 +322,10 @@ def case_threads(a, t, w):
     t.wait(lambda s: any(b in line_with(s, "worker-0") for b in BLOCKS), "a sparkline for worker-0")
     # Enter on a thread: Top for that thread.  The sleeper never completes
     # a scope, so its Top is empty.
-    t.keys("End", "Enter")
+    lines = t.screen().split("\n")
+    head = next(i for i, l in enumerate(lines) if "INSIDE NOW" in l)
+    row = next(i for i, l in enumerate(lines) if "sleeper" in l) - head - 1   # threads attach in any order
+    t.keys("Home", *(["Down"] * row), "Enter")
     t.wait_text("1 Top", "sleeper (", "No scope completed in the last second")
 
 
@@ -400,7 +403,9 @@ def case_picker(a, t, w):
                f"pid {w.pid}, tui_workload, 5 threads, running")
     t.keys("/")
     t.type(str(w.pid))
-    t.wait(lambda s: len([l for l in s.split("\n") if re.match(r"^\s+\d+\s", l)]) == 1, "one program left")
+    # Rows whose pid contains ours have longer pids, so ours comes first.
+    t.wait(lambda s: [l for l in s.split("\n") if re.match(r"^\s+\d+\s", l)][0].split()[0] == str(w.pid) and
+           "Filter:" in s and str(w.pid) in s.split("\n")[-2], "our program first in the filtered list")
     t.keys("Enter", "Enter")
     top_ready(t, w.pid)
 
