@@ -1,0 +1,176 @@
+/* browser.test.js -- the page in Debian's chromium, headless, driven by
+ * playwright-core (suite browser): it loads and connects; the lanes show
+ * the threads and the scope names; zoom, pan and pause work with the
+ * mouse; hovering a slice names it; the top table and the flame graph
+ * fill in; the downloaded snapshot passes the same strict check as
+ * `recorder dump` (tests/analysis/check_trace.py).  Screenshots go to
+ * WEB_SCREENSHOTS (in the build directory) for people to look at.
+ *
+ * Needs RECORDER_WEB, WEB_TARGET, WEB_SCREENSHOTS, playwright-core in
+ * tests/node (npm install there) and /usr/bin/chromium; skips (77)
+ * without the last two. */
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { startTarget, startServer, run, stop, check, main, until, sleep, need } = require('./harness');
+
+const SKIP = 77;
+const nodeModules = path.join(__dirname, '../node/node_modules');
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+let chromium;
+try {
+  ({ chromium } = require(path.join(nodeModules, 'playwright-core')));
+} catch (e) {
+  console.log('SKIP: playwright-core is not installed (run `npm install` in tests/node)');
+  process.exit(SKIP);
+}
+if (!fs.existsSync(chromiumPath)) {
+  console.log(`SKIP: no chromium at ${chromiumPath}`);
+  process.exit(SKIP);
+}
+
+const shots = need('WEB_SCREENSHOTS');
+fs.mkdirSync(shots, { recursive: true });
+
+async function launch() {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'recorder-web-chromium-'));
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1440, height: 900 },
+    acceptDownloads: true,
+  });
+  return { ctx, profile };
+}
+
+main(async () => {
+  const target = await startTarget(['--threads', '3', '--rate', '4000', '--work-ns', '100000']);
+  const srv = await startServer([String(target.pid), '--port', '0']);
+  const { ctx, profile } = await launch();
+  const page = ctx.pages()[0] || (await ctx.newPage());
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  try {
+    await page.goto(srv.url);
+    const state = () => page.evaluate(() => window.__recorder.state());
+
+    /* ---- it loads, connects and streams ---- */
+    const up = await until(async () => {
+      const s = await state();
+      return s.connected && s.lanes.length >= 4 && s.events > 20000 && s.topRows.length > 0 && s.flameNodes > 3;
+    }, 60000, 200);
+    let s = await state();
+    check(up, 'the page connects and events stream in', { connected: s.connected, lanes: s.lanes.length, events: s.events });
+    check((await page.textContent('#conn')).includes('connected'), 'the status says connected');
+    check((await page.textContent('#proc-name')) === 'web_target' && (await page.textContent('#proc-pid')) === 'pid ' + target.pid,
+      'the header names the program and its pid');
+    const lanes = s.lanes.map((l) => l.name);
+    check(['dispatcher', 'worker-0', 'worker-1', 'worker-2'].every((n) => lanes.includes(n)), 'a lane per thread, by name', lanes);
+    check(s.lanes.every((l) => l.tid > 0), 'each lane knows its thread id', s.lanes);
+    check(s.lanes.filter((l) => l.name.startsWith('worker')).every((l) => l.depth >= 3), 'the workers show three levels of nesting', s.lanes);
+    await page.screenshot({ path: path.join(shots, 'live.png') });
+
+    /* ---- the top table and the flame graph ---- */
+    const top = await page.textContent('#top-body');
+    check(['step', 'layer', 'attention', 'matmul_blk.2'].every((n) => top.includes(n)), 'the top table lists the scopes', top.slice(0, 200));
+    check(s.flameNodes > 5, 'the flame graph has the call tree', s.flameNodes);
+    await page.click('#window button[data-w="2"]');
+    check(await until(async () => (await page.textContent('#top-sub')).includes('whole run'), 20000, 100), 'the window switch shows the whole run');
+
+    /* ---- zoom (live: the right edge stays on now) ---- */
+    const box = await page.locator('#tl-canvas').boundingBox();
+    const before = await state();
+    await page.mouse.move(box.x + box.width * 0.8, box.y + box.height * 0.5);
+    for (let i = 0; i < 3; i++) await page.mouse.wheel(0, -500);
+    s = await state();
+    check(s.span < before.span / 4 && s.live, 'the wheel zooms in, still following live time', { before: before.span, after: s.span });
+    for (let i = 0; i < 3; i++) await page.mouse.wheel(0, 500);
+    s = await state();
+    check(Math.abs(s.span - before.span) / before.span < 0.01, 'and back out', { before: before.span, after: s.span });
+
+    /* ---- pause: the view holds still while events keep coming ---- */
+    await page.click('#btn-pause');
+    const paused = await state();
+    check(!paused.live && (await page.textContent('#btn-pause')) === 'Live', 'Pause stops following time');
+    const evBefore = paused.events;
+    await until(async () => (await state()).events > evBefore + 2000, 20000, 100);
+    s = await state();
+    check(s.t1 === paused.t1 && s.t0 === paused.t0, 'a paused view does not move', { paused: [paused.t0, paused.t1], now: [s.t0, s.t1] });
+    check(s.events > evBefore, 'events keep arriving while paused', { before: evBefore, after: s.events });
+
+    /* ---- zoom in at the pointer until slices carry their names ---- */
+    await page.mouse.move(box.x + box.width * 0.75, box.y + box.height * 0.5);
+    for (let i = 0; i < 11; i++) await page.mouse.wheel(0, -500);
+    s = await state();
+    const tAt = (x) => s.t0 + ((x - 184) * (s.t1 - s.t0)) / (box.width - 184);
+    const anchor = box.width * 0.75;
+    check(s.span < 20e6 && Math.abs(tAt(anchor) - (paused.t0 + ((anchor - 184) * (paused.t1 - paused.t0)) / (box.width - 184))) < s.span * 0.02,
+      'zooming in keeps the time under the pointer in place', { span: s.span });
+    await sleep(100);
+    s = await state();
+    const named = ['step', 'layer', 'attention'].filter((n) => s.labels.includes(n));
+    check(named.length >= 2, 'zoomed in, slices are labelled with their scope names', s.labels);
+    const hit = await page.evaluate(() => window.__recorder.findSlice('layer'));
+    check(hit !== null, 'a "layer" slice is on screen');
+    if (hit) {
+      await page.mouse.move(hit.x, hit.y);
+      await until(async () => page.isVisible('#tooltip'), 5000, 50);
+      const tip = (await page.textContent('#tooltip')) || '';
+      check(tip.startsWith('layer') && /duration/.test(tip) && /self/.test(tip) && /worker-\d/.test(tip),
+        'hovering a slice shows its name, duration, self time and thread', tip);
+      await page.screenshot({ path: path.join(shots, 'zoomed-hover.png') });
+    }
+
+    /* ---- pan with the mouse ---- */
+    const p0 = await state();
+    await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.5, { steps: 5 });
+    await page.mouse.up();
+    s = await state();
+    check(s.t1 > p0.t1 && Math.abs(s.span - p0.span) < 1, 'dragging pans the view in time', { before: p0.t1, after: s.t1 });
+
+    /* ---- back to live ---- */
+    await page.click('#btn-pause');
+    s = await state();
+    check(s.live && (await page.textContent('#btn-pause')) === 'Pause', 'Live follows time again');
+
+    /* ---- the snapshot download ---- */
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120000 }), page.click('#btn-download')]);
+    const file = path.join(shots, '..', 'snapshot.json');
+    await download.saveAs(file);
+    check(download.suggestedFilename() === `recorder-${target.pid}.json`, 'the download is named after the program', download.suggestedFilename());
+    let trace = null;
+    try { trace = JSON.parse(fs.readFileSync(file, 'utf8')); } catch (e) { check(false, 'the snapshot is JSON', String(e)); }
+    if (trace) {
+      const names = new Set((trace.traceEvents || []).map((e) => e.name));
+      check(['step', 'layer', 'attention', 'matmul_blk.1', 'dispatch', 'session'].every((n) => names.has(n)), 'the snapshot has the scopes');
+    }
+    const checker = path.join(__dirname, '../analysis/check_trace.py');
+    if (check(fs.existsSync(checker), 'tests/analysis/check_trace.py is there')) {
+      const r = await run('python3', [checker, file], 300000);
+      check(r.code === 0, 'the downloaded snapshot passes check_trace.py (as `recorder dump` does)', (r.stdout + r.stderr).slice(0, 2000));
+    }
+
+    await page.screenshot({ path: path.join(shots, 'live-end.png') });
+    s = await state();
+    console.log(`info: ${s.events} events received, ${s.fps.toFixed(1)} frames/s in the page, lost ${s.lost}, thinned ${s.thinned}`);
+    check(s.decodeErrors === 0, 'every message decoded');
+    check(errors.length === 0, 'no errors in the page', errors.slice(0, 5));
+
+    /* ---- the program exits: the page says so and keeps the data ---- */
+    await stop(target.proc);
+    const exited = await until(async () => (await page.textContent('#conn')).includes('exited'), 30000, 100);
+    check(exited, 'when the program exits, the status says so');
+    await page.screenshot({ path: path.join(shots, 'exited.png') });
+  } finally {
+    await ctx.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+    await stop(srv.proc);
+    await stop(target.proc);
+  }
+});
