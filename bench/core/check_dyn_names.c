@@ -69,7 +69,7 @@ static void every_length_and_alignment(void) {
  * in the same order as before (the guess by address is right) or not. */
 static void one_buffer_many_names(void) {
     char n[64];
-    for (int round = 0; round < 4; round++)
+    for (int round = 0; round < 4; round++) {
         for (int j = 0; j < 40; j++) {
             int i = round < 2 ? j : round == 2 ? 39 - j : (j * 17) % 40;
             snprintf(n, sizeof n, "matmul_blk.%d.attn_q", i);
@@ -77,6 +77,12 @@ static void one_buffer_many_names(void) {
             CHECK_EQ_U(id, canonical(n));
             CHECK(text_is(id, n));
         }
+        /* The second pass in the same order is guessed; a new order stops
+         * the guessing. */
+        unsigned mode = REC__DYN_PTR(rec__t.dyn, (uintptr_t)n)->mode;
+        if (round == 1) CHECK_EQ_U(mode, REC__DYN_SURE);
+        if (round == 3) CHECK_EQ_U(mode, REC__DYN_NOGUESS);
+    }
 }
 
 /* Point the cached entries of name id ida at idb instead, a name of the
@@ -188,12 +194,11 @@ static void names_at_a_page_end(void) {
     static char x[128] __attribute__((aligned(64)));
     char *y = m + pg - 8;                 /* room for 7 bytes and a NUL */
     char *xb = x + 8 * (REC__DYN_PTR(rec__t.dyn, (uintptr_t)x) == REC__DYN_PTR(rec__t.dyn, (uintptr_t)y));
-    strcpy(y, "A1");
-    CHECK_EQ_U(rec__intern_dyn(y), canonical("A1"));
-    strcpy(y, "C1");
-    CHECK_EQ_U(rec__intern_dyn(y), canonical("C1"));
-    strcpy(y, "A1");
-    CHECK_EQ_U(rec__intern_dyn(y), canonical("A1"));   /* y now follows A1 */
+    for (int i = 0; i < 5; i++) {         /* A1 C1 A1 C1 A1: y guesses now */
+        strcpy(y, i % 2 ? "C1" : "A1");
+        CHECK_EQ_U(rec__intern_dyn(y), canonical(y));
+    }
+    CHECK(REC__DYN_PTR(rec__t.dyn, (uintptr_t)y)->mode >= REC__DYN_GUESS);
     strcpy(xb, "A1");
     CHECK_EQ_U(rec__intern_dyn(xb), canonical("A1"));
     fill(xb, 60, 4);

@@ -19,7 +19,8 @@
  *    len + 1 bytes with the interned text.  An address whose text changes
  *    is a buffer rewritten per call (snprintf); for it, the name that
  *    followed the last one there the previous time (n, by id) is tried,
- *    since a program mostly names its operations in the same order;
+ *    since a program mostly names its operations in the same order, as
+ *    long as such guesses have been right;
  *  - by key (e): a hash of the text, for everything else; 2-way sets,
  *    entries 2i and 2i+1, the newest first.  Keys come from the word scan
  *    (rec__dyn_by_key) for names that fit in REC__DYN_WORDS aligned words,
@@ -41,8 +42,20 @@ struct rec__dyn_ptr {
     const char *ptr;
     uint32_t id;                     /* > REC_ID_OVERFLOW: a name with text, or 0 */
     uint16_t len;
-    uint16_t rewritten;              /* the text here changed since it was kept */
+    uint16_t mode;                   /* REC__DYN_KEPT, or rewritten: see below */
 };
+/* A rewritten buffer's mode counts how well guesses have done: from
+ * REC__DYN_NOGUESS (looked up by key only) to REC__DYN_SURE. */
+#define REC__DYN_KEPT    0u
+#define REC__DYN_NOGUESS 1u
+#define REC__DYN_GUESS   2u
+#define REC__DYN_SURE    4u
+static inline uint16_t rec__dyn_hit(uint16_t m) {
+    return (uint16_t)(m == REC__DYN_KEPT || m == REC__DYN_SURE ? m : m + 1u);
+}
+static inline uint16_t rec__dyn_miss(uint16_t m) {
+    return (uint16_t)(m == REC__DYN_KEPT ? REC__DYN_NOGUESS : m - 1u);
+}
 struct rec__dyn_next {
     uint32_t id, next;               /* in a rewritten buffer, next followed id */
     uint32_t next_len, pad;
@@ -191,13 +204,15 @@ static REC__NO_SANITIZE REC__NOINLINE int rec__dyn_same_shifted(const char *name
 }
 
 /* After a lookup by key found id: remember the name by its address.  At an
- * address already known to be rewritten, also note that id followed the
- * name there before. */
+ * address known to be rewritten, also note that id followed the name there
+ * before, and if guessing is off, whether a guess would have been right
+ * (then turn it on). */
 static inline uint32_t rec__dyn_keep(struct rec__dyn_cache *c, struct rec__dyn_ptr *p, const char *name,
                                      uint32_t id, size_t len) {
-    if (p->ptr == name && p->rewritten) {
+    if (p->ptr == name && p->mode != REC__DYN_KEPT) {
         if (p->id > REC_ID_OVERFLOW && id > REC_ID_OVERFLOW) {
             struct rec__dyn_next *x = REC__DYN_NEXT(c, p->id);
+            if (p->mode == REC__DYN_NOGUESS && x->id == p->id && x->next == id) p->mode = REC__DYN_GUESS;
             x->id = p->id;
             x->next = id;
             x->next_len = (uint32_t)len;
@@ -208,7 +223,7 @@ static inline uint32_t rec__dyn_keep(struct rec__dyn_cache *c, struct rec__dyn_p
         p->ptr = name;
         p->id = id;
         p->len = (uint16_t)len;
-        p->rewritten = 0;
+        p->mode = REC__DYN_KEPT;
     }
     return id == REC_ID_FILTERED ? 0 : id;
 }
@@ -350,9 +365,10 @@ static REC__NOINLINE uint32_t rec__dyn_guess_shifted(struct rec__dyn_cache *c, s
     if (rec__dyn_same_shifted(name, rec__str(&rec__g, id)->text, len + 1)) {
         p->id = id;
         p->len = (uint16_t)len;
+        p->mode = rec__dyn_hit(p->mode);
         return id;
     }
-    p->rewritten = 1;
+    p->mode = rec__dyn_miss(p->mode);
     return rec__dyn_by_key(c, p, name);
 }
 
@@ -360,6 +376,9 @@ static REC__NOINLINE uint32_t rec__dyn_guess_shifted(struct rec__dyn_cache *c, s
  * seen there last time, or in a rewritten buffer the one that followed
  * it), and check the guess by comparing len + 1 bytes (the NUL included)
  * with the text in aligned words; if it fails, look the name up by key.
+ * In a rewritten buffer whose names come in no learnable order, guesses
+ * soon stop (each miss lowers the mode, each hit raises it), until the
+ * lookup by key sees that one would have been right.
  *
  * An aligned word never straddles a page, so the words holding the name's
  * first and last bytes may be read whole; but their other bytes are not
@@ -376,9 +395,10 @@ REC__NO_SANITIZE uint32_t rec__intern_dyn(const char *name) {
     if (REC_LIKELY(p->ptr == name)) {
         uint32_t id = p->id;
         size_t len = p->len;
-        if (p->rewritten) {
+        if (p->mode != REC__DYN_KEPT) {
             const struct rec__dyn_next *x = REC__DYN_NEXT(c, id);
-            if (x->id != id || x->next <= REC_ID_OVERFLOW || !REC__DYN_IN_PAGE(a, x->next_len))
+            if (p->mode == REC__DYN_NOGUESS || x->id != id || x->next <= REC_ID_OVERFLOW ||
+                !REC__DYN_IN_PAGE(a, x->next_len))
                 return rec__dyn_by_key(c, p, name);
             id = x->next;
             len = x->next_len;
@@ -396,11 +416,14 @@ REC__NO_SANITIZE uint32_t rec__intern_dyn(const char *name) {
             diff |= nw ^ tw;
         }
         if (REC_LIKELY(diff == 0)) {
-            p->id = id;  /* for a rewritten buffer: the next guess follows it */
-            p->len = (uint16_t)len;
+            if (p->mode != REC__DYN_KEPT) {  /* the next guess follows this name */
+                p->id = id;
+                p->len = (uint16_t)len;
+                p->mode = rec__dyn_hit(p->mode);
+            }
             return id;
         }
-        p->rewritten = 1;
+        p->mode = rec__dyn_miss(p->mode);
     }
 #endif
     return rec__dyn_by_key(c, p, name);
