@@ -4,7 +4,11 @@
  *
  *   capture_bench RECORDER [-n ENTRIES] [-r RUNS] [-k RING_KB] [-o FILE] [--raw]
  *
- * Each run forks a writer that records ENTRIES/2 scopes of one static name
+ * First, in this process, the consumer's own cost: fill a ring (stream
+ * mode: the writer drops what does not fit), drain it with the capture
+ * library into /dev/null, again and again; time per entry of each side.
+ *
+ * Then each run forks a writer that records ENTRIES/2 scopes of one static name
  * in a tight loop, twice: alone (flight mode, nothing reading), and while
  * `RECORDER capture` streams it to FILE.  Everything is reported as ratios
  * within the run, since the machine is shared and noisy:
@@ -31,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "recorder/capture.h"
 #include "recorder/reader.h"
 
 extern char **environ;
@@ -159,6 +164,48 @@ static struct cap_run writer_captured(const char *recorder, long iters, const ch
     return r;
 }
 
+/* In-process: writer and consumer take turns on one ring, so each side's
+ * time per entry is its own, whatever else the machine does. */
+static void consumer_cost(int raw) {
+    setenv("RECORDER_RING_KB", "1024", 1);  /* stays in L2, as a busy ring's tail does */
+    if (rec_init() != 0) exit(1);
+    char err[256];
+    rec_seg *s;
+    if (rec_seg_open(rec_segment_path(), REC_OPEN_STREAM, &s, err, sizeof err) != REC_OK) {
+        fprintf(stderr, "capture_bench: %s\n", err);
+        exit(1);
+    }
+    struct rec_capture_opts o = {0, raw, 0};
+    rec_capture *c;
+    if (rec_capture_start(s, "/dev/null", &o, &c, err, sizeof err) != REC_OK) {
+        fprintf(stderr, "capture_bench: %s\n", err);
+        exit(1);
+    }
+    struct rec_seg_info info;
+    rec_seg_get_info(s, &info);
+    size_t m;
+    REC_INSTANT("attach");
+    rec_capture_poll(c, &m, err, sizeof err);
+    double tw = 0, tc = 0;
+    uint64_t total = 0;
+    for (int r = 0; r < 200; r++) {
+        double a = now_ns();
+        for (uint64_t i = 0; i < info.ring_entries / 2; i++) {
+            REC_SCOPE("work");
+        }
+        double b = now_ns();
+        rec_capture_poll(c, &m, err, sizeof err);
+        tc += now_ns() - b;
+        tw += b - a;
+        total += m;
+    }
+    rec_capture_finish(c, REC_CAPTURE_END_STOPPED, NULL, err, sizeof err);
+    rec_seg_close(s);
+    rec_shutdown();
+    printf("consumer alone (in-process, 1 MiB ring, %llu entries): writer %.2f ns/entry, capture %.2f ns/entry: ratio %.2f\n",
+           (unsigned long long)total, tw / (double)total, tc / (double)total, tc / tw);
+}
+
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -187,6 +234,13 @@ int main(int argc, char **argv) {
     unsetenv("RECORDER_MODE");
     unsetenv("RECORDER_KEEP");
     long iters = entries / 2;
+    pid_t cc = fork();
+    if (cc == 0) {
+        consumer_cost(raw);
+        fflush(stdout);
+        _exit(0);
+    }
+    waitpid(cc, NULL, 0);
     printf("capture_bench: %ld scopes (%ld entries) per run, ring %s KiB, %s to %s\n", iters, 2 * iters, ring,
            raw ? "raw" : "packed", out);
     printf("%4s %12s %12s %10s %12s %10s %10s %8s\n", "run", "alone ns/e", "captured", "dropped", "writer x",
