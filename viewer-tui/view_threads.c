@@ -43,13 +43,13 @@ void view_threads_draw(struct app *a, int y, int h) {
         /* Narrow terminals lose the tid and the state first: the name,
          * the utilization and the open scopes say the most. */
         [C_TID] = {"TID", 7, 70, 0, 1},
-        [C_NAME] = {"NAME", 16, 100, 0, 0},
+        [C_NAME] = {"NAME", 14, 100, 0, 0},
         [C_STATE] = {"STATE", 6, 78, 0, 0},
         [C_EVS] = {"EV/S", 7, 80, 0, 1},
         [C_LOST] = {"LOST", 7, 82, 0, 1},
         [C_UTIL] = {"UTIL", 6, 86, 0, 1},
         [C_HIST] = {hist >= 40 ? "UTILIZATION, LAST SECONDS" : "UTIL HISTORY", hist, 88, 0, 0},
-        [C_INSIDE] = {"INSIDE NOW", 16, 1000, 1, 0},
+        [C_INSIDE] = {"INSIDE NOW", 24, 1000, 1, 0},
     };
     int x[C_N], w[C_N];
     const int margin = 1;
