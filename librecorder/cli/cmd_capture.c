@@ -198,5 +198,10 @@ int cmd_capture(int argc, char **argv) {
             cli_bytes(a, sizeof a, (double)st.bytes), secs, cli_count(b, sizeof b, secs > 0 ? (double)st.events / secs : 0),
             (unsigned long long)(st.dropped + st.overwritten), (unsigned long long)st.dropped,
             (unsigned long long)st.overwritten, why);
+    if (st.dropped)
+        fprintf(stderr,
+                "recorder: hint: the capture fell behind; each ring holds %llu entries (RECORDER_RING_KB=%llu): "
+                "a larger ring rides out longer pauses\n",
+                (unsigned long long)info.ring_entries, (unsigned long long)(info.ring_entries * 16 / 1024));
     return rc;
 }
