@@ -106,7 +106,10 @@ static struct rec_slot *rec__claim(struct rec__global *g, int tid) {
             return s;
         }
     }
-    for (int pass = 0; pass < 8; pass++) {
+    /* A lost CAS means another thread claimed a slot (progress), so retry
+     * while any slot is free or exited; giving up after a few lost races
+     * would leave a thread unrecorded with slots to spare. */
+    for (;;) {
         struct rec_slot *best = NULL;
         uint64_t best_sg = 0, best_exit = UINT64_MAX;
         for (uint32_t i = 0; i < n; i++) {
