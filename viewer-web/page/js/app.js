@@ -39,7 +39,8 @@ function connect() {
     retryMs = 250;
     /* A new connection starts a new picture: counts stay exact. */
     store.reset();
-    colors.cache = [];
+    perf.ev0 = 0;
+    colors.reset();
     timeline.layoutKey = '';
     timeline.setLive(true);
     setConn('live', 'connected');
@@ -151,7 +152,7 @@ function frame(now) {
   if (now - perf.t0 >= 1000) {
     const dt = (now - perf.t0) / 1000;
     perf.fps = perf.frames / dt;
-    perf.eventsPerSec = (store.events - perf.ev0) / dt;
+    perf.eventsPerSec = Math.max(0, store.events - perf.ev0) / dt;
     perf.frames = 0;
     perf.t0 = now;
     perf.ev0 = store.events;

@@ -2,15 +2,17 @@
  * saturation and lightness: distinct side by side, calm in bulk, and
  * dark label text stays readable on every one of them. */
 
-const PALETTE = (() => {
-  const out = [];
+/* The same colors as CSS strings (for the canvas and the DOM) and packed
+ * (for the raster). */
+const PALETTE = [], PALETTE_PX = [];
+(() => {
   const hues = 15;
   for (let l = 0; l < 2; l++)
     for (let i = 0; i < hues; i++) {
-      const h = Math.round((i * 360) / hues + l * 12) % 360;
-      out.push(`hsl(${h} ${l ? 42 : 52}% ${l ? 70 : 62}%)`);
+      const h = Math.round((i * 360) / hues + l * 12) % 360, sat = l ? 42 : 52, light = l ? 70 : 62;
+      PALETTE.push(`hsl(${h} ${sat}% ${light}%)`);
+      PALETTE_PX.push(packHSL(h, sat, light));
     }
-  return out;
 })();
 
 function hashName(s) {
@@ -26,21 +28,45 @@ function hashName(s) {
 class Colors {
   constructor(store) {
     this.store = store;
+    this.reset();
+  }
+  reset() {
     this.cache = [];
+    this.pxCache = new Int32Array(0);
+  }
+  index(id) {
+    const name = this.store.names[id];
+    if (name === undefined) return -1;   /* name not here yet: ask again later */
+    /* Names that differ only by a number (matmul_blk.3) share a hue,
+     * and the number may shift its lightness. */
+    const base = name.replace(/[0-9]+/g, '#');
+    const i = hashName(base) % 15;
+    const digits = base !== name;
+    return digits ? i + 15 * (hashName(name) & 1) : i;
   }
   of(id) {
     let c = this.cache[id];
     if (c === undefined) {
-      const name = this.store.names[id];
-      if (name === undefined) return '#6b7385';   /* name not here yet: ask again later */
-      /* Names that differ only by a number (matmul_blk.3) share a hue
-       * family, and the number shifts lightness. */
-      const base = name.replace(/[0-9]+/g, '#');
-      const i = hashName(base) % 15;
-      const digits = name.length - name.replace(/[0-9]/g, '').length;
-      c = this.cache[id] = PALETTE[digits ? i + 15 * (hashName(name) & 1) : i];
+      const i = this.index(id);
+      if (i < 0) return '#6b7385';
+      c = this.cache[id] = PALETTE[i];
     }
     return c;
+  }
+  /* Packed, for the raster: an array lookup on the hot path. */
+  px(id) {
+    if (id < this.pxCache.length) {
+      const c = this.pxCache[id];
+      if (c !== 0) return c >>> 0;
+    } else {
+      const n = new Int32Array(Math.max(256, id * 2));
+      n.set(this.pxCache);
+      this.pxCache = n;
+    }
+    const i = this.index(id);
+    if (i < 0) return UI_PX.unknown;
+    this.pxCache[id] = PALETTE_PX[i] | 0;
+    return PALETTE_PX[i];
   }
 }
 
@@ -60,4 +86,20 @@ const UI = {
   hover: '#ffffff',
   counter: '#7ab4ff',
   counterFill: 'rgba(122, 180, 255, 0.18)',
+};
+
+const UI_PX = {
+  bg: packHex(UI.bg),
+  laneA: packHex(UI.laneA),
+  laneB: packHex(UI.laneB),
+  gutter: packHex(UI.gutter),
+  line: packHex(UI.line),
+  grid: packHex(UI.grid),
+  now: packHex('#5d8fd0'),
+  counter: packHex(UI.counter),
+  band: mixPacked(packHex(UI.counter), packHex(UI.laneA), 0.22),
+  cut: packHex('#f2686a'),
+  openEdge: packHex('#f4f6fa'),
+  unknown: packHex('#6b7385'),
+  scroll: packHex('#4a5262'),
 };

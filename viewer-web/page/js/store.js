@@ -42,10 +42,11 @@ class Columns {
     this.onGrow();
   }
   onGrow() {}
-  /* First index in [from, n) whose column k value is >= v (sorted column). */
-  lowerBound(k, v, from) {
+  /* First index in [from, to) whose column k value is >= v (sorted
+   * column); from and to default to the whole live range. */
+  lowerBound(k, v, from, to) {
     const a0 = this.cols[k];
-    let a = from === undefined ? this.lo : from, b = this.n;
+    let a = from === undefined ? this.lo : from, b = to === undefined ? this.n : to;
     while (a < b) {
       const m = (a + b) >>> 1;
       if (a0[m] < v) a = m + 1;

@@ -97,7 +97,11 @@ class Timeline {
     this.scrollY = Math.min(Math.max(0, this.scrollY), max);
   }
 
-  /* ---- drawing ---- */
+  /* ---- drawing ----
+   * Pass 1 paints blocks into the raster: backgrounds, grid, slices,
+   * instants, counters, the now line.  Pass 2, on the canvas: text,
+   * flow arrows, the hover outline.  Labels found in pass 1 wait in a
+   * list for pass 2. */
   draw() {
     const s = this.store, ctx = this.ctx;
     this.resize();
@@ -105,92 +109,103 @@ class Timeline {
     const now = s.liveNow();
     if (this.live) this.t1 = now;
     if (this.t1 === 0) this.t1 = now;
-    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
-    ctx.fillStyle = UI.bg;
-    ctx.fillRect(0, 0, this.W, this.H);
+    const R = this.raster || (this.raster = new Raster(ctx));
+    R.resize(this.W, this.H, this.dpr);
+    R.clear(UI_PX.bg);
     this.labels.clear();
+    this.pending = [];       /* [text, x, y, kind] */
 
     const top = RULER_H - this.scrollY;
+    R.clip(RULER_H, this.H);
+    const visible = [];
+    for (const tr of this.tracks) {
+      const y = top + tr.y;
+      if (y > this.H || y + tr.h < RULER_H) continue;
+      visible.push([tr, y]);
+      R.rect(GUTTER, y, this.W, y + tr.h - 1, tr.kind === 'counter' || visible.length % 2 ? UI_PX.laneA : UI_PX.laneB);
+      R.rect(0, y + tr.h - 1, this.W, y + tr.h, UI_PX.line);
+    }
+    const { step, first } = this.ticks();
+    for (let t = first; t <= this.t1; t += step) R.rect(this.xOf(t), RULER_H, this.xOf(t) + 1, this.H, UI_PX.grid);
+    for (const [tr, y] of visible) {
+      if (tr.kind === 'counter') this.drawCounter(tr, y);
+      else this.drawLane(tr, y, now);
+    }
+    const xn = this.xOf(now);
+    if (xn >= GUTTER && xn < this.W) R.rect(xn, RULER_H, xn + 1, this.H, UI_PX.now);
+    /* The gutter and the ruler's background, over anything that spilled. */
+    R.rect(0, RULER_H, GUTTER - 1, this.H, UI_PX.gutter);
+    R.rect(GUTTER - 1, RULER_H, GUTTER, this.H, UI_PX.line);
+    for (const [tr, y] of visible) R.rect(0, y + tr.h - 1, GUTTER, y + tr.h, UI_PX.line);
+    R.unclip();
+    R.rect(0, 0, this.W, RULER_H - 1, UI_PX.gutter);
+    R.rect(0, RULER_H - 1, this.W, RULER_H, UI_PX.line);
+    for (let t = first; t <= this.t1; t += step) {
+      const x = this.xOf(t);
+      if (x >= GUTTER) R.rect(x, RULER_H - 7, x + 1, RULER_H - 1, UI_PX.line);
+    }
+    this.drawScrollbar(R);
+    R.put();
+
+    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     ctx.save();
     ctx.beginPath();
     ctx.rect(0, RULER_H, this.W, this.H - RULER_H);
     ctx.clip();
-    this.drawGrid();
-    for (const tr of this.tracks) {
-      const y = top + tr.y;
-      if (y > this.H || y + tr.h < RULER_H) continue;
-      if (tr.kind === 'counter') this.drawCounter(tr, y);
-      else this.drawLane(tr, y, now);
+    this.drawLabels();
+    for (const [tr, y] of visible) {
+      if (tr.kind === 'counter') {
+        const c = tr.c;
+        this.gutterText(y, this.store.name(c.name), fmtValue(c.last) + '  (' + fmtValue(c.min) + '–' + fmtValue(c.max) + ')', false);
+      } else {
+        const L = tr.L;
+        this.gutterText(y, L.label, (L.tid ? 'tid ' + L.tid : '') + (L.alive ? '' : '  exited'), !L.alive);
+      }
     }
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(GUTTER, RULER_H, this.W - GUTTER, this.H - RULER_H);
+    ctx.clip();
     this.drawFlows(top);
-    this.drawNowLine(now);
     this.drawHover(top);
     ctx.restore();
-    this.drawRuler();
-    this.drawScrollbar();
+    ctx.restore();
+    this.drawRulerText(step, first);
     this.dirty = false;
+    this.draws = (this.draws || 0) + 1;
   }
 
   ticks() {
     const step = niceStep((this.span * 110) / this.plotW);
-    const first = Math.ceil(this.t0 / step) * step;
+    const first = Math.max(0, Math.ceil(this.t0 / step) * step);
     return { step, first };
   }
 
-  drawGrid() {
-    const ctx = this.ctx, { step, first } = this.ticks();
-    ctx.fillStyle = UI.grid;
-    for (let t = first; t <= this.t1; t += step) ctx.fillRect(Math.round(this.xOf(t)), RULER_H, 1, this.H - RULER_H);
-  }
-
-  drawRuler() {
-    const ctx = this.ctx, { step, first } = this.ticks();
-    ctx.fillStyle = UI.gutter;
-    ctx.fillRect(0, 0, this.W, RULER_H);
-    ctx.fillStyle = UI.line;
-    ctx.fillRect(0, RULER_H - 1, this.W, 1);
+  drawRulerText(step, first) {
+    const ctx = this.ctx;
     ctx.font = FONT_MONO;
     ctx.textBaseline = 'middle';
     ctx.textAlign = 'left';
+    ctx.fillStyle = UI.muted;
     for (let t = first; t <= this.t1; t += step) {
       const x = Math.round(this.xOf(t));
-      ctx.fillStyle = UI.line;
-      ctx.fillRect(x, RULER_H - 7, 1, 6);
-      ctx.fillStyle = UI.muted;
-      ctx.fillText(fmtTime(t, step), x + 4, RULER_H / 2);
+      if (x >= GUTTER) ctx.fillText(fmtTime(t, step), x + 4, RULER_H / 2);
     }
-    ctx.fillStyle = UI.gutter;
-    ctx.fillRect(0, 0, GUTTER, RULER_H - 1);
     ctx.fillStyle = UI.faint;
     ctx.font = FONT;
     ctx.fillText('time since start', 12, RULER_H / 2);
   }
 
-  drawScrollbar() {
+  drawScrollbar(R) {
     const viewH = this.H - RULER_H;
     if (this.contentH <= viewH) return;
-    const ctx = this.ctx;
     const h = Math.max(24, (viewH * viewH) / this.contentH);
     const y = RULER_H + ((viewH - h) * this.scrollY) / (this.contentH - viewH);
-    ctx.fillStyle = 'rgba(139, 147, 165, 0.35)';
-    ctx.fillRect(this.W - 6, y, 4, h);
+    R.rect(this.W - 6, y, this.W - 2, y + h, UI_PX.scroll);
   }
 
-  drawNowLine(now) {
-    const x = this.xOf(now);
-    if (x < GUTTER || x > this.W) return;
-    this.ctx.fillStyle = UI.now;
-    this.ctx.globalAlpha = 0.6;
-    this.ctx.fillRect(Math.round(x), RULER_H, 1, this.H - RULER_H);
-    this.ctx.globalAlpha = 1;
-  }
-
-  gutterLabel(y, h, title, sub, muted) {
+  gutterText(y, title, sub, muted) {
     const ctx = this.ctx;
-    ctx.fillStyle = UI.gutter;
-    ctx.fillRect(0, y, GUTTER, h);
-    ctx.fillStyle = UI.line;
-    ctx.fillRect(GUTTER - 1, y, 1, h);
     ctx.textAlign = 'left';
     ctx.textBaseline = 'top';
     ctx.font = FONT_BOLD;
@@ -203,13 +218,17 @@ class Timeline {
     }
   }
 
+  drawLabels() {
+    const ctx = this.ctx;
+    ctx.font = FONT;
+    ctx.fillStyle = UI.label;
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'middle';
+    for (const [text, x, y] of this.pending) ctx.fillText(text, x, y);
+  }
+
   drawLane(tr, y, now) {
-    const ctx = this.ctx, L = tr.L;
-    const idx = this.tracks.indexOf(tr);
-    ctx.fillStyle = idx % 2 ? UI.laneB : UI.laneA;
-    ctx.fillRect(GUTTER, y, this.W - GUTTER, tr.h);
-    ctx.fillStyle = UI.line;
-    ctx.fillRect(0, y + tr.h - 1, this.W, 1);
+    const L = tr.L;
     const t0 = this.t0, t1 = this.t1, k = this.plotW / this.span;
     const rowsY = y + INSTANT_H;
     for (let d = 0; d < tr.rows; d++) {
@@ -222,39 +241,26 @@ class Timeline {
     for (let d = 0; d < open; d++) {
       const ts = L.stkTs[d];
       if (ts > t1) continue;
-      const ry = rowsY + d * ROW_H;
-      this.drawSlice(L.stkName[d], ts, Math.max(ts, now), ry, t0, k, true);
+      this.drawSlice(L.stkName[d], ts, Math.max(ts, now), rowsY + d * ROW_H, t0, k, true);
     }
     this.drawInstants(L, y, t0, t1, k);
-    this.gutterLabel(y, tr.h - 1, L.label, (L.tid ? 'tid ' + L.tid : '') + (L.alive ? '' : '  exited'), !L.alive);
   }
 
   drawSlice(name, ts, te, ry, t0, k, open) {
-    const ctx = this.ctx;
+    const R = this.raster;
     let xa = GUTTER + (ts - t0) * k, xb = GUTTER + (te - t0) * k;
     if (xb < GUTTER || xa > this.W) return;
     if (xa < GUTTER) xa = GUTTER;
     if (xb > this.W + 1) xb = this.W + 1;
-    xa = Math.round(xa);
-    const w = Math.max(1, Math.round(xb) - xa);
-    ctx.fillStyle = this.colors.of(name);
-    ctx.fillRect(xa, ry, w, ROW_H - 2);
-    if (open) {
-      ctx.fillStyle = 'rgba(255,255,255,0.55)';
-      ctx.fillRect(xa + w - 2, ry, 2, ROW_H - 2);
-    }
-    if (w > 28) this.label(name, xa, ry, w);
+    R.rect(xa, ry, xb, ry + ROW_H - 2, this.colors.px(name));
+    if (open) R.rect(Math.max(xa, xb - 2), ry, xb, ry + ROW_H - 2, UI_PX.openEdge);
+    if (xb - xa > 28) this.label(name, xa, ry, xb - xa);
   }
 
   label(name, x, ry, w) {
-    const ctx = this.ctx;
     const text = this.fit(this.store.name(name), w - 8, FONT);
     if (!text) return;
-    ctx.font = FONT;
-    ctx.fillStyle = UI.label;
-    ctx.textAlign = 'left';
-    ctx.textBaseline = 'middle';
-    ctx.fillText(text, x + 4, ry + (ROW_H - 2) / 2 + 0.5);
+    this.pending.push([text, x + 4, ry + (ROW_H - 2) / 2 + 0.5]);
     this.labels.add(this.store.name(name));
   }
 
@@ -274,96 +280,74 @@ class Timeline {
   }
 
   drawRow(row, ry, t0, t1, k) {
-    const ctx = this.ctx, s = row.s, e = row.e, nm = row.nm, fl = row.fl, n = row.n;
-    const h = ROW_H - 2, W = this.W;
+    const R = this.raster, s = row.s, e = row.e, nm = row.nm, fl = row.fl, n = row.n;
+    const h = ROW_H - 2, W = this.W, colors = this.colors;
     let i = row.lowerBound(1, t0);
-    /* Sub-pixel runs are drawn as blocks; touching blocks of one color
-     * are merged into one rectangle before they are filled. */
-    let bx0 = 0, bx1 = -1, bc = '';
-    const flush = () => {
-      if (bx1 < 0) return;
-      ctx.fillStyle = bc;
-      ctx.fillRect(bx0, ry, Math.max(1, bx1 - bx0), h);
-      bx1 = -1;
-    };
+    /* Sub-pixel runs become one-pixel blocks; touching blocks of one color
+     * are merged before they are painted. */
+    let bx0 = 0, bx1 = -1, bc = 0;
     while (i < n) {
       const si = s[i];
       if (si > t1) break;
       const xa = GUTTER + (si - t0) * k;
       const xb = GUTTER + (e[i] - t0) * k;
       if (xb - xa >= 2) {
-        flush();
+        if (bx1 >= 0) { R.rect(bx0, ry, bx1, ry + h, bc); bx1 = -1; }
         this.drawSlice(nm[i], si, e[i], ry, t0, k, false);
-        if (fl[i] & SLICE_CUT) {
-          ctx.fillStyle = 'rgba(242, 104, 106, 0.9)';
-          ctx.fillRect(Math.min(Math.max(xb - 2, GUTTER), W), ry, 2, h);
-        }
+        if (fl[i] & SLICE_CUT) R.rect(Math.min(Math.max(xb - 2, GUTTER), W), ry, Math.min(Math.max(xb, GUTTER), W), ry + h, UI_PX.cut);
         i++;
         continue;
       }
       /* Narrower than two pixels: everything that starts before the next
-       * pixel joins this block; ends are sorted, so the last one ends it. */
+       * pixel joins this block; ends are sorted, so the last one ends it.
+       * A galloping search: the next pixel is usually near. */
       const px = Math.floor(xa) + 1;
-      let j = row.lowerBound(0, t0 + (px - GUTTER) / k, i + 1);
+      const tn = t0 + (px - GUTTER) / k;
+      let j = i + 1, stepN = 1;
+      while (j < n && s[j] < tn) { j += stepN; stepN *= 2; }
+      j = row.lowerBound(0, tn, Math.max(i + 1, j - stepN / 2 | 0), Math.min(j, n));
       let end = GUTTER + (e[j - 1] - t0) * k;
       if (end > px + 2) {
         /* The run's last slice is wide: it gets drawn on its own. */
         j--;
         end = px;
       }
-      const c = this.colors.of(nm[i]);
-      /* Whole pixels: no anti-aliased edges to blend, a plain blit. */
+      const c = colors.px(nm[i]);
       const x0 = Math.max(GUTTER, Math.floor(xa)), x1 = Math.max(x0 + 1, Math.min(Math.ceil(end), W));
-      if (c === bc && x0 <= bx1 + 0.5) {
+      if (c === bc && x0 <= bx1) {
         if (x1 > bx1) bx1 = x1;
       } else {
-        flush();
+        if (bx1 >= 0) R.rect(bx0, ry, bx1, ry + h, bc);
         bx0 = x0; bx1 = x1; bc = c;
       }
       i = j;
     }
-    flush();
+    if (bx1 >= 0) R.rect(bx0, ry, bx1, ry + h, bc);
   }
 
   drawInstants(L, y, t0, t1, k) {
-    const ctx = this.ctx, I = L.instants, t = I.t, nm = I.nm;
+    const R = this.raster, I = L.instants, t = I.t, nm = I.nm;
     const first = I.lowerBound(0, t0), last = I.lowerBound(0, t1 + 1);
-    /* Few: small triangles.  Many: one-pixel ticks, far cheaper to fill. */
+    /* Few: small triangles.  Many: one-pixel ticks. */
     const ticks = last - first > 150;
-    const paths = new Map();  /* one path per color: one fill each */
     let i = first;
     while (i < last) {
-      const x = GUTTER + (t[i] - t0) * k;
-      const c = this.colors.of(nm[i]);
-      let p = paths.get(c);
-      if (!p) paths.set(c, (p = new Path2D()));
-      if (ticks) {
-        p.rect(Math.floor(x), y + 1, 1, INSTANT_H - 3);
-      } else {
-        p.moveTo(x - 3.5, y + 1);
-        p.lineTo(x + 3.5, y + 1);
-        p.lineTo(x, y + INSTANT_H - 2);
-        p.closePath();
-      }
-      i = I.lowerBound(0, t0 + (x + (ticks ? 2 : 3) - GUTTER) / k, i + 1);
-    }
-    for (const [c, p] of paths) {
-      ctx.fillStyle = c;
-      ctx.fill(p);
+      const x = Math.floor(GUTTER + (t[i] - t0) * k);
+      const c = this.colors.px(nm[i]);
+      if (ticks) R.rect(x, y + 1, x + 1, y + INSTANT_H - 2, c);
+      else for (let r = 0; r < 4; r++) R.rect(x - 3 + r, y + 1 + r * 1.5, x + 4 - r, y + 2.5 + r * 1.5, c);
+      i = I.lowerBound(0, t0 + (x + (ticks ? 2 : 4) - GUTTER) / k, i + 1);
     }
   }
 
   drawCounter(tr, y) {
-    const ctx = this.ctx, c = tr.c, t0 = this.t0, t1 = this.t1, k = this.plotW / this.span;
-    ctx.fillStyle = UI.laneA;
-    ctx.fillRect(GUTTER, y, this.W - GUTTER, tr.h);
-    ctx.fillStyle = UI.line;
-    ctx.fillRect(0, y + tr.h - 1, this.W, 1);
+    const R = this.raster, c = tr.c, t0 = this.t0, t1 = this.t1, k = this.plotW / this.span;
     const lo = c.min, hi = c.max > c.min ? c.max : c.min + 1;
     const top = y + 5, h = tr.h - 10;
     const yOf = (v) => top + h - ((v - lo) / (hi - lo)) * h;
-    /* Per pixel column: the lowest, highest and mean value of any thread. */
-    const cols = this.plotW;
+    /* Per pixel column: the lowest, highest and mean value of any thread.
+     * Past a few points per pixel, a pixel reads a sample of them. */
+    const cols = Math.ceil(this.plotW);
     if (!this.cMax || this.cMax.length < cols) {
       this.cMax = new Float64Array(cols);
       this.cMin = new Float64Array(cols);
@@ -375,41 +359,32 @@ class Timeline {
     cMin.fill(Infinity, 0, cols);
     cSum.fill(0, 0, cols);
     cN.fill(0, 0, cols);
-    let any = false;
     for (const S of c.series.values()) {
       let i = S.lowerBound(0, t0);
       if (i > S.lo) i--;   /* the value in force at the left edge */
-      for (; i < S.n; i++) {
-        const ti = S.t[i];
-        if (ti > t1) break;
-        const px = Math.max(0, Math.min(cols - 1, Math.floor((ti - t0) * k)));
+      const end = S.lowerBound(0, t1 + 1);
+      const stride = Math.max(1, Math.floor((end - i) / (cols * 4)));
+      for (; i < end; i += stride) {
+        const px = Math.max(0, Math.min(cols - 1, Math.floor((S.t[i] - t0) * k)));
         const v = S.v[i];
         if (v > cMax[px]) cMax[px] = v;
         if (v < cMin[px]) cMin[px] = v;
         cSum[px] += v;
         cN[px]++;
-        any = true;
       }
     }
-    if (any) {
-      const band = new Path2D(), line = new Path2D();
-      let started = false, mx = 0, mn = 0, mean = 0;
-      for (let px = 0; px < cols; px++) {
-        if (cN[px]) { mx = cMax[px]; mn = cMin[px]; mean = cSum[px] / cN[px]; }
-        else if (!started) continue;
-        const x = GUTTER + px, ym = yOf(mean);
-        if (!started) line.moveTo(x, ym);
-        else line.lineTo(x, ym);
-        started = true;
-        if (mx > mn) band.rect(x, yOf(mx), 1, yOf(mn) - yOf(mx));
-      }
-      ctx.fillStyle = UI.counterFill;
-      ctx.fill(band);
-      ctx.strokeStyle = UI.counter;
-      ctx.lineWidth = 1.25;
-      ctx.stroke(line);
+    let started = false, mx = 0, mn = 0, prevY = 0;
+    for (let px = 0; px < cols; px++) {
+      if (cN[px]) { mx = cMax[px]; mn = cMin[px]; }
+      else if (!started) continue;
+      const x = GUTTER + px;
+      if (mx > mn) R.rect(x, yOf(mx), x + 1, yOf(mn), UI_PX.band);
+      const ym = Math.round(yOf(cN[px] ? cSum[px] / cN[px] : (mx + mn) / 2));
+      const a = started ? Math.min(prevY, ym) : ym, b = started ? Math.max(prevY, ym) : ym;
+      R.rect(x, a - 0.5, x + 1, b + 1, UI_PX.counter);
+      prevY = ym;
+      started = true;
     }
-    this.gutterLabel(y, tr.h - 1, this.store.name(c.name), fmtValue(c.last) + '  (' + fmtValue(c.min) + '–' + fmtValue(c.max) + ')', false);
   }
 
   laneTrack(id) {
