@@ -20,11 +20,21 @@ static void rec__tls_detached(struct rec__tls *t) {
     t->limit = &rec__zero_limit;
 }
 
-static void rec__atexit(void) {
+static void rec__close_segment(void) {
     struct rec__global *g = &rec__g;
     if (__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) != REC__READY) return;
     __atomic_fetch_or(&g->hdr->flags, REC_FLAG_CLOSED, __ATOMIC_RELEASE);
     if (g->created && !g->cfg.keep) shm_unlink(g->shm_name);
+}
+
+static void rec__thread_exit(void *arg);
+
+/* exit() runs no thread-exit destructor for the thread calling it (usually
+ * main): end its slot here, so a kept segment shows it exited, not live. */
+static void rec__atexit(void) {
+    rec__close_segment();
+    struct rec_slot *s = rec__t.slot;
+    if (s && s != &rec__dummy_slot) rec__thread_exit(s);
 }
 
 /* Runs in the child, in the thread that called fork(): the only one there.
@@ -263,7 +273,7 @@ int rec_init(void) {
 }
 
 void rec_shutdown(void) {
-    rec__atexit();
+    rec__close_segment();
 }
 
 const char *rec_segment_path(void) {

@@ -210,6 +210,15 @@ int main(int argc, char **argv) {
         rec_seg_get_info(s, &info);
         CHECK(info.closed && !info.alive);
         CHECK_EQ_U(info.pid, r.pid);
+        /* exit() ran no thread destructor for main: the writer's atexit
+         * ended its slot, so it reads as exited, not live. */
+        struct rec_thread_info th[4];
+        int nt = rec_seg_threads(s, th, 4);
+        CHECK_EQ_U(nt, 1);
+        for (int i = 0; i < nt; i++) {
+            CHECK_EQ_U(th[i].state, REC_SLOT_EXITED);
+            CHECK(th[i].exit_ticks >= th[i].start_ticks);
+        }
         rec_seg_close(s);
     } else {
         fprintf(stderr, "keep: %s\n", err);
