@@ -9,7 +9,7 @@
  *   - slices as B/E pairs with the same name (and the same args), strictly
  *     nested per thread (view.h's walker).  Not X events: importers compute
  *     ts + dur in floating point, and a child can then end a hair after its
- *     parent;
+ *     parent.  A slice of zero length is a thread instant (ev_point);
  *   - pid and tid non-negative integers; M events name the process and the
  *     threads;
  *   - instants "i" with "s":"t" and a tid; counters "C" with a numeric
@@ -254,6 +254,25 @@ static void ev_instant(struct jctx *c, const struct litem *it, int64_t t) {
     c->ob.p = p;
 }
 
+/* A slice of zero length (after rounding to ns) as a thread-scoped
+ * instant.  Perfetto imports that as the very same zero-length slice; as a
+ * B/E pair at a time where another slice also begins, speedscope would
+ * close it before opening it and complain, and it carries no time anyway. */
+static void ev_point(struct jctx *c, const struct litem *it, int64_t t, unsigned fl) {
+    uint32_t nlen;
+    const char *nf = name_frag(c, it->name_id, &nlen);
+    unsigned ab = arg_bits(fl);
+    char *p = ev_start(c, "{\"ph\":\"i\",\"s\":\"t\",", 18, it->rec, nlen + c->args_len[ab] + 4);
+    p = fmt_us(p, t - c->v.t0);
+    *p++ = ',';
+    memcpy(p, nf, nlen);
+    p += nlen;
+    memcpy(p, c->args[ab], c->args_len[ab]);
+    p += c->args_len[ab];
+    *p++ = '}';
+    c->ob.p = p;
+}
+
 static void ev_counter(struct jctx *c, const struct litem *it, int64_t t) {
     uint32_t nlen;
     const char *nf = name_frag(c, it->name_id, &nlen);
@@ -339,7 +358,7 @@ static int find_flow_starts(struct jctx *c, struct nest *ns) {
             view_span(v, it, &b, &e, &fl);
             while (nest_should_pop(ns, b, e)) ns->n--;
             e = nest_clamp(ns, e);
-            if (it->kind == REC_ITEM_SLICE && nest_push(ns, b, e, it->name_id, fl) != 0) return -1;
+            if (it->kind == REC_ITEM_SLICE && e > b && nest_push(ns, b, e, it->name_id, fl) != 0) return -1;
             if (it->kind == REC_ITEM_FLOW && it->flags == REC_EV_FLOW_BEGIN && ns->n) {
                 int isnew;
                 uint64_t *s = u64map_put(&c->flow_start, it->u, &isnew);
@@ -368,6 +387,10 @@ static int write_thread(struct jctx *c, size_t g, struct nest *ns) {
         e = nest_clamp(ns, e);
         switch (it->kind) {
         case REC_ITEM_SLICE:
+            if (e == b) {   /* zero length: see ev_point */
+                ev_point(c, it, b, fl);
+                break;
+            }
             ev_slice(c, 1, it->rec, b, it->name_id, fl);
             if (nest_push(ns, b, e, it->name_id, fl) != 0) return -1;
             break;

@@ -77,7 +77,9 @@ def main():
         for e in g["traceEvents"]:
             if e["ph"] == "B":
                 by_tid.setdefault(e["tid"], []).append(e["name"])
-        check(sorted(by_tid.get(11, [])) == ["job", "job"], f"tid 11 keeps both generations: {by_tid}")
+        check(by_tid.get(11) == ["job"], f"tid 11 keeps its second generation's job: {by_tid}")
+        pts = [(e["tid"], e["name"], e.get("args")) for e in g["traceEvents"] if e["ph"] == "i"]
+        check(pts == [(11, "job", {"open": True})], f"and the first one's (open, no length): {pts}")
         others = [t for t, n in by_tid.items() if n == ["other"]]
         check(len(others) == 1 and others[0] != 11, f"the overlapping claimant of tid 11 gets its own: {by_tid}")
         neg = [t for t, n in by_tid.items() if n == ["neg"]]
@@ -97,9 +99,11 @@ def main():
         check(fl == [("s", 2, 1), ("t", 2, 2), ("f", 2, 2)], f"flows: {fl}")
         check(f["otherData"]["recorder"]["unbound_flows"] == 3, "3 flow events could not bind")
 
-        s = slices(load(d, "zero"))
-        check(s == [("a", 0, 0.1, None), ("a", 0.1, 0.2, None), ("z", 0.2, 0.2, None), ("p", 0.3, 0.4, None),
-                    ("z", 0.35, 0.35, None), ("z", 0.4, 0.4, None)], f"zero: {s}")
+        z = load(d, "zero")
+        s = slices(z)
+        check(s == [("a", 0, 0.1, None), ("a", 0.1, 0.2, None), ("p", 0.3, 0.4, None)], f"zero: {s}")
+        pts = [(e["name"], e["ts"], e["s"]) for e in z["traceEvents"] if e["ph"] == "i"]
+        check(pts == [("z", 0.2, "t"), ("z", 0.35, "t"), ("z", 0.4, "t")], f"zero-length slices as instants: {pts}")
         rw = rows(d, "zero")
         check(rw["z"]["calls"] == "3" and rw["z"]["total_ns"] == "0" and rw["a"]["calls"] == "2", f"zero CSV {rw}")
 
@@ -109,11 +113,13 @@ def main():
         check(c["otherData"]["recorder"]["nonfinite_counters"] == 2, "NaN and Inf counted, not written")
 
         lo = load(d, "loss")
-        marks = [e for e in lo["traceEvents"] if e["ph"] == "i"]
+        marks = [e for e in lo["traceEvents"] if e["ph"] == "i" and e["name"] == "recorder: entries lost"]
         check(len(marks) == 1 and marks[0]["args"] == {"overwritten": 40, "dropped": 2} and marks[0]["ts"] == 0.8,
               f"loss marker: {marks}")
         s = slices(lo)
-        check([x[3] for x in s] == [{"gap": True}, {"gap": True}, {"begin_lost": True}], f"loss: {s}")
+        check([x[3] for x in s] == [{"gap": True}, {"gap": True}], f"loss: {s}")
+        zzz = [e.get("args") for e in lo["traceEvents"] if e["name"] == "zzz"]
+        check(zzz == [{"begin_lost": True}], f"loss: the unmatched end after the gap: {zzz}")
         check(rows(d, "loss") == {}, "nothing around a gap counts in statistics")
 
         dp = load(d, "deep")
@@ -121,7 +127,8 @@ def main():
         check(sum(1 for x in s if x[0] == "r") == 128, f"deep: {len(s)} slices")
         check(dp["otherData"]["recorder"]["threads"][0]["too_deep"] == 72, "72 levels too deep")
         bw = [x for x in s if x[0] in ("backwards", "earlier")]
-        check(all(x[2] >= x[1] for x in bw), f"time never goes back: {bw}")
+        check(bw == [("earlier", 4.99, 5.99, None)], f"time never goes back: {bw}")
+        check([e["name"] for e in dp["traceEvents"] if e["ph"] == "i"] == ["backwards"], "backwards has no length")
 
         e = load(d, "empty")
         check(e["traceEvents"] == [], "an empty model exports an empty trace")
