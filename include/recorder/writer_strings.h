@@ -169,6 +169,13 @@ uint32_t rec__resolve_site(uint32_t *site, const char *name) {
 #define REC__NOINLINE
 #define REC__NO_SANITIZE
 #endif
+/* Names are a few words long: clang would vectorize and unroll the word
+ * loops for long strings, at a cost of many instructions for short ones. */
+#if defined(__clang__)
+#define REC__SHORT_LOOP _Pragma("clang loop vectorize(disable) interleave(disable) unroll(disable)")
+#else
+#define REC__SHORT_LOOP
+#endif
 #define REC__DYN_WORDS 8u  /* the scan's limit: names of up to 56-63 bytes */
 #define REC__ONES  UINT64_C(0x0101010101010101)
 #define REC__HIGHS UINT64_C(0x8080808080808080)
@@ -191,6 +198,7 @@ static REC__NO_SANITIZE REC__NOINLINE int rec__dyn_same_shifted(const char *name
     const char *q = name - r;
     uint64_t prev = 0, diff = 0, tw, nw, m = ~((UINT64_C(1) << (8 * r)) - 1);
     uint64_t last = ~UINT64_C(0) >> (56 - 8 * ((n + r - 1) & 7));  /* to the n-th byte */
+    REC__SHORT_LOOP
     for (unsigned j = 0; j <= k; j++) {
         tw = 0;
         if (8u * j < n) memcpy(&tw, t + 8 * j, 8);
@@ -321,6 +329,7 @@ static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_c
     unsigned k = 0;
     memcpy(&w, q, 8);
     w |= (UINT64_C(1) << (8 * r)) - 1;                  /* those are not zero bytes */
+    REC__SHORT_LOOP
     while (!(z = (w - REC__ONES) & ~w & REC__HIGHS)) {   /* exact for the lowest zero */
         key += rec__dyn_fold(w ^ pos);
         pos += REC__DYN_STEP;
@@ -347,6 +356,7 @@ static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_c
     uint64_t diff, tw, nw;
     memcpy(&tw, t + 8 * k, 8);
     diff = (w ^ tw) & last;
+    REC__SHORT_LOOP
     for (unsigned j = 0; j < k; j++) {
         memcpy(&tw, t + 8 * j, 8);
         memcpy(&nw, q + 8 * j, 8);
@@ -410,6 +420,7 @@ REC__NO_SANITIZE uint32_t rec__intern_dyn(const char *name) {
         memcpy(&tw, t + 8 * k, 8);
         memcpy(&nw, name + 8 * k, 8);
         diff = (nw ^ tw) & (~UINT64_C(0) >> (56 - 8 * (len & 7)));
+        REC__SHORT_LOOP
         for (unsigned j = 0; j < k; j++) {
             memcpy(&tw, t + 8 * j, 8);
             memcpy(&nw, name + 8 * j, 8);
