@@ -114,8 +114,10 @@ def events_named(doc, name, ph=None):
 
 
 def slice_names(doc):
-    """Names of slices: complete events and begin events."""
-    return {e.get("name") for e in doc["traceEvents"] if e.get("ph") in ("X", "B")}
+    """Names of slices: complete and begin events, and open slices of zero
+    length (the exporter writes those as instants marked open)."""
+    return {e.get("name") for e in doc["traceEvents"]
+            if e.get("ph") in ("X", "B") or (e.get("ph") == "i" and (e.get("args") or {}).get("open"))}
 
 
 def one_line_error(code, err, want, what):
