@@ -102,7 +102,6 @@ static int reserve(rec_capture *c, size_t payload, char *err, size_t errlen) {
     return flush(c, err, errlen);
 }
 
-/* Fill in the record header at offset at, whose payload is size bytes. */
 /* Pad the record at offset at, whose payload is size bytes, and fill in
  * its header. */
 static void seal(rec_capture *c, size_t at, uint32_t type, size_t size) {
