@@ -5,9 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <urcu/uatomic.h>
-
 #include "aggregate.h"
+#include "shared.h"
 
 int aggregate_init(struct aggregate *a) {
     memset(a, 0, sizeof *a);
@@ -90,10 +89,10 @@ struct snapshot *aggregate_export(rec_model *m) {
     return s;
 }
 
-void snapshot_ref(struct snapshot *s) { uatomic_inc(&s->refs); }
+void snapshot_ref(struct snapshot *s) { __atomic_fetch_add(&s->refs, 1, __ATOMIC_RELAXED); }
 
 void snapshot_unref(struct snapshot *s) {
-    if (s && uatomic_sub_return(&s->refs, 1) == 0) {
+    if (s && __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0) {
         free(s->json);
         free(s);
     }

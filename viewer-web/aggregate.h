@@ -28,7 +28,7 @@ void aggregate_publish(struct aggregate *a, rec_model *m, struct strtab *names, 
 /* The model's event log as Perfetto JSON, shared by the HTTP responses
  * that asked for it while it was being made. */
 struct snapshot {
-    unsigned long refs;       /* uatomic */
+    unsigned long refs;       /* atomic */
     size_t len;
     char *json;
 };

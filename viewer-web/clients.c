@@ -2,36 +2,65 @@
  * clients.c -- client list and bounded per-client queues (see clients.h).
  */
 #include <stdlib.h>
-#include <urcu/uatomic.h>
+#include <string.h>
 
 #include "clients.h"
+#include "shared.h"
 
 struct qitem {
     struct cds_wfcq_node node;
     struct frame *f;
 };
 
-void clients_init(struct clients *cs, size_t limit) {
-    CDS_INIT_LIST_HEAD(&cs->list);
+static struct client_set *set_new(size_t n) {
+    struct client_set *s = malloc(sizeof *s + n * sizeof *s->c);
+    if (s) s->n = n;
+    return s;
+}
+
+static void free_set(struct rcu_head *h) {
+    web_after_grace(h);
+    free(caa_container_of(h, struct client_set, rcu));
+}
+
+/* Service thread: swap in a new set; the old one goes after a grace period. */
+static void set_replace(struct clients *cs, struct client_set *n) {
+    struct client_set *old = web_replace(&cs->set, n);
+    if (old) web_call_rcu(&old->rcu, free_set);
+    web_store(&cs->count, n->n);
+}
+
+int clients_init(struct clients *cs, size_t limit) {
     cs->count = 0;
     cs->limit = limit;
+    cs->set = set_new(0);
+    return cs->set ? 0 : -1;
+}
+
+void clients_destroy(struct clients *cs) {
+    free(cs->set);
+    cs->set = NULL;
 }
 
 struct client *client_add(struct clients *cs, struct lws *wsi) {
+    struct client_set *cur = cs->set, *n = set_new(cur->n + 1);
     struct client *c = calloc(1, sizeof *c);
-    if (!c) return NULL;
+    if (!c || !n) goto fail;
     cds_wfcq_init(&c->qhead, &c->qtail);
     c->wsi = wsi;
     c->window = 1;
     c->wants_history = 1;
     wb_init(&c->tx, 4096);
-    if (c->tx.oom) {
-        free(c);
-        return NULL;
-    }
-    cds_list_add_tail_rcu(&c->node, &cs->list);
-    uatomic_inc(&cs->count);
+    if (c->tx.oom) goto fail;
+    memcpy(n->c, cur->c, cur->n * sizeof *cur->c);
+    n->c[cur->n] = c;
+    set_replace(cs, n);
     return c;
+fail:
+    if (c) wb_free(&c->tx);
+    free(c);
+    free(n);
+    return NULL;
 }
 
 static void drain(struct client *c) {
@@ -41,6 +70,7 @@ static void drain(struct client *c) {
 
 /* After a grace period no reader can be offering it a frame any more. */
 static void free_client(struct rcu_head *h) {
+    web_after_grace(h);
     struct client *c = caa_container_of(h, struct client, rcu);
     drain(c);
     cds_wfcq_destroy(&c->qhead, &c->qtail);
@@ -50,20 +80,31 @@ static void free_client(struct rcu_head *h) {
 }
 
 void client_remove(struct clients *cs, struct client *c) {
-    uatomic_set(&c->closing, 1);
-    cds_list_del_rcu(&c->node);
-    uatomic_dec(&cs->count);
+    web_store(&c->closing, 1);
+    struct client_set *cur = cs->set, *n = set_new(cur->n);
+    if (n) {
+        size_t k = 0;
+        for (size_t i = 0; i < cur->n; i++)
+            if (cur->c[i] != c) n->c[k++] = cur->c[i];
+        n->n = k;
+        set_replace(cs, n);
+    } else {
+        /* Out of memory: leave it in the set, closing; the reader skips it
+         * and it is freed with the set at exit. */
+        return;
+    }
     c->wsi = NULL;
-    call_rcu(&c->rcu, free_client);
+    web_call_rcu(&c->rcu, free_client);
 }
 
 struct frame *client_dequeue(struct client *c) {
     struct cds_wfcq_node *n = cds_wfcq_dequeue_blocking(&c->qhead, &c->qtail);
     if (!n) return NULL;
     struct qitem *q = caa_container_of(n, struct qitem, node);
+    web_taken(q);
     struct frame *f = q->f;
     free(q);
-    uatomic_sub(&c->queued_bytes, f->len);
+    __atomic_fetch_sub(&c->queued_bytes, f->len, __ATOMIC_RELAXED);
     return f;
 }
 
@@ -71,21 +112,22 @@ int client_has_queued(struct client *c) { return !cds_wfcq_empty(&c->qhead, &c->
 
 /* Queue f for c unless that would overflow its bound; 1 if queued. */
 static int enqueue(struct clients *cs, struct client *c, struct frame *f) {
-    uatomic_add(&c->offered_events, f->events);
+    web_add(&c->offered_events, f->events);
     struct qitem *q = NULL;
     /* An empty queue takes any frame, so a page always makes progress. */
-    unsigned long queued = uatomic_read(&c->queued_bytes);
+    unsigned long queued = web_load(&c->queued_bytes);
     if (queued == 0 || queued + f->len <= cs->limit) q = malloc(sizeof *q);
     if (!q) {
         /* Thinned: a slow page skips this frame and is told so. */
-        uatomic_add(&c->thinned_events, f->events);
-        uatomic_inc(&c->thinned_frames);
+        web_add(&c->thinned_events, f->events);
+        web_add(&c->thinned_frames, 1);
         return 0;
     }
     cds_wfcq_node_init(&q->node);
     frame_ref(f);
     q->f = f;
-    uatomic_add(&c->queued_bytes, f->len);
+    web_add(&c->queued_bytes, f->len);
+    web_handoff(q);
     cds_wfcq_enqueue(&c->qhead, &c->qtail, &q->node);
     return 1;
 }
@@ -104,29 +146,31 @@ static void replay(struct clients *cs, struct client *c, const struct history *h
 
 unsigned clients_offer(struct clients *cs, struct frame *f, const struct history *h) {
     unsigned took = 0;
-    struct client *c;
-    rcu_read_lock();
-    cds_list_for_each_entry_rcu(c, &cs->list, node) {
-        if (uatomic_read(&c->closing)) continue;
-        if (h && uatomic_xchg(&c->wants_history, 0)) replay(cs, c, h);
+    web_read_lock();
+    const struct client_set *set = web_subscribe(&cs->set);
+    for (size_t i = 0; i < set->n; i++) {
+        struct client *c = set->c[i];
+        if (web_load(&c->closing)) continue;
+        if (h && web_xchg(&c->wants_history, 0)) replay(cs, c, h);
         took += (unsigned)enqueue(cs, c, f);
     }
-    rcu_read_unlock();
+    web_read_unlock();
     return took;
 }
 
 unsigned clients_catch_up(struct clients *cs, const struct history *h) {
     unsigned n = 0;
-    struct client *c;
-    rcu_read_lock();
-    cds_list_for_each_entry_rcu(c, &cs->list, node) {
-        if (uatomic_read(&c->closing) || !uatomic_read(&c->wants_history)) continue;
-        if (uatomic_xchg(&c->wants_history, 0)) {
+    web_read_lock();
+    const struct client_set *set = web_subscribe(&cs->set);
+    for (size_t i = 0; i < set->n; i++) {
+        struct client *c = set->c[i];
+        if (web_load(&c->closing) || !web_load(&c->wants_history)) continue;
+        if (web_xchg(&c->wants_history, 0)) {
             replay(cs, c, h);
             n++;
         }
     }
-    rcu_read_unlock();
+    web_read_unlock();
     return n;
 }
 

@@ -2,19 +2,20 @@
  * clients.h -- the pages connected over WebSocket, and their queues.
  *
  * The reader thread offers each EVENTS frame to every client; the service
- * thread sends them.  The list is an RCU list (only the service thread
- * adds and removes; the reader walks it in a read-side section), and each
- * client's queue is a wait-free queue (liburcu wfcqueue) bounded in bytes:
- * a frame that would overflow a slow client's queue is not queued for it,
- * and what it carried is counted, so the page is told exactly what it
- * missed.  The reader never waits for a client, and memory stays bounded.
+ * thread sends them.  The set of clients is an immutable array that the
+ * service thread replaces (it alone adds and removes) and the reader reads
+ * in an RCU read-side section; a removed client and the old array are
+ * freed with call_rcu.  Each client's queue is a liburcu wait-free queue
+ * (cds_wfcq) bounded in bytes: a frame that would overflow a slow
+ * client's queue is not queued for it, and what it carried is counted,
+ * so the page is told exactly what it missed.  The reader never waits
+ * for a client, and memory stays bounded.
  */
 #ifndef WEB_CLIENTS_H
 #define WEB_CLIENTS_H
 
 #include <stdint.h>
 #include <urcu.h>
-#include <urcu/rculist.h>
 #include <urcu/wfcqueue.h>
 
 #include "frame.h"
@@ -23,11 +24,10 @@
 struct lws;
 
 struct client {
-    struct cds_list_head node;        /* in clients.list (RCU) */
     struct rcu_head rcu;
     struct cds_wfcq_head qhead;
     struct cds_wfcq_tail qtail;
-    /* Shared with the reader thread (uatomic). */
+    /* Shared with the reader thread (atomics, shared.h). */
     unsigned long queued_bytes;
     unsigned long offered_events;     /* in frames offered since it joined */
     unsigned long thinned_events, thinned_frames;
@@ -49,9 +49,16 @@ struct client {
     struct wbuf tx;                   /* per-client messages being built */
 };
 
+/* What the reader sees: the clients, as of some moment. */
+struct client_set {
+    struct rcu_head rcu;
+    size_t n;
+    struct client *c[];
+};
+
 struct clients {
-    struct cds_list_head list;
-    unsigned long count;              /* uatomic */
+    struct client_set *set;           /* published by the service thread */
+    unsigned long count;              /* atomic */
     size_t limit;                     /* queue bound per client, bytes */
 };
 
@@ -67,7 +74,8 @@ int history_init(struct history *h, size_t limit);
 void history_push(struct history *h, struct frame *f);
 void history_destroy(struct history *h);
 
-void clients_init(struct clients *cs, size_t limit);
+int clients_init(struct clients *cs, size_t limit);
+void clients_destroy(struct clients *cs);   /* after every client is gone */
 /* Service thread. */
 struct client *client_add(struct clients *cs, struct lws *wsi);
 void client_remove(struct clients *cs, struct client *c);

@@ -3,9 +3,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <urcu/uatomic.h>
-
 #include "frame.h"
+#include "shared.h"
 
 struct frame *frame_from(const struct wbuf *b) {
     if (b->oom) return NULL;
@@ -18,15 +17,18 @@ struct frame *frame_from(const struct wbuf *b) {
     return f;
 }
 
-void frame_ref(struct frame *f) { uatomic_inc(&f->refs); }
+void frame_ref(struct frame *f) { __atomic_fetch_add(&f->refs, 1, __ATOMIC_RELAXED); }
 
 void frame_unref(struct frame *f) {
-    if (f && uatomic_sub_return(&f->refs, 1) == 0) free(f);
+    if (f && __atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) == 0) free(f);
 }
 
-static void free_after_grace(struct rcu_head *h) { free(caa_container_of(h, struct frame, rcu)); }
+static void free_after_grace(struct rcu_head *h) {
+    web_after_grace(h);
+    free(caa_container_of(h, struct frame, rcu));
+}
 
 void frame_publish(struct frame **slot, struct frame *f) {
-    struct frame *old = rcu_xchg_pointer(slot, f);
-    if (old) call_rcu(&old->rcu, free_after_grace);
+    struct frame *old = web_replace(slot, f);
+    if (old) web_call_rcu(&old->rcu, free_after_grace);
 }

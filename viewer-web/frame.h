@@ -17,7 +17,7 @@
 
 struct frame {
     struct rcu_head rcu;
-    unsigned long refs;       /* uatomic */
+    unsigned long refs;       /* atomic */
     uint64_t version;         /* published frames: newer ones have larger versions */
     uint64_t seq;             /* EVENTS frames: batch sequence number */
     uint64_t events;          /* EVENTS frames: events carried (thinning counts) */

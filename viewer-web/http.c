@@ -5,10 +5,9 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <urcu/uatomic.h>
-
 #include "auth.h"
 #include "service.h"
+#include "shared.h"
 
 enum { HTTP_IDLE = 0, HTTP_WAIT_SNAPSHOT, HTTP_HEADERS, HTTP_BODY, HTTP_FAILED };
 
@@ -77,7 +76,7 @@ static int request(struct lws *wsi, struct web *w, struct pss *p, const char *pa
         p->next_waiter = w->waiters;
         w->waiters = p;
         lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, 300);
-        uatomic_set(&w->export_req, 1);
+        web_store(&w->export_req, 1);
         return 0;
     }
     return status(wsi, HTTP_STATUS_NOT_FOUND, "not found");
@@ -132,7 +131,7 @@ int web_http(struct lws *wsi, enum lws_callback_reasons reason, struct pss *p, v
 
 /* A snapshot is ready (or failed): hand it to every download waiting. */
 void web_http_wakeup(struct web *w) {
-    void *d = uatomic_xchg(&w->export_done, NULL);
+    void *d = web_xchg(&w->export_done, NULL);
     if (!d) return;
     struct snapshot *s = d == (void *)1 ? NULL : d;
     while (w->waiters) {

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <urcu/uatomic.h>
+#include "shared.h"
 
 #include "auth.h"
 #include "reader.h"
@@ -47,9 +47,12 @@ static const char usage_text[] =
     "address); 1 any other failure.  docs/web.md has the details.\n";
 
 static struct web *g_web;
+#ifdef WEB_TSAN
+char web_grace_period;
+#endif
 
 double web_now(struct web *w) {
-    uint64_t bits = uatomic_read(&w->now_bits);
+    uint64_t bits = web_load(&w->now_bits);
     double d;
     memcpy(&d, &bits, sizeof d);
     return d;
@@ -58,7 +61,7 @@ double web_now(struct web *w) {
 static void on_signal(int sig) {
     (void)sig;
     if (!g_web) return;
-    uatomic_set(&g_web->stop, 1);
+    web_store(&g_web->stop, 1);
     if (g_web->ctx) lws_cancel_service(g_web->ctx);
 }
 
@@ -141,7 +144,7 @@ static void print_url(const struct web *w) {
 static void free_published(struct web *w) {
     frame_publish(&w->threads, NULL);
     for (int i = 0; i < 3; i++) frame_publish(&w->stats[i], NULL);
-    void *d = uatomic_xchg(&w->export_done, NULL);
+    void *d = web_xchg(&w->export_done, NULL);
     if (d && d != (void *)1) snapshot_unref(d);
 }
 
@@ -162,7 +165,11 @@ int main(int argc, char **argv) {
         rec_seg_close(w.seg);
         return EXIT_FAILURE_OTHER;
     }
-    clients_init(&w.clients, w.opts.client_queue);
+    if (clients_init(&w.clients, w.opts.client_queue) != 0) {
+        fprintf(stderr, "recorder-web: out of memory\n");
+        rec_seg_close(w.seg);
+        return REC_ERR_NOMEM;
+    }
     rcu_register_thread();
     struct reader *r = reader_new(&w, err, sizeof err);
     if (!r) {
@@ -181,6 +188,8 @@ int main(int argc, char **argv) {
         reader_join_free(r);
         rcu_barrier();
         free_published(&w);
+        rcu_barrier();
+        clients_destroy(&w.clients);
         rcu_unregister_thread();
         rec_seg_close(w.seg);
         return rc;
@@ -199,7 +208,7 @@ int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     if (reader_start(r) != 0) {
         fprintf(stderr, "recorder-web: cannot start the reader thread\n");
-        uatomic_set(&w.stop, 1);
+        web_store(&w.stop, 1);
         rc = EXIT_FAILURE_OTHER;
     } else {
         print_url(&w);
@@ -209,7 +218,7 @@ int main(int argc, char **argv) {
     }
     /* The reader wakes the service loop through the context: stop it
      * first, then close the connections, then wait out RCU callbacks. */
-    uatomic_set(&w.stop, 1);
+    web_store(&w.stop, 1);
     reader_stop(r);
     server_destroy(&w);
     g_web = NULL;
@@ -217,6 +226,7 @@ int main(int argc, char **argv) {
     reader_join_free(r);
     free_published(&w);
     rcu_barrier();
+    clients_destroy(&w.clients);
     rcu_unregister_thread();
     rec_seg_close(w.seg);
     return rc;

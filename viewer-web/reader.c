@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <urcu/uatomic.h>
 
 #include "batch.h"
 #include "lanes.h"
 #include "reader.h"
+#include "shared.h"
 
 #define READ_CAP 65536u        /* entries per read */
 #define FLUSH_BYTES (256u << 10)
@@ -125,20 +125,20 @@ static int read_slot(struct reader *r, uint32_t slot) {
         uint64_t first;
         struct rec_loss loss = {0, 0};
         size_t got = rec_seg_read(w->seg, slot, r->ents, READ_CAP, &first, &loss);
-        if (loss.overwritten) uatomic_add(&w->ctr.overwritten, loss.overwritten);
-        if (loss.dropped) uatomic_add(&w->ctr.dropped, loss.dropped);
+        if (loss.overwritten) web_add(&w->ctr.overwritten, loss.overwritten);
+        if (loss.dropped) web_add(&w->ctr.dropped, loss.dropped);
         if (!got && !loss.overwritten && !loss.dropped) return 0;
         size_t used = 0;
         uint64_t bad = 0;
         size_t n = rec_decode(r->ents, got, first, r->evs, READ_CAP, &used, &bad);
         rec_model_feed(r->model, slot, r->evs, n, &loss);
         if (bad) {
-            uatomic_add(&w->ctr.bad, bad);
+            web_add(&w->ctr.bad, bad);
             rec_model_add_bad(r->model, slot, bad);
         }
         uint64_t before = r->batch.events;
         batch_add(&r->batch, &r->lanes, &r->names, w->seg, slot, r->evs, n, loss.overwritten != 0);
-        uatomic_add(&w->ctr.events, r->batch.events - before);
+        web_add(&w->ctr.events, r->batch.events - before);
         if (n) {
             double ts = rec_seg_ticks_to_ns(w->seg, r->evs[n - 1].ticks);
             if (ts > r->max_ts) r->max_ts = ts;
@@ -159,7 +159,7 @@ static double source_now(struct reader *r) {
 static void set_now(struct web *w, double now) {
     uint64_t bits;
     memcpy(&bits, &now, sizeof bits);
-    uatomic_set(&w->now_bits, bits);
+    web_store(&w->now_bits, bits);
 }
 
 static void flush(struct reader *r, double now) {
@@ -169,14 +169,14 @@ static void flush(struct reader *r, double now) {
     uint64_t events = r->batch.events;
     struct frame *f = batch_flush(&r->batch, r->seq + 1, now);
     if (!f) {
-        if (events) uatomic_add(&w->ctr.unsent, events);
+        if (events) web_add(&w->ctr.unsent, events);
         return;
     }
     r->seq++;
     clients_offer(&w->clients, f, &r->hist);
     history_push(&r->hist, f);
     frame_unref(f);
-    uatomic_inc(&w->ctr.frames);
+    web_add(&w->ctr.frames, 1);
     lws_cancel_service(w->ctx);
 }
 
@@ -185,8 +185,8 @@ static void publish_stats(struct reader *r, double now) {
     struct rec_seg_info info;
     rec_seg_get_info(w->seg, &info);
     r->alive = info.alive;
-    uatomic_set(&w->alive, info.alive);
-    uatomic_set(&w->closed, info.closed);
+    web_store(&w->alive, info.alive);
+    web_store(&w->closed, info.closed);
     /* Windows slide with the clock even while the program is idle. */
     if (r->alive) rec_model_set_now_live(r->model, w->seg);
     else rec_model_set_now(r->model, now);
@@ -198,7 +198,7 @@ static void publish_stats(struct reader *r, double now) {
 static void answer_export(struct reader *r) {
     struct web *w = r->w;
     struct snapshot *s = aggregate_export(r->model);
-    void *old = uatomic_xchg(&w->export_done, s ? (void *)s : (void *)1);
+    void *old = web_xchg(&w->export_done, s ? (void *)s : (void *)1);
     if (old && old != (void *)1) snapshot_unref(old);
     lws_cancel_service(w->ctx);
 }
@@ -208,7 +208,7 @@ static void *reader_main(void *arg) {
     struct web *w = r->w;
     rcu_register_thread();
     double next_flush = 0, next_stats = 0;
-    while (!uatomic_read(&w->stop)) {
+    while (!web_load(&w->stop)) {
         int more = 0;
         int n = sync_threads(r);
         for (int i = 0; i < n; i++) more |= read_slot(r, r->ti[i].slot);
@@ -223,7 +223,7 @@ static void *reader_main(void *arg) {
             publish_stats(r, now);
             next_stats = t + STATS_MS;
         }
-        if (uatomic_xchg(&w->export_req, 0)) answer_export(r);
+        if (web_xchg(&w->export_req, 0)) answer_export(r);
         if (clients_catch_up(&w->clients, &r->hist)) lws_cancel_service(w->ctx);
         if (!more) {
             struct timespec d = {0, IDLE_SLEEP_MS * 1000000L};

@@ -9,11 +9,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <urcu/uatomic.h>
 
 #include "auth.h"
 #include "server.h"
 #include "service.h"
+#include "shared.h"
 
 #define STATUS_PERIOD_MS 250
 #define EXIT_LISTEN 11
@@ -121,7 +121,7 @@ int server_create(struct web *w, char *err, size_t errlen) {
 }
 
 void server_run(struct web *w) {
-    while (!uatomic_read(&w->stop))
+    while (!web_load(&w->stop))
         if (lws_service(w->ctx, 0) < 0) break;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shared.h"
 #include "strtab.h"
 
 static struct strtab_pub *pub_new(uint32_t cap) {
@@ -37,7 +38,7 @@ int strtab_init(struct strtab *t, struct strtab_pub **slot) {
     p->names[0] = empty;
     p->count = 1;
     t->slot = slot;
-    rcu_assign_pointer(*slot, p);
+    web_publish(slot, p);
     return 0;
 }
 
@@ -62,6 +63,7 @@ static uint32_t hash32(uint32_t x) {
 }
 
 static void free_pub_arrays(struct rcu_head *h) {
+    web_after_grace(h);
     struct strtab_pub *p = caa_container_of(h, struct strtab_pub, rcu);
     free(p->names);   /* the strings moved to the new table */
     free(p);
@@ -80,8 +82,8 @@ static uint32_t append(struct strtab *t, const char *name) {
         }
         memcpy(n->names, p->names, p->count * sizeof *p->names);
         n->count = p->count;
-        rcu_assign_pointer(*t->slot, n);
-        call_rcu(&p->rcu, free_pub_arrays);
+        web_publish(t->slot, n);
+        web_call_rcu(&p->rcu, free_pub_arrays);
         p = n;
     }
     uint32_t id = p->count;
@@ -115,9 +117,16 @@ static int rehash(struct strtab *t) {
 
 static uint32_t lookup(struct strtab *t, rec_seg *seg, uint32_t seg_id, const char *name) {
     if (seg_id == 0) return 0;
+    /* Most events reuse a handful of names: one compare, usually. */
+    uint32_t c = (seg_id ^ (seg_id >> 8)) & (STRTAB_CACHE - 1);
+    if (t->ckey[c] == seg_id) return t->cval[c];
     uint32_t i = hash32(seg_id) & t->mask;
     for (; t->keys[i]; i = (i + 1) & t->mask)
-        if (t->keys[i] == seg_id) return t->vals[i];
+        if (t->keys[i] == seg_id) {
+            t->ckey[c] = seg_id;
+            t->cval[c] = t->vals[i];
+            return t->vals[i];
+        }
     if (t->used + 1 >= t->mask) return 0;   /* could not grow: the name shows as unnamed */
     char placeholder[32];
     if (!name && seg) name = rec_seg_string(seg, seg_id);

@@ -24,7 +24,10 @@ struct strtab_pub {
     char **names;             /* names[0] is "" (dense id 0) */
 };
 
+#define STRTAB_CACHE 256u
+
 struct strtab {
+    uint32_t ckey[STRTAB_CACHE], cval[STRTAB_CACHE];   /* direct-mapped, in front of the map */
     uint32_t *keys, *vals;    /* open addressing, key 0 = empty */
     uint32_t mask, used;
     struct strtab_pub **slot; /* where the table is published */

@@ -6,7 +6,7 @@
  * reader thread (reader.c) drains the segment.  They share only:
  *   - RCU-published objects: the name table, THREADS, STATS per window;
  *   - the client list and per-client queues (clients.h);
- *   - counters, read and written with uatomic;
+ *   - counters and flags, C11 atomics;
  *   - the snapshot hand-off (export_req / export_done).
  * The reader wakes the service thread with lws_cancel_service().
  */
@@ -49,13 +49,13 @@ struct web {
     char origin_host[3][80];  /* hosts a page may come from */
     int port;
     struct lws_context *ctx;
-    int stop;                 /* uatomic */
+    int stop;                 /* atomic */
 
     /* Published by the reader (RCU). */
     struct strtab_pub *names;
     struct frame *threads;
     struct frame *stats[3];
-    /* Status, written by the reader with uatomic. */
+    /* Status, written by the reader (atomics). */
     struct web_counters ctr;
     int alive, closed;
     uint64_t now_bits;        /* double, the source's clock */

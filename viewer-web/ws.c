@@ -13,10 +13,10 @@
  */
 #include <assert.h>
 #include <string.h>
-#include <urcu/uatomic.h>
 
 #include "auth.h"
 #include "service.h"
+#include "shared.h"
 #include "wire.h"
 
 static_assert(LWS_PRE <= WIRE_PRE, "frames keep WIRE_PRE bytes of headroom for lws_write");
@@ -67,18 +67,18 @@ static int send_status(struct lws *wsi, struct web *w, struct client *c) {
     wb_reset(b);
     wb_u8(b, MSG_STATUS);
     wb_f64(b, web_now(w));
-    wb_u8(b, (uatomic_read(&w->alive) ? STATUS_ALIVE : 0) | (uatomic_read(&w->closed) ? STATUS_CLOSED : 0));
-    wb_varint(b, uatomic_read(&w->ctr.events));
-    wb_varint(b, uatomic_read(&w->ctr.overwritten));
-    wb_varint(b, uatomic_read(&w->ctr.dropped));
-    wb_varint(b, uatomic_read(&w->ctr.bad));
-    wb_varint(b, uatomic_read(&w->ctr.unsent));
-    wb_varint(b, uatomic_read(&c->offered_events));
-    wb_varint(b, uatomic_read(&c->thinned_events));
-    wb_varint(b, uatomic_read(&c->thinned_frames));
+    wb_u8(b, (web_load(&w->alive) ? STATUS_ALIVE : 0) | (web_load(&w->closed) ? STATUS_CLOSED : 0));
+    wb_varint(b, web_load(&w->ctr.events));
+    wb_varint(b, web_load(&w->ctr.overwritten));
+    wb_varint(b, web_load(&w->ctr.dropped));
+    wb_varint(b, web_load(&w->ctr.bad));
+    wb_varint(b, web_load(&w->ctr.unsent));
+    wb_varint(b, web_load(&c->offered_events));
+    wb_varint(b, web_load(&c->thinned_events));
+    wb_varint(b, web_load(&c->thinned_frames));
     wb_varint(b, c->events_sent);
-    wb_varint(b, uatomic_read(&c->queued_bytes));
-    wb_varint(b, uatomic_read(&w->clients.count));
+    wb_varint(b, web_load(&c->queued_bytes));
+    wb_varint(b, web_load(&w->clients.count));
     c->status_due = 0;
     return send_tx(wsi, c);
 }
@@ -103,11 +103,10 @@ static int writable(struct lws *wsi, struct web *w, struct client *c) {
     if (!c->pending) c->pending = client_dequeue(c);
     cmm_smp_mb();
     int rc = 0, more;
-    rcu_read_lock();
-    struct frame *stats = rcu_dereference(w->stats[c->window]);
-    struct frame *threads = rcu_dereference(w->threads);
-    cmm_smp_rmb();
-    struct strtab_pub *names = rcu_dereference(w->names);
+    web_read_lock();
+    struct frame *stats = web_subscribe(&w->stats[c->window]);
+    struct frame *threads = web_subscribe(&w->threads);
+    struct strtab_pub *names = web_subscribe(&w->names);
     uint32_t nn = names ? __atomic_load_n(&names->count, __ATOMIC_ACQUIRE) : 0;
     if (!c->hello_sent) {
         rc = send_hello(wsi, w, c);
@@ -133,7 +132,7 @@ static int writable(struct lws *wsi, struct web *w, struct client *c) {
     }
     more = c->strings_sent < nn || (threads && threads->version != c->threads_ver) || c->pong_due ||
            c->status_due || c->pending || (stats && stats->version != c->stats_ver);
-    rcu_read_unlock();
+    web_read_unlock();
     if (rc == 0 && (more || client_has_queued(c))) lws_callback_on_writable(wsi);
     return rc;
 }
@@ -209,15 +208,17 @@ int web_ws(struct lws *wsi, enum lws_callback_reasons reason, struct pss *p, voi
 }
 
 /* From the reader (via lws_cancel_service): frames queued, tables new. */
+/* The service thread publishes the set, so it reads it directly. */
 void web_ws_wakeup(struct web *w) {
-    struct client *c;
-    cds_list_for_each_entry(c, &w->clients.list, node)
-        if (c->wsi) lws_callback_on_writable(c->wsi);
+    const struct client_set *set = w->clients.set;
+    for (size_t i = 0; i < set->n; i++)
+        if (set->c[i]->wsi) lws_callback_on_writable(set->c[i]->wsi);
 }
 
 void web_ws_tick(struct web *w) {
-    struct client *c;
-    cds_list_for_each_entry(c, &w->clients.list, node) {
+    const struct client_set *set = w->clients.set;
+    for (size_t i = 0; i < set->n; i++) {
+        struct client *c = set->c[i];
         c->status_due = 1;
         if (c->wsi) lws_callback_on_writable(c->wsi);
     }

@@ -61,7 +61,8 @@ main(async () => {
     /* ---- it loads, connects and streams ---- */
     const up = await until(async () => {
       const s = await state();
-      return s.connected && s.lanes.length >= 4 && s.events > 20000 && s.topRows.length > 0 && s.flameNodes > 3;
+      /* t1 > 5 s: the paused view below has seconds of data to zoom into. */
+      return s.connected && s.lanes.length >= 4 && s.events > 20000 && s.topRows.length > 0 && s.flameNodes > 3 && s.t1 > 5e9;
     }, 60000, 200);
     let s = await state();
     check(up, 'the page connects and events stream in', { connected: s.connected, lanes: s.lanes.length, events: s.events });
