@@ -31,6 +31,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/recbench.XXXXXX") || exit 2
 session=""
 sessiond_pid=""
 
+# shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() {
     if [ -n "$session" ]; then
         lttng destroy "$session" >/dev/null 2>&1
@@ -39,7 +40,7 @@ cleanup() {
         # Only the daemon this script started, by its pid.
         kill "$sessiond_pid" 2>/dev/null
         i=0
-        while kill -0 "$sessiond_pid" 2>/dev/null && [ $i -lt 50 ]; do
+        while kill -0 "$sessiond_pid" 2>/dev/null && [ "$i" -lt 50 ]; do
             sleep 0.1
             i=$((i + 1))
         done
@@ -59,7 +60,7 @@ else
     if ! lttng list >/dev/null 2>&1; then
         if lttng-sessiond --daemonize --no-kernel >"$tmp/sessiond.log" 2>&1; then
             i=0
-            while ! lttng list >/dev/null 2>&1 && [ $i -lt 50 ]; do
+            while ! lttng list >/dev/null 2>&1 && [ "$i" -lt 50 ]; do
                 sleep 0.1
                 i=$((i + 1))
             done
