@@ -37,54 +37,59 @@ void agg_reset(struct agg *a, int64_t id) {
     a->id = id;
 }
 
-static void acc_add(struct agg *a, uint64_t key, double dur, double self) {
+/* The acc of key, created empty; NULL if memory ran out. */
+static struct acc *acc_at(struct agg *a, uint64_t key) {
     int isnew;
     uint64_t *v = u64map_put(&a->acc_idx, key, &isnew);
-    if (!v) return;
+    if (!v) return NULL;
     if (isnew) {
         if (a->n_acc == a->cap_acc) {
             size_t ncap = a->cap_acc ? a->cap_acc * 2 : 64;
             struct acc *p = realloc(a->accs, ncap * sizeof *p);
             if (!p) {
                 *v = UINT64_MAX;
-                return;
+                return NULL;
             }
             a->accs = p;
             a->cap_acc = ncap;
         }
         *v = a->n_acc;
-        a->accs[a->n_acc++] = (struct acc){0, 0, 0, dur, dur};
+        a->accs[a->n_acc++] = (struct acc){0, 0, 0, INFINITY, -INFINITY};
     }
-    if (*v == UINT64_MAX) return;
-    struct acc *c = &a->accs[*v];
-    c->calls++;
-    c->total += dur;
-    c->self += self;
-    if (dur < c->min) c->min = dur;
-    if (dur > c->max) c->max = dur;
+    return *v == UINT64_MAX ? NULL : &a->accs[*v];
 }
 
-static void cell_add(struct agg *a, uint64_t key) {
+static void acc_merge(struct agg *a, uint64_t key, const struct acc *x) {
+    struct acc *c = acc_at(a, key);
+    if (!c) return;
+    c->calls += x->calls;
+    c->total += x->total;
+    c->self += x->self;
+    if (x->min < c->min) c->min = x->min;
+    if (x->max > c->max) c->max = x->max;
+}
+
+static void cell_add(struct agg *a, uint64_t key, uint64_t n) {
     int isnew;
     uint64_t *v = u64map_put(&a->cells, key, &isnew);
-    if (v) (*v)++;
+    if (v) *v += n;
 }
 
 void agg_add(struct agg *a, uint16_t series, uint32_t node, uint32_t name, unsigned bin, double dur,
              double self) {
+    struct acc x = {1, dur, self, dur, dur};
     uint64_t cell = (uint64_t)name << HIST_BIN_BITS | bin;
-    acc_add(a, node, dur, self);
-    cell_add(a, cell);
+    acc_merge(a, node, &x);
+    cell_add(a, cell, 1);
     if (series) {   /* 0 is all threads, just done */
-        acc_add(a, (uint64_t)series << 32 | node, dur, self);
-        cell_add(a, (uint64_t)series << 32 | cell);
+        acc_merge(a, (uint64_t)series << 32 | node, &x);
+        cell_add(a, (uint64_t)series << 32 | cell, 1);
     }
 }
 
-/* The bucket of a ring that holds time t, cleared if it held an older
- * period; NULL if it already moved on to a newer one (t is too old). */
-static struct agg *ring_bucket(struct ring *w, double t) {
-    int64_t id = (int64_t)floor(t / w->width_ns);
+/* The bucket of a ring for period id, cleared if it held an older period;
+ * NULL if it already moved on to a newer one (id is too old). */
+static struct agg *ring_bucket(struct ring *w, int64_t id) {
     struct agg *a = &w->b[((id % WIN_BUCKETS) + WIN_BUCKETS) % WIN_BUCKETS];
     if (a->id == id) return a;
     if (a->id != INT64_MIN && a->id > id) return NULL;
@@ -92,14 +97,101 @@ static struct agg *ring_bucket(struct ring *w, double t) {
     return a;
 }
 
-void stats_add(rec_model *m, uint16_t series, uint32_t node, uint32_t name, double end_ns, double dur,
-               double self) {
-    unsigned bin = hist_bin(dur);
-    agg_add(&m->all, series, node, name, bin, dur, self);
-    struct agg *a = ring_bucket(&m->w1, end_ns);
-    if (a) agg_add(a, series, node, name, bin, dur, self);
-    a = ring_bucket(&m->w10, end_ns);
-    if (a) agg_add(a, series, node, name, bin, dur, self);
+/* ---- the per-thread pending bucket ---------------------------------------- */
+
+void stats_fold(rec_model *m, struct trec *r) {
+    if (!r->n_touched && !r->pcells.n) return;
+    /* 100 ms bucket id -> the 1 s window's bucket and the 10 s window's */
+    int64_t id = r->pend_id, sec = (int64_t)floor((double)id / 10.0);
+    struct agg *t[3] = {&m->all, ring_bucket(&m->w1, id), ring_bucket(&m->w10, sec)};
+    uint64_t series = (uint64_t)r->series << 32;
+    for (int k = 0; k < 3; k++) {
+        if (!t[k]) continue;
+        for (uint32_t i = 0; i < r->n_touched; i++) {
+            uint32_t node = r->touched[i];
+            acc_merge(t[k], node, &r->pacc[node]);
+            acc_merge(t[k], series | node, &r->pacc[node]);
+        }
+        const struct u64map *c = &r->pcells;
+        for (size_t i = 0; i < c->cap; i++) {
+            if (c->keys[i] == U64MAP_EMPTY) continue;
+            cell_add(t[k], c->keys[i], c->vals[i]);
+            cell_add(t[k], series | c->keys[i], c->vals[i]);
+        }
+    }
+    for (uint32_t i = 0; i < r->n_touched; i++) r->pacc[r->touched[i]].calls = 0;
+    r->n_touched = 0;
+    u64map_clear(&r->pcells);
+}
+
+void stats_fold_all(rec_model *m) {
+    for (size_t i = 0; i < m->n_recs; i++) stats_fold(m, &m->recs[i]);
+}
+
+/* Room for node in the pending sums; 0 if there is none (memory, or a
+ * node past the dense range): the slice then goes to the tables at once. */
+static int pend_grow(struct trec *r, uint32_t node);
+
+static inline int pend_room(struct trec *r, uint32_t node) {
+    if (node < r->pacc_cap && r->n_touched < r->cap_touched) return 1;
+    return pend_grow(r, node);
+}
+
+static int pend_grow(struct trec *r, uint32_t node) {
+    if (node >= PEND_DENSE_NODES) return 0;
+    if (node >= r->pacc_cap) {
+        uint32_t ncap = r->pacc_cap ? r->pacc_cap : 64;
+        while (ncap <= node) ncap *= 2;
+        struct acc *p = realloc(r->pacc, ncap * sizeof *p);
+        if (!p) return 0;
+        memset(p + r->pacc_cap, 0, (ncap - r->pacc_cap) * sizeof *p);
+        r->pacc = p;
+        r->pacc_cap = ncap;
+    }
+    if (r->n_touched == r->cap_touched) {
+        uint32_t ncap = r->cap_touched ? r->cap_touched * 2 : 64;
+        uint32_t *p = realloc(r->touched, ncap * sizeof *p);
+        if (!p) return 0;
+        r->touched = p;
+        r->cap_touched = ncap;
+    }
+    return 1;
+}
+
+void stats_slice(rec_model *m, struct trec *r, uint32_t node, uint32_t name, double end, double dur,
+                 double self) {
+    if (!(end >= r->pend_lo && end < r->pend_hi)) {
+        stats_fold(m, r);
+        int64_t id = (int64_t)floor(end / m->w1.width_ns);
+        r->pend_id = id;
+        r->pend_lo = (double)id * m->w1.width_ns;
+        r->pend_hi = r->pend_lo + m->w1.width_ns;
+    }
+    if (!pend_room(r, node)) {
+        int64_t id = r->pend_id, sec = (int64_t)floor((double)id / 10.0);
+        struct agg *t[3] = {&m->all, ring_bucket(&m->w1, id), ring_bucket(&m->w10, sec)};
+        for (int k = 0; k < 3; k++)
+            if (t[k]) agg_add(t[k], r->series, node, name, hist_bin(dur), dur, self);
+        return;
+    }
+    struct acc *a = &r->pacc[node];
+    if (a->calls == 0) {
+        r->touched[r->n_touched++] = node;
+        a->total = a->self = 0;
+        a->min = a->max = dur;
+    }
+    a->calls++;
+    a->total += dur;
+    a->self += self;
+    if (dur < a->min) a->min = dur;
+    if (dur > a->max) a->max = dur;
+    uint64_t key = (uint64_t)name << HIST_BIN_BITS | hist_bin(dur);
+    uint64_t *c = u64map_get(&r->pcells, key);   /* inline: the usual case */
+    if (!c) {
+        int isnew;
+        c = u64map_put(&r->pcells, key, &isnew);
+    }
+    if (c) (*c)++;
 }
 
 size_t stats_window(rec_model *m, enum rec_window w, struct agg **out) {
@@ -118,7 +210,7 @@ size_t stats_window(rec_model *m, enum rec_window w, struct agg **out) {
 }
 
 double rec_model_window_span(const rec_model *m, enum rec_window w) {
-    if (!m->have_first) return 0;
+    if (m->run_first_ns == INFINITY) return 0;
     double now = rec_model_now(m), start = m->run_first_ns;
     if (w == REC_WIN_1S || w == REC_WIN_10S) {
         double width = w == REC_WIN_1S ? m->w1.width_ns : m->w10.width_ns;

@@ -124,9 +124,6 @@ uint16_t model_series(rec_model *m, int tid) {
 
 /* ---- thread records ----------------------------------------------------- */
 
-struct trec *model_rec(rec_model *m, int idx) {
-    return idx >= 0 && (size_t)idx < m->n_recs ? &m->recs[idx] : NULL;
-}
 
 int model_record(rec_model *m, uint32_t slot, uint32_t gen) {
     uint64_t key = (uint64_t)slot << 32 | gen;
@@ -149,6 +146,10 @@ int model_record(rec_model *m, uint32_t slot, uint32_t gen) {
     r->series = model_series(m, r->tid);
     r->exit_ns = -1;
     for (int i = 0; i < 60; i++) r->secs[i].sec = INT64_MIN;
+    r->pend_id = INT64_MIN;
+    r->sec_i = 60;
+    r->pend_lo = r->sec_lo = INFINITY;
+    r->pend_hi = r->sec_hi = -INFINITY;
     *v = m->n_recs;
     return (int)m->n_recs++;
 }
@@ -166,11 +167,6 @@ double model_close_ns(const rec_model *m, const struct trec *r) {
 
 void model_invalidate(rec_model *m) { m->items_valid = 0; }
 
-static double ticks_to_ns(const rec_model *m, uint64_t ticks) {
-    if (m->conv) return rec_seg_ticks_to_ns(m->conv, ticks);
-    if (ticks >= m->src.ticks0) return (double)(ticks - m->src.ticks0) * m->ns_per_tick;
-    return -(double)(m->src.ticks0 - ticks) * m->ns_per_tick;
-}
 
 /* ---- the public lifetime ------------------------------------------------ */
 
@@ -185,6 +181,10 @@ rec_model *rec_model_new(const struct rec_source_info *src, rec_string_fn string
     if (m->opts.max_events == 0) m->opts.max_events = (size_t)8 << 20;
     double tps = m->src.ticks_per_sec;
     m->ns_per_tick = (isfinite(tps) && tps > 0) ? 1e9 / tps : 1.0;
+    m->ticks0 = m->src.ticks0;
+    m->newest_ns = -INFINITY;
+    m->run_first_ns = INFINITY;
+    for (size_t i = 0; i < sizeof m->ncache / sizeof m->ncache[0]; i++) m->ncache[i].key = UINT64_MAX;
     agg_init(&m->all);
     m->w1.width_ns = 1e8;
     m->w10.width_ns = 1e9;
@@ -228,7 +228,12 @@ void rec_model_free(rec_model *m) {
         agg_free(&m->w1.b[i]);
         agg_free(&m->w10.b[i]);
     }
-    for (size_t i = 0; i < m->n_recs; i++) free(m->recs[i].stack);
+    for (size_t i = 0; i < m->n_recs; i++) {
+        free(m->recs[i].stack);
+        free(m->recs[i].pacc);
+        free(m->recs[i].touched);
+        u64map_free(&m->recs[i].pcells);
+    }
     free(m->recs);
     u64map_free(&m->rec_idx);
     free(m->slots);
@@ -249,8 +254,8 @@ void rec_model_set_now(rec_model *m, double now_ns) {
 }
 
 double rec_model_now(const rec_model *m) {
-    if (m->have_set_now && (!m->have_newest || m->set_now_ns > m->newest_ns)) return m->set_now_ns;
-    return m->have_newest ? m->newest_ns : 0.0;
+    if (m->have_set_now && m->set_now_ns > m->newest_ns) return m->set_now_ns;
+    return m->newest_ns > -INFINITY ? m->newest_ns : 0.0;
 }
 
 /* ---- rec_model_thread --------------------------------------------------- */
@@ -289,7 +294,7 @@ void rec_model_thread(rec_model *m, const struct rec_thread_info *t) {
     model_set_tid(m, r, t->tid);
     if (t->name[0]) snprintf(r->name, sizeof r->name, "%s", t->name);
     if (t->state == REC_SLOT_EXITED || t->state == REC_SLOT_LIVE) r->state = t->state;
-    if (t->exit_ticks) r->exit_ns = ticks_to_ns(m, t->exit_ticks);
+    if (t->exit_ticks) r->exit_ns = model_ticks_to_ns(m, t->exit_ticks);
     r->start_head = t->start_head;
     r->has_start_head = 1;
     struct trec *latest = model_rec(m, s->latest);
@@ -297,7 +302,6 @@ void rec_model_thread(rec_model *m, const struct rec_thread_info *t) {
     model_invalidate(m);
 }
 
-double model_ticks_to_ns(const rec_model *m, uint64_t ticks) { return ticks_to_ns(m, ticks); }
 
 /* ---- rec_model_threads -------------------------------------------------- */
 

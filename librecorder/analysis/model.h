@@ -33,6 +33,8 @@
 #define REC_MAX_RECORDS 65535u         /* thread generations kept (uint16 in the log) */
 #define LIST_MAX_THREADS 4096u         /* rec_model_threads lists at most this many */
 #define WIN_BUCKETS 10
+#define PEND_DENSE_NODES 65536u        /* per-thread dense pending sums cover nodes below this */
+#define NODE_CACHE_BITS 12             /* (parent, name id) -> node, direct-mapped */
 
 /* Internal item flags next to the public REC_SLICE_* ones (see view.h). */
 #define ITEM_CLIPPED 0x80u             /* --last cut its beginning off */
@@ -105,8 +107,24 @@ struct trec {
     int overflow;             /* open scopes past REC_MAX_DEPTH */
     double busy_ns;           /* closed top-level time */
     double busy_until;        /* end of the last top-level interval counted */
-    struct sec_slot secs[60];
+    struct sec_slot secs[61]; /* a ring of 60 seconds, and a scratch slot */
     uint64_t pend_over, pend_drop; /* loss not yet placed in the log */
+    int pend_loss;            /* either is set */
+    /* Statistics of the current 100 ms bucket (by slice end), kept here in
+     * a dense array and a small map, and folded into the tables (agg.c)
+     * when the bucket closes or a query comes: one update per slice on
+     * the hot path instead of a dozen. */
+    int64_t pend_id;
+    double pend_lo, pend_hi;  /* the bucket's [lo, hi) in ns; empty: lo > hi */
+    struct acc *pacc;         /* by node, below PEND_DENSE_NODES */
+    uint32_t pacc_cap;
+    uint32_t *touched;        /* nodes with pacc[node].calls > 0 */
+    uint32_t n_touched, cap_touched;
+    struct u64map pcells;     /* name << 11 | bin -> count */
+    /* the per-second slot events are counted in, and its [lo, hi); an
+     * index, not a pointer: records move when their array grows */
+    int sec_i;
+    double sec_lo, sec_hi;
 };
 
 struct slot_state {
@@ -143,18 +161,23 @@ struct rec_model {
     void *ctx;
     struct rec_model_opts opts;
     double ns_per_tick;
-    rec_seg *conv;            /* during rec_model_poll_seg: its clock conversion */
+    uint64_t ticks0;
+    rec_seg *conv;            /* during rec_model_poll_seg: the segment read */
 
-    double newest_ns, set_now_ns;
-    int have_newest, have_set_now;
-    double run_first_ns;      /* first event of any thread */
-    int have_first;
+    double newest_ns;         /* newest event seen; -inf before any */
+    double set_now_ns;
+    int have_set_now;
+    double run_first_ns;      /* first event of any thread; +inf before any */
 
     struct u64map name_idx;   /* string id -> local index */
     struct name *names;
     size_t n_names, cap_names;
 
     struct u64map node_idx;   /* parent << 32 | name -> node */
+    struct node_cache {
+        uint64_t key;         /* parent << 32 | string id */
+        uint32_t node;
+    } ncache[1u << NODE_CACHE_BITS];
     uint32_t *node_parent, *node_name, *node_depth;
     size_t n_nodes, cap_nodes;
 
@@ -197,11 +220,20 @@ const char *model_name_text(rec_model *m, uint32_t local);   /* never NULL */
 uint32_t model_node(rec_model *m, uint32_t parent, uint32_t name_local);
 uint16_t model_series(rec_model *m, int tid);
 int model_record(rec_model *m, uint32_t slot, uint32_t gen); /* -1 if out of room */
-struct trec *model_rec(rec_model *m, int idx);
+static inline struct trec *model_rec(rec_model *m, int idx) {
+    return idx >= 0 && (size_t)idx < m->n_recs ? &m->recs[idx] : NULL;
+}
 double model_close_ns(const rec_model *m, const struct trec *r); /* where its open slices end */
 void model_invalidate(rec_model *m);
 void model_set_tid(rec_model *m, struct trec *r, int tid);
-double model_ticks_to_ns(const rec_model *m, uint64_t ticks);
+/* Ticks to ns: the source's calibration, or during rec_model_poll_seg the
+ * segment's (the reader refines the rate; see model_poll.c). */
+static inline double model_ticks_to_ns(const rec_model *m, uint64_t ticks) {
+    if (ticks >= m->ticks0) return (double)(ticks - m->ticks0) * m->ns_per_tick;
+    return -(double)(m->ticks0 - ticks) * m->ns_per_tick;
+}
+/* The node of a name id under a parent, through the cache. */
+static inline uint32_t model_node_of(rec_model *m, uint32_t parent, uint32_t id);
 /* Record indexes in (slot, generation) order; order has n_recs entries. */
 size_t model_record_order(rec_model *m, uint32_t *order);
 struct slot_state *model_slot(rec_model *m, uint32_t slot);  /* NULL if out of range */
@@ -209,12 +241,26 @@ struct slot_state *model_slot(rec_model *m, uint32_t slot);  /* NULL if out of r
 /* model_feed.c */
 void model_switch(rec_model *m, struct slot_state *s, int rec);
 
+static inline uint32_t model_node_of(rec_model *m, uint32_t parent, uint32_t id) {
+    uint64_t key = (uint64_t)parent << 32 | id;
+    struct node_cache *c = &m->ncache[(key * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - NODE_CACHE_BITS)];
+    if (c->key != key) {
+        c->node = model_node(m, parent, model_name(m, id));
+        c->key = key;
+    }
+    return c->node;
+}
+
 /* agg.c */
 void agg_init(struct agg *a);
 void agg_free(struct agg *a);
 void agg_reset(struct agg *a, int64_t id);
-void stats_add(rec_model *m, uint16_t series, uint32_t node, uint32_t name, double end_ns, double dur,
-               double self);
+/* A completed slice of thread r: into its pending bucket. */
+void stats_slice(rec_model *m, struct trec *r, uint32_t node, uint32_t name, double end_ns, double dur,
+                 double self);
+/* Pending buckets into the tables: one thread's, or all (before queries). */
+void stats_fold(rec_model *m, struct trec *r);
+void stats_fold_all(rec_model *m);
 void agg_add(struct agg *a, uint16_t series, uint32_t node, uint32_t name, unsigned bin, double dur, double self);
 /* The tables a window covers right now; returns how many (<= WIN_BUCKETS). */
 size_t stats_window(rec_model *m, enum rec_window w, struct agg **out);

@@ -48,6 +48,10 @@ static void add_busy(struct trec *r, double b, double e, double *until) {
     if (e <= b) return;
     *until = e;
     r->busy_ns += e - b;
+    if (b >= r->sec_lo && e < r->sec_hi) {   /* within the current second */
+        r->secs[r->sec_i].busy_ns += e - b;
+        return;
+    }
     int64_t last = (int64_t)floor(e / 1e9);
     double lo = (double)(last - 59) * 1e9;
     if (b < lo) b = lo;
@@ -115,6 +119,7 @@ static void mark_gap(struct trec *r, uint64_t over, uint64_t drop) {
     r->dropped += drop;
     r->pend_over += over;
     r->pend_drop += drop;
+    r->pend_loss = 1;
     for (int i = 0; i < r->depth; i++) r->stack[i].gap = 1;
 }
 
@@ -134,7 +139,7 @@ static void close_top(rec_model *m, struct trec *r, double end, unsigned flags) 
         if (it->end < it->ts) it->end = it->ts;
         it->flags = (uint8_t)flags;
     }
-    if (!flags) stats_add(m, r->series, f->node, m->node_name[f->node], end, dur, self);
+    if (!flags) stats_slice(m, r, f->node, m->node_name[f->node], end, dur, self);
 }
 
 static void unmatched_end(rec_model *m, struct trec *r, int rec, uint32_t id, double ts) {
@@ -168,9 +173,7 @@ static void on_begin(rec_model *m, struct trec *r, int rec, const struct rec_eve
         r->stack_cap = ncap;
     }
     uint32_t parent = r->depth ? r->stack[r->depth - 1].node : 0;
-    uint32_t node = model_node(m, parent, model_name(m, e->name_id));
-    int64_t t = llround(ts);
-    struct litem it = {t, t, 0, e->name_id, (uint16_t)rec, REC_ITEM_SLICE, REC_SLICE_OPEN};
+    uint32_t node = model_node_of(m, parent, e->name_id);
     struct frame *f = &r->stack[r->depth++];
     f->name_id = e->name_id;
     f->node = node;
@@ -178,7 +181,12 @@ static void on_begin(rec_model *m, struct trec *r, int rec, const struct rec_eve
     f->child_ns = 0;
     f->child_end = ts;
     f->gap = 0;
-    f->seq = elog_add(&m->log, &it, NULL, 0);
+    f->seq = UINT64_MAX;
+    if (m->log.max) {
+        int64_t t = llround(ts);
+        struct litem it = {t, t, 0, e->name_id, (uint16_t)rec, REC_ITEM_SLICE, REC_SLICE_OPEN};
+        f->seq = elog_add(&m->log, &it, NULL, 0);
+    }
 }
 
 static void on_end(rec_model *m, struct trec *r, int rec, uint32_t id, double ts) {
@@ -215,36 +223,47 @@ static void set_name(rec_model *m, struct trec *r, uint32_t id) {
     r->name[k] = 0;
 }
 
-static void process(rec_model *m, struct trec *r, int rec, const struct rec_event *e) {
+/* The slow parts of process(), out of its way. */
+static void first_event(rec_model *m, struct trec *r, double ts) {
+    r->seen = 1;
+    r->first_ns = ts;
+    r->epoch_ns = ts;
+    r->busy_until = ts;
+    if (ts < m->run_first_ns) m->run_first_ns = ts;   /* a thread's first event is its earliest */
+}
+
+static void new_second(struct trec *r, double ts) {
+    int64_t sec = (int64_t)floor(ts / 1e9);
+    struct sec_slot *ss = sec_at(r, sec);
+    r->sec_i = ss ? (int)(ss - r->secs) : 60;      /* 60: a scratch slot */
+    r->sec_lo = (double)sec * 1e9;
+    r->sec_hi = r->sec_lo + 1e9;
+}
+
+/* What follows a loss is the start of the known history again. */
+static void place_loss(rec_model *m, struct trec *r, int rec, double ts) {
+    uint64_t d = r->pend_drop > UINT32_MAX ? UINT32_MAX : r->pend_drop;
+    struct litem it = {llround(ts), llround(ts), r->pend_over, (uint32_t)d, (uint16_t)rec, REC_ITEM_LOSS, 0};
+    elog_add(&m->log, &it, NULL, 0);
+    r->pend_over = r->pend_drop = 0;
+    r->pend_loss = 0;
+    r->epoch_ns = ts;
+}
+
+static inline void process(rec_model *m, struct trec *r, int rec, const struct rec_event *e) {
     uint64_t ticks = e->ticks;
-    if (r->seen && ticks < r->last_ticks) ticks = r->last_ticks;  /* a thread's time never goes back */
+    if (ticks < r->last_ticks) ticks = r->last_ticks;  /* a thread's time never goes back */
     r->last_ticks = ticks;
     double ts = model_ticks_to_ns(m, ticks);
-    if (!r->seen) {
-        r->seen = 1;
-        r->first_ns = ts;
-        r->epoch_ns = ts;
-        r->busy_until = ts;
-    }
+    if (!r->seen) first_event(m, r, ts);
     r->last_ns = ts;
-    if (!m->have_newest || ts > m->newest_ns) m->newest_ns = ts;
-    m->have_newest = 1;
-    if (!m->have_first || ts < m->run_first_ns) m->run_first_ns = ts;
-    m->have_first = 1;
+    if (ts > m->newest_ns) m->newest_ns = ts;
     r->events++;
-    struct sec_slot *ss = sec_at(r, (int64_t)floor(ts / 1e9));
-    if (ss) ss->events++;
+    if (!(ts >= r->sec_lo && ts < r->sec_hi)) new_second(r, ts);
+    r->secs[r->sec_i].events++;
+    if (r->pend_loss) place_loss(m, r, rec, ts);
 
-    if (r->pend_over || r->pend_drop) {
-        /* What follows a loss is the start of the known history again. */
-        uint64_t d = r->pend_drop > UINT32_MAX ? UINT32_MAX : r->pend_drop;
-        struct litem it = {llround(ts), llround(ts), r->pend_over, (uint32_t)d, (uint16_t)rec, REC_ITEM_LOSS, 0};
-        elog_add(&m->log, &it, NULL, 0);
-        r->pend_over = r->pend_drop = 0;
-        r->epoch_ns = ts;
-    }
-
-    int64_t t = llround(ts);
+    int64_t t = m->log.max ? llround(ts) : 0;   /* only the log needs it */
     switch (e->type) {
     case REC_EV_BEGIN: on_begin(m, r, rec, e, ts); break;
     case REC_EV_END: on_end(m, r, rec, e->name_id, ts); break;
@@ -295,7 +314,9 @@ void rec_model_feed(rec_model *m, uint32_t slot, const struct rec_event *ev, siz
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        int idx = pick_record(m, s, slot, &ev[i]);
+        int idx = s->cur;
+        if (ev[i].type == REC_EV_THREAD_START || idx < 0 || (s->latest != idx && s->latest >= 0))
+            idx = pick_record(m, s, slot, &ev[i]);
         struct trec *r = model_rec(m, idx);
         if (!r) {
             m->untracked_events++;

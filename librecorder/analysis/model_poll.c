@@ -27,7 +27,14 @@ size_t rec_model_poll_seg(rec_model *m, rec_seg *s) {
     }
     int nt = rec_seg_threads(s, m->th_buf, (int)m->th_cap);
     size_t total = 0;
+    /* The segment's conversion, the reader's refined rate included, as
+     * the model's inline one: rec_seg_ticks_to_ns is (ticks - ticks0) *
+     * ns_per_tick, and a power-of-two span recovers ns_per_tick exactly. */
+    double save_npt = m->ns_per_tick;
+    uint64_t save_t0 = m->ticks0;
     m->conv = s;
+    m->ticks0 = info.ticks0;
+    m->ns_per_tick = rec_seg_ticks_to_ns(s, info.ticks0 + (UINT64_C(1) << 30)) / (double)(UINT64_C(1) << 30);
     for (int i = 0; i < nt; i++) {
         const struct rec_thread_info *t = &m->th_buf[i];
         rec_model_thread(m, t);
@@ -54,6 +61,8 @@ size_t rec_model_poll_seg(rec_model *m, rec_seg *s) {
         }
     }
     m->conv = NULL;
+    m->ticks0 = save_t0;
+    m->ns_per_tick = save_npt;
     return total;
 }
 

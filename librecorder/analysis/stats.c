@@ -130,6 +130,7 @@ size_t rec_model_stats(rec_model *m, enum rec_window w, int tid, struct rec_stat
     if (n_total) *n_total = 0;
     int series = series_of(m, tid);
     if (series < 0) return 0;
+    stats_fold_all(m);
     struct agg *aggs[WIN_BUCKETS];
     size_t na = stats_window(m, w, aggs);
     return stats_query(m, aggs, na, series, 0, rec_model_window_span(m, w), out, cap, n_total);

@@ -55,6 +55,7 @@ size_t rec_model_tree(rec_model *m, enum rec_window w, int tid, struct rec_tree_
         goto done;
 
     if (series >= 0) {
+        stats_fold_all(m);
         struct agg *aggs[WIN_BUCKETS];
         size_t na = stats_window(m, w, aggs);
         for (size_t i = 0; i < na; i++) {
