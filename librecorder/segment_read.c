@@ -187,17 +187,16 @@ size_t rec_seg_read(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t cap
         loss->overwritten += lead;
         start += lead;
     }
-    uint64_t keep = n;
-    for (uint64_t i = 0; i < n;) {
-        unsigned span = rec_entry_span(&out[i]);
-        if (span == 0) span = 1;      /* malformed: the decoder counts it */
-        if (i + span > n) {
-            keep = i;
-            break;
-        }
-        i += span;
+    /* Only the last event can be cut: find its first entry (at most
+     * REC_MAX_ENTRIES_PER_EVENT - 1 continuations back) and check its span.
+     * Scanning every event here cost a third of a capture's CPU; malformed
+     * events elsewhere are the decoder's to count. */
+    if (n) {
+        uint64_t j = n - 1;
+        while (j > 0 && REC_EV_TYPE(out[j].w1) == REC_EV_CONT && n - j < REC_MAX_ENTRIES_PER_EVENT) j--;
+        unsigned span = rec_entry_span(&out[j]);
+        if (span && j + span > n) n = j;
     }
-    n = keep;
     c->pos = start + n;
     if (s->stream) publish_limit(s, slot);
     *first = start;
