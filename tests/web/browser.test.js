@@ -126,6 +126,15 @@ main(async () => {
       await page.screenshot({ path: path.join(shots, 'zoomed-hover.png') });
     }
 
+    const mark = await page.evaluate(() => window.__recorder.findInstant('token'));
+    check(mark !== null, 'a "token" instant is on screen');
+    if (mark) {
+      await page.mouse.move(mark.x, mark.y);
+      await until(async () => ((await page.textContent('#tooltip')) || '').startsWith('token'), 5000, 50);
+      const tip = (await page.textContent('#tooltip')) || '';
+      check(tip.startsWith('token') && /messagetoken=\d+/.test(tip), 'hovering an instant shows its message', tip);
+    }
+
     /* ---- pan with the mouse ---- */
     const p0 = await state();
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);

@@ -208,6 +208,7 @@ window.__recorder = {
     };
   },
   findSlice: (name) => timeline.findSlice(name),
+  findInstant: (name) => timeline.findInstant(name),
 };
 
 showMode(true);

@@ -450,7 +450,7 @@ class Timeline {
         const I = L.instants;
         const i = I.lowerBound(0, t - tol);
         if (i < I.n && I.t[i] <= t + tol)
-          return { kind: 'instant', L, name: I.nm[i], t: I.t[i], msg: I.msg[i] };
+          return { kind: 'instant', L, name: I.nm[i], t: I.t[i], msg: I.msg(i) };
         return null;
       }
       const d = Math.floor((y - ty - INSTANT_H) / ROW_H);
@@ -641,6 +641,25 @@ class Timeline {
   }
 
   /* ---- what tests ask ---- */
+  /* A visible instant with this name, alone within a few pixels. */
+  findInstant(name) {
+    const s = this.store, top = RULER_H - this.scrollY, r = this.canvas.getBoundingClientRect();
+    const k = this.plotW / this.span, t0 = this.t0, t1 = this.t1;
+    for (const tr of this.tracks) {
+      if (tr.kind !== 'lane') continue;
+      const I = tr.L.instants, y = top + tr.y + INSTANT_H / 2;
+      if (y < RULER_H + 2 || y > this.H - 2) continue;
+      for (let i = I.lowerBound(0, t0); i < I.n && I.t[i] < t1; i++) {
+        if (s.name(I.nm[i]) !== name) continue;
+        const x = GUTTER + (I.t[i] - t0) * k;
+        const alone = (i === I.lo || (I.t[i] - I.t[i - 1]) * k > 8) && (i + 1 === I.n || (I.t[i + 1] - I.t[i]) * k > 8);
+        if (x > GUTTER + 8 && x < this.W - 8 && alone) return { x: r.left + x, y: r.top + y };
+      }
+    }
+    return null;
+  }
+
+
   /* A visible, labelled slice with this name: its center in page pixels. */
   findSlice(name) {
     const s = this.store, top = RULER_H - this.scrollY, r = this.canvas.getBoundingClientRect();
