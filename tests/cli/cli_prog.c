@@ -142,6 +142,24 @@ static void *thread_k(void *arg) {
     return NULL;
 }
 
+/* Wait (bounded) until the capture has read every slot up to its head: its
+ * limit, one ring past what it has read, covers the head.  Makes thread
+ * tests independent of how often the capture happens to poll. */
+static void wait_drained(void) {
+    const struct rec_header *h = rec__g.hdr;
+    for (int tries = 0; tries < 10000; tries++) {
+        int behind = 0;
+        for (uint32_t i = 0; i < h->max_threads; i++) {
+            uint64_t head = __atomic_load_n(&rec__g.slots[i].head, __ATOMIC_ACQUIRE);
+            uint64_t limit = __atomic_load_n(&rec__g.cons->limit[i], __ATOMIC_ACQUIRE);
+            behind |= limit != UINT64_MAX && limit - h->ring_entries < head;
+        }
+        if (!behind) return;
+        struct timespec d = {0, 1000000};
+        nanosleep(&d, NULL);
+    }
+}
+
 static int mode_threads(int t, long k) {
     if (wait_stream() != 0) return 3;
     struct tk a = {k};
@@ -149,6 +167,7 @@ static int mode_threads(int t, long k) {
         pthread_t th;
         pthread_create(&th, NULL, thread_k, &a);
         pthread_join(th, NULL);
+        wait_drained();
     }
     printf("emitted %ld\n", (long)t * k);
     return 0;
