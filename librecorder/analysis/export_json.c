@@ -6,7 +6,7 @@
  *   - {"traceEvents":[...], "otherData":{...}}, traceEvents first;
  *   - ts in microseconds from the trace start, at most 3 decimals, written
  *     from integer nanoseconds;
- *   - slices as B/E pairs with the same name (and the same args), strictly
+ *   - slices as B/E pairs with the same name (and category), strictly
  *     nested per thread (view.h's walker).  Not X events: importers compute
  *     ts + dur in floating point, and a child can then end a hair after its
  *     parent.  A slice of zero length is a thread instant (ev_point);
@@ -40,7 +40,7 @@ struct jctx {
     uint32_t cache_id[NAME_CACHE];
     char *cache_frag[NAME_CACHE];
     uint32_t cache_len[NAME_CACHE];
-    char *args[32];           /* per flag set: ,"args":{...} */
+    char *args[32];           /* per flag set: ,"cat":"..." */
     uint32_t args_len[32];
     char **temp;              /* fragments of unresolved names, freed at the end */
     size_t n_temp, cap_temp;
@@ -117,17 +117,21 @@ static const char *name_frag(struct jctx *c, uint32_t id, uint32_t *len) {
     return nm->json;
 }
 
+/* A slice's flags go in its category ("cat":"open,gap"), the same on its
+ * B and E.  Not in args: speedscope keys frames by name and args, and
+ * pairs an E with a same-named open frame first, so two nested slices of
+ * one name with different args ending together would trip it. */
 static const char *const flag_names[5] = {"open", "begin_lost", "end_lost", "gap", "clipped"};
 
 static void build_args(struct jctx *c) {
     for (unsigned f = 0; f < 32; f++) {
         char buf[160], *p = buf;
         if (f) {
-            p += sprintf(p, ",\"args\":{");
+            p += sprintf(p, ",\"cat\":\"");
             int any = 0;
             for (int b = 0; b < 5; b++)
-                if (f & (1u << b)) p += sprintf(p, "%s\"%s\":true", any++ ? "," : "", flag_names[b]);
-            *p++ = '}';
+                if (f & (1u << b)) p += sprintf(p, "%s%s", any++ ? "," : "", flag_names[b]);
+            *p++ = '"';
         }
         c->args_len[f] = (uint32_t)(p - buf);
         c->args[f] = malloc(c->args_len[f] + 1);
@@ -136,7 +140,7 @@ static void build_args(struct jctx *c) {
     }
 }
 
-/* Internal flags to the 5 bits of args: open, begin_lost, end_lost, gap, clipped. */
+/* Internal flags to the 5 bits of the category: open, begin_lost, end_lost, gap, clipped. */
 static unsigned arg_bits(unsigned fl) {
     return (fl & 0xfu) | ((fl & ITEM_CLIPPED) ? 16u : 0);
 }
@@ -339,12 +343,14 @@ static void ev_meta(struct jctx *c, uint16_t rec, const char *what, const char *
  * its thread cannot, and a step or end whose start was not written (no
  * slice around it, or before --last's cut) would dangle.  A first pass
  * finds, per id, the earliest start that binds; the writing pass keeps the
- * events that bind and come no earlier than such a start. */
+ * events that bind and come after such a start. */
 static int flow_ok(struct jctx *c, const struct litem *it, int64_t b, size_t depth) {
     if (!depth) return 0;
     if (it->flags == REC_EV_FLOW_BEGIN) return 1;
+    /* Strictly later: at the same time, the importers' stable sort keeps
+     * file order, and the start may be on a thread written after this. */
     uint64_t *s = u64map_get(&c->flow_start, it->u);
-    return s && (int64_t)*s <= b;
+    return s && (int64_t)*s < b;
 }
 
 static int find_flow_starts(struct jctx *c, struct nest *ns) {

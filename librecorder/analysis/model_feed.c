@@ -14,8 +14,9 @@
  *     (overwritten before we read it) or never written.  It becomes a
  *     REC_SLICE_NO_BEGIN slice from the latest point we know it covers
  *     (the thread's first event after the last loss, or the begin of the
- *     innermost open scope, whichever is later) to the END, one level
- *     inside the innermost open scope.  The stack is left alone.
+ *     innermost open scope, whichever is later; 1 ns later if a sibling
+ *     ended exactly there) to the END, one level inside the innermost
+ *     open scope.  The stack is left alone.
  *
  * Statistics and the call tree count only slices whose begin and end were
  * both seen with nothing lost in between; the others are in the log (and
@@ -147,6 +148,11 @@ static void unmatched_end(rec_model *m, struct trec *r, int rec, uint32_t id, do
     double b = r->epoch_ns;
     struct frame *top = r->depth > 0 ? &r->stack[r->depth - 1] : NULL;
     if (top && top->ts > b) b = top->ts;
+    /* A sibling that ended exactly there only touches it: start 1 ns
+     * later, so that no importer pairs that sibling's end with this begin
+     * (speedscope does, when the names match). */
+    double level_start = top ? top->ts : r->first_ns, last_end = top ? top->child_end : r->busy_until;
+    if (last_end > level_start && b <= last_end && b >= last_end - 0.5) b = last_end + 1;
     if (b > ts) b = ts;
     if (top) add_child(top, b, ts);
     else add_busy(r, b, ts, &r->busy_until);

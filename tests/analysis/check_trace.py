@@ -23,7 +23,8 @@ importers neither drop nor mangle anything (docs/analysis.md):
   * every event an object with a one-letter "ph"; "pid" and "tid" integers
     in [0, 2^32); "ts" a finite number >= 0 with at most 3 decimals (all
     but M events); "dur" the same (X events);
-  * per thread, B/E pairs match by name (E closes the innermost open B) and
+  * per thread, B/E pairs match by name and category (E closes the
+    innermost open B; Perfetto ignores an E whose name or cat differs) and
     all slices (B/E and X) are strictly nested: two slices are disjoint or
     one contains the other; nothing is left open;
   * M events: process_name and thread_name with a string args.name; every
@@ -267,6 +268,8 @@ def check(path, p, expect_threads=(), min_slices=0):
                 bi, b = stack.pop()
                 if "name" in ev and ev["name"] != b.get("name"):
                     p.add(f"{where(i, ev)}: E named {ev['name']!r} closes B {b.get('name')!r}")
+                if "cat" in ev and ev["cat"] != b.get("cat"):
+                    p.add(f"{where(i, ev)}: E of category {ev['cat']!r} closes B of category {b.get('cat')!r}")
                 ivals.append((b["ts"], ev["ts"], b.get("name"), bi))
             elif ph == "X":
                 ivals.append((ev["ts"], ev["ts"] + ev["dur"], ev.get("name"), i))

@@ -173,6 +173,37 @@ int main(int argc, char **argv) {
     slice(m, 0, 3000, 6000, "earlier");
     rc |= save(m, "deep", 0);
 
+    /* random: hostile sequences (any type, unknown and special name ids,
+     * time jumping back and forth, reused slots, loss) must still export
+     * as a valid, strictly nested trace. */
+    for (int seed = 1; seed <= 3; seed++) {
+        m = tu_model(1, 5000);
+        uint64_t x = (uint64_t)seed * 0x9e3779b97f4a7c15ull, t = 1000;
+        const char *pool[] = {"a", "b", "c", "d\"q", "e\\", "f\x01", "g\xff"};
+        for (int i = 0; i < 20000; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t r = (uint32_t)(x >> 32);
+            uint32_t slot = r % 5;
+            struct rec_event e = tu_ev(1 + (r >> 3) % 9, 0, NULL);
+            if ((r >> 8) % 4) e.type = (r >> 10) % 2 ? REC_EV_BEGIN : REC_EV_END;
+            uint32_t pick = (r >> 12) % 10;
+            e.name_id = pick < 7 ? tu_id(pool[pick]) : pick == 7 ? 0 : pick == 8 ? 2 : 60000;
+            t += (r >> 16) % 1000;
+            if ((r >> 23) % 512 == 0) t -= 5000;   /* time goes back */
+            e.ticks = t;
+            e.tid = 100 + (int)slot;
+            e.gen = 1 + (r >> 28) % 3;   /* THREAD_START: 1 in 36 events */
+            e.flow_id = (r >> 4) % 8;
+            e.value = (double)(r % 1000) / 7;
+            e.msg_len = (unsigned)snprintf(e.msg, sizeof e.msg, "m%u\"\\", r % 100);
+            struct rec_loss loss = {(r >> 20) % 97 == 0 ? 5 : 0, 0};
+            rec_model_feed(m, slot, &e, 1, &loss);
+        }
+        char name[32];
+        snprintf(name, sizeof name, "random%d", seed);
+        rc |= save(m, name, seed == 3 ? 0.00001 : 0);
+    }
+
     /* empty: nothing at all. */
     m = tu_model(1, 0);
     rc |= save(m, "empty", 0);

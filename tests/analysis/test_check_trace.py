@@ -48,6 +48,7 @@ BAD = [
     ("E without B", doc([ev("E", 1)]), "no open B"),
     ("E name mismatch", doc([ev("B", 0, "x"), ev("E", 1, "y")]), "closes B"),
     ("B never closed", doc([ev("B", 0)]), "never closed"),
+    ("E category mismatch", doc([ev("B", 0, "x", cat="a"), ev("E", 1, "x", cat="b")]), "closes B of category"),
     ("X overlap", doc([ev("X", 0, "p", dur=10), ev("X", 5, "c", dur=10)]), "without nesting"),
     ("B/E overlap", doc([ev("B", 0, "p"), ev("B", 5, "c"), ev("E", 10, "p"), ev("E", 12, "c")]), "closes B"),
     ("no thread_name", json.dumps({"traceEvents": [M[0], ev("X", 0, dur=1)]}), "no thread_name"),

@@ -74,13 +74,12 @@ def check_json(gen_dir, check_trace):
 
     main_tid = tid_of.get("main-thread")
     still = [e for e in begins if e["name"] == "still-open" and e["tid"] == main_tid]
-    check(len(still) == 1 and still[0].get("args") == {"open": True},
-          f"still-open is exported as open: {still}")
+    check(len(still) == 1 and still[0].get("cat") == "open", f"still-open is exported as open: {still}")
     ends = [e for e in evs if e["ph"] == "E" and e["name"] == "still-open"]
-    check(len(ends) == 1 and ends[0].get("args") == {"open": True}, "its E has the same args as its B")
+    check(len(ends) == 1 and ends[0].get("cat") == "open", "its E has the same category as its B")
 
     w1 = tid_of.get("worker-1")
-    matmul = [e for e in begins if e["name"] == "matmul" and e["tid"] == w1 and "args" not in e]
+    matmul = [e for e in begins if e["name"] == "matmul" and e["tid"] == w1 and "cat" not in e]
     check(len(matmul) == WORK_ITERS, f"{WORK_ITERS} complete matmul slices on worker-1: {len(matmul)}")
 
     other = doc.get("otherData", {}).get("recorder", {})
@@ -91,7 +90,7 @@ def check_json(gen_dir, check_trace):
     lost = [e for e in evs if e["ph"] == "i" and e["name"] == "recorder: entries lost"]
     check(any(e["tid"] == tid_of.get("worker-2") and e["args"]["overwritten"] > 0 for e in lost),
           "a loss marker sits on worker-2")
-    check(any(e.get("args", {}).get("begin_lost") for e in begins if e["tid"] == tid_of.get("worker-2")),
+    check(any("begin_lost" in e.get("cat", "").split(",") for e in begins if e["tid"] == tid_of.get("worker-2")),
           "worker-2 has slices whose begin was overwritten")
 
     s_ids = sorted(e["id"] for e in evs if e["ph"] == "s")
@@ -130,7 +129,7 @@ def check_csv(gen_dir, doc):
         check(r["self_ns"] == r["total_ns"], "a leaf's self time is its total")
     check(csv_text(WEIRD_NAME) in by, "the weird name is a clean CSV field")
     # Cross-check with the JSON: complete "step" slices there = calls here.
-    steps = sum(1 for e in doc["traceEvents"] if e["ph"] == "B" and e["name"] == "step" and "args" not in e)
+    steps = sum(1 for e in doc["traceEvents"] if e["ph"] == "B" and e["name"] == "step" and "cat" not in e)
     check("step" in by and int(by["step"]["calls"]) == steps, f"step calls {by.get('step', {}).get('calls')} vs JSON {steps}")
     totals = [float(r["total_ns"]) for r in rows]
     check(totals == sorted(totals, reverse=True), "rows by total, descending")
