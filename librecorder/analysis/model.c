@@ -179,6 +179,7 @@ rec_model *rec_model_new(const struct rec_source_info *src, rec_string_fn string
     m->ctx = ctx;
     if (opts) m->opts = *opts;
     if (m->opts.max_events == 0) m->opts.max_events = (size_t)8 << 20;
+    if (m->opts.max_events > UINT32_MAX) m->opts.max_events = UINT32_MAX;  /* views index it with 32 bits */
     double tps = m->src.ticks_per_sec;
     m->ns_per_tick = (isfinite(tps) && tps > 0) ? 1e9 / tps : 1.0;
     m->ticks0 = m->src.ticks0;

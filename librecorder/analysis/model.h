@@ -144,9 +144,14 @@ struct litem {
     uint8_t flags;            /* slices: REC_SLICE_*; flows: REC_EV_FLOW_* */
 };
 
+#define ELOG_BLOCK_BITS 16     /* items live in blocks of 64 Ki (2 MiB) */
+#define ELOG_BLOCK (1u << ELOG_BLOCK_BITS)
+
 struct elog {
-    struct litem *a;
-    size_t cap, max;
+    struct litem **blk;       /* ring of block pointers, by (seq >> ELOG_BLOCK_BITS) */
+    size_t nblk;              /* power of two, enough for max items */
+    struct litem *spare;      /* a block the head left, for the tail to reuse */
+    size_t max;
     uint64_t head, tail;      /* sequence numbers: items [head, tail) are kept */
     uint64_t dropped;
     char (*msgs)[REC_MSG_MAX + 1];
@@ -232,6 +237,19 @@ static inline double model_ticks_to_ns(const rec_model *m, uint64_t ticks) {
     if (ticks >= m->ticks0) return (double)(ticks - m->ticks0) * m->ns_per_tick;
     return -(double)(m->ticks0 - ticks) * m->ns_per_tick;
 }
+/* ns to the log's integer ns: rounded half away from zero (as llround,
+ * inline), clamped to +-4e18 so that a hostile clock cannot overflow the
+ * differences exporters take.  Everything rounds through here, once. */
+static inline int64_t model_round_ns(double x) {
+    if (!(x > -4e18)) return -(int64_t)4000000000000000000;   /* NaN too */
+    if (x > 4e18) return (int64_t)4000000000000000000;
+    int64_t i = (int64_t)x;
+    double f = x - (double)i;
+    if (f >= 0.5) i++;
+    else if (f <= -0.5) i--;
+    return i;
+}
+
 /* The node of a name id under a parent, through the cache. */
 static inline uint32_t model_node_of(rec_model *m, uint32_t parent, uint32_t id);
 /* Record indexes in (slot, generation) order; order has n_recs entries. */
@@ -275,7 +293,13 @@ void elog_init(struct elog *l, size_t max);
 void elog_free(struct elog *l);
 /* Appends an item; returns its sequence number, or UINT64_MAX (no log). */
 uint64_t elog_add(struct elog *l, const struct litem *it, const char *msg, unsigned msg_len);
-struct litem *elog_at(struct elog *l, uint64_t seq);          /* NULL if dropped */
+/* The item of a sequence number known to be kept. */
+static inline struct litem *elog_item(const struct elog *l, uint64_t seq) {
+    return &l->blk[(seq >> ELOG_BLOCK_BITS) & (l->nblk - 1)][seq & (ELOG_BLOCK - 1)];
+}
+static inline struct litem *elog_at(struct elog *l, uint64_t seq) {  /* NULL if dropped */
+    return seq >= l->head && seq < l->tail ? elog_item(l, seq) : NULL;
+}
 const char *elog_msg(const struct elog *l, const struct litem *it); /* "" if none */
 
 #pragma GCC visibility pop

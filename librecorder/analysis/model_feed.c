@@ -136,7 +136,7 @@ static void close_top(rec_model *m, struct trec *r, double end, unsigned flags) 
     if (f->gap) flags |= REC_SLICE_GAP;
     struct litem *it = f->seq != UINT64_MAX ? elog_at(&m->log, f->seq) : NULL;
     if (it) {
-        it->end = llround(end);
+        it->end = model_round_ns(end);
         if (it->end < it->ts) it->end = it->ts;
         it->flags = (uint8_t)flags;
     }
@@ -156,7 +156,7 @@ static void unmatched_end(rec_model *m, struct trec *r, int rec, uint32_t id, do
     if (b > ts) b = ts;
     if (top) add_child(top, b, ts);
     else add_busy(r, b, ts, &r->busy_until);
-    struct litem it = {llround(b), llround(ts), 0, id, (uint16_t)rec, REC_ITEM_SLICE, REC_SLICE_NO_BEGIN};
+    struct litem it = {model_round_ns(b), model_round_ns(ts), 0, id, (uint16_t)rec, REC_ITEM_SLICE, REC_SLICE_NO_BEGIN};
     elog_add(&m->log, &it, NULL, 0);
 }
 
@@ -189,7 +189,7 @@ static void on_begin(rec_model *m, struct trec *r, int rec, const struct rec_eve
     f->gap = 0;
     f->seq = UINT64_MAX;
     if (m->log.max) {
-        int64_t t = llround(ts);
+        int64_t t = model_round_ns(ts);
         struct litem it = {t, t, 0, e->name_id, (uint16_t)rec, REC_ITEM_SLICE, REC_SLICE_OPEN};
         f->seq = elog_add(&m->log, &it, NULL, 0);
     }
@@ -249,7 +249,7 @@ static void new_second(struct trec *r, double ts) {
 /* What follows a loss is the start of the known history again. */
 static void place_loss(rec_model *m, struct trec *r, int rec, double ts) {
     uint64_t d = r->pend_drop > UINT32_MAX ? UINT32_MAX : r->pend_drop;
-    struct litem it = {llround(ts), llround(ts), r->pend_over, (uint32_t)d, (uint16_t)rec, REC_ITEM_LOSS, 0};
+    struct litem it = {model_round_ns(ts), model_round_ns(ts), r->pend_over, (uint32_t)d, (uint16_t)rec, REC_ITEM_LOSS, 0};
     elog_add(&m->log, &it, NULL, 0);
     r->pend_over = r->pend_drop = 0;
     r->pend_loss = 0;
@@ -269,7 +269,7 @@ static inline void process(rec_model *m, struct trec *r, int rec, const struct r
     r->secs[r->sec_i].events++;
     if (r->pend_loss) place_loss(m, r, rec, ts);
 
-    int64_t t = m->log.max ? llround(ts) : 0;   /* only the log needs it */
+    int64_t t = m->log.max ? model_round_ns(ts) : 0;   /* only the log needs it */
     switch (e->type) {
     case REC_EV_BEGIN: on_begin(m, r, rec, e, ts); break;
     case REC_EV_END: on_end(m, r, rec, e->name_id, ts); break;

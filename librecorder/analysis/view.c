@@ -93,9 +93,9 @@ void view_free(struct view *v) {
 int view_build(rec_model *m, double last_sec, struct view *v) {
     memset(v, 0, sizeof *v);
     v->m = m;
-    v->now = llround(rec_model_now(m));
+    v->now = model_round_ns(rec_model_now(m));
     v->cut = INT64_MIN;
-    if (last_sec > 0 && isfinite(last_sec)) v->cut = llround(rec_model_now(m) - last_sec * 1e9);
+    if (last_sec > 0 && isfinite(last_sec)) v->cut = model_round_ns(rec_model_now(m) - last_sec * 1e9);
     size_t nr = m->n_recs;
     struct elog *l = &m->log;
     size_t nlog = (size_t)(l->tail - l->head);
@@ -107,8 +107,8 @@ int view_build(rec_model *m, double last_sec, struct view *v) {
     v->nrec = model_record_order(m, v->order);
     for (size_t i = 0; i < nr; i++) {
         const struct trec *r = &m->recs[i];
-        int64_t c = llround(model_close_ns(m, r));
-        int64_t last = llround(r->last_ns);
+        int64_t c = model_round_ns(model_close_ns(m, r));
+        int64_t last = model_round_ns(r->last_ns);
         v->close[i] = c > last ? c : last;
     }
     for (size_t k = 0; k < nr; k++) rank[v->order[k]] = k;

@@ -35,7 +35,7 @@ void view_free(struct view *v);
 
 static inline const struct litem *view_item(const struct view *v, uint32_t off) {
     const struct elog *l = &v->m->log;
-    return &l->a[(l->head + off) & (l->cap - 1)];
+    return elog_item(l, l->head + off);
 }
 
 /* An item's span and flags as shown. */
