@@ -62,7 +62,7 @@ function cpuSeconds(pid) {
     const snap = () => page.evaluate(() => {
       const r = window.__recorder, s = r.state();
       return { t: performance.now(), events: s.events, raf: r.perf.rafCount, draws: r.timeline.draws || 0,
-        lost: s.lost, thinned: s.thinned, offered: s.offered };
+        lost: s.lost, thinned: s.thinned, offered: s.offered, read: s.serverEvents, queued: s.queued };
     });
     const a = await snap();
     const cpu0 = cpuSeconds(srv.proc.pid);
@@ -72,7 +72,9 @@ function cpuSeconds(pid) {
     const dt = (b.t - a.t) / 1000;
     const res = {
       threads, rate_per_thread: rate, offered_rate: threads * rate, seconds: +dt.toFixed(2),
+      read_per_s: Math.round((b.read - a.read) / dt),
       events_per_s: Math.round((b.events - a.events) / dt),
+      queued_bytes_end: b.queued,
       raf_per_s: +((b.raf - a.raf) / dt).toFixed(1),
       draws_per_s: +((b.draws - a.draws) / dt).toFixed(1),
       lost: b.lost - a.lost, thinned: b.thinned - a.thinned,
@@ -80,10 +82,11 @@ function cpuSeconds(pid) {
       view_ms: spanMs,
     };
     await page.screenshot({ path: path.join(os.tmpdir(), 'recorder-web-bench.png') });
-    console.log(`events delivered to the page: ${(res.events_per_s / 1e6).toFixed(2)} M/s ` +
-      `(program offered ${(res.offered_rate / 1e6).toFixed(2)} M/s over ${threads} threads)`);
+    console.log(`events delivered to the page: ${(res.events_per_s / 1e6).toFixed(2)} M/s; read by recorder-web: ` +
+      `${(res.read_per_s / 1e6).toFixed(2)} M/s (the program aims at ${(res.offered_rate / 1e6).toFixed(2)} M/s over ${threads} threads)`);
     console.log(`page: ${res.raf_per_s} requestAnimationFrame/s, ${res.draws_per_s} timeline redraws/s (view ${spanMs} ms)`);
-    console.log(`lost in the rings: ${res.lost} entries; thinned for the page: ${res.thinned} events`);
+    console.log(`lost in the rings: ${res.lost} entries; thinned for the page: ${res.thinned} events; ` +
+      `queued for the page at the end: ${res.queued_bytes_end} bytes`);
     console.log(`recorder-web CPU: ${(100 * res.server_cpu).toFixed(0)}% of a core`);
     console.log(JSON.stringify(res));
   } finally {

@@ -168,7 +168,8 @@ main(async () => {
 
     await page.screenshot({ path: path.join(shots, 'live-end.png') });
     s = await state();
-    console.log(`info: ${s.events} events received, ${s.fps.toFixed(1)} frames/s in the page, lost ${s.lost}, thinned ${s.thinned}`);
+    console.log(`info: ${s.events} events received, ${s.fps.toFixed(1)} frames/s in the page ` +
+      `(${s.drawsPerSec.toFixed(1)} redraws/s), lost ${s.lost}, thinned ${s.thinned}`);
     check(s.decodeErrors === 0, 'every message decoded');
     check(errors.length === 0, 'no errors in the page', errors.slice(0, 5));
 

@@ -20,7 +20,7 @@ let lastStatsVersion = null;
 let decodeErrors = 0;
 
 /* Frame and event rates, over the last second. */
-const perf = { frames: 0, fps: 0, rafCount: 0, events: 0, eventsPerSec: 0, t0: performance.now(), ev0: 0, bytes: 0 };
+const perf = { frames: 0, fps: 0, rafCount: 0, events: 0, eventsPerSec: 0, t0: performance.now(), ev0: 0, bytes: 0, drawMs: 0 };
 
 function setConn(state, text) {
   connState = state;
@@ -152,6 +152,8 @@ function frame(now) {
   if (now - perf.t0 >= 1000) {
     const dt = (now - perf.t0) / 1000;
     perf.fps = perf.frames / dt;
+    perf.drawsPerSec = ((timeline.draws || 0) - (perf.draws0 || 0)) / dt;
+    perf.draws0 = timeline.draws || 0;
     perf.eventsPerSec = Math.max(0, store.events - perf.ev0) / dt;
     perf.frames = 0;
     perf.t0 = now;
@@ -165,17 +167,24 @@ function frame(now) {
       if (store.statsMsg.nodes !== lastFlameTree) { flame.setTree(store.statsMsg.nodes); lastFlameTree = store.statsMsg.nodes; }
     }
   }
-  if (timeline.live || timeline.dirty || store.version !== timeline.drawnVersion) {
+  /* Redraw when something changed.  When a redraw is expensive (a wide
+   * view of a busy program on a slow machine), redraw on every other
+   * frame only, unless the user is moving it: the time saved goes to
+   * decoding, so the page keeps up with the data. */
+  const wants = timeline.live || timeline.dirty || store.version !== timeline.drawnVersion;
+  if (wants && (timeline.dirty || perf.drawMs < 8 || (perf.rafCount & 1) === 0)) {
+    const t = performance.now();
     timeline.drawnVersion = store.version;
     timeline.draw();
     if (timeline.mouse) timeline.showTooltip(timeline.mouse.cx, timeline.mouse.cy);
+    perf.drawMs = 0.8 * perf.drawMs + 0.2 * (performance.now() - t);
   }
   if (flame.dirty) flame.draw();
   if (now - lastHeader > 250) { updateHeader(); lastHeader = now; }
   requestAnimationFrame(frame);
 }
 
-window.addEventListener('resize', () => { timeline.dirty = true; flame.dirty = true; });
+window.addEventListener('resize', () => { timeline.moved(); flame.dirty = true; });
 
 /* What the tests read (and a console user may like). */
 window.__recorder = {
@@ -197,8 +206,11 @@ window.__recorder = {
       lost: st ? st.overwritten + st.dropped : 0,
       thinned: st ? st.thinned : 0,
       offered: st ? st.offered : 0,
+      serverEvents: st ? st.events : 0,
+      queued: st ? st.queued : 0,
       sent: st ? st.sent : 0,
       fps: perf.fps,
+      drawsPerSec: perf.drawsPerSec || 0,
       rafCount: perf.rafCount,
       decodeErrors,
       lanes: store.laneOrder.map((L) => ({ id: L.id, name: L.name, tid: L.tid, alive: L.alive, depth: L.maxDepth })),

@@ -12,7 +12,7 @@
 const MAX_STACK = 128;
 const SLICE_CUT = 1;          /* closed by an outer scope's END: its own END was lost */
 const HISTORY_MAX_NS = 60e9;  /* at most a minute of history... */
-const ITEMS_MAX = 4e6;        /* ...and at most this many stored items */
+const ITEMS_MAX = 10e6;       /* ...and at most this many stored items (~250 MB) */
 
 /* Growable columns with a moving start (lo): old items are evicted by
  * advancing lo, and compacted away when that wastes half the space. */
@@ -218,6 +218,7 @@ class Store {
     this.historyNs = HISTORY_MAX_NS;
     this.items = 0;
     this.version = 0;         /* bumps with every change a view shows */
+    this.changedFrom = -Infinity;  /* earliest time that changed since the view last took it */
     this.layoutVersion = 0;   /* bumps when lanes or tracks change shape */
   }
 
@@ -238,6 +239,7 @@ class Store {
   strings(first, names) {
     for (let i = 0; i < names.length; i++) this.names[first + i] = names[i];
     this.version++;
+    this.changedFrom = -Infinity;
   }
   threads(list) {
     for (const t of list) {
@@ -248,6 +250,7 @@ class Store {
     /* Lanes in slot order, a slot's generations oldest first. */
     this.laneOrder.sort((a, b) => a.slot - b.slot || a.gen - b.gen);
     this.version++;
+    this.changedFrom = -Infinity;
   }
   status(s) { this.statusMsg = s; this.setNow(s.now); }
   stats(s) { this.statsMsg = s; }
@@ -275,6 +278,13 @@ class Store {
     const kd = Math.min(L.depth, MAX_STACK);
     while (k < d && k < kd && L.stkName[k] === names[k] && L.stkTs[k] === times[k]) k++;
     if (kd > k) this.droppedOpen += kd - k;
+    if (k < kd || k < d) {
+      /* Open slices changed: repaint from the earliest of them. */
+      let from = Infinity;
+      for (let i = k; i < kd; i++) from = Math.min(from, L.stkTs[i]);
+      for (let i = k; i < d; i++) from = Math.min(from, times[i]);
+      if (from < this.changedFrom) this.changedFrom = from;
+    }
     for (let i = k; i < d; i++) {
       L.stkName[i] = names[i];
       L.stkTs[i] = times[i];
@@ -284,6 +294,7 @@ class Store {
   }
   begin(t, name) {
     const L = this.cur;
+    if (t < this.changedFrom) this.changedFrom = t;
     const d = L.depth++;
     if (d < MAX_STACK) {
       L.stkName[d] = name;
@@ -294,6 +305,7 @@ class Store {
   }
   end(t, name) {
     const L = this.cur;
+    if (t < this.changedFrom) this.changedFrom = t;
     if (t > L.lastTs) L.lastTs = t;
     if (L.depth === 0) { this.orphanEnds++; return; }
     let k = L.depth - 1;
@@ -314,11 +326,13 @@ class Store {
   }
   instant(t, name, msg) {
     const L = this.cur;
+    if (t < this.changedFrom) this.changedFrom = t;
     L.instants.push(t, name, msg);
     this.items++;
     if (t > L.lastTs) L.lastTs = t;
   }
   counter(t, name, v) {
+    if (t < this.changedFrom) this.changedFrom = t;
     let c = this.counters.get(name);
     if (!c) {
       c = new Counter(name);
@@ -330,12 +344,16 @@ class Store {
     if (!s) c.series.set(this.cur.id, (s = new Series()));
     s.push(t, v);
     if (t >= c.lastT) { c.lastT = t; c.last = v; }
-    if (v < c.min) c.min = v;
-    if (v > c.max) c.max = v;
+    if (v < c.min || v > c.max) {
+      this.changedFrom = -Infinity;   /* the track's scale changed */
+      if (v < c.min) c.min = v;
+      if (v > c.max) c.max = v;
+    }
     this.items++;
   }
   flow(t, kind, key) {
     const L = this.cur;
+    if (t < this.changedFrom) this.changedFrom = t;
     const depth = Math.min(L.depth, MAX_STACK);
     const prev = kind !== KIND.FLOW_BEGIN ? this.flowLast.get(key) : undefined;
     if (prev) L.flows.push(t, kind, depth, prev.lane, prev.t, prev.depth);
@@ -364,7 +382,7 @@ class Store {
 
   /* Forget what is older than the history the memory bound allows. */
   trim() {
-    if (this.items > ITEMS_MAX) this.historyNs = Math.max(1e9, this.historyNs * 0.7);
+    if (this.items > ITEMS_MAX) this.historyNs = Math.max(2e9, this.historyNs * 0.7);
     else if (this.items < ITEMS_MAX * 0.5 && this.historyNs < HISTORY_MAX_NS)
       this.historyNs = Math.min(HISTORY_MAX_NS, this.historyNs * 1.1);
     const cut = this.liveNow() - this.historyNs;
@@ -376,7 +394,10 @@ class Store {
     }
     for (const c of this.counterOrder) for (const s of c.series.values()) gone += s.evict(0, cut);
     this.items = Math.max(0, this.items - gone);
-    if (gone) this.version++;
+    if (gone) {
+      this.version++;
+      this.changedFrom = -Infinity;   /* a view may have shown what went */
+    }
     this.historyStart = cut;
   }
 

@@ -41,6 +41,8 @@ class Timeline {
     this.dirty = true;
     this.textW = new Map();   /* label width cache, by name */
     this.labels = new Set();  /* slice names labelled in the last frame (tests read it) */
+    this.pending = [];        /* labels: [text, x, y, right edge of the slice, name] */
+    this.xs = GUTTER;
     this.onMode = () => {};
     this.bindInput();
   }
@@ -50,10 +52,16 @@ class Timeline {
   xOf(t) { return GUTTER + ((t - this.t0) * this.plotW) / this.span; }
   tOf(x) { return this.t0 + ((x - GUTTER) * this.span) / this.plotW; }
 
+  /* Something moved the view: the next frame paints everything. */
+  moved() {
+    this.dirty = true;
+    this.needsFull = true;
+  }
+
   setLive(live) {
     if (this.live === live) return;
     this.live = live;
-    this.dirty = true;
+    this.moved();
     this.onMode(live);
   }
 
@@ -65,7 +73,7 @@ class Timeline {
     this.W = W; this.H = H; this.dpr = dpr;
     this.canvas.width = Math.round(W * dpr);
     this.canvas.height = Math.round(H * dpr);
-    this.dirty = true;
+    this.moved();
   }
 
   /* ---- layout: counter tracks, then lanes in slot order ---- */
@@ -101,43 +109,79 @@ class Timeline {
    * Pass 1 paints blocks into the raster: backgrounds, grid, slices,
    * instants, counters, the now line.  Pass 2, on the canvas: text,
    * flow arrows, the hover outline.  Labels found in pass 1 wait in a
-   * list for pass 2. */
+   * list for pass 2.
+   *
+   * Following live time, the picture mostly slides left.  Then the last
+   * frame's raster is shifted by whole device pixels and only the strip
+   * on the right that is new, or that newly arrived events touch, is
+   * painted again (store.changedFrom says where that starts).  Anything
+   * else -- zoom, scroll, resize, a new lane, names, evictions -- paints
+   * everything. */
   draw() {
     const s = this.store, ctx = this.ctx;
     this.resize();
     this.layout();
     const now = s.liveNow();
-    if (this.live) this.t1 = now;
-    if (this.t1 === 0) this.t1 = now;
     const R = this.raster || (this.raster = new Raster(ctx));
     R.resize(this.W, this.H, this.dpr);
-    R.clear(UI_PX.bg);
-    this.labels.clear();
-    this.pending = [];       /* [text, x, y, kind] */
+    const k = this.plotW / this.span, dk = k * this.dpr;   /* CSS / device pixels per ns */
+    const p = this.painted;
+    let xs = GUTTER, shift = 0, full = true;
+    if (this.live) {
+      if (p && !this.needsFull && p.span === this.span && p.W === this.W && p.H === this.H && p.dpr === this.dpr &&
+          p.scrollY === this.scrollY && p.layoutKey === this.layoutKey && s.changedFrom !== -Infinity) {
+        shift = Math.floor((now - p.t1) * dk);
+        if (shift >= 0 && shift < (this.plotW * this.dpr) / 2) {
+          full = false;
+          this.t1 = p.t1 + shift / dk;
+          const fromChange = s.changedFrom === Infinity ? this.W : this.xOf(s.changedFrom);
+          xs = Math.max(GUTTER, Math.min(this.W - shift / this.dpr, fromChange) - 3);
+        }
+      }
+      if (full) this.t1 = now;
+    }
+    if (this.t1 === 0) this.t1 = now;
+    s.changedFrom = Infinity;
 
     const top = RULER_H - this.scrollY;
-    R.clip(RULER_H, this.H);
     const visible = [];
     for (const tr of this.tracks) {
       const y = top + tr.y;
       if (y > this.H || y + tr.h < RULER_H) continue;
       visible.push([tr, y]);
-      R.rect(GUTTER, y, this.W, y + tr.h - 1, tr.kind === 'counter' || visible.length % 2 ? UI_PX.laneA : UI_PX.laneB);
-      R.rect(0, y + tr.h - 1, this.W, y + tr.h, UI_PX.line);
     }
+    if (full) R.clear(UI_PX.bg);
+    else if (shift) R.shift(GUTTER, shift, RULER_H, this.H);
+    R.clip(RULER_H, this.H, xs);
+    R.rect(GUTTER, RULER_H, this.W, this.H, UI_PX.bg);
+    visible.forEach(([tr, y], i) => {
+      R.rect(GUTTER, y, this.W, y + tr.h - 1, tr.kind === 'counter' || i % 2 === 0 ? UI_PX.laneA : UI_PX.laneB);
+      R.rect(GUTTER, y + tr.h - 1, this.W, y + tr.h, UI_PX.line);
+    });
     const { step, first } = this.ticks();
     for (let t = first; t <= this.t1; t += step) R.rect(this.xOf(t), RULER_H, this.xOf(t) + 1, this.H, UI_PX.grid);
+    const labels = [];
+    if (!full)
+      for (const l of this.pending) {
+        /* Labels of slices left of the strip slide with them. */
+        l[1] -= shift / this.dpr;
+        l[3] -= shift / this.dpr;
+        if (l[3] < xs && l[1] >= GUTTER + 4) labels.push(l);
+      }
+    this.pending = labels;
+    this.xs = xs;
     for (const [tr, y] of visible) {
-      if (tr.kind === 'counter') this.drawCounter(tr, y);
-      else this.drawLane(tr, y, now);
+      if (tr.kind === 'counter') this.drawCounter(tr, y, xs);
+      else this.drawLane(tr, y, now, xs);
     }
     const xn = this.xOf(now);
     if (xn >= GUTTER && xn < this.W) R.rect(xn, RULER_H, xn + 1, this.H, UI_PX.now);
-    /* The gutter and the ruler's background, over anything that spilled. */
-    R.rect(0, RULER_H, GUTTER - 1, this.H, UI_PX.gutter);
-    R.rect(GUTTER - 1, RULER_H, GUTTER, this.H, UI_PX.line);
-    for (const [tr, y] of visible) R.rect(0, y + tr.h - 1, GUTTER, y + tr.h, UI_PX.line);
     R.unclip();
+    if (full) {
+      R.rect(0, RULER_H, GUTTER - 1, this.H, UI_PX.gutter);
+      R.rect(GUTTER - 1, RULER_H, GUTTER, this.H, UI_PX.line);
+      for (const [tr, y] of visible) R.rect(0, y + tr.h - 1, GUTTER, y + tr.h, UI_PX.line);
+    }
     R.rect(0, 0, this.W, RULER_H - 1, UI_PX.gutter);
     R.rect(0, RULER_H - 1, this.W, RULER_H, UI_PX.line);
     for (let t = first; t <= this.t1; t += step) {
@@ -146,6 +190,7 @@ class Timeline {
     }
     this.drawScrollbar(R);
     R.put();
+    this.painted = { t1: this.t1, span: this.span, W: this.W, H: this.H, dpr: this.dpr, scrollY: this.scrollY, layoutKey: this.layoutKey };
 
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     ctx.save();
@@ -171,8 +216,12 @@ class Timeline {
     ctx.restore();
     ctx.restore();
     this.drawRulerText(step, first);
+    this.labels.clear();
+    for (const l of this.pending) this.labels.add(l[4]);
     this.dirty = false;
+    this.needsFull = false;
     this.draws = (this.draws || 0) + 1;
+    if (full) this.fullDraws = (this.fullDraws || 0) + 1;
   }
 
   ticks() {
@@ -224,17 +273,18 @@ class Timeline {
     ctx.fillStyle = UI.label;
     ctx.textAlign = 'left';
     ctx.textBaseline = 'middle';
-    for (const [text, x, y] of this.pending) ctx.fillText(text, x, y);
+    for (const l of this.pending) ctx.fillText(l[0], l[1], l[2]);
   }
 
-  drawLane(tr, y, now) {
+  drawLane(tr, y, now, xs) {
     const L = tr.L;
     const t0 = this.t0, t1 = this.t1, k = this.plotW / this.span;
+    const ts = this.tOf(xs - 4);   /* the strip to paint starts here */
     const rowsY = y + INSTANT_H;
     for (let d = 0; d < tr.rows; d++) {
       const ry = rowsY + d * ROW_H;
       if (ry > this.H || ry + ROW_H < RULER_H) continue;
-      if (L.rows[d]) this.drawRow(L.rows[d], ry, t0, t1, k);
+      if (L.rows[d]) this.drawRow(L.rows[d], ry, t0, t1, k, ts);
     }
     /* Scopes still open: from their begin to now. */
     const open = Math.min(L.depth, tr.rows);
@@ -243,7 +293,7 @@ class Timeline {
       if (ts > t1) continue;
       this.drawSlice(L.stkName[d], ts, Math.max(ts, now), rowsY + d * ROW_H, t0, k, true);
     }
-    this.drawInstants(L, y, t0, t1, k);
+    this.drawInstants(L, y, t0, t1, k, ts);
   }
 
   drawSlice(name, ts, te, ry, t0, k, open) {
@@ -258,10 +308,11 @@ class Timeline {
   }
 
   label(name, x, ry, w) {
-    const text = this.fit(this.store.name(name), w - 8, FONT);
+    if (x + w < this.xs) return;   /* kept from the last frame */
+    const full = this.store.name(name);
+    const text = this.fit(full, w - 8, FONT);
     if (!text) return;
-    this.pending.push([text, x + 4, ry + (ROW_H - 2) / 2 + 0.5]);
-    this.labels.add(this.store.name(name));
+    this.pending.push([text, x + 4, ry + (ROW_H - 2) / 2 + 0.5, x + w, full]);
   }
 
   /* Text cut with an ellipsis to fit w pixels ('' if not even 2 chars do). */
@@ -279,10 +330,16 @@ class Timeline {
     return n >= 2 ? text.slice(0, n) + '…' : '';
   }
 
-  drawRow(row, ry, t0, t1, k) {
+  /* A row of slices is painted as one line of device pixels, then that
+   * line is repeated down the row: a block costs a store, not sixteen. */
+  drawRow(row, ry, t0, t1, k, from) {
     const R = this.raster, s = row.s, e = row.e, nm = row.nm, fl = row.fl, n = row.n;
     const h = ROW_H - 2, W = this.W, colors = this.colors;
-    let i = row.lowerBound(1, t0);
+    const band = R.rows(ry, ry + h);
+    if (!band) return;
+    const Y = band[0];
+    const cuts = [];
+    let i = row.lowerBound(1, Math.max(t0, from));
     /* Sub-pixel runs become one-pixel blocks; touching blocks of one color
      * are merged before they are painted. */
     let bx0 = 0, bx1 = -1, bc = 0;
@@ -292,9 +349,13 @@ class Timeline {
       const xa = GUTTER + (si - t0) * k;
       const xb = GUTTER + (e[i] - t0) * k;
       if (xb - xa >= 2) {
-        if (bx1 >= 0) { R.rect(bx0, ry, bx1, ry + h, bc); bx1 = -1; }
-        this.drawSlice(nm[i], si, e[i], ry, t0, k, false);
-        if (fl[i] & SLICE_CUT) R.rect(Math.min(Math.max(xb - 2, GUTTER), W), ry, Math.min(Math.max(xb, GUTTER), W), ry + h, UI_PX.cut);
+        if (bx1 >= 0) { R.span(Y, bx0, bx1, bc); bx1 = -1; }
+        const x0 = Math.max(xa, GUTTER), x1 = Math.min(xb, W + 1);
+        if (x1 > x0) {
+          R.span(Y, x0, x1, colors.px(nm[i]));
+          if (x1 - x0 > 28) this.label(nm[i], x0, ry, x1 - x0);
+          if (fl[i] & SLICE_CUT) cuts.push(Math.max(x0, x1 - 2), x1);
+        }
         i++;
         continue;
       }
@@ -317,31 +378,43 @@ class Timeline {
       if (c === bc && x0 <= bx1) {
         if (x1 > bx1) bx1 = x1;
       } else {
-        if (bx1 >= 0) R.rect(bx0, ry, bx1, ry + h, bc);
+        if (bx1 >= 0) R.span(Y, bx0, bx1, bc);
         bx0 = x0; bx1 = x1; bc = c;
       }
       i = j;
     }
-    if (bx1 >= 0) R.rect(bx0, ry, bx1, ry + h, bc);
+    if (bx1 >= 0) R.span(Y, bx0, bx1, bc);
+    R.repeat(Y, band[1], GUTTER);
+    for (let c = 0; c < cuts.length; c += 2) R.rect(cuts[c], ry, cuts[c + 1], ry + h, UI_PX.cut);
   }
 
-  drawInstants(L, y, t0, t1, k) {
+  drawInstants(L, y, t0, t1, k, from) {
     const R = this.raster, I = L.instants, t = I.t, nm = I.nm;
-    const first = I.lowerBound(0, t0), last = I.lowerBound(0, t1 + 1);
-    /* Few: small triangles.  Many: one-pixel ticks. */
-    const ticks = last - first > 150;
+    const first = I.lowerBound(0, Math.max(t0, from)), last = I.lowerBound(0, t1 + 1);
+    /* Few in the whole view: small triangles, every one.  Many: a tick
+     * for the first instant in each pixel column (columns, not distances
+     * from the last tick, so a shifted frame matches a fresh one). */
+    const ticks = I.lowerBound(0, t1 + 1) - I.lowerBound(0, t0) > 150;
     let i = first;
     while (i < last) {
-      const x = Math.floor(GUTTER + (t[i] - t0) * k);
+      const xf = GUTTER + (t[i] - t0) * k;
       const c = this.colors.px(nm[i]);
-      if (ticks) R.rect(x, y + 1, x + 1, y + INSTANT_H - 2, c);
-      else for (let r = 0; r < 4; r++) R.rect(x - 3 + r, y + 1 + r * 1.5, x + 4 - r, y + 2.5 + r * 1.5, c);
-      i = I.lowerBound(0, t0 + (x + (ticks ? 2 : 4) - GUTTER) / k, i + 1);
+      if (ticks) {
+        const x = Math.floor(xf);
+        R.rect(x, y + 1, x + 1, y + INSTANT_H - 2, c);
+        i = I.lowerBound(0, t0 + (x + 1 - GUTTER) / k, i + 1);
+      } else {
+        for (let r = 0; r < 4; r++) R.rect(xf - 3 + r, y + 1 + r * 1.5, xf + 4 - r, y + 2.5 + r * 1.5, c);
+        i++;
+      }
     }
   }
 
-  drawCounter(tr, y) {
+  drawCounter(tr, y, xs) {
     const R = this.raster, c = tr.c, t0 = this.t0, t1 = this.t1, k = this.plotW / this.span;
+    /* Columns from just left of the strip: the line needs the one before. */
+    const px0 = Math.max(0, Math.floor(xs - GUTTER) - 2);
+    const tFrom = t0 + px0 / k;
     const lo = c.min, hi = c.max > c.min ? c.max : c.min + 1;
     const top = y + 5, h = tr.h - 10;
     const yOf = (v) => top + h - ((v - lo) / (hi - lo)) * h;
@@ -355,17 +428,21 @@ class Timeline {
       this.cN = new Uint32Array(cols);
     }
     const cMax = this.cMax, cMin = this.cMin, cSum = this.cSum, cN = this.cN;
-    cMax.fill(-Infinity, 0, cols);
-    cMin.fill(Infinity, 0, cols);
-    cSum.fill(0, 0, cols);
-    cN.fill(0, 0, cols);
+    cMax.fill(-Infinity, px0, cols);
+    cMin.fill(Infinity, px0, cols);
+    cSum.fill(0, px0, cols);
+    cN.fill(0, px0, cols);
     for (const S of c.series.values()) {
-      let i = S.lowerBound(0, t0);
-      if (i > S.lo) i--;   /* the value in force at the left edge */
+      let i = S.lowerBound(0, tFrom);
+      if (i > S.lo) i--;   /* the value in force at the strip's left edge */
       const end = S.lowerBound(0, t1 + 1);
-      const stride = Math.max(1, Math.floor((end - i) / (cols * 4)));
+      /* Sampled when dense: every stride-th point by index (a power of
+       * two from the view's density), so frames agree on the samples. */
+      const dense = (S.lowerBound(0, t1 + 1) - S.lowerBound(0, t0)) / (cols * 4);
+      const stride = dense >= 2 ? 2 ** Math.floor(Math.log2(dense)) : 1;
+      if (stride > 1) i -= i % stride;
       for (; i < end; i += stride) {
-        const px = Math.max(0, Math.min(cols - 1, Math.floor((S.t[i] - t0) * k)));
+        const px = Math.max(px0, Math.min(cols - 1, Math.floor((S.t[i] - t0) * k)));
         const v = S.v[i];
         if (v > cMax[px]) cMax[px] = v;
         if (v < cMin[px]) cMin[px] = v;
@@ -374,7 +451,7 @@ class Timeline {
       }
     }
     let started = false, mx = 0, mn = 0, prevY = 0;
-    for (let px = 0; px < cols; px++) {
+    for (let px = px0; px < cols; px++) {
       if (cN[px]) { mx = cMax[px]; mn = cMin[px]; }
       else if (!started) continue;
       const x = GUTTER + px;
@@ -579,13 +656,13 @@ class Timeline {
       this.span = span;
       this.t1 = t0 + span;
     }
-    this.dirty = true;
+    this.moved();
   }
 
   pan(dt) {
     this.setLive(false);
     this.t1 += dt;
-    this.dirty = true;
+    this.moved();
   }
 
   bindInput() {
@@ -596,7 +673,7 @@ class Timeline {
       if (e.shiftKey) {
         this.scrollY += e.deltaY || e.deltaX;
         this.clampScroll();
-        this.dirty = true;
+        this.moved();
         return;
       }
       const d = e.deltaMode === 1 ? e.deltaY * 16 : e.deltaY;
@@ -620,7 +697,7 @@ class Timeline {
           if (!this.live) this.t1 = this.drag.t1 - (dx * this.span) / this.plotW;
           this.scrollY = this.drag.scrollY - dy;
           this.clampScroll();
-          this.dirty = true;
+          this.moved();
         }
         return;
       }
