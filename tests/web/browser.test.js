@@ -82,6 +82,24 @@ main(async () => {
     await page.click('#window button[data-w="2"]');
     check(await until(async () => (await page.textContent('#top-sub')).includes('whole run'), 20000, 100), 'the window switch shows the whole run');
 
+    /* ---- following live time, frames are shifted and patched: they
+     * must match a full repaint of the same moment.  Not compared: the
+     * rightmost 16 columns (events that arrived since the frame was
+     * painted show there) and the first two (a counter's line starts
+     * there without the segment that joined it to the column before). */
+    let same = 0, incr = 0, worst = [];
+    for (let i = 0; i < 6; i++) {
+      await sleep(150);
+      const r = await page.evaluate(() => window.__recorder.checkRepaint());
+      if (r && r.incremental) {
+        incr++;
+        const bad = r.columns.filter((x) => x >= r.gutter + 2 && x < r.width - 16);
+        if (bad.length === 0) same++;
+        else worst = bad.slice(0, 10);
+      }
+    }
+    check(incr > 0 && same === incr, 'shifted live frames equal full repaints', { incremental: incr, equal: same, columns: worst });
+
     /* ---- zoom (live: the right edge stays on now) ---- */
     const box = await page.locator('#tl-canvas').boundingBox();
     const before = await state();

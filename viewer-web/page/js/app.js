@@ -221,6 +221,7 @@ window.__recorder = {
   },
   findSlice: (name) => timeline.findSlice(name),
   findInstant: (name) => timeline.findInstant(name),
+  checkRepaint: () => timeline.checkRepaint(),
 };
 
 showMode(true);

@@ -190,7 +190,7 @@ class Timeline {
     }
     this.drawScrollbar(R);
     R.put();
-    this.painted = { t1: this.t1, span: this.span, W: this.W, H: this.H, dpr: this.dpr, scrollY: this.scrollY, layoutKey: this.layoutKey };
+    this.painted = { t1: this.t1, now, span: this.span, W: this.W, H: this.H, dpr: this.dpr, scrollY: this.scrollY, layoutKey: this.layoutKey, full };
 
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     ctx.save();
@@ -279,7 +279,7 @@ class Timeline {
   drawLane(tr, y, now, xs) {
     const L = tr.L;
     const t0 = this.t0, t1 = this.t1, k = this.plotW / this.span;
-    const ts = this.tOf(xs - 4);   /* the strip to paint starts here */
+    const ts = this.tOf(xs - 8);   /* what can reach into the strip (a triangle is 7 px) */
     const rowsY = y + INSTANT_H;
     for (let d = 0; d < tr.rows; d++) {
       const ry = rowsY + d * ROW_H;
@@ -718,6 +718,26 @@ class Timeline {
   }
 
   /* ---- what tests ask ---- */
+  /* Repaint the last frame from scratch (same time, same now) and count
+   * the device-pixel columns that differ from what the frame showed. */
+  checkRepaint() {
+    const p = this.painted, R = this.raster;
+    if (!p) return null;
+    const before = R.buf.slice(), st = this.store, liveNow = st.liveNow, live = this.live;
+    st.liveNow = () => p.now;
+    this.live = false;
+    this.t1 = p.t1;
+    this.needsFull = true;
+    this.draw();
+    st.liveNow = liveNow;
+    this.live = live;
+    this.moved();
+    const cols = new Set();
+    for (let i = 0; i < before.length; i++) if (before[i] !== R.buf[i]) cols.add(i % R.w);
+    return { incremental: !p.full, columns: [...cols].sort((a, b) => a - b), width: R.w, gutter: Math.round(GUTTER * this.dpr) };
+  }
+
+
   /* A visible instant with this name, alone within a few pixels. */
   findInstant(name) {
     const s = this.store, top = RULER_H - this.scrollY, r = this.canvas.getBoundingClientRect();
