@@ -25,6 +25,15 @@ function fmtCount(n) {
   return sig3(n / 1e9) + 'G';
 }
 
+/* A rate: like a count, with decimals below 10 (0.07, 3.5, 42, 12.3k). */
+function fmtRate(n) {
+  const a = Math.abs(n);
+  if (a === 0) return '0';
+  if (a < 0.1) return n.toFixed(2);
+  if (a < 10) return n.toFixed(1);
+  return fmtCount(n);
+}
+
 /* A time since the recording's start, with the precision a step asks. */
 function fmtTime(ns, step) {
   const s = ns / 1e9;

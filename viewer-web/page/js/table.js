@@ -5,7 +5,7 @@
 const TOP_COLUMNS = [
   { k: 'name', fmt: null },
   { k: 'calls', fmt: fmtCount },
-  { k: 'rate', fmt: (v) => fmtCount(v) },
+  { k: 'rate', fmt: fmtRate },
   { k: 'total', fmt: fmtDur, bar: true },
   { k: 'self', fmt: fmtDur },
   { k: 'avg', fmt: fmtDur },
