@@ -11,7 +11,7 @@
 
 enum { HTTP_IDLE = 0, HTTP_WAIT_SNAPSHOT, HTTP_HEADERS, HTTP_BODY, HTTP_FAILED };
 
-#define BODY_CHUNK 65536
+#define BODY_CHUNK (256 * 1024)
 
 static int done(struct lws *wsi) { return lws_http_transaction_completed(wsi) ? -1 : 0; }
 

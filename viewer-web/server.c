@@ -39,8 +39,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     }
 }
 
+/* rx_buffer_size: a page's commands are tiny.  tx_packet_size must be
+ * set: left 0, lws cuts every send() to rx_buffer_size bytes. */
 static const struct lws_protocols protocols[] = {
-    {WEB_PROTOCOL, callback, sizeof(struct pss), WIRE_CMSG_MAX, 0, NULL, 0},
+    {WEB_PROTOCOL, callback, sizeof(struct pss), WIRE_CMSG_MAX, 0, NULL, 1u << 20},
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 
