@@ -255,6 +255,21 @@ static void test_log_bound(void) {
     CHECK(n == 10 && it[0].ts_ns == 100 && !strcmp(it[0].msg, "message 90"));
     CHECK(n == 10 && !strcmp(it[9].msg, "message 99"));
 
+    /* Past the log's 64 Ki-item blocks: the oldest blocks are recycled. */
+    rec_model *big = tu_model(1, 100000);
+    tu_start(big, 0, 0, 5, 1);
+    for (uint64_t i = 0; i < 300000; i++) {
+        TU_B(big, 0, 10 + 2 * i, "s");
+        TU_E(big, 0, 11 + 2 * i, "s");
+    }
+    n = rec_model_items(big, &it);
+    CHECK_EQ_U(n, 100000);
+    CHECK_EQ_U(rec_model_items_dropped(big), 200000);
+    int ordered = n == 100000;
+    for (size_t i = 0; ordered && i < n; i++) ordered = it[i].ts_ns == 10 + 2 * (200000 + (double)i) && it[i].dur_ns == 1;
+    CHECK(ordered);
+    rec_model_free(big);
+
     /* Without keep_log there is no log, and statistics still work. */
     rec_model *s = tu_model(0, 0);
     tu_start(s, 0, 0, 5, 1);
