@@ -185,12 +185,14 @@ void stats_slice(rec_model *m, struct trec *r, uint32_t node, uint32_t name, dou
     a->self += self;
     if (dur < a->min) a->min = dur;
     if (dur > a->max) a->max = dur;
-    uint64_t key = (uint64_t)name << HIST_BIN_BITS | hist_bin(dur);
-    uint64_t *c = u64map_get(&r->pcells, key);   /* inline: the usual case */
-    if (!c) {
-        int isnew;
-        c = u64map_put(&r->pcells, key, &isnew);
-    }
+    uint64_t *c = u64map_get(&r->pcells, (uint64_t)name << HIST_BIN_BITS | hist_bin(dur));
+    if (c) (*c)++;
+    else stats_cell_slow(r, name, dur);
+}
+
+void stats_cell_slow(struct trec *r, uint32_t name, double dur) {
+    int isnew;
+    uint64_t *c = u64map_put(&r->pcells, (uint64_t)name << HIST_BIN_BITS | hist_bin(dur), &isnew);
     if (c) (*c)++;
 }
 

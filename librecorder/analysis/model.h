@@ -273,9 +273,32 @@ static inline uint32_t model_node_of(rec_model *m, uint32_t parent, uint32_t id)
 void agg_init(struct agg *a);
 void agg_free(struct agg *a);
 void agg_reset(struct agg *a, int64_t id);
-/* A completed slice of thread r: into its pending bucket. */
+void stats_cell_slow(struct trec *r, uint32_t name, double dur);
+/* A completed slice of thread r: into its pending bucket (the slow path:
+ * a new bucket, or room to make; stats_slice_fast is the usual one). */
 void stats_slice(rec_model *m, struct trec *r, uint32_t node, uint32_t name, double end_ns, double dur,
                  double self);
+static inline void stats_slice_fast(rec_model *m, struct trec *r, uint32_t node, uint32_t name, double end,
+                                    double dur, double self) {
+    if (!(end >= r->pend_lo && end < r->pend_hi) || node >= r->pacc_cap || r->n_touched >= r->cap_touched) {
+        stats_slice(m, r, node, name, end, dur, self);
+        return;
+    }
+    struct acc *a = &r->pacc[node];
+    if (a->calls == 0) {
+        r->touched[r->n_touched++] = node;
+        a->total = a->self = 0;
+        a->min = a->max = dur;
+    }
+    a->calls++;
+    a->total += dur;
+    a->self += self;
+    if (dur < a->min) a->min = dur;
+    if (dur > a->max) a->max = dur;
+    uint64_t *c = u64map_get(&r->pcells, (uint64_t)name << HIST_BIN_BITS | hist_bin(dur));
+    if (c) (*c)++;
+    else stats_cell_slow(r, name, dur);
+}
 /* Pending buckets into the tables: one thread's, or all (before queries). */
 void stats_fold(rec_model *m, struct trec *r);
 void stats_fold_all(rec_model *m);

@@ -140,7 +140,7 @@ static void close_top(rec_model *m, struct trec *r, double end, unsigned flags) 
         if (it->end < it->ts) it->end = it->ts;
         it->flags = (uint8_t)flags;
     }
-    if (!flags) stats_slice(m, r, f->node, m->node_name[f->node], end, dur, self);
+    if (!flags) stats_slice_fast(m, r, f->node, m->node_name[f->node], end, dur, self);
 }
 
 static void unmatched_end(rec_model *m, struct trec *r, int rec, uint32_t id, double ts) {
