@@ -38,6 +38,7 @@ importers neither drop nor mangle anything (docs/analysis.md):
 Times are compared exactly (decimal), as the importers see them.
 """
 import argparse
+import bisect
 import decimal
 import json
 import math
@@ -290,11 +291,23 @@ def check(path, p, expect_threads=(), min_slices=0):
         slices_by_thread[key] = ivals
 
     # Flows bind to an enclosing slice of their thread; t/f need an earlier s.
+    # A slice contains ts iff, among slices beginning at or before ts, the
+    # latest end reaches ts: a prefix maximum and a bisection per flow.
+    reach = {}
+    for key, ivals in slices_by_thread.items():
+        begins, best, m = [], [], None
+        for b, e, _, _ in ivals:
+            m = e if m is None or e > m else m
+            begins.append(b)
+            best.append(m)
+        reach[key] = (begins, best)
     starts = {}
     for i, ev in sorted(flows, key=lambda ie: (ie[1]["ts"], ie[0])):
         key = (ev.get("pid"), ev.get("tid"))
         ts = ev["ts"]
-        if not any(b <= ts <= e for b, e, _, _ in slices_by_thread.get(key, [])):
+        begins, best = reach.get(key, ([], []))
+        k = bisect.bisect_right(begins, ts)
+        if not (k and best[k - 1] >= ts):
             p.add(f"{where(i, ev)}: flow at ts {ts} is inside no slice of its thread (it cannot bind)")
         fkey = (ev.get("id"), ev.get("cat"), ev.get("name"))
         if ev["ph"] == "s":
