@@ -26,7 +26,7 @@ static int add(struct lws *wsi, const char *name, const char *value, unsigned ch
 }
 
 /* Headers for a 200 whose body follows in HTTP_WRITEABLE. */
-static int headers(struct lws *wsi, struct web *w, const char *type, size_t len, const char *disposition) {
+static int headers(struct lws *wsi, const char *type, size_t len, const char *disposition) {
     unsigned char buf[LWS_PRE + 2048], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
     char csp[1024];
     if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, type, len, &p, end)) return -1;
@@ -43,7 +43,6 @@ static int headers(struct lws *wsi, struct web *w, const char *type, size_t len,
     } else if (add(wsi, "content-disposition:", disposition, &p, end)) {
         return -1;
     }
-    (void)w;
     if (lws_finalize_write_http_header(wsi, start, &p, end)) return -1;
     lws_callback_on_writable(wsi);
     return 0;
@@ -68,7 +67,7 @@ static int request(struct lws *wsi, struct web *w, struct pss *p, const char *pa
         p->len = web_page_len;
         p->off = 0;
         p->state = HTTP_BODY;
-        return headers(wsi, w, "text/html; charset=utf-8", p->len, NULL);
+        return headers(wsi, "text/html; charset=utf-8", p->len, NULL);
     }
     if (!strcmp(path, "/trace.json")) {
         /* The reader thread owns the model: ask it, and wait. */
@@ -91,7 +90,7 @@ static int write_body(struct lws *wsi, struct web *w, struct pss *p) {
         char disp[160];
         snprintf(disp, sizeof disp, "attachment; filename=\"recorder-%d.json\"", w->info.pid);
         p->state = HTTP_BODY;
-        return headers(wsi, w, "application/json", p->len, disp);
+        return headers(wsi, "application/json", p->len, disp);
     }
     if (p->state != HTTP_BODY) return 0;
     static unsigned char buf[LWS_PRE + BODY_CHUNK];   /* one service thread */
