@@ -168,9 +168,11 @@ uint64_t rec_model_items_dropped(const rec_model *m);
 struct rec_export_opts {
     double last_sec;          /* > 0: only the last N seconds */
 };
-/* Perfetto / Chrome trace-event JSON ({"traceEvents":[...]}); 0 or -1. */
+/* Perfetto / Chrome trace-event JSON ({"traceEvents":[...]}); 0 or -1.
+ * Slices are B/E pairs, their REC_SLICE_* flags in "cat"; loss totals in
+ * "otherData" (docs/analysis.md, "JSON export"). */
 int rec_export_json(rec_model *m, FILE *out, const struct rec_export_opts *o);
-/* CSV: one row per scope name (docs/cli.md gives the columns). */
+/* CSV: one row per scope name (docs/analysis.md, "CSV", gives the columns). */
 int rec_export_csv(rec_model *m, FILE *out, const struct rec_export_opts *o);
 /* Folded stacks ("a;b;c <ns>") for flamegraph.pl and speedscope. */
 int rec_export_folded(rec_model *m, FILE *out, const struct rec_export_opts *o);
