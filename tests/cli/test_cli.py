@@ -115,9 +115,10 @@ def events_named(doc, name, ph=None):
 
 def slice_names(doc):
     """Names of slices: complete and begin events, and open slices of zero
-    length (the exporter writes those as instants marked open)."""
+    length (the exporter writes those as instants whose category says open;
+    docs/analysis.md)."""
     return {e.get("name") for e in doc["traceEvents"]
-            if e.get("ph") in ("X", "B") or (e.get("ph") == "i" and (e.get("args") or {}).get("open"))}
+            if e.get("ph") in ("X", "B") or (e.get("ph") == "i" and "open" in e.get("cat", "").split(","))}
 
 
 def one_line_error(code, err, want, what):
