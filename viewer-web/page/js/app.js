@@ -219,7 +219,7 @@ window.__recorder = {
       flameNodes: flame.nodes.length,
     };
   },
-  findSlice: (name) => timeline.findSlice(name),
+  findSlice: (name, minWidth) => timeline.findSlice(name, minWidth),
   findInstant: (name) => timeline.findInstant(name),
   checkRepaint: () => timeline.checkRepaint(),
 };

@@ -135,7 +135,9 @@ class Timeline {
           full = false;
           this.t1 = p.t1 + shift / dk;
           const fromChange = s.changedFrom === Infinity ? this.W : this.xOf(s.changedFrom);
-          xs = Math.max(GUTTER, Math.min(this.W - shift / this.dpr, fromChange) - 3);
+          /* 12 px of margin: a new instant can turn its neighbour's
+           * triangle (7 px) into a tick. */
+          xs = Math.max(GUTTER, Math.min(this.W - shift / this.dpr - 3, fromChange - 12));
         }
       }
       if (full) this.t1 = now;
@@ -279,7 +281,7 @@ class Timeline {
   drawLane(tr, y, now, xs) {
     const L = tr.L;
     const t0 = this.t0, t1 = this.t1, k = this.plotW / this.span;
-    const ts = this.tOf(xs - 8);   /* what can reach into the strip (a triangle is 7 px) */
+    const ts = this.tOf(xs - 12);   /* what can reach into the strip (a triangle is 7 px) */
     const rowsY = y + INSTANT_H;
     for (let d = 0; d < tr.rows; d++) {
       const ry = rowsY + d * ROW_H;
@@ -388,38 +390,38 @@ class Timeline {
     for (let c = 0; c < cuts.length; c += 2) R.rect(cuts[c], ry, cuts[c + 1], ry + h, UI_PX.cut);
   }
 
+  /* Instants: a small triangle when no other instant is within 8 pixels,
+   * else a one-pixel tick, at most one per device-pixel column.  Both
+   * rules depend only on the instants themselves, never on what was
+   * drawn before, so a shifted frame matches a fresh one. */
   drawInstants(L, y, t0, t1, k, from) {
-    const R = this.raster, I = L.instants, t = I.t, nm = I.nm;
-    const first = I.lowerBound(0, Math.max(t0, from)), last = I.lowerBound(0, t1 + 1);
-    /* Few in the whole view: small triangles, every one.  Many: a tick
-     * for the first instant in each pixel column (columns, not distances
-     * from the last tick, so a shifted frame matches a fresh one). */
-    const ticks = I.lowerBound(0, t1 + 1) - I.lowerBound(0, t0) > 150;
-    let i = first;
+    const R = this.raster, I = L.instants, t = I.t, nm = I.nm, d = this.dpr;
+    const last = I.lowerBound(0, t1 + 1);
+    let i = I.lowerBound(0, Math.max(t0, from));
     while (i < last) {
       const xf = GUTTER + (t[i] - t0) * k;
       const c = this.colors.px(nm[i]);
-      if (ticks) {
-        const x = Math.floor(xf);
-        R.rect(x, y + 1, x + 1, y + INSTANT_H - 2, c);
-        i = I.lowerBound(0, t0 + (x + 1 - GUTTER) / k, i + 1);
-      } else {
+      const alone = (i === I.lo || (t[i] - t[i - 1]) * k >= 8) && (i + 1 >= I.n || (t[i + 1] - t[i]) * k >= 8);
+      if (alone) {
         for (let r = 0; r < 4; r++) R.rect(xf - 3 + r, y + 1 + r * 1.5, xf + 4 - r, y + 2.5 + r * 1.5, c);
         i++;
+        continue;
       }
+      const X = Math.floor(xf * d);
+      R.rect(X / d, y + 1, (X + 1) / d, y + INSTANT_H - 2, c);
+      i = I.lowerBound(0, t0 + ((X + 1) / d - GUTTER) / k, i + 1);
     }
   }
 
+  /* A counter track: per pixel column, the lowest, highest and mean value
+   * of any thread (a band and a line).  A column reads at most five of
+   * its own points, chosen by index within the column, so the same
+   * column always gives the same pixels, however the frame was made. */
   drawCounter(tr, y, xs) {
     const R = this.raster, c = tr.c, t0 = this.t0, t1 = this.t1, k = this.plotW / this.span;
-    /* Columns from just left of the strip: the line needs the one before. */
-    const px0 = Math.max(0, Math.floor(xs - GUTTER) - 2);
-    const tFrom = t0 + px0 / k;
     const lo = c.min, hi = c.max > c.min ? c.max : c.min + 1;
     const top = y + 5, h = tr.h - 10;
     const yOf = (v) => top + h - ((v - lo) / (hi - lo)) * h;
-    /* Per pixel column: the lowest, highest and mean value of any thread.
-     * Past a few points per pixel, a pixel reads a sample of them. */
     const cols = Math.ceil(this.plotW);
     if (!this.cMax || this.cMax.length < cols) {
       this.cMax = new Float64Array(cols);
@@ -428,37 +430,52 @@ class Timeline {
       this.cN = new Uint32Array(cols);
     }
     const cMax = this.cMax, cMin = this.cMin, cSum = this.cSum, cN = this.cN;
-    cMax.fill(-Infinity, px0, cols);
-    cMin.fill(Infinity, px0, cols);
-    cSum.fill(0, px0, cols);
-    cN.fill(0, px0, cols);
+    /* Start at the last column with a point before the strip: the line
+     * and the band carry its value over empty columns. */
+    const tStrip = t0 + (xs - 1 - GUTTER) / k;
+    let cs = cols;
     for (const S of c.series.values()) {
-      let i = S.lowerBound(0, tFrom);
-      if (i > S.lo) i--;   /* the value in force at the strip's left edge */
-      const end = S.lowerBound(0, t1 + 1);
-      /* Sampled when dense: every stride-th point by index (a power of
-       * two from the view's density), so frames agree on the samples. */
-      const dense = (S.lowerBound(0, t1 + 1) - S.lowerBound(0, t0)) / (cols * 4);
-      const stride = dense >= 2 ? 2 ** Math.floor(Math.log2(dense)) : 1;
-      if (stride > 1) i -= i % stride;
-      for (; i < end; i += stride) {
-        const px = Math.max(px0, Math.min(cols - 1, Math.floor((S.t[i] - t0) * k)));
-        const v = S.v[i];
-        if (v > cMax[px]) cMax[px] = v;
-        if (v < cMin[px]) cMin[px] = v;
-        cSum[px] += v;
-        cN[px]++;
+      const i = S.lowerBound(0, tStrip) - 1;
+      if (i < S.lo) { cs = 0; continue; }
+      cs = Math.min(cs, Math.max(0, Math.floor((S.t[i] - t0) * k)));
+    }
+    if (cs >= cols) cs = Math.max(0, Math.floor(xs - GUTTER) - 1);
+    cMax.fill(-Infinity, cs, cols);
+    cMin.fill(Infinity, cs, cols);
+    cSum.fill(0, cs, cols);
+    cN.fill(0, cs, cols);
+    const add = (px, v) => {
+      if (v > cMax[px]) cMax[px] = v;
+      if (v < cMin[px]) cMin[px] = v;
+      cSum[px] += v;
+      cN[px]++;
+    };
+    for (const S of c.series.values()) {
+      /* Column 0 also holds the value in force at the left edge. */
+      if (cs === 0) {
+        const j = S.lowerBound(0, t0) - 1;
+        if (j >= S.lo) add(0, S.v[j]);
+      }
+      let a = S.lowerBound(0, t0 + cs / k);
+      for (let px = cs; px < cols && a < S.n && S.t[a] <= t1; px++) {
+        const b = S.lowerBound(0, t0 + (px + 1) / k, a);
+        const n = b - a;
+        if (n > 0) {
+          if (n <= 5) for (let i = a; i < b; i++) add(px, S.v[i]);
+          else for (let q = 0; q < 5; q++) add(px, S.v[a + Math.floor((q * (n - 1)) / 4)]);
+        }
+        a = b;
       }
     }
     let started = false, mx = 0, mn = 0, prevY = 0;
-    for (let px = px0; px < cols; px++) {
+    for (let px = cs; px < cols; px++) {
       if (cN[px]) { mx = cMax[px]; mn = cMin[px]; }
       else if (!started) continue;
       const x = GUTTER + px;
       if (mx > mn) R.rect(x, yOf(mx), x + 1, yOf(mn), UI_PX.band);
       const ym = Math.round(yOf(cN[px] ? cSum[px] / cN[px] : (mx + mn) / 2));
-      const a = started ? Math.min(prevY, ym) : ym, b = started ? Math.max(prevY, ym) : ym;
-      R.rect(x, a - 0.5, x + 1, b + 1, UI_PX.counter);
+      const ya = started ? Math.min(prevY, ym) : ym, yb = started ? Math.max(prevY, ym) : ym;
+      R.rect(x, ya - 0.5, x + 1, yb + 1, UI_PX.counter);
       prevY = ym;
       started = true;
     }
@@ -718,13 +735,16 @@ class Timeline {
   }
 
   /* ---- what tests ask ---- */
-  /* Repaint the last frame from scratch (same time, same now) and count
-   * the device-pixel columns that differ from what the frame showed. */
+  /* Paint the next frame as usual (shifted and patched when following
+   * live time), then paint the same moment from scratch, in the same
+   * task (no new data in between), and count the device-pixel columns
+   * that differ. */
   checkRepaint() {
-    const p = this.painted, R = this.raster;
-    if (!p) return null;
-    const before = R.buf.slice(), st = this.store, liveNow = st.liveNow, live = this.live;
-    st.liveNow = () => p.now;
+    const st = this.store, R = this.raster, liveNow = st.liveNow, live = this.live;
+    const now = liveNow.call(st);
+    st.liveNow = () => now;
+    this.draw();
+    const p = this.painted, before = R.buf.slice();
     this.live = false;
     this.t1 = p.t1;
     this.needsFull = true;
@@ -732,11 +752,16 @@ class Timeline {
     st.liveNow = liveNow;
     this.live = live;
     this.moved();
-    const cols = new Set();
-    for (let i = 0; i < before.length; i++) if (before[i] !== R.buf[i]) cols.add(i % R.w);
-    return { incremental: !p.full, columns: [...cols].sort((a, b) => a - b), width: R.w, gutter: Math.round(GUTTER * this.dpr) };
+    const cols = new Set(), samples = [];
+    for (let i = 0; i < before.length; i++)
+      if (before[i] !== R.buf[i]) {
+        cols.add(i % R.w);
+        if (samples.length < 8 && i % R.w >= GUTTER + 8)
+          samples.push([i % R.w, Math.floor(i / R.w), (before[i] >>> 0).toString(16), (R.buf[i] >>> 0).toString(16)]);
+      }
+    return { incremental: !p.full, columns: [...cols].sort((a, b) => a - b), width: R.w, gutter: Math.round(GUTTER * this.dpr),
+      samples, tracks: this.tracks.map((t) => [t.kind === 'lane' ? t.L.label : 'counter', t.y + RULER_H - this.scrollY, t.h]) };
   }
-
 
   /* A visible instant with this name, alone within a few pixels. */
   findInstant(name) {
@@ -757,8 +782,9 @@ class Timeline {
   }
 
 
-  /* A visible, labelled slice with this name: its center in page pixels. */
-  findSlice(name) {
+  /* A visible slice with this name, at least minWidth pixels wide: its
+   * center in page pixels. */
+  findSlice(name, minWidth = 6) {
     const s = this.store, top = RULER_H - this.scrollY, r = this.canvas.getBoundingClientRect();
     const k = this.plotW / this.span, t0 = this.t0, t1 = this.t1;
     for (const tr of this.tracks) {
@@ -770,7 +796,7 @@ class Timeline {
         for (let i = row.lowerBound(1, t0); i < row.n && row.s[i] < t1; i++) {
           if (s.name(row.nm[i]) !== name) continue;
           const xa = Math.max(GUTTER, GUTTER + (row.s[i] - t0) * k), xb = Math.min(this.W, GUTTER + (row.e[i] - t0) * k);
-          if (xb - xa >= 6) return { x: r.left + (xa + xb) / 2, y: r.top + y, lane: tr.L.label, depth: d };
+          if (xb - xa >= minWidth) return { x: r.left + (xa + xb) / 2, y: r.top + y, lane: tr.L.label, depth: d };
         }
       }
     }
