@@ -37,4 +37,8 @@ struct rec_seg {
  * returns 0 if id is not a valid, published string. */
 int rec__seg_string_raw(const struct rec_seg *s, uint32_t id, const char **text, size_t *len);
 
+/* Start time of process pid (field 22 of /proc/<pid>/stat): 0 if unknown,
+ * UINT64_MAX for a zombie.  With the pid it names a process for good. */
+uint64_t rec__proc_start_of(int pid);
+
 #endif

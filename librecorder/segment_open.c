@@ -99,7 +99,7 @@ static int validate(const struct rec_header *h, uint64_t fsize, char *err, size_
 
 /* Field 22 (starttime) of /proc/<pid>/stat, 0 if unknown, or UINT64_MAX
  * for a zombie: it has died, only its parent has not reaped it yet. */
-static uint64_t proc_start_of(int pid) {
+uint64_t rec__proc_start_of(int pid) {
     char p[64], buf[1024];
     snprintf(p, sizeof p, "/proc/%d/stat", pid);
     int fd = open(p, O_RDONLY | O_CLOEXEC);
@@ -289,7 +289,7 @@ void rec_seg_get_info(rec_seg *s, struct rec_seg_info *info) {
     info->closed = (flags & REC_FLAG_CLOSED) != 0;
     uint64_t start = 0;
     info->alive = h->pid > 0 && !info->closed && (kill(h->pid, 0) == 0 || errno == EPERM) &&
-                  (start = proc_start_of(h->pid)) != UINT64_MAX &&
+                  (start = rec__proc_start_of(h->pid)) != UINT64_MAX &&
                   (h->proc_start == 0 || start == h->proc_start);
     info->mode = __atomic_load_n(&s->cons->mode, __ATOMIC_ACQUIRE) == REC_MODE_STREAM ? REC_MODE_STREAM
                                                                                        : REC_MODE_FLIGHT;

@@ -36,41 +36,12 @@ const char *rec_seg_state_str(enum rec_seg_state st) {
     return "?";
 }
 
-static uint64_t proc_start_of(int pid) {
-    char p[64], buf[1024];
-    snprintf(p, sizeof p, "/proc/%d/stat", pid);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return 0;
-    buf[n] = 0;
-    char *q = strrchr(buf, ')');
-    if (!q) return 0;
-    int field = 2;
-    for (; *q && field < 22; q++)
-        if (*q == ' ') field++;
-    return strtoull(q, NULL, 10);
-}
-
-static int is_zombie(int pid) {
-    char p[64], buf[512];
-    snprintf(p, sizeof p, "/proc/%d/stat", pid);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return 0;
-    buf[n] = 0;
-    char *q = strrchr(buf, ')');
-    return q && q[1] == ' ' && (q[2] == 'Z' || q[2] == 'X');
-}
-
 int rec_pid_alive(int pid, uint64_t proc_start) {
     if (pid <= 0) return 0;
     if (kill(pid, 0) != 0 && errno != EPERM) return 0;
-    if (proc_start && proc_start_of(pid) != proc_start) return 0;
-    return !is_zombie(pid);  /* exited, not yet reaped: not running */
+    uint64_t now = rec__proc_start_of(pid);
+    if (now == UINT64_MAX) return 0;  /* exited, not yet reaped: not running */
+    return !proc_start || now == proc_start;
 }
 
 /* Why a file that rec_seg_open refused is not a segment: a look at its
@@ -172,10 +143,9 @@ static void classify(struct rec_seg_entry *e) {
     }
     rec_seg_close(s);
     int running = e->pid > 0 && (kill(e->pid, 0) == 0 || errno == EPERM);
-    uint64_t now_start = running ? proc_start_of(e->pid) : 0;
-    if (!running) e->state = REC_SEGST_DEAD;
+    uint64_t now_start = running ? rec__proc_start_of(e->pid) : 0;
+    if (!running || now_start == UINT64_MAX) e->state = REC_SEGST_DEAD;  /* gone, or a zombie */
     else if (e->proc_start && now_start != e->proc_start) e->state = REC_SEGST_REUSED;
-    else if (is_zombie(e->pid)) e->state = REC_SEGST_DEAD;
     else e->state = info.closed ? REC_SEGST_CLOSED : REC_SEGST_ALIVE;
 }
 
