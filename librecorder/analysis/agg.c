@@ -174,20 +174,7 @@ void stats_slice(rec_model *m, struct trec *r, uint32_t node, uint32_t name, dou
             if (t[k]) agg_add(t[k], r->series, node, name, hist_bin(dur), dur, self);
         return;
     }
-    struct acc *a = &r->pacc[node];
-    if (a->calls == 0) {
-        r->touched[r->n_touched++] = node;
-        a->total = a->self = 0;
-        a->min = a->max = dur;
-    }
-    a->calls++;
-    a->total += dur;
-    a->self += self;
-    if (dur < a->min) a->min = dur;
-    if (dur > a->max) a->max = dur;
-    uint64_t *c = u64map_get(&r->pcells, (uint64_t)name << HIST_BIN_BITS | hist_bin(dur));
-    if (c) (*c)++;
-    else stats_cell_slow(r, name, dur);
+    stats_pend_add(r, node, name, dur, self);
 }
 
 void stats_cell_slow(struct trec *r, uint32_t name, double dur) {

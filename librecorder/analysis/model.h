@@ -278,12 +278,8 @@ void stats_cell_slow(struct trec *r, uint32_t name, double dur);
  * a new bucket, or room to make; stats_slice_fast is the usual one). */
 void stats_slice(rec_model *m, struct trec *r, uint32_t node, uint32_t name, double end_ns, double dur,
                  double self);
-static inline void stats_slice_fast(rec_model *m, struct trec *r, uint32_t node, uint32_t name, double end,
-                                    double dur, double self) {
-    if (!(end >= r->pend_lo && end < r->pend_hi) || node >= r->pacc_cap || r->n_touched >= r->cap_touched) {
-        stats_slice(m, r, node, name, end, dur, self);
-        return;
-    }
+/* Add a slice to the thread's pending bucket, which has room for node. */
+static inline void stats_pend_add(struct trec *r, uint32_t node, uint32_t name, double dur, double self) {
     struct acc *a = &r->pacc[node];
     if (a->calls == 0) {
         r->touched[r->n_touched++] = node;
@@ -298,6 +294,14 @@ static inline void stats_slice_fast(rec_model *m, struct trec *r, uint32_t node,
     uint64_t *c = u64map_get(&r->pcells, (uint64_t)name << HIST_BIN_BITS | hist_bin(dur));
     if (c) (*c)++;
     else stats_cell_slow(r, name, dur);
+}
+
+static inline void stats_slice_fast(rec_model *m, struct trec *r, uint32_t node, uint32_t name, double end,
+                                    double dur, double self) {
+    if (!(end >= r->pend_lo && end < r->pend_hi) || node >= r->pacc_cap || r->n_touched >= r->cap_touched)
+        stats_slice(m, r, node, name, end, dur, self);
+    else
+        stats_pend_add(r, node, name, dur, self);
 }
 /* Pending buckets into the tables: one thread's, or all (before queries). */
 void stats_fold(rec_model *m, struct trec *r);
