@@ -16,32 +16,23 @@
 #include "outbuf.h"
 #include "view.h"
 
+struct stats_ctx {
+    rec_model *m;
+    struct agg *a;
+};
+
+static void stats_pop(void *ctx, const struct nest_frame *f, int64_t dur, int64_t self) {
+    struct stats_ctx *c = ctx;
+    if (f->flags) return;  /* only slices whose begin and end were both seen */
+    uint32_t name = model_name(c->m, f->name_id);  /* the name's canonical id */
+    agg_add(c->a, 0, name, name, hist_bin((double)dur), (double)dur, (double)(self > 0 ? self : 0));
+}
+
 /* Statistics of the complete slices of the view, as one table keyed by name. */
 static int view_stats(rec_model *m, const struct view *v, struct agg *a) {
-    struct nest ns = {0};
-    int rc = 0;
-    for (size_t g = 0; g < v->nrec && rc == 0; g++) {
-        ns.n = 0;
-        for (size_t i = v->start[g]; i <= v->start[g + 1]; i++) {
-            const struct litem *it = i < v->start[g + 1] ? view_item(v, v->off[i]) : NULL;
-            int64_t b = INT64_MAX, e = INT64_MAX;
-            unsigned fl = 0;
-            if (it) view_span(v, it, &b, &e, &fl);
-            while (ns.n && (!it || nest_should_pop(&ns, b, e))) {
-                struct nest_frame *f = &ns.f[--ns.n];
-                int64_t dur = f->end - f->begin, self = dur - f->child;
-                if (ns.n) ns.f[ns.n - 1].child += dur;
-                if (!f->flags)
-                    agg_add(a, 0, model_name(m, f->name_id), model_name(m, f->name_id), hist_bin((double)dur),
-                            (double)dur, (double)(self > 0 ? self : 0));
-            }
-            if (!it || it->kind != REC_ITEM_SLICE) continue;
-            e = nest_clamp(&ns, e);
-            if (nest_push(&ns, b, e, it->name_id, fl) != 0) rc = -1;
-        }
-    }
-    nest_free(&ns);
-    return rc;
+    struct stats_ctx c = {m, a};
+    struct view_walk w = {NULL, stats_pop, &c};
+    return view_walk_slices(v, &w);
 }
 
 static void put_num(struct outbuf *o, double v) {

@@ -48,34 +48,30 @@ static uint32_t path_of(struct paths *p, uint32_t parent, uint32_t name) {
     return (uint32_t)p->n++;
 }
 
+struct paths_ctx {
+    rec_model *m;
+    struct paths *p;
+};
+
+static void paths_push(void *ctx, struct nest *ns) {
+    struct paths_ctx *c = ctx;
+    struct nest_frame *f = &ns->f[ns->n - 1];
+    uint32_t parent = ns->n > 1 ? ns->f[ns->n - 2].aux : 0;
+    f->aux = path_of(c->p, parent, model_name(c->m, f->name_id));
+}
+
+static void paths_pop(void *ctx, const struct nest_frame *f, int64_t dur, int64_t self) {
+    struct paths_ctx *c = ctx;
+    (void)dur;
+    if (!f->flags && self > 0) c->p->self[f->aux] += (double)self;
+}
+
 /* Paths of the view's slices; path 0 is the root. */
 static int view_paths(rec_model *m, const struct view *v, struct paths *p) {
-    struct nest ns = {0};
-    int rc = 0;
+    struct paths_ctx c = {m, p};
+    struct view_walk w = {paths_push, paths_pop, &c};
     path_of(p, 0, UINT32_MAX);   /* the root */
-    for (size_t g = 0; g < v->nrec && rc == 0; g++) {
-        ns.n = 0;
-        for (size_t i = v->start[g]; i <= v->start[g + 1]; i++) {
-            const struct litem *it = i < v->start[g + 1] ? view_item(v, v->off[i]) : NULL;
-            int64_t b = INT64_MAX, e = INT64_MAX;
-            unsigned fl = 0;
-            if (it) view_span(v, it, &b, &e, &fl);
-            while (ns.n && (!it || nest_should_pop(&ns, b, e))) {
-                struct nest_frame *f = &ns.f[--ns.n];
-                int64_t dur = f->end - f->begin, self = dur - f->child;
-                if (ns.n) ns.f[ns.n - 1].child += dur;
-                if (!f->flags && self > 0) p->self[f->aux] += (double)self;
-            }
-            if (!it || it->kind != REC_ITEM_SLICE) continue;
-            e = nest_clamp(&ns, e);
-            uint32_t parent = ns.n ? ns.f[ns.n - 1].aux : 0;
-            uint32_t path = path_of(p, parent, model_name(m, it->name_id));
-            if (nest_push(&ns, b, e, it->name_id, fl) != 0) rc = -1;
-            else ns.f[ns.n - 1].aux = path;
-        }
-    }
-    nest_free(&ns);
-    return rc;
+    return view_walk_slices(v, &w);
 }
 
 static void put_name(struct outbuf *o, const char *s) {

@@ -32,6 +32,32 @@ void nest_free(struct nest *n) {
     memset(n, 0, sizeof *n);
 }
 
+int view_walk_slices(const struct view *v, const struct view_walk *w) {
+    struct nest ns = {0};
+    int rc = 0;
+    for (size_t g = 0; g < v->nrec && rc == 0; g++) {
+        ns.n = 0;
+        for (size_t i = v->start[g]; i <= v->start[g + 1]; i++) {
+            const struct litem *it = i < v->start[g + 1] ? view_item(v, v->off[i]) : NULL;
+            int64_t b = INT64_MAX, e = INT64_MAX;
+            unsigned fl = 0;
+            if (it) view_span(v, it, &b, &e, &fl);
+            while (ns.n && (!it || nest_should_pop(&ns, b, e))) {
+                struct nest_frame *f = &ns.f[--ns.n];
+                int64_t dur = f->end - f->begin;
+                if (ns.n) ns.f[ns.n - 1].child += dur;
+                if (w->pop) w->pop(w->ctx, f, dur, dur - f->child);
+            }
+            if (!it || it->kind != REC_ITEM_SLICE) continue;
+            e = nest_clamp(&ns, e);
+            if (nest_push(&ns, b, e, it->name_id, fl) != 0) rc = -1;
+            else if (w->push) w->push(w->ctx, &ns);
+        }
+    }
+    nest_free(&ns);
+    return rc;
+}
+
 struct skey {
     int64_t b, e;
     uint32_t off;
