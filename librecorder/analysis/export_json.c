@@ -221,12 +221,14 @@ static inline char *ev_start(struct jctx *c, const char *ph, size_t phlen, uint1
     return p + 5;
 }
 
-static void ev_slice(struct jctx *c, int begin, uint16_t rec, int64_t t, uint32_t name_id, unsigned fl) {
+/* An event that is a name and a slice's flags: B, E, or a zero-length
+ * slice's instant (ph is the opening up to "ph"'s value). */
+static void ev_named(struct jctx *c, const char *ph, size_t phlen, uint16_t rec, int64_t t, uint32_t name_id,
+                     unsigned fl) {
     uint32_t nlen;
     const char *nf = name_frag(c, name_id, &nlen);
     unsigned ab = arg_bits(fl);
-    size_t extra = nlen + c->args_len[ab] + 4;
-    char *p = begin ? ev_start(c, "{\"ph\":\"B\",", 10, rec, extra) : ev_start(c, "{\"ph\":\"E\",", 10, rec, extra);
+    char *p = ev_start(c, ph, phlen, rec, nlen + c->args_len[ab] + 4);
     p = fmt_us(p, t - c->v.t0);
     *p++ = ',';
     memcpy(p, nf, nlen);
@@ -235,6 +237,11 @@ static void ev_slice(struct jctx *c, int begin, uint16_t rec, int64_t t, uint32_
     p += c->args_len[ab];
     *p++ = '}';
     c->ob.p = p;
+}
+
+static void ev_slice(struct jctx *c, int begin, uint16_t rec, int64_t t, uint32_t name_id, unsigned fl) {
+    if (begin) ev_named(c, "{\"ph\":\"B\",", 10, rec, t, name_id, fl);
+    else ev_named(c, "{\"ph\":\"E\",", 10, rec, t, name_id, fl);
 }
 
 static void ev_instant(struct jctx *c, const struct litem *it, int64_t t) {
@@ -263,18 +270,7 @@ static void ev_instant(struct jctx *c, const struct litem *it, int64_t t) {
  * B/E pair at a time where another slice also begins, speedscope would
  * close it before opening it and complain, and it carries no time anyway. */
 static void ev_point(struct jctx *c, const struct litem *it, int64_t t, unsigned fl) {
-    uint32_t nlen;
-    const char *nf = name_frag(c, it->name_id, &nlen);
-    unsigned ab = arg_bits(fl);
-    char *p = ev_start(c, "{\"ph\":\"i\",\"s\":\"t\",", 18, it->rec, nlen + c->args_len[ab] + 4);
-    p = fmt_us(p, t - c->v.t0);
-    *p++ = ',';
-    memcpy(p, nf, nlen);
-    p += nlen;
-    memcpy(p, c->args[ab], c->args_len[ab]);
-    p += c->args_len[ab];
-    *p++ = '}';
-    c->ob.p = p;
+    ev_named(c, "{\"ph\":\"i\",\"s\":\"t\",", 18, it->rec, t, it->name_id, fl);
 }
 
 static void ev_counter(struct jctx *c, const struct litem *it, int64_t t) {
