@@ -158,6 +158,22 @@ static inline unsigned utf8_len(const unsigned char *s, size_t n, unsigned *sub)
 
 static const char hexd[] = "0123456789abcdef";
 
+/* A sequence starting with a byte >= 0x80 at s[*i]: copy it if it is
+ * valid UTF-8, else write U+FFFD for its bad prefix; advances *i. */
+static inline char *utf8_copy(char *d, const unsigned char *s, size_t len, size_t *i) {
+    unsigned sub, n = utf8_len(s + *i, len - *i, &sub);
+    if (n) {
+        memcpy(d, s + *i, n);
+        *i += n;
+        return d + n;
+    }
+    *d++ = (char)0xef;
+    *d++ = (char)0xbf;
+    *d++ = (char)0xbd;
+    *i += sub;
+    return d;
+}
+
 size_t json_escape(char *dst, const char *src, size_t len) {
     const unsigned char *s = (const unsigned char *)src;
     char *d = dst;
@@ -183,17 +199,7 @@ size_t json_escape(char *dst, const char *src, size_t len) {
             i++;
             continue;
         }
-        unsigned sub, n = utf8_len(s + i, len - i, &sub);
-        if (n) {
-            memcpy(d, s + i, n);
-            d += n;
-            i += n;
-        } else {
-            *d++ = (char)0xef;
-            *d++ = (char)0xbf;
-            *d++ = (char)0xbd;
-            i += sub;
-        }
+        d = utf8_copy(d, s, len, &i);
     }
     return (size_t)(d - dst);
 }
@@ -234,17 +240,7 @@ size_t text_sanitize(char *dst, const char *src, size_t len, const char *bad, ch
             i++;
             continue;
         }
-        unsigned sub, n = utf8_len(s + i, len - i, &sub);
-        if (n) {
-            memcpy(d, s + i, n);
-            d += n;
-            i += n;
-        } else {
-            *d++ = (char)0xef;
-            *d++ = (char)0xbf;
-            *d++ = (char)0xbd;
-            i += sub;
-        }
+        d = utf8_copy(d, s, len, &i);
     }
     return (size_t)(d - dst);
 }
