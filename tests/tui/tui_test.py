@@ -172,8 +172,11 @@ def row_names(screen):
 
 
 def top_ready(t, pid):
-    """Top shows the workload with numbers in the matmul row."""
-    return t.wait(lambda s: f"pid {pid}" in s and re.search(r"matmul\s+[\d.]+k?\s+[\d.]+%", s),
+    """Top shows the workload with numbers in the matmul row, in a whole
+    frame: capture-pane can catch the terminal mid-redraw, with the rows up
+    to matmul new and the key bar at the bottom not yet written."""
+    return t.wait(lambda s: f"pid {pid}" in s and re.search(r"matmul\s+[\d.]+k?\s+[\d.]+%", s)
+                  and "q Quit" in s.rstrip("\n").split("\n")[-1],
                   "the Top view with matmul's figures")
 
 
