@@ -4,6 +4,8 @@
 #ifndef RECORDER_INTERNAL_H
 #define RECORDER_INTERNAL_H
 
+#include <time.h>
+
 #include "recorder/reader.h"
 
 struct rec_cursor {
@@ -36,6 +38,11 @@ struct rec_seg {
 /* Copy of a string into buf (at most cap-1 bytes), replacing control bytes;
  * returns 0 if id is not a valid, published string. */
 int rec__seg_string_raw(const struct rec_seg *s, uint32_t id, const char **text, size_t *len);
+
+/* Write a one-line message to err (if any) and return status. */
+int rec__fail(char *err, size_t cap, int status, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* clock_gettime(c) in nanoseconds. */
+uint64_t rec__clock_ns(clockid_t c);
 
 /* Start time of process pid (field 22 of /proc/<pid>/stat): 0 if unknown,
  * UINT64_MAX for a zombie.  With the pid it names a process for good. */

@@ -38,7 +38,7 @@ const char *rec_status_str(int status) {
     }
 }
 
-static int fail(char *err, size_t cap, int status, const char *fmt, ...) {
+int rec__fail(char *err, size_t cap, int status, const char *fmt, ...) {
     if (err && cap) {
         va_list ap;
         va_start(ap, fmt);
@@ -68,15 +68,15 @@ static int aligned(uint64_t x) { return (x & (REC_PAGE - 1)) == 0; }
 /* Validate the header against the file size; fills a message on failure. */
 static int validate(const struct rec_header *h, uint64_t fsize, char *err, size_t cap, const char *path) {
     if (h->magic != REC_SEG_MAGIC)
-        return fail(err, cap, REC_ERR_FORMAT, "%s: not a recorder segment (bad magic)", path);
+        return rec__fail(err, cap, REC_ERR_FORMAT, "%s: not a recorder segment (bad magic)", path);
     if (h->version != REC_SEG_VERSION)
-        return fail(err, cap, REC_ERR_VERSION, "%s: segment format version %u, this reader knows %u", path,
+        return rec__fail(err, cap, REC_ERR_VERSION, "%s: segment format version %u, this reader knows %u", path,
                     h->version, REC_SEG_VERSION);
     if (h->header_size != sizeof(struct rec_header) || h->slot_size != sizeof(struct rec_slot) ||
         h->entry_size != sizeof(struct rec_entry))
-        return fail(err, cap, REC_ERR_FORMAT, "%s: structure sizes do not match this reader", path);
+        return rec__fail(err, cap, REC_ERR_FORMAT, "%s: structure sizes do not match this reader", path);
     if (h->segment_size > fsize)
-        return fail(err, cap, REC_ERR_TRUNCATED, "%s: truncated: %llu bytes, header says %llu", path,
+        return rec__fail(err, cap, REC_ERR_TRUNCATED, "%s: truncated: %llu bytes, header says %llu", path,
                     (unsigned long long)fsize, (unsigned long long)h->segment_size);
     uint64_t mt = h->max_threads, re = h->ring_entries, end = h->segment_size;
     /* Every offset and size inside the file first, so that no sum below can
@@ -93,7 +93,7 @@ static int validate(const struct rec_header *h, uint64_t fsize, char *err, size_
              h->strings_off >= h->index_off + 4 * (uint64_t)h->index_entries &&
              h->strings_size <= (UINT64_C(1) << 35) && h->rings_off >= h->strings_off + h->strings_size &&
              h->rings_off + mt * re * sizeof(struct rec_entry) == h->segment_size;
-    if (!ok) return fail(err, cap, REC_ERR_FORMAT, "%s: corrupt segment header (layout)", path);
+    if (!ok) return rec__fail(err, cap, REC_ERR_FORMAT, "%s: corrupt segment header (layout)", path);
     return REC_OK;
 }
 
@@ -117,7 +117,7 @@ uint64_t rec__proc_start_of(int pid) {
     return strtoull(q, NULL, 10);
 }
 
-static uint64_t now_ns(clockid_t c) {
+uint64_t rec__clock_ns(clockid_t c) {
     struct timespec ts;
     clock_gettime(c, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -129,7 +129,7 @@ static uint64_t now_ns(clockid_t c) {
 static double refine_rate(const struct rec_header *h) {
     double rate = (double)h->ticks_per_sec;
     if (h->clock_source == REC_CLOCK_MONOTONIC) return 1e9;
-    uint64_t mono = now_ns(CLOCK_MONOTONIC);
+    uint64_t mono = rec__clock_ns(CLOCK_MONOTONIC);
     uint64_t ticks = rec_now();
     if (h->clock_source != REC_CLOCK_TSC && h->clock_source != REC_CLOCK_CNTVCT) return rate;
     if (mono <= h->mono_ns0 + 1000000000u || ticks <= h->ticks0) return rate;
@@ -141,7 +141,7 @@ int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t
     char path[256];
     *out = NULL;
     if (rec_seg_resolve(target, path, sizeof path) != REC_OK)
-        return fail(err, errlen, REC_ERR_USAGE, "bad segment name: %.80s", target ? target : "");
+        return rec__fail(err, errlen, REC_ERR_USAGE, "bad segment name: %.80s", target ? target : "");
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
         int e = errno;
@@ -150,37 +150,37 @@ int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t
             int digits = *t != 0;
             for (; *t; t++) digits &= isdigit((unsigned char)*t) != 0;
             if (digits && kill(atoi(target), 0) != 0 && errno == ESRCH)
-                return fail(err, errlen, REC_ERR_NOTFOUND, "no process %s and no segment %s", target, path);
+                return rec__fail(err, errlen, REC_ERR_NOTFOUND, "no process %s and no segment %s", target, path);
             if (digits)
-                return fail(err, errlen, REC_ERR_NOTFOUND,
+                return rec__fail(err, errlen, REC_ERR_NOTFOUND,
                             "process %s has no segment %s (is it instrumented, and has it recorded an event?)",
                             target, path);
-            return fail(err, errlen, REC_ERR_NOTFOUND, "%s: no such segment", path);
+            return rec__fail(err, errlen, REC_ERR_NOTFOUND, "%s: no such segment", path);
         }
-        return fail(err, errlen, e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO, "%s: %s", path,
+        return rec__fail(err, errlen, e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO, "%s: %s", path,
                     strerror(e));
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return fail(err, errlen, REC_ERR_FORMAT, "%s: not a regular file", path);
+        return rec__fail(err, errlen, REC_ERR_FORMAT, "%s: not a regular file", path);
     }
     if ((uint64_t)st.st_size < REC_PAGE) {
         close(fd);
-        return fail(err, errlen, st.st_size == 0 ? REC_ERR_FORMAT : REC_ERR_TRUNCATED,
+        return rec__fail(err, errlen, st.st_size == 0 ? REC_ERR_FORMAT : REC_ERR_TRUNCATED,
                     "%s: too short for a recorder segment (%lld bytes)", path, (long long)st.st_size);
     }
     void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
         int e = errno;
         close(fd);
-        return fail(err, errlen, REC_ERR_IO, "%s: mmap: %s", path, strerror(e));
+        return rec__fail(err, errlen, REC_ERR_IO, "%s: mmap: %s", path, strerror(e));
     }
     rec_seg *s = calloc(1, sizeof *s);
     if (!s) {
         munmap(p, (size_t)st.st_size);
         close(fd);
-        return fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+        return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
     }
     snprintf(s->path, sizeof s->path, "%s", path);
     s->fd = fd;
@@ -209,7 +209,7 @@ int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t
     s->strcache = calloc(s->strcache_n, sizeof *s->strcache);
     if (!s->cursors || !s->strcache) {
         rec_seg_close(s);
-        return fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+        return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
     }
     if (flags & REC_OPEN_STREAM) {
         int rw = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
@@ -218,7 +218,7 @@ int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t
         if (rw >= 0) close(rw);
         if (c == MAP_FAILED) {
             rec_seg_close(s);
-            return fail(err, errlen, REC_ERR_ACCESS, "%s: cannot map the consumer region for writing", path);
+            return rec__fail(err, errlen, REC_ERR_ACCESS, "%s: cannot map the consumer region for writing", path);
         }
         s->cons = c;
         s->cons_map_size = h->consumer_size;
@@ -230,7 +230,7 @@ int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t
         while (!__atomic_compare_exchange_n(&s->cons->pid, &expect, (int)getpid(), 0, __ATOMIC_ACQ_REL,
                                             __ATOMIC_ACQUIRE)) {
             if (expect > 0 && kill(expect, 0) != 0 && errno == ESRCH) continue;
-            rc = fail(err, errlen, REC_ERR_BUSY, "%s: pid %d is already capturing it", path, expect);
+            rc = rec__fail(err, errlen, REC_ERR_BUSY, "%s: pid %d is already capturing it", path, expect);
             rec_seg_close(s);
             return rc;
         }

@@ -49,16 +49,6 @@ struct rec_cap {
     size_t ents_cap;
 };
 
-static int fail(char *err, size_t cap, int status, const char *fmt, ...) {
-    if (err && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
-
 /* A one-line warning; vsnprintf, as a cut message is fine. */
 static void warn(struct rec_cap_info *in, const char *fmt, ...) {
     va_list ap;
@@ -293,14 +283,14 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
         uint64_t at = c->pos;
         uint32_t type = 0, size = 0;
         int r = read_record(c, limit, &type, &size);
-        if (r == IOERR) return fail(err, errlen, REC_ERR_IO, "%s: read error at byte %llu", c->path,
+        if (r == IOERR) return rec__fail(err, errlen, REC_ERR_IO, "%s: read error at byte %llu", c->path,
                                     (unsigned long long)at);
         if (r == GOT && in->records == 0 && type != REC_CAP_REC_SOURCE) r = BAD;
         if (r == GOT && type == REC_CAP_REC_SOURCE && (in->records != 0 || check_source(c, c->rec, size) != 0))
             r = BAD;
         if (r == GOT && type == REC_CAP_REC_STRINGS) {
             int s = load_strings(c, c->rec, size);
-            if (s == -2) return fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+            if (s == -2) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
             if (s != 0) r = BAD;
         }
         if (r == GOT && type == REC_CAP_REC_THREAD) {
@@ -318,9 +308,9 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
         if (r != GOT) {
             if (in->records == 0) {
                 if (r == BAD)
-                    return fail(err, errlen, REC_ERR_FORMAT, "%s: corrupt capture: no valid source record",
+                    return rec__fail(err, errlen, REC_ERR_FORMAT, "%s: corrupt capture: no valid source record",
                                 c->path);
-                return fail(err, errlen, REC_ERR_TRUNCATED, "%s: truncated capture: %llu bytes, no whole source record",
+                return rec__fail(err, errlen, REC_ERR_TRUNCATED, "%s: truncated capture: %llu bytes, no whole source record",
                             c->path, (unsigned long long)in->file_size);
             }
             in->valid_size = at;
@@ -358,21 +348,21 @@ int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
-        return fail(err, errlen,
+        return rec__fail(err, errlen,
                     e == ENOENT ? REC_ERR_NOTFOUND : e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO,
                     "%s: %s", path, strerror(e));
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return fail(err, errlen, REC_ERR_FORMAT, "%s: not a regular file", path);
+        return rec__fail(err, errlen, REC_ERR_FORMAT, "%s: not a regular file", path);
     }
     rec_cap *c = calloc(1, sizeof *c);
     FILE *f = c ? fdopen(fd, "rb") : NULL;
     if (!f) {
         close(fd);
         free(c);
-        return fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+        return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
     }
     c->f = f;
     setvbuf(f, NULL, _IOFBF, 1u << 20);
@@ -384,21 +374,21 @@ int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen) {
     int rc = REC_OK;
     uint64_t magic = REC_CAP_MAGIC;
     if (got > 0 && got < 8 && memcmp(&h, &magic, got) == 0)
-        rc = fail(err, errlen, REC_ERR_TRUNCATED, "%s: truncated capture: %zu bytes", path, got);
+        rc = rec__fail(err, errlen, REC_ERR_TRUNCATED, "%s: truncated capture: %zu bytes", path, got);
     else if (got >= 8 && h.magic == REC_SEG_MAGIC)
-        rc = fail(err, errlen, REC_ERR_FORMAT, "%s: a recorder segment, not a capture file", path);
+        rc = rec__fail(err, errlen, REC_ERR_FORMAT, "%s: a recorder segment, not a capture file", path);
     else if (got < 8 || h.magic != REC_CAP_MAGIC)
-        rc = fail(err, errlen, got == 0 ? REC_ERR_TRUNCATED : REC_ERR_FORMAT,
+        rc = rec__fail(err, errlen, got == 0 ? REC_ERR_TRUNCATED : REC_ERR_FORMAT,
                   got == 0 ? "%s: empty file" : "%s: not a recorder capture file (bad magic)", path);
     else if (got < 16)
-        rc = fail(err, errlen, REC_ERR_TRUNCATED, "%s: truncated capture: %zu bytes", path, got);
+        rc = rec__fail(err, errlen, REC_ERR_TRUNCATED, "%s: truncated capture: %zu bytes", path, got);
     else if (h.version != REC_CAP_VERSION)
-        rc = fail(err, errlen, REC_ERR_VERSION, "%s: capture format version %u, this reader knows %u", path,
+        rc = rec__fail(err, errlen, REC_ERR_VERSION, "%s: capture format version %u, this reader knows %u", path,
                   h.version, REC_CAP_VERSION);
     else if (h.header_size < sizeof h || h.header_size > 4096 || (h.header_size & 7))
-        rc = fail(err, errlen, REC_ERR_FORMAT, "%s: corrupt capture header", path);
+        rc = rec__fail(err, errlen, REC_ERR_FORMAT, "%s: corrupt capture header", path);
     else if (got < sizeof h || (uint64_t)st.st_size < h.header_size)
-        rc = fail(err, errlen, REC_ERR_TRUNCATED, "%s: truncated capture: %lld bytes", path, (long long)st.st_size);
+        rc = rec__fail(err, errlen, REC_ERR_TRUNCATED, "%s: truncated capture: %lld bytes", path, (long long)st.st_size);
     if (rc == REC_OK) {
         c->first_record = h.header_size;
         rc = scan(c, err, errlen);

@@ -61,22 +61,6 @@ struct rec_capture {
     int failed;
 };
 
-static int fail(char *err, size_t cap, int status, const char *fmt, ...) {
-    if (err && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
-
-static uint64_t clock_ns(clockid_t id) {
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int flush(rec_capture *c, char *err, size_t errlen) {
     size_t off = 0;
     while (off < c->len) {
@@ -84,7 +68,7 @@ static int flush(rec_capture *c, char *err, size_t errlen) {
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
             c->failed = 1;
-            return fail(err, errlen, REC_ERR_IO, "%s: write: %s", c->path, w < 0 ? strerror(errno) : "no progress");
+            return rec__fail(err, errlen, REC_ERR_IO, "%s: write: %s", c->path, w < 0 ? strerror(errno) : "no progress");
         }
         off += (size_t)w;
     }
@@ -303,7 +287,7 @@ static int drain_slot(rec_capture *c, uint32_t slot, size_t *moved, char *err, s
 int rec_capture_poll(rec_capture *c, size_t *moved, char *err, size_t errlen) {
     size_t m = 0;
     if (moved) *moved = 0;
-    if (c->failed) return fail(err, errlen, REC_ERR_IO, "%s: an earlier write failed", c->path);
+    if (c->failed) return rec__fail(err, errlen, REC_ERR_IO, "%s: an earlier write failed", c->path);
     rec_seg_heartbeat(c->seg);
     int rc = poll_threads(c, err, errlen);
     for (uint32_t i = 0; i < c->max_threads && rc == REC_OK; i++)
@@ -331,7 +315,7 @@ int rec_capture_start(rec_seg *s, const char *path, const struct rec_capture_opt
                       char *err, size_t errlen) {
     *out = NULL;
     rec_capture *c = calloc(1, sizeof *c);
-    if (!c) return fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    if (!c) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
     c->seg = s;
     c->fd = -1;
     c->strings_rec = SIZE_MAX;
@@ -347,14 +331,14 @@ int rec_capture_start(rec_seg *s, const char *path, const struct rec_capture_opt
     c->slots = calloc(c->max_threads, sizeof *c->slots);
     if (!c->buf || !c->scratch || !c->slots) {
         free_capture(c);
-        return fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+        return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
     }
     /* Owner-only, like the segment it copies. */
     c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (c->fd < 0) {
         int e = errno;
         free_capture(c);
-        return fail(err, errlen, e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO, "%s: %s", path,
+        return rec__fail(err, errlen, e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO, "%s: %s", path,
                     strerror(e));
     }
     struct rec_seg_info info;
@@ -364,7 +348,7 @@ int rec_capture_start(rec_seg *s, const char *path, const struct rec_capture_opt
     fh.magic = REC_CAP_MAGIC;
     fh.version = REC_CAP_VERSION;
     fh.header_size = sizeof fh;
-    fh.created_real_ns = clock_ns(CLOCK_REALTIME);
+    fh.created_real_ns = rec__clock_ns(CLOCK_REALTIME);
     snprintf(fh.tool, sizeof fh.tool, "recorder capture");
     memcpy(c->buf, &fh, sizeof fh);
     c->len = sizeof fh;
@@ -383,7 +367,7 @@ int rec_capture_start(rec_seg *s, const char *path, const struct rec_capture_opt
     src.seg_version = s->hcopy.version;
     src.ring_entries = info.ring_entries;
     src.start_ticks = rec_now();
-    src.start_real_ns = clock_ns(CLOCK_REALTIME);
+    src.start_real_ns = rec__clock_ns(CLOCK_REALTIME);
     snprintf(src.segment_path, sizeof src.segment_path, "%s", info.path);
     int rc = put_record(c, REC_CAP_REC_SOURCE, &src, sizeof src, err, errlen);
     if (rc == REC_OK && o && o->from_now) {
@@ -406,7 +390,7 @@ int rec_capture_start(rec_seg *s, const char *path, const struct rec_capture_opt
 static double refined_rate(rec_seg *s) {
     const struct rec_header *h = &s->hcopy;
     if (h->clock_source != REC_CLOCK_TSC && h->clock_source != REC_CLOCK_CNTVCT) return 0;
-    uint64_t mono = clock_ns(CLOCK_MONOTONIC), ticks = rec_now();
+    uint64_t mono = rec__clock_ns(CLOCK_MONOTONIC), ticks = rec_now();
     if (mono <= h->mono_ns0 + 1000000000u || ticks <= h->ticks0) return 0;
     double r = (double)(ticks - h->ticks0) * 1e9 / (double)(mono - h->mono_ns0);
     double w = (double)h->ticks_per_sec;
@@ -428,13 +412,13 @@ int rec_capture_finish(rec_capture *c, enum rec_capture_end reason, struct rec_c
         e.dropped = c->st.dropped;
         e.chunks = c->st.chunks;
         e.end_ticks = rec_now();
-        e.end_real_ns = clock_ns(CLOCK_REALTIME);
+        e.end_real_ns = rec__clock_ns(CLOCK_REALTIME);
         e.ticks_per_sec = refined_rate(c->seg);
         rc = put_record(c, REC_CAP_REC_END, &e, sizeof e, err, errlen);
         if (rc == REC_OK) rc = flush(c, err, errlen);
     }
     if (close(c->fd) != 0 && rc == REC_OK)
-        rc = fail(err, errlen, REC_ERR_IO, "%s: close: %s", c->path, strerror(errno));
+        rc = rec__fail(err, errlen, REC_ERR_IO, "%s: close: %s", c->path, strerror(errno));
     c->fd = -1;
     if (final) *final = c->st;
     free_capture(c);
