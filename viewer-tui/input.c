@@ -60,6 +60,22 @@ enum action input_action(uint32_t key, int is_code) {
     }
 }
 
+int list_move(enum action act, int sel, int n, int page, int *out) {
+    switch (act) {
+    case ACT_UP: sel--; break;
+    case ACT_DOWN: sel++; break;
+    case ACT_PAGE_UP: sel -= page; break;
+    case ACT_PAGE_DOWN: sel += page; break;
+    case ACT_HOME: sel = 0; break;
+    case ACT_END: sel = n - 1; break;
+    default: return 0;
+    }
+    if (sel >= n) sel = n - 1;
+    if (sel < 0) sel = 0;
+    *out = sel;
+    return 1;
+}
+
 void line_edit_set(struct line_edit *e, const char *s) {
     size_t n = strlen(s);
     if (n > LINE_EDIT_MAX) n = LINE_EDIT_MAX;

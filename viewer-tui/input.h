@@ -30,6 +30,11 @@ enum action {
 /* The action of a key in the views. */
 enum action input_action(uint32_t key, int is_code);
 
+/* A list's selection moved by act (up, down, page, home, end) among n rows,
+ * page rows a page, clamped to [0, n-1] (0 when empty): 1 and *out, or 0
+ * if act does not move a selection. */
+int list_move(enum action act, int sel, int n, int page, int *out);
+
 enum edit_result { EDIT_MORE, EDIT_ACCEPT, EDIT_CANCEL };
 
 #define LINE_EDIT_MAX 96

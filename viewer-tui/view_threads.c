@@ -127,24 +127,15 @@ void view_threads_draw(struct app *a, int y, int h) {
 
 int view_threads_key(struct app *a, enum action act, int page) {
     int n = (int)a->snap.n_threads, sel = a->thr_sel;
-    switch (act) {
-    case ACT_UP: sel--; break;
-    case ACT_DOWN: sel++; break;
-    case ACT_PAGE_UP: sel -= page; break;
-    case ACT_PAGE_DOWN: sel += page; break;
-    case ACT_HOME: sel = 0; break;
-    case ACT_END: sel = n - 1; break;
-    case ACT_ENTER:
+    if (act == ACT_ENTER) {
         if (sel >= 0 && sel < n) {
             a->tid = a->snap.threads[sel].tid;
             a->view = VIEW_TOP;
             app_snapshot(a);
         }
         return 1;
-    default: return 0;
     }
-    if (sel >= n) sel = n - 1;
-    if (sel < 0) sel = 0;
+    if (!list_move(act, sel, n, page, &sel)) return 0;
     a->thr_sel = sel;
     return 1;
 }

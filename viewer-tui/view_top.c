@@ -113,18 +113,8 @@ void view_top_draw(struct app *a, int y, int h) {
 }
 
 int view_top_key(struct app *a, enum action act, int page) {
-    int n = (int)a->snap.n_rows, sel = a->top_sel;
-    switch (act) {
-    case ACT_UP: sel--; break;
-    case ACT_DOWN: sel++; break;
-    case ACT_PAGE_UP: sel -= page; break;
-    case ACT_PAGE_DOWN: sel += page; break;
-    case ACT_HOME: sel = 0; break;
-    case ACT_END: sel = n - 1; break;
-    default: return 0;
-    }
-    if (sel >= n) sel = n - 1;
-    if (sel < 0) sel = 0;
+    int n = (int)a->snap.n_rows, sel;
+    if (!list_move(act, a->top_sel, n, page, &sel)) return 0;
     a->top_sel = sel;
     if (sel < n) a->top_sel_id = a->snap.rows[sel].name_id;
     return 1;

@@ -65,5 +65,16 @@ int main(void) {
     CHECK_EQ_U(strlen(e.buf), LINE_EDIT_MAX);
     line_edit_key(&e, 0x20ac, 0);                        /* € does not fit whole */
     CHECK_EQ_U(strlen(e.buf), LINE_EDIT_MAX);
+    /* Moving a list's selection: clamped to the rows, 0 when empty. */
+    int sel = -7;
+    CHECK(list_move(ACT_DOWN, 3, 10, 5, &sel) && sel == 4);
+    CHECK(list_move(ACT_UP, 0, 10, 5, &sel) && sel == 0);
+    CHECK(list_move(ACT_PAGE_DOWN, 8, 10, 5, &sel) && sel == 9);
+    CHECK(list_move(ACT_PAGE_UP, 8, 10, 5, &sel) && sel == 3);
+    CHECK(list_move(ACT_END, 2, 10, 5, &sel) && sel == 9);
+    CHECK(list_move(ACT_HOME, 7, 10, 5, &sel) && sel == 0);
+    CHECK(list_move(ACT_DOWN, 0, 0, 5, &sel) && sel == 0);
+    sel = 42;
+    CHECK(!list_move(ACT_ENTER, 3, 10, 5, &sel) && sel == 42);
     CHECK_DONE();
 }
