@@ -14,8 +14,7 @@ int drain_init(struct drain *d, uint32_t max_threads, uint64_t ring_entries, siz
     d->ring_entries = (double)ring_entries;
     d->th = calloc(max_threads ? max_threads : 1, sizeof *d->th);
     d->ent = malloc(per_thread * sizeof *d->ent);
-    d->ev = malloc(per_thread * sizeof *d->ev);
-    if (!d->th || !d->ent || !d->ev) {
+    if (!d->th || !d->ent) {
         drain_free(d);
         return -1;
     }
@@ -25,7 +24,6 @@ int drain_init(struct drain *d, uint32_t max_threads, uint64_t ring_entries, siz
 void drain_free(struct drain *d) {
     free(d->th);
     free(d->ent);
-    free(d->ev);
     memset(d, 0, sizeof *d);
 }
 
@@ -34,20 +32,9 @@ static size_t drain_thread(struct drain *d, rec_seg *s, rec_model *m, const stru
                            size_t *entries) {
     struct rec_loss loss = {0, 0};
     uint64_t first;
-    size_t got = rec_seg_read(s, t->slot, d->ent, cap, &first, &loss), off = 0, total = 0;
-    int with_loss = 1;
-    /* Once even with nothing read: the loss must reach the model. */
-    do {
-        size_t used = 0;
-        uint64_t bad = 0;
-        size_t k = rec_decode(d->ent + off, got - off, first + off, d->ev, d->per_thread, &used, &bad);
-        rec_model_feed(m, t->slot, d->ev, k, with_loss ? &loss : NULL);
-        if (bad) rec_model_add_bad(m, t->slot, bad);
-        with_loss = 0;
-        total += k;
-        off += used;
-        if (!used) break;
-    } while (off < got);
+    size_t got = rec_seg_read(s, t->slot, d->ent, cap, &first, &loss);
+    /* Even with nothing read: the loss must reach the model. */
+    size_t total = rec_model_feed_entries(m, t->slot, d->ent, got, first, &loss);
     *entries = got;
     return total;
 }

@@ -22,7 +22,6 @@ struct drain {
     struct rec_thread_info *th;
     int max_threads;
     struct rec_entry *ent;
-    struct rec_event *ev;
     size_t per_thread, per_pass;
     double ring_entries;
     int next;                  /* the thread the next pass starts with */

@@ -88,6 +88,7 @@ def one(a, rate):
         "written": written, "writer rate": wrate, "seconds": wsec,
         "decoded": decoded, "lost": lost, "cpu": share,
         "header": screen.split("\n")[0].strip(),
+        "stats": text.strip().splitlines()[-1],
     }
 
 
@@ -110,6 +111,7 @@ def main():
         print(f"{x['rate asked']:>11} {x['writer rate'] / 1e6:>11.1f} M {x['written']:>12} {x['decoded']:>12} "
               f"{x['lost']:>10} {lost_pct:>6.3f}% {x['cpu']:>11.3f}")
         print(f"{'':>11} title bar during the run: {x['header']}")
+        print(f"{'':>11} {x['stats']}")
     return 0
 
 

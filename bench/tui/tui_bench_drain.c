@@ -6,8 +6,8 @@
  * ring holds, so nothing is lost), then reads them back the way
  * recorder-top does, timing each stage: rec_seg_read (copy out of the
  * ring), rec_decode, rec_model_feed (the analysis model: stacks, windows,
- * histograms, call tree) and rec_model_poll_seg (all of it, as
- * recorder-top calls it).  From the ns per event it derives the share of a
+ * histograms, call tree), rec_model_feed_entries (decode and feed in one
+ * pass, as recorder-top does) and rec_model_poll_seg (all of it).  From the ns per event it derives the share of a
  * core each stage needs at 20 M events/s.
  *
  *   tui_bench_drain [--events N]
@@ -70,13 +70,13 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    rec_model *split = new_model(s), *whole = new_model(s);
+    rec_model *split = new_model(s), *fused = new_model(s), *whole = new_model(s);
     static struct rec_entry ent[2 * BURST + 64];
     static struct rec_event ev[2 * BURST + 64];
     struct rec_thread_info th;
     REC_THREAD_NAME("bench");
     rec_seg_threads(s, &th, 1);
-    double t_read = 0, t_decode = 0, t_feed = 0, t_poll = 0;
+    double t_read = 0, t_decode = 0, t_feed = 0, t_fused = 0, t_poll = 0;
     uint64_t n_split = 0, n_poll = 0, lost = 0;
     while (n_split < want) {
         /* Stages one by one. */
@@ -92,7 +92,8 @@ int main(int argc, char **argv) {
         double c = now_ns();
         rec_model_feed(split, th.slot, ev, k, &loss);
         double d = now_ns();
-        t_read += b - a, t_decode += c - b, t_feed += d - c;
+        rec_model_feed_entries(fused, th.slot, ent, got, first, &loss);
+        t_read += b - a, t_decode += c - b, t_feed += d - c, t_fused += now_ns() - d;
         n_split += k;
         lost += loss.overwritten;
         /* The same burst again, through rec_model_poll_seg as recorder-top
@@ -109,6 +110,7 @@ int main(int argc, char **argv) {
         {"rec_seg_read", t_read, n_split},
         {"rec_decode", t_decode, n_split},
         {"rec_model_feed", t_feed, n_split},
+        {"rec_model_feed_entries", t_fused, n_split},
         {"rec_model_poll_seg", t_poll, n_poll},
     };
     for (size_t i = 0; i < sizeof row / sizeof row[0]; i++) {
@@ -118,6 +120,7 @@ int main(int argc, char **argv) {
     double poll = t_poll / (double)n_poll;
     printf("one core drains at most %.1f M events/s; half a core %.1f M events/s\n", 1e3 / poll, 0.5e3 / poll);
     rec_model_free(split);
+    rec_model_free(fused);
     rec_model_free(whole);
     rec_seg_close(s);
     return 0;

@@ -55,6 +55,13 @@ void rec_model_thread(rec_model *m, const struct rec_thread_info *t);
  * events switch the slot to a new generation. */
 void rec_model_feed(rec_model *m, uint32_t slot, const struct rec_event *ev, size_t n,
                     const struct rec_loss *loss);
+/* Entries of one slot as rec_seg_read returned them (first: the ring
+ * index of in[0]), decoded and fed in one pass: the same model as
+ * rec_decode + rec_model_feed an event at a time, with rejected entries
+ * counted (rec_model_add_bad) against the thread current where they
+ * were, and about a third cheaper.  Returns the number of events. */
+size_t rec_model_feed_entries(rec_model *m, uint32_t slot, const struct rec_entry *in, size_t n, uint64_t first,
+                              const struct rec_loss *loss);
 /* Read every slot of a live segment once and feed the model; returns the
  * number of events decoded. */
 size_t rec_model_poll_seg(rec_model *m, rec_seg *s);

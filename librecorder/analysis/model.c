@@ -240,7 +240,6 @@ void rec_model_free(rec_model *m) {
     free(m->slots);
     elog_free(&m->log);
     free(m->ent_buf);
-    free(m->ev_buf);
     free(m->th_buf);
     free(m->th_out);
     free(m->items_out);

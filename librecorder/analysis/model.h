@@ -208,7 +208,6 @@ struct rec_model {
 
     /* poll buffers */
     struct rec_entry *ent_buf;
-    struct rec_event *ev_buf;
     struct rec_thread_info *th_buf;
     size_t th_cap;
 

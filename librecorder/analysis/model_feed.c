@@ -160,7 +160,7 @@ static void unmatched_end(rec_model *m, struct trec *r, int rec, uint32_t id, do
     elog_add(&m->log, &it, NULL, 0);
 }
 
-static void on_begin(rec_model *m, struct trec *r, int rec, const struct rec_event *e, double ts) {
+static void on_begin(rec_model *m, struct trec *r, int rec, uint32_t id, double ts) {
     if (r->depth >= REC_MAX_DEPTH) {
         r->overflow++;
         r->too_deep++;
@@ -179,9 +179,9 @@ static void on_begin(rec_model *m, struct trec *r, int rec, const struct rec_eve
         r->stack_cap = ncap;
     }
     uint32_t parent = r->depth ? r->stack[r->depth - 1].node : 0;
-    uint32_t node = model_node_of(m, parent, e->name_id);
+    uint32_t node = model_node_of(m, parent, id);
     struct frame *f = &r->stack[r->depth++];
-    f->name_id = e->name_id;
+    f->name_id = id;
     f->node = node;
     f->ts = ts;
     f->child_ns = 0;
@@ -190,7 +190,7 @@ static void on_begin(rec_model *m, struct trec *r, int rec, const struct rec_eve
     f->seq = UINT64_MAX;
     if (m->log.max) {
         int64_t t = model_round_ns(ts);
-        struct litem it = {t, t, 0, e->name_id, (uint16_t)rec, REC_ITEM_SLICE, REC_SLICE_OPEN};
+        struct litem it = {t, t, 0, id, (uint16_t)rec, REC_ITEM_SLICE, REC_SLICE_OPEN};
         f->seq = elog_add(&m->log, &it, NULL, 0);
     }
 }
@@ -256,8 +256,8 @@ static void place_loss(rec_model *m, struct trec *r, int rec, double ts) {
     r->epoch_ns = ts;
 }
 
-static inline void process(rec_model *m, struct trec *r, int rec, const struct rec_event *e) {
-    uint64_t ticks = e->ticks;
+/* What every event does first: its time, and the thread's counters. */
+static inline double event_time(rec_model *m, struct trec *r, int rec, uint64_t ticks) {
     if (ticks < r->last_ticks) ticks = r->last_ticks;  /* a thread's time never goes back */
     r->last_ticks = ticks;
     double ts = model_ticks_to_ns(m, ticks);
@@ -268,10 +268,14 @@ static inline void process(rec_model *m, struct trec *r, int rec, const struct r
     if (!(ts >= r->sec_lo && ts < r->sec_hi)) new_second(r, ts);
     r->secs[r->sec_i].events++;
     if (r->pend_loss) place_loss(m, r, rec, ts);
+    return ts;
+}
 
+static inline void process(rec_model *m, struct trec *r, int rec, const struct rec_event *e) {
+    double ts = event_time(m, r, rec, e->ticks);
     int64_t t = m->log.max ? model_round_ns(ts) : 0;   /* only the log needs it */
     switch (e->type) {
-    case REC_EV_BEGIN: on_begin(m, r, rec, e, ts); break;
+    case REC_EV_BEGIN: on_begin(m, r, rec, e->name_id, ts); break;
     case REC_EV_END: on_end(m, r, rec, e->name_id, ts); break;
     case REC_EV_INSTANT: {
         struct litem it = {t, t, UINT64_MAX, e->name_id, (uint16_t)rec, REC_ITEM_INSTANT, 0};
@@ -302,6 +306,37 @@ static inline void process(rec_model *m, struct trec *r, int rec, const struct r
     }
 }
 
+/* One event of a slot; the pending loss goes to the record it lands in. */
+static void feed_one(rec_model *m, struct slot_state *s, uint32_t slot, const struct rec_event *e, uint64_t *over,
+                     uint64_t *drop) {
+    int idx = s->cur;
+    if (e->type == REC_EV_THREAD_START || idx < 0 || (s->latest != idx && s->latest >= 0))
+        idx = pick_record(m, s, slot, e);
+    struct trec *r = model_rec(m, idx);
+    if (!r) {
+        m->untracked_events++;
+        return;
+    }
+    if (*over || *drop) {   /* the loss came before this call's first event */
+        mark_gap(r, *over, *drop);
+        *over = *drop = 0;
+    }
+    process(m, r, idx, e);
+}
+
+/* The slot's loss so far; *over and *drop are placed at its next event. */
+static void take_loss(struct slot_state *s, const struct rec_loss *loss, uint64_t *over, uint64_t *drop) {
+    *over = s->pend_over + (loss ? loss->overwritten : 0);
+    *drop = s->pend_drop + (loss ? loss->dropped : 0);
+    s->pend_over = s->pend_drop = 0;
+}
+
+/* Loss with no event to place it at yet: the slot's next event will be. */
+static void keep_loss(struct slot_state *s, uint64_t over, uint64_t drop) {
+    s->pend_over += over;
+    s->pend_drop += drop;
+}
+
 void rec_model_feed(rec_model *m, uint32_t slot, const struct rec_event *ev, size_t n,
                     const struct rec_loss *loss) {
     struct slot_state *s = model_slot(m, slot);
@@ -310,30 +345,66 @@ void rec_model_feed(rec_model *m, uint32_t slot, const struct rec_event *ev, siz
         return;
     }
     model_invalidate(m);
-    uint64_t over = s->pend_over + (loss ? loss->overwritten : 0);
-    uint64_t drop = s->pend_drop + (loss ? loss->dropped : 0);
-    s->pend_over = s->pend_drop = 0;
-    if ((over || drop) && n == 0) {
-        /* Nothing to place it at yet: the slot's next event will be. */
-        s->pend_over = over;
-        s->pend_drop = drop;
-        return;
+    uint64_t over, drop;
+    take_loss(s, loss, &over, &drop);
+    for (size_t i = 0; i < n; i++) feed_one(m, s, slot, &ev[i], &over, &drop);
+    keep_loss(s, over, drop);
+}
+
+/* rec_decode and rec_model_feed in one pass.  Begins and ends of the
+ * slot's current thread (nearly every entry) go straight from the entry to
+ * the stack, without filling a struct rec_event; anything else -- other
+ * types, continuations, malformed entries, a generation switch -- is
+ * decoded one event at a time and takes rec_model_feed's path, so both
+ * give the same model. */
+size_t rec_model_feed_entries(rec_model *m, uint32_t slot, const struct rec_entry *in, size_t n, uint64_t first,
+                              const struct rec_loss *loss) {
+    struct slot_state *s = model_slot(m, slot);
+    struct rec_event ev;
+    size_t i = 0, events = 0;
+    if (!s) {
+        uint64_t bad = 0;
+        while (i < n) {
+            size_t used = 0;
+            events += rec_decode(in + i, n - i, first + i, &ev, 1, &used, &bad);
+            i += used ? used : 1;
+        }
+        m->untracked_events += events + bad;
+        return events;
     }
-    for (size_t i = 0; i < n; i++) {
+    model_invalidate(m);
+    uint64_t over, drop;
+    take_loss(s, loss, &over, &drop);
+    while (i < n) {
+        const struct rec_entry *e = &in[i];
+        unsigned type = REC_EV_TYPE(e->w1);
         int idx = s->cur;
-        if (ev[i].type == REC_EV_THREAD_START || idx < 0 || (s->latest != idx && s->latest >= 0))
-            idx = pick_record(m, s, slot, &ev[i]);
-        struct trec *r = model_rec(m, idx);
-        if (!r) {
-            m->untracked_events++;
+        struct trec *r;
+        if ((type == REC_EV_BEGIN || type == REC_EV_END) && idx >= 0 && (s->latest == idx || s->latest < 0) &&
+            (r = model_rec(m, idx)) != NULL) {
+            if (over || drop) {
+                mark_gap(r, over, drop);
+                over = drop = 0;
+            }
+            double ts = event_time(m, r, idx, e->w0);
+            if (type == REC_EV_BEGIN) on_begin(m, r, idx, REC_EV_ID(e->w1), ts);
+            else on_end(m, r, idx, REC_EV_ID(e->w1), ts);
+            i++;
+            events++;
             continue;
         }
-        if (over || drop) {   /* the loss came before this call's first event */
-            mark_gap(r, over, drop);
-            over = drop = 0;
+        size_t used = 0;
+        uint64_t bad = 0;
+        size_t k = rec_decode(e, n - i, first + i, &ev, 1, &used, &bad);
+        if (bad) rec_model_add_bad(m, slot, bad);   /* to the thread they came from */
+        if (k) {
+            feed_one(m, s, slot, &ev, &over, &drop);
+            events++;
         }
-        process(m, r, idx, &ev[i]);
+        i += used ? used : 1;
     }
+    keep_loss(s, over, drop);
+    return events;
 }
 
 void rec_model_add_bad(rec_model *m, uint32_t slot, uint64_t n) {

@@ -1,8 +1,7 @@
 /*
  * model_poll.c -- feeding the model from a live segment, and its clock.
  *
- * One poll reads every thread's new entries once, decodes them in chunks
- * and feeds them.  A slot is read at most two rings' worth per poll, so a
+ * One poll reads every thread's new entries once and feeds them.  A slot is read at most two rings' worth per poll, so a
  * writer that outruns us cannot keep the poll from returning; what it
  * overwrites meanwhile is counted by the read as lost.
  */
@@ -15,8 +14,7 @@
 
 size_t rec_model_poll_seg(rec_model *m, rec_seg *s) {
     if (!m->ent_buf) m->ent_buf = malloc(POLL_ENTRIES * sizeof *m->ent_buf);
-    if (!m->ev_buf) m->ev_buf = malloc(POLL_ENTRIES * sizeof *m->ev_buf);
-    if (!m->ent_buf || !m->ev_buf) return 0;
+    if (!m->ent_buf) return 0;
     struct rec_seg_info info;
     rec_seg_get_info(s, &info);
     if (m->th_cap < info.max_threads) {
@@ -43,19 +41,7 @@ size_t rec_model_poll_seg(rec_model *m, rec_seg *s) {
             struct rec_loss loss = {0, 0};
             uint64_t first;
             size_t got = rec_seg_read(s, t->slot, m->ent_buf, POLL_ENTRIES, &first, &loss);
-            size_t off = 0;
-            int with_loss = 1;
-            do {
-                size_t used = 0;
-                uint64_t bad = 0;
-                size_t k = rec_decode(m->ent_buf + off, got - off, first + off, m->ev_buf, POLL_ENTRIES, &used, &bad);
-                rec_model_feed(m, t->slot, m->ev_buf, k, with_loss ? &loss : NULL);
-                if (bad) rec_model_add_bad(m, t->slot, bad);
-                with_loss = 0;
-                total += k;
-                off += used;
-                if (!used) break;
-            } while (off < got);
+            total += rec_model_feed_entries(m, t->slot, m->ent_buf, got, first, &loss);
             if (got < POLL_ENTRIES || got >= budget) break;
             budget -= got;
         }

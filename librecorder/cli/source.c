@@ -87,7 +87,6 @@ static int load_capture(const char *path, struct cli_source *src) {
     struct rec_model_opts mo = {0, 1};
     src->model = rec_model_new(&si, cap_string, src->cap, &mo);
     if (!src->model) return cli_error(REC_ERR_NOMEM, "out of memory");
-    static struct rec_event ev[16384];
     struct rec_cap_item it;
     int r;
     while ((r = rec_cap_next(src->cap, &it)) == 1) {
@@ -95,18 +94,7 @@ static int load_capture(const char *path, struct cli_source *src) {
             rec_model_thread(src->model, &it.thread);
             continue;
         }
-        size_t off = 0;
-        const struct rec_loss *loss = &it.loss;
-        do {
-            size_t used = 0;
-            uint64_t bad = 0;
-            size_t k = rec_decode(it.entries + off, it.n - off, it.first + off, ev, 16384, &used, &bad);
-            rec_model_feed(src->model, it.slot, ev, k, loss);
-            loss = NULL;  /* once per chunk */
-            src->events += k;
-            off += used;
-            if (!used) break;
-        } while (off < it.n);
+        src->events += rec_model_feed_entries(src->model, it.slot, it.entries, it.n, it.first, &it.loss);
     }
     if (r < 0) return cli_error(-r, "%s: %s while reading", path, rec_status_str(-r));
     /* Scopes still open at the end of the capture end there. */

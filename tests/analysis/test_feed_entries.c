@@ -1,0 +1,213 @@
+/*
+ * test_feed_entries.c -- rec_model_feed_entries builds the same model as
+ * rec_decode + rec_model_feed + rec_model_add_bad.
+ *
+ * The fused path takes a shortcut for begins and ends of a slot's current
+ * thread and sends everything else down the decoded path; this test makes
+ * sure the shortcut never changes an answer.  Random entry streams mix
+ * every event type with the awkward cases: END 0, ends naming a deeper or
+ * no scope, time going back, instants with continuations (and with a bad
+ * length), stray continuations, unknown types, generation switches (by
+ * THREAD_START and by rec_model_thread announcing a newer generation),
+ * loss, and chunks that cut an event in two.  Both models must export the
+ * same JSON, CSV and folded stacks and list the same threads.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "model_util.h"
+
+#define SLOTS 3
+#define ENTRIES 30000
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+static uint32_t rnd(uint32_t n) {
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (uint32_t)(rng % n);
+}
+
+static struct rec_entry ent[SLOTS][ENTRIES + 8];
+static size_t n_ent[SLOTS];
+
+static void put(int slot, uint64_t w0, uint64_t w1) {
+    ent[slot][n_ent[slot]++] = (struct rec_entry){w0, w1};
+}
+
+static uint64_t word(unsigned type, uint64_t low) { return (uint64_t)type << 56 | low; }
+
+/* One slot's stream: mostly well-formed nested scopes, with every kind of
+ * trouble mixed in at low rates. */
+static void gen_slot(int slot, uint32_t *names) {
+    uint64_t t = 1000;
+    uint32_t stack[64];
+    int depth = 0;
+    uint32_t gen = 1;
+    put(slot, t, word(REC_EV_THREAD_START, (uint64_t)gen << 32 | (uint32_t)(100 + slot)));
+    while (n_ent[slot] < ENTRIES) {
+        t += 1 + rnd(3000);
+        if (rnd(50) == 0) t -= rnd(2000);   /* time going back a little */
+        uint32_t r = rnd(1000), name = names[rnd(6)];
+        if (r < 420 && depth < 60) {
+            put(slot, t, word(REC_EV_BEGIN, name));
+            stack[depth++] = name;
+        } else if (r < 840) {
+            uint32_t id = depth ? stack[depth - 1] : name;
+            if (rnd(20) == 0) id = 0;                               /* END 0 */
+            else if (rnd(20) == 0 && depth > 1) id = stack[rnd((uint32_t)depth)]; /* a deeper one */
+            else if (rnd(40) == 0) id = names[rnd(6)];              /* maybe no open scope */
+            put(slot, t, word(REC_EV_END, id));
+            if (depth) depth--;
+        } else if (r < 870) {
+            unsigned len = rnd(46);
+            put(slot, t, word(REC_EV_INSTANT, (uint64_t)len << 32 | name));
+            for (unsigned j = 0; j * 15 < len; j++) put(slot, 0x6867666564636261u + j, word(REC_EV_CONT, 0x61626364u));
+        } else if (r < 900) {
+            double v = (double)rnd(100000) / 7.0;
+            uint64_t bits;
+            memcpy(&bits, &v, sizeof bits);
+            put(slot, t, word(REC_EV_COUNTER, name));
+            put(slot, bits, word(REC_EV_CONT, 0));
+        } else if (r < 930) {
+            put(slot, t, word(REC_EV_FLOW_BEGIN + rnd(3), rnd(50)));
+        } else if (r < 940) {
+            put(slot, t, word(REC_EV_THREAD_NAME, names[rnd(6)]));
+        } else if (r < 945) {
+            gen++;                                                 /* the slot's next thread */
+            depth = 0;
+            put(slot, t, word(REC_EV_THREAD_START, (uint64_t)gen << 32 | (uint32_t)(100 + 10 * gen + slot)));
+        } else if (r < 955) {
+            put(slot, t, word(REC_EV_CONT, 0));                   /* stray continuation */
+        } else if (r < 960) {
+            put(slot, t, word(12, name));                         /* unknown type */
+        } else if (r < 963) {
+            put(slot, t, word(REC_EV_INSTANT, (uint64_t)200 << 32 | name));   /* bad length */
+        } else if (r < 966) {
+            put(slot, t, word(REC_EV_INSTANT, (uint64_t)20 << 32 | name));    /* continuations missing */
+            put(slot, t, word(REC_EV_BEGIN, name));
+            stack[depth < 60 ? depth++ : depth - 1] = name;
+        }
+    }
+}
+
+/* The reference: an event at a time, so that rejected entries are counted
+ * against the thread that was current when they came, as the fused path
+ * does (a bigger batch would count them against its last thread). */
+static void feed_decoded(rec_model *m, uint32_t slot, const struct rec_entry *in, size_t n, uint64_t first,
+                         const struct rec_loss *loss, size_t *events) {
+    struct rec_event ev[1];
+    size_t off = 0;
+    do {
+        size_t used = 0;
+        uint64_t bad = 0;
+        size_t k = rec_decode(in + off, n - off, first + off, ev, 1, &used, &bad);
+        if (bad) rec_model_add_bad(m, slot, bad);
+        rec_model_feed(m, slot, ev, k, off == 0 ? loss : NULL);
+        *events += k;
+        off += used;
+        if (!used) break;
+    } while (off < n);
+}
+
+static char *export_all(rec_model *m, size_t *len) {
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    REQUIRE(f);
+    struct rec_export_opts o;
+    memset(&o, 0, sizeof o);
+    REQUIRE(rec_export_json(m, f, &o) == 0);
+    fputs("\n--csv--\n", f);
+    REQUIRE(rec_export_csv(m, f, &o) == 0);
+    fputs("\n--folded--\n", f);
+    REQUIRE(rec_export_folded(m, f, &o) == 0);
+    const struct rec_model_thread *th;
+    size_t nt = rec_model_threads(m, &th);
+    for (size_t i = 0; i < nt; i++)
+        fprintf(f, "thread %u/%u tid %d '%s' ev %llu over %llu drop %llu bad %llu unmatched %llu deep %llu depth %d "
+                   "busy %.0f first %.0f last %.0f\n",
+                th[i].slot, th[i].gen, th[i].tid, th[i].name, (unsigned long long)th[i].events,
+                (unsigned long long)th[i].overwritten, (unsigned long long)th[i].dropped,
+                (unsigned long long)th[i].bad, (unsigned long long)th[i].unmatched,
+                (unsigned long long)th[i].too_deep, th[i].depth, th[i].busy_ns, th[i].first_ns, th[i].last_ns);
+    fclose(f);
+    return buf;
+}
+
+/* Feeds both models the same chunks; cut_events lets a chunk end inside
+ * an event, as no reader does but a hostile source might. */
+static void run(int keep_log, int announce, int cut_events) {
+    rec_model *a = tu_model(keep_log, 0), *b = tu_model(keep_log, 0);
+    size_t pos[SLOTS] = {0}, ev_a = 0, ev_b = 0;
+    uint64_t loss_total = 0;
+    int left = SLOTS;
+    while (left) {
+        int slot = (int)rnd(SLOTS + 1);   /* SLOTS: a slot the models have no room for */
+        if (slot == SLOTS) {
+            struct rec_entry e = {5, word(REC_EV_BEGIN, 9)};
+            rec_model_feed_entries(b, 1u << 30, &e, 1, 0, NULL);
+            struct rec_event ev = tu_ev(REC_EV_BEGIN, 5, NULL);
+            rec_model_feed(a, 1u << 30, &ev, 1, NULL);
+            continue;
+        }
+        if (pos[slot] >= n_ent[slot]) continue;
+        size_t n = 1 + rnd(cut_events ? 700 : 3000);
+        if (n > n_ent[slot] - pos[slot]) n = n_ent[slot] - pos[slot];
+        if (!cut_events)   /* whole events only, as rec_seg_read returns them */
+            while (pos[slot] + n < n_ent[slot] && REC_EV_TYPE(ent[slot][pos[slot] + n].w1) == REC_EV_CONT) n++;
+        struct rec_loss loss = {0, 0};
+        if (rnd(8) == 0) {
+            loss.overwritten = rnd(3) ? rnd(500) : 0;
+            loss.dropped = rnd(2) ? rnd(500) : 0;
+            loss_total += loss.overwritten + loss.dropped;
+        }
+        if (announce && rnd(6) == 0) {   /* the reader saw a newer generation in the slot table */
+            struct rec_thread_info t;
+            memset(&t, 0, sizeof t);
+            t.slot = (uint32_t)slot;
+            t.gen = 2 + rnd(4);
+            t.tid = 500 + (int)t.gen;
+            t.state = REC_SLOT_LIVE;
+            t.start_head = pos[slot] + rnd(2000);
+            rec_model_thread(a, &t);
+            rec_model_thread(b, &t);
+        }
+        const struct rec_entry *in = &ent[slot][pos[slot]];
+        size_t nb = rnd(30) == 0 ? 0 : n;   /* sometimes loss with no entries */
+        feed_decoded(a, (uint32_t)slot, in, nb, pos[slot], &loss, &ev_a);
+        ev_b += rec_model_feed_entries(b, (uint32_t)slot, in, nb, pos[slot], &loss);
+        pos[slot] += nb;
+        if (pos[slot] >= n_ent[slot]) left--;
+    }
+    CHECK(loss_total > 0);
+    CHECK_EQ_U(ev_a, ev_b);
+    rec_model_set_now(a, 1e12);
+    rec_model_set_now(b, 1e12);
+    size_t la, lb;
+    char *xa = export_all(a, &la), *xb = export_all(b, &lb);
+    CHECK(la > 100000);   /* the streams made a real model */
+    if (la != lb || memcmp(xa, xb, la) != 0) {
+        size_t i = 0;
+        while (i < la && i < lb && xa[i] == xb[i]) i++;
+        size_t from = i > 200 ? i - 200 : 0;
+        fprintf(stderr, "keep_log %d announce %d cut %d: models differ at byte %zu\n--- decoded:\n%.400s\n--- fused:\n%.400s\n",
+                keep_log, announce, cut_events, i, xa + from, xb + from);
+        check_failures++;
+    }
+    free(xa);
+    free(xb);
+    rec_model_free(a);
+    rec_model_free(b);
+}
+
+int main(void) {
+    uint32_t names[6];
+    const char *text[6] = {"matmul", "attn", "softmax", "norm \"q\"", "kv\\cache", "decode"};
+    for (int i = 0; i < 6; i++) names[i] = tu_id(text[i]);
+    for (int s = 0; s < SLOTS; s++) gen_slot(s, names);
+    for (int keep_log = 0; keep_log <= 1; keep_log++)
+        for (int announce = 0; announce <= 1; announce++)
+            for (int cut = 0; cut <= 1; cut++) run(keep_log, announce, cut);
+    CHECK_DONE();
+}
