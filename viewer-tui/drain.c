@@ -36,6 +36,9 @@ static size_t drain_thread(struct drain *d, rec_seg *s, rec_model *m, const stru
     /* Even with nothing read: the loss must reach the model. */
     size_t total = rec_model_feed_entries(m, t->slot, d->ent, got, first, &loss);
     *entries = got;
+    /* A full read, or a writer that lapped us (the read then trims what
+     * it overwrote meanwhile, so it comes back short): there is more. */
+    if (got == cap || loss.overwritten) d->more = 1;
     return total;
 }
 
@@ -43,6 +46,7 @@ size_t drain_pass(struct drain *d, rec_seg *s, rec_model *m, double *fill) {
     int n = rec_seg_threads(s, d->th, d->max_threads);
     size_t total = 0, budget = d->per_pass;
     double worst = 0;
+    d->more = 0;
     if (n <= 0) {
         *fill = 0;
         return 0;
@@ -55,7 +59,10 @@ size_t drain_pass(struct drain *d, rec_seg *s, rec_model *m, double *fill) {
         double f = t->head > cur ? (double)(t->head - cur) / d->ring_entries : 0;
         if (f > worst) worst = f;
         if (t->head <= cur && t->dropped == 0) continue;   /* nothing new */
-        if (budget == 0) continue;                         /* next pass */
+        if (budget == 0) {                                 /* next pass */
+            d->more = 1;
+            continue;
+        }
         size_t cap = budget < d->per_thread ? budget : d->per_thread, used = 0;
         total += drain_thread(d, s, m, t, cap, &used);
         budget -= used < budget ? used : budget;

@@ -6,7 +6,9 @@
  * screen stops answering keys.  A pass here reads at most `per_thread`
  * entries of each thread and `per_pass` in all, starting with a different
  * thread each time, so its cost is bounded; whatever the writers overwrite
- * meanwhile is counted as lost by rec_seg_read, exactly as before.  It
+ * meanwhile is counted as lost by rec_seg_read, exactly as before.  When
+ * a pass stops at a bound, `more` says so and the caller comes back at
+ * once (after answering keys) instead of after its usual period.  It
  * also measures how full each ring was before it read it (the "ring" of
  * the title bar), from the same thread scan.
  */
@@ -25,6 +27,7 @@ struct drain {
     size_t per_thread, per_pass;
     double ring_entries;
     int next;                  /* the thread the next pass starts with */
+    int more;                  /* the last pass stopped at a bound with entries left */
 };
 
 int drain_init(struct drain *d, uint32_t max_threads, uint64_t ring_entries, size_t per_thread, size_t per_pass);

@@ -73,9 +73,11 @@ int main(void) {
     uint64_t before = s.decoded;
     CHECK_EQ_U(source_drain(&s), RING / 4);
     CHECK(s.fill > 29999.0 / RING && s.fill < 30001.0 / RING);
+    CHECK(s.drain.more);                     /* stopped at the bound: come back at once */
     CHECK_EQ_U(source_drain(&s), 30000 - RING / 4);
+    CHECK(!s.drain.more);
     CHECK_EQ_U(source_drain(&s), 0);
-    CHECK(s.fill == 0);
+    CHECK(s.fill == 0 && !s.drain.more);
     CHECK_EQ_U(s.decoded - before, 30000);
     source_tick(&s, mono());
     CHECK_EQ_U(s.lost, 0);
@@ -86,6 +88,7 @@ int main(void) {
     uint64_t lost_before = s.lost;
     source_drain(&s);
     CHECK(s.fill > 1.5);                     /* measured before reading */
+    CHECK(s.drain.more);                     /* lapped */
     drain_all(&s);
     CHECK(s.lost > lost_before);
     CHECK_EQ_U((s.decoded - before) + (s.lost - lost_before), 100000);
