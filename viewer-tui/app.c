@@ -9,14 +9,17 @@
  * slowly when they are nearly empty, and never longer than 2 ms, so that
  * a program going from idle to 20 M events/s in one thread is not lapped
  * before the period adapts (idle, that costs about 3% of a core).  A pass
- * that stopped at its bound comes back at once.  Drawing is for a human
- * and stays at ~10 Hz.
+ * that stopped at its bound comes back at once while it has credit:
+ * catching up may take a whole core for a moment, but 60% of one at most
+ * over time, because on a small machine the core we would take is the
+ * program's.  Drawing is for a human and stays at ~10 Hz.
  */
 #define _GNU_SOURCE
 #include "app.h"
 
 #include <curses.h>
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +32,8 @@ volatile sig_atomic_t app_interrupted;
 
 #define DRAIN_MIN_MS 1.0
 #define DRAIN_MAX_MS 2.0
+#define DRAIN_MAX_SHARE 0.6   /* of a core, over DRAIN_CREDIT_MS, when catching up */
+#define DRAIN_CREDIT_MS 50.0
 
 static double mono_ns(void) {
     struct timespec ts;
@@ -214,6 +219,7 @@ static void on_key(struct app *a, uint32_t ch, int code) {
 int app_run(struct app *a) {
     struct source *src = a->src;
     double start = mono_ns(), next_drain = start, next_draw = start;
+    double credit = 0, last_pass = start;
     double drain_ms = 10, draw_ns = (a->opt.refresh_ms > 0 ? a->opt.refresh_ms : 100) * 1e6;
     a->tid = -1;
     nodelay(stdscr, TRUE);
@@ -222,16 +228,24 @@ int app_run(struct app *a) {
         if (t >= next_drain) {
             /* After the program exits, drain until the rings are empty:
              * a pass is bounded, and a dead program's rings may be full. */
+            double pass_ns = 0;
             if (!src->exited || !src->settled) {
                 size_t got = source_drain(src);
                 if (src->exited && got == 0) src->settled = 1;
                 double t2 = mono_ns();
-                a->drain_s += (t2 - t) / 1e9;
+                pass_ns = t2 - t;
+                a->drain_s += pass_ns / 1e9;
                 t = t2;
                 if (src->fill > 0.25) drain_ms = drain_ms / 2 < DRAIN_MIN_MS ? DRAIN_MIN_MS : drain_ms / 2;
                 else if (src->fill < 0.08) drain_ms = drain_ms * 1.25 > DRAIN_MAX_MS ? DRAIN_MAX_MS : drain_ms * 1.25;
             }
-            next_drain = src->drain.more ? t : t + drain_ms * 1e6;
+            /* Catch-up credit: DRAIN_MAX_SHARE of the time since the last
+             * pass, minus what the pass took, saved up to DRAIN_CREDIT_MS. */
+            credit += (t - last_pass) * DRAIN_MAX_SHARE - pass_ns;
+            if (credit > DRAIN_CREDIT_MS * 1e6) credit = DRAIN_CREDIT_MS * 1e6;
+            last_pass = t;
+            if (!src->drain.more) next_drain = t + drain_ms * 1e6;
+            else next_drain = credit > 0 ? t : t - credit / DRAIN_MAX_SHARE;
         }
         if (t >= next_draw) {
             source_tick(src, t);
@@ -249,7 +263,9 @@ int app_run(struct app *a) {
          * KEY_RESIZE from get_wch. */
         if (wait > 0) {
             double w0 = mono_ns();
-            poll(&p, 1, (int)(wait + 0.999));
+            /* ppoll: a rest between catch-up passes is well under 1 ms. */
+            struct timespec ts = {(time_t)(wait / 1e3), (long)(fmod(wait, 1e3) * 1e6)};
+            ppoll(&p, 1, &ts, NULL);
             a->wait_s += (mono_ns() - w0) / 1e9;
         }
         int keys = 0;
