@@ -33,6 +33,7 @@
 #include "cli.h"
 #include "dump.h"
 #include "recorder/capture.h"
+#include "spawn.h"
 
 static const char usage[] =
     "usage: recorder run [-o FILE] [--last SECONDS] [--keep] -- CMD [ARGS...]\n"
@@ -180,12 +181,6 @@ static void with_pid(const char *out, int pid, char *buf, size_t cap) {
     else snprintf(buf, cap, "%.*s.%d%s", (int)(dot - out), out, pid, dot);
 }
 
-static int exit_status_of(int st) {
-    if (WIFEXITED(st)) return WEXITSTATUS(st);
-    if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
-    return 1;
-}
-
 /* Write one tracked segment's trace and remove it (unless keep).  Returns
  * a rec_status. */
 static int finish_one(const struct tracked *t, const char *out, double last, int keep) {
@@ -248,29 +243,11 @@ int cmd_run(int argc, char **argv) {
         ino = -1;
     }
     if (ino < 0) cli_warn("cannot watch " SHM_DIR " (%s): only the program's own trace will be written", strerror(errno));
-    int errpipe[2];
-    if (pipe2(errpipe, O_CLOEXEC) != 0) return cli_error(REC_ERR_IO, "pipe: %s", strerror(errno));
-    fflush(NULL);
-    child_pid = fork();
-    if (child_pid < 0) return cli_error(REC_ERR_IO, "fork: %s", strerror(errno));
-    if (child_pid == 0) {
-        close(errpipe[0]);
-        setenv("RECORDER_KEEP", "1", 1);
-        execvp(cmd[0], cmd);
-        int e = errno;
-        if (write(errpipe[1], &e, sizeof e) < 0) _exit(127);
-        _exit(e == ENOENT ? 127 : 126);
-    }
-    close(errpipe[1]);
-    int exec_errno = 0;
-    ssize_t got;
-    while ((got = read(errpipe[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {}
-    close(errpipe[0]);
-    if (got == (ssize_t)sizeof exec_errno) {
-        int st;
-        waitpid(child_pid, &st, 0);
-        return cli_error(exec_errno == ENOENT ? 127 : 126, "cannot run %s: %s", cmd[0], strerror(exec_errno));
-    }
+    static const char *const env[] = {"RECORDER_KEEP", "1", NULL};
+    pid_t pid;
+    int spawned = cli_spawn(cmd, env, &pid);
+    if (spawned != 0) return spawned;
+    child_pid = (int)pid;
     uint64_t start = 0;
     is_descendant(child_pid, &start);
     char own[64];
@@ -316,6 +293,6 @@ int cmd_run(int argc, char **argv) {
         int r = finish_one(&tracked[i], out, last, keep);
         if (r != REC_OK && rc == REC_OK) rc = r;
     }
-    int code = exit_status_of(status);
+    int code = cli_exit_status(status);
     return code != 0 ? code : rc;
 }

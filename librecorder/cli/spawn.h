@@ -1,0 +1,19 @@
+/*
+ * spawn.h -- starting the command of `recorder run` and `recorder capture
+ * -- CMD`, and turning its wait status into ours.
+ */
+#ifndef RECORDER_CLI_SPAWN_H
+#define RECORDER_CLI_SPAWN_H
+
+#include <sys/types.h>
+
+/* Fork and exec cmd (PATH searched) with env[] = {"NAME", "VALUE", ...,
+ * NULL} set in its environment.  Returns 0 with *pid set once the exec
+ * has succeeded, or, with the reason printed, 127 (not found) or 126
+ * (could not be run): the exit status a shell would give. */
+int cli_spawn(char **cmd, const char *const *env, pid_t *pid);
+
+/* A wait status as an exit status: the code, or 128 + the signal. */
+int cli_exit_status(int wait_status);
+
+#endif
