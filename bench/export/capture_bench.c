@@ -2,7 +2,7 @@
  * capture_bench.c -- can `recorder capture` keep up with one thread
  * writing scopes at full speed?  (docs/performance/capture.md)
  *
- *   capture_bench RECORDER [-n ENTRIES] [-r RUNS] [-k RING_KB] [-o FILE] [--raw]
+ *   capture_bench RECORDER [-n ENTRIES] [-r RUNS] [-k RING_KB] [-o FILE] [--raw] [--launch]
  *
  * First, in this process, the consumer's own cost: fill a ring (stream
  * mode: the writer drops what does not fit), drain it with the capture
@@ -17,6 +17,11 @@
  *   - the capture's CPU time per entry vs the writer's time per entry
  *     (below 1: the consumer needs less than a core to keep up);
  *   - bytes in the file per entry.
+ *
+ * With --launch the capture starts the writer itself (`RECORDER capture -o
+ * FILE -- capture_bench --writer ...`), with the rings that mode gives
+ * unless -k says otherwise, and the writer starts at once, before the
+ * capture has attached: the way a user captures a program from its start.
  */
 #define _GNU_SOURCE
 #define RECORDER_IMPLEMENTATION
@@ -62,7 +67,13 @@ static void writer(long iters, int go, int res) {
         REC_SCOPE("work");
     }
     double ns = now_ns() - t0;
-    if (write(res, &ns, sizeof ns) != sizeof ns) _exit(6);
+    /* Then its whole CPU time: under --launch it is the capture's child,
+     * and the capture's rusage counts it. */
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = ((double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec) * 1e9 +
+                 ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e3;
+    if (write(res, &ns, sizeof ns) != sizeof ns || write(res, &cpu, sizeof cpu) != sizeof cpu) _exit(6);
     _exit(0);
 }
 
@@ -111,6 +122,31 @@ static int wait_stream(int pid) {
     return -1;
 }
 
+/* The capture's summary line and resources into r. */
+static void read_summary(struct cap_run *r, pid_t c, int errfd) {
+    char buf[4096];
+    ssize_t n, len = 0;
+    while ((n = read(errfd, buf + len, sizeof buf - 1 - (size_t)len)) > 0) len += n;
+    buf[len] = 0;
+    int st;
+    struct rusage ru;
+    wait4(c, &st, 0, &ru);
+    r->cap_cpu_ns = ((double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec) * 1e9 +
+                    ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e3;
+    const char *p = strstr(buf, " events (");
+    r->ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && p;
+    if (p) {
+        const char *q = p;
+        while (q > buf && isdigit((unsigned char)q[-1])) q--;
+        r->events = strtoull(q, NULL, 10);
+        r->entries = strtoull(p + 9, NULL, 10);
+    }
+    const char *l = strstr(buf, "lost ");
+    if (!l || sscanf(l, "lost %*u entries: %llu dropped, %llu overwritten", &r->dropped, &r->overwritten) != 2)
+        r->ok = 0;
+    if (!r->ok) fprintf(stderr, "capture_bench: capture said: %s\n", buf);
+}
+
 static struct cap_run writer_captured(const char *recorder, long iters, const char *out, int raw) {
     struct cap_run r;
     memset(&r, 0, sizeof r);
@@ -143,27 +179,7 @@ static struct cap_run writer_captured(const char *recorder, long iters, const ch
     if (read(res[0], &r.writer_ns, sizeof r.writer_ns) != sizeof r.writer_ns) return r;
     waitpid(w, NULL, 0);
     remove_segment(w);
-    char buf[4096];
-    ssize_t n, len = 0;
-    while ((n = read(errp[0], buf + len, sizeof buf - 1 - (size_t)len)) > 0) len += n;
-    buf[len] = 0;
-    int st;
-    struct rusage ru;
-    wait4(c, &st, 0, &ru);
-    r.cap_cpu_ns = ((double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec) * 1e9 +
-                   ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e3;
-    /* "... to FILE: 1234 events (1240 entries), ..." */
-    const char *p = strstr(buf, " events (");
-    r.ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && p;
-    if (p) {
-        const char *q = p;
-        while (q > buf && isdigit((unsigned char)q[-1])) q--;
-        r.events = strtoull(q, NULL, 10);
-        r.entries = strtoull(p + 9, NULL, 10);
-    }
-    const char *l = strstr(buf, "lost ");
-    if (!l || sscanf(l, "lost %*u entries: %llu dropped, %llu overwritten", &r.dropped, &r.overwritten) != 2) r.ok = 0;
-    if (!r.ok) fprintf(stderr, "capture_bench: capture said: %s\n", buf);
+    read_summary(&r, c, errp[0]);
     struct stat sb;
     r.bytes = stat(out, &sb) == 0 ? (long long)sb.st_size : -1;
     close(go[0]);
@@ -171,6 +187,58 @@ static struct cap_run writer_captured(const char *recorder, long iters, const ch
     close(res[0]);
     close(res[1]);
     close(errp[0]);
+    return r;
+}
+
+/* `RECORDER capture -o out -- capture_bench --writer ITERS FD`. */
+static struct cap_run writer_launched(const char *recorder, const char *self, long iters, const char *out, int raw,
+                                      const char *ring) {
+    struct cap_run r;
+    memset(&r, 0, sizeof r);
+    int res[2], errp[2];
+    if (pipe(res) || pipe(errp)) exit(1);
+    char its[32], fd[16];
+    snprintf(its, sizeof its, "%ld", iters);
+    snprintf(fd, sizeof fd, "%d", res[1]);
+    char *argv[16];
+    int k = 0;
+    argv[k++] = (char *)recorder;
+    argv[k++] = "capture";
+    argv[k++] = "-o";
+    argv[k++] = (char *)out;
+    argv[k++] = "-q";
+    if (raw) argv[k++] = "--raw";
+    if (ring) {
+        argv[k++] = "--ring-kb";
+        argv[k++] = (char *)ring;
+    }
+    argv[k++] = "--";
+    argv[k++] = (char *)self;
+    argv[k++] = "--writer";
+    argv[k++] = its;
+    argv[k++] = fd;
+    argv[k] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+    pid_t c;
+    if (posix_spawn(&c, recorder, &fa, NULL, argv, environ) != 0) {
+        fprintf(stderr, "capture_bench: cannot run %s\n", recorder);
+        exit(1);
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    close(errp[1]);
+    close(res[1]);
+    double child_cpu = 0;
+    if (read(res[0], &r.writer_ns, sizeof r.writer_ns) != sizeof r.writer_ns ||
+        read(res[0], &child_cpu, sizeof child_cpu) != sizeof child_cpu)
+        r.writer_ns = -1;
+    close(res[0]);
+    read_summary(&r, c, errp[0]);
+    r.cap_cpu_ns -= child_cpu;   /* wait4 counted its reaped child, the writer */
+    close(errp[0]);
+    struct stat sb;
+    r.bytes = stat(out, &sb) == 0 ? (long long)sb.st_size : -1;
     return r;
 }
 
@@ -223,23 +291,33 @@ static int cmp_d(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: capture_bench RECORDER [-n ENTRIES] [-r RUNS] [-k RING_KB] [-o FILE] [--raw]\n");
+        fprintf(stderr, "usage: capture_bench RECORDER [-n ENTRIES] [-r RUNS] [-k RING_KB] [-o FILE] [--raw] [--launch]\n");
         return 2;
     }
     const char *recorder = argv[1], *out = "/dev/shm/capture_bench.rec", *ring = "1024";
     long entries = 200000000;
-    int runs = 3, raw = 0;
+    int runs = 3, raw = 0, launch = 0, ring_given = 0;
+    if (argc == 4 && !strcmp(argv[1], "--writer")) {   /* the command of --launch */
+        writer(atol(argv[2]), -1, atoi(argv[3]));
+        return 0;
+    }
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc) entries = atol(argv[++i]);
         else if (!strcmp(argv[i], "-r") && i + 1 < argc) runs = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-k") && i + 1 < argc) ring = argv[++i];
+        else if (!strcmp(argv[i], "-k") && i + 1 < argc) ring = argv[++i], ring_given = 1;
         else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(argv[i], "--raw")) raw = 1;
+        else if (!strcmp(argv[i], "--launch")) launch = 1;
         else {
             fprintf(stderr, "capture_bench: unknown argument %s\n", argv[i]);
             return 2;
         }
     }
+    if (launch && !ring_given) ring = "65536";   /* what `capture -- CMD` gives */
+    char self[4096];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (sl <= 0) return 1;
+    self[sl] = 0;
     setenv("RECORDER_RING_KB", ring, 1);
     unsetenv("RECORDER_MODE");
     unsetenv("RECORDER_KEEP");
@@ -252,15 +330,22 @@ int main(int argc, char **argv) {
     }
     waitpid(cc, NULL, 0);
     remove_segment(cc);
-    printf("capture_bench: %ld scopes (%ld entries) per run, ring %s KiB, %s to %s\n", iters, 2 * iters, ring,
-           raw ? "raw" : "packed", out);
+    printf("capture_bench: %ld scopes (%ld entries) per run, ring %s KiB, %s to %s%s\n", iters, 2 * iters, ring,
+           raw ? "raw" : "packed", out, launch ? ", capture -- CMD" : "");
     printf("%4s %12s %12s %10s %12s %10s %10s %8s\n", "run", "alone ns/e", "captured", "dropped", "writer x",
            "cap cpu x", "bytes/e", "lossless");
     double *ratio = calloc((size_t)runs, sizeof *ratio), *cpu = calloc((size_t)runs, sizeof *cpu);
     int lossless = 0;
     for (int i = 0; i < runs; i++) {
+        setenv("RECORDER_RING_KB", ring, 1);
         double alone = writer_alone(iters);
-        struct cap_run r = writer_captured(recorder, iters, out, raw);
+        struct cap_run r;
+        if (launch) {
+            unsetenv("RECORDER_RING_KB");   /* the capture's own default, unless -k */
+            r = writer_launched(recorder, self, iters, out, raw, ring_given ? ring : NULL);
+        } else {
+            r = writer_captured(recorder, iters, out, raw);
+        }
         if (!r.ok || alone <= 0) return 1;
         /* The writer's entries: the scopes, plus THREAD_START, THREAD_NAME
          * and the "attach" instant. */

@@ -7,6 +7,11 @@
  * waiting when we fall behind.  The loop polls as fast as the data comes
  * and sleeps when it does not; a signal only sets a flag, and the loop then
  * drains, writes the end record and gives the rings back to flight mode.
+ *
+ * With `-- CMD`, we start the program ourselves (capture_child.c) with
+ * rings large enough to capture a full-speed thread without loss, attach
+ * as soon as its segment appears, and end when it exits, with its exit
+ * status.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,11 +23,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture_child.h"
 #include "cli.h"
 #include "recorder/capture.h"
 
 static const char usage[] =
     "usage: recorder capture PID|NAME|PATH -o FILE [--duration SEC] [--from-now] [--raw] [-q]\n"
+    "       recorder capture -o FILE [--ring-kb KB] [--duration SEC] [--raw] [-q] -- CMD [ARGS...]\n"
     "\n"
     "Stream a running program's events into a capture file (FILE, e.g.\n"
     "run.rec) until the program exits, Ctrl-C, SIGTERM or --duration.  Lossless\n"
@@ -31,14 +38,22 @@ static const char usage[] =
     "thread slots are followed.  On stop the rings go back to flight mode.\n"
     "The rings' current contents are captured too, unless --from-now.\n"
     "\n"
+    "With -- CMD, start CMD and capture it from its first event until it\n"
+    "exits; Ctrl-C goes to CMD, and the exit status is CMD's.  CMD gets\n"
+    "64 MiB rings per thread (RECORDER_RING_KB=65536, unless --ring-kb or the\n"
+    "environment says otherwise): enough to capture a thread writing at full\n"
+    "speed without loss.  A running program keeps the rings it started with\n"
+    "(1 MiB by default: about a millisecond of a full-speed thread).\n"
+    "\n"
     "Shows a status line on stderr when it is a terminal and always a\n"
     "summary at the end.  `recorder convert` and `recorder report` read the\n"
     "file.\n"
     "\n"
     "  -o, --output FILE     the capture file (required; mode 0600)\n"
-    "  -d, --duration SEC    stop after SEC seconds\n"
+    "  -d, --duration SEC    stop after SEC seconds (with CMD: then wait for it)\n"
     "      --from-now        skip what the rings already hold\n"
     "      --raw             write entries as in the ring (16 bytes each), not packed\n"
+    "      --ring-kb KB      with CMD: its ring size per thread in KiB (4 ... 1048576)\n"
     "  -q, --quiet           no status line\n";
 
 static volatile sig_atomic_t stop_signal;
@@ -63,17 +78,44 @@ static void status_line(const struct rec_capture_stats *st, double rate, int pid
             cli_bytes(c, sizeof c, (double)st->bytes), cli_count(d, sizeof d, (double)(st->dropped + st->overwritten)));
 }
 
+/* Opens a running program's segment for streaming; REC_OK or a status
+ * with the reason printed. */
+static int attach_running(const char *target, rec_seg **seg) {
+    char err[512];
+    rec_seg *s = NULL;
+    int rc = rec_seg_open(target, 0, &s, err, sizeof err);
+    if (rc != REC_OK) return cli_error(rc, "%s", err);
+    struct rec_seg_info info;
+    rec_seg_get_info(s, &info);
+    rec_seg_close(s);
+    if (!info.alive)
+        return cli_error(REC_ERR_NOTFOUND, "%s: process %d is not running (recorder dump reads what it left)",
+                         info.path, info.pid);
+    rc = rec_seg_open(target, REC_OPEN_STREAM, seg, err, sizeof err);
+    if (rc != REC_OK) return cli_error(rc, "%s", err);
+    return REC_OK;
+}
+
 int cmd_capture(int argc, char **argv) {
     static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                          {"duration", required_argument, 0, 'd'},
                                          {"from-now", no_argument, 0, 'f'},
                                          {"raw", no_argument, 0, 'r'},
+                                         {"ring-kb", required_argument, 0, 'R'},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *out = NULL;
+    const char *out = NULL, *ring_kb = NULL;
     double duration = 0;
     int quiet = 0, from_now = 0, raw = 0, c;
+    /* Everything after "--" is the command to start, never our options. */
+    char **cmd = NULL;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--")) {
+            cmd = argv + i + 1;
+            argc = i;
+            break;
+        }
     optind = 0;
     while ((c = getopt_long(argc, argv, ":o:d:qh", opts, NULL)) != -1) {
         switch (c) {
@@ -84,36 +126,61 @@ int cmd_capture(int argc, char **argv) {
             break;
         case 'f': from_now = 1; break;
         case 'r': raw = 1; break;
+        case 'R': {
+            unsigned long kb;
+            if (cli_parse_uint(optarg, &kb) != 0 || kb < 4 || kb > 1048576)
+                return cli_usage("capture", "--ring-kb wants KiB from 4 to 1048576, not '%s'", optarg);
+            ring_kb = optarg;
+            break;
+        }
         case 'q': quiet = 1; break;
         case 'h': return cli_help(usage);
         default: return cli_bad_option("capture", c, argv);
         }
     }
-    if (optind >= argc) return cli_usage("capture", "which program? give a PID, a segment name or a path");
-    if (optind + 1 < argc) return cli_usage("capture", "unexpected argument '%s'", argv[optind + 1]);
+    if (cmd) {
+        if (!cmd[0]) return cli_usage("capture", "which command? recorder capture -o FILE -- CMD [ARGS...]");
+        if (optind < argc)
+            return cli_usage("capture", "give a program to attach to (%s) or a command after --, not both",
+                             argv[optind]);
+        if (from_now) return cli_usage("capture", "--from-now is for attaching: with -- CMD everything is captured");
+    } else {
+        if (ring_kb) return cli_usage("capture", "--ring-kb is for a command started with -- CMD");
+        if (optind >= argc)
+            return cli_usage("capture", "which program? give a PID, a segment name or a path, or -- CMD");
+        if (optind + 1 < argc) return cli_usage("capture", "unexpected argument '%s'", argv[optind + 1]);
+    }
     if (!out) return cli_usage("capture", "missing -o FILE");
-    const char *target = argv[optind];
 
     char err[512];
     rec_seg *seg = NULL;
-    int rc = rec_seg_open(target, 0, &seg, err, sizeof err);
-    if (rc != REC_OK) return cli_error(rc, "%s", err);
+    struct capture_child child;
+    int running = 1, rc;
+    if (cmd) {
+        rc = capture_child_start(&child, cmd, ring_kb);
+        if (rc != 0) return rc;
+        capture_child_forward(&child);
+        rc = capture_child_attach(&child, &seg, &running);
+        if (rc != REC_OK) {
+            int code = capture_child_wait(&child);
+            return code ? code : rc;
+        }
+    } else {
+        rc = attach_running(argv[optind], &seg);
+        if (rc != REC_OK) return rc;
+    }
     struct rec_seg_info info;
     rec_seg_get_info(seg, &info);
-    rec_seg_close(seg);
-    if (!info.alive)
-        return cli_error(REC_ERR_NOTFOUND, "%s: process %d is not running (recorder dump reads what it left)",
-                         info.path, info.pid);
-    rc = rec_seg_open(target, REC_OPEN_STREAM, &seg, err, sizeof err);
-    if (rc != REC_OK) return cli_error(rc, "%s", err);
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    if (!cmd) {   /* with a command, these go to it (capture_child_forward) */
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+    }
     signal(SIGPIPE, SIG_IGN);
 
     struct rec_capture_opts o = {from_now, raw, 0};
@@ -121,7 +188,13 @@ int cmd_capture(int argc, char **argv) {
     rc = rec_capture_start(seg, out, &o, &cap, err, sizeof err);
     if (rc != REC_OK) {
         rec_seg_close(seg);
-        return cli_error(rc, "%s", err);
+        cli_error(rc, "%s", err);
+        if (cmd) {   /* the command runs on without us; its status still counts */
+            int code = capture_child_wait(&child);
+            capture_child_cleanup(&child, info.path);
+            return code ? code : rc;
+        }
+        return rc;
     }
     int live = !quiet && isatty(2);
     double t0 = now_sec(), next_check = t0 + 0.1, next_status = t0 + 0.5, last_t = t0;
@@ -130,8 +203,8 @@ int cmd_capture(int argc, char **argv) {
     /* A pass that found this much comes back at once: a writer at full
      * speed fills a 1 MiB ring in about a millisecond. */
     const uint64_t busy = info.ring_entries / 8;
-    enum rec_capture_end reason = REC_CAPTURE_END_STOPPED;
-    for (;;) {
+    enum rec_capture_end reason = running ? REC_CAPTURE_END_STOPPED : REC_CAPTURE_END_EXITED;
+    while (running) {
         size_t moved = 0;
         rc = rec_capture_poll(cap, &moved, err, sizeof err);
         if (rc != REC_OK) {
@@ -145,7 +218,7 @@ int cmd_capture(int argc, char **argv) {
             next_check = t + 0.1;
             struct rec_seg_info now;
             rec_seg_get_info(seg, &now);
-            if (!now.alive) {
+            if (!now.alive || (cmd && capture_child_exited(&child))) {
                 reason = REC_CAPTURE_END_EXITED;
                 break;
             }
@@ -182,6 +255,13 @@ int cmd_capture(int argc, char **argv) {
     }
     rec_seg_close(seg);  /* the rings go back to flight mode */
     double secs = now_sec() - t0;
+    int code = 0;
+    if (cmd) {
+        if (!capture_child_exited(&child) && !quiet)
+            fprintf(stderr, "recorder: capture stopped; waiting for pid %d to exit\n", (int)child.pid);
+        code = capture_child_wait(&child);
+        capture_child_cleanup(&child, info.path);
+    }
     if (rc != REC_OK) cli_error(rc, "%s", err);
     if (reason == REC_CAPTURE_END_DETACHED)
         cli_warn("pid %d stopped streaming to us (no heartbeat for %u s?); the capture ends here", info.pid,
@@ -201,7 +281,8 @@ int cmd_capture(int argc, char **argv) {
     if (st.dropped)
         fprintf(stderr,
                 "recorder: hint: the capture fell behind; each ring holds %llu entries (RECORDER_RING_KB=%llu): "
-                "a larger ring rides out longer pauses\n",
+                "a larger ring rides out longer pauses (recorder capture -o FILE -- CMD starts CMD with 64 MiB "
+                "rings)\n",
                 (unsigned long long)info.ring_entries, (unsigned long long)(info.ring_entries * 16 / 1024));
-    return rc;
+    return code ? code : rc;
 }

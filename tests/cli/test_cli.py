@@ -501,6 +501,80 @@ def test_capture_signal():
     remove_segment(pid)
 
 
+def launch(cap_args, prog_args, env=None):
+    """recorder capture -o FILE CAP_ARGS -- cli_prog PROG_ARGS; returns (code, stdout, stderr, out)."""
+    out = os.path.join(WORK, "launch.rec")
+    if os.path.exists(out):
+        os.unlink(out)
+    e = {"CLI_PROG_NOWAIT": "1"}
+    e.update(env or {})
+    code, so, err = rec("capture", "-o", out, *cap_args, "--", PROG, *prog_args, env=e)
+    return code, so, err, out
+
+
+def test_capture_launch():
+    # The program starts writing at once, before the capture attaches: its
+    # 64 MiB ring (4 M entries) holds all 2 M ticks, so nothing can be
+    # lost however late the capture attaches or however slowly it runs.
+    code, so, err, out = launch([], ["spin", 2000000])
+    check(code == OK, f"capture -- CMD exits with the program's status 0 ({err.strip()[-200:]})")
+    m = re.match(r"emitted (\d+)", so)
+    require(m is not None, f"the program ran ({so!r})")
+    s = capture_summary(err)
+    _, ticks = count_ticks(out)
+    check(ticks == 2000000 and s["dropped"] == 0 and s["overwritten"] == 0,
+          f"every tick of a program started at full speed is captured ({ticks}, dropped {s['dropped']}, "
+          f"overwritten {s['overwritten']})")
+    check(s["ended"] == "program exited", f"ended because the program exited ({s['ended']})")
+    pid = int(re.search(r"captured pid (\d+)", err).group(1))
+    check(not os.path.exists(seg(pid)), "its segment is removed afterwards")
+    # A small ring (--ring-kb) loses some of that, and says exactly how much.
+    code, so, err, out = launch(["--ring-kb", "4"], ["spin", 300000])
+    s = capture_summary(err)
+    _, ticks = count_ticks(out)
+    check(code == OK and s["dropped"] + s["overwritten"] > 0, f"a 4 KiB ring loses some ({s})")
+    # Every entry it wrote (300000 ticks, its thread start and name) is
+    # captured or counted.
+    check(s["entries"] + s["dropped"] + s["overwritten"] == 300002 and ticks <= s["events"],
+          f"captured + dropped + overwritten == written ({s['entries']} + {s['dropped']} + {s['overwritten']})")
+    # The program's exit status comes through, with what it recorded.
+    code, _, err, out = launch([], ["exit", "3"])
+    check(code == 3, f"capture -- CMD returns the program's status 3 ({code})")
+    code, _, _ = rec("convert", out, "-o", os.path.join(WORK, "exit3.json"))
+    check(code == OK and "before_exit" in slice_names(validate_trace(os.path.join(WORK, "exit3.json"))),
+          "and captured its scope")
+    # A program that never records, one that cannot run, and bad usage.
+    code, _, err = rec("capture", "-o", "x.rec", "--", "true")
+    one_line_error(code, err, NOTFOUND, "a program that records nothing")
+    check("instrumented" in err, "says the program may not be instrumented")
+    code, _, err = rec("capture", "-o", "x.rec", "--", os.path.join(WORK, "no-such-program"))
+    check(code == 127 and "cannot run" in err, f"a missing program: 127, as a shell says ({code}, {err.strip()})")
+    for args in (["-o", "x.rec", "123", "--", "true"], ["-o", "x.rec", "--ring-kb", "3", "--", "true"],
+                 ["-o", "x.rec", "--from-now", "--", "true"], ["-o", "x.rec", "--ring-kb", "64", "123"],
+                 ["-o", "x.rec", "--"], ["--", "true"]):
+        code, _, err = rec("capture", *args)
+        one_line_error(code, err, USAGE, f"capture {' '.join(args)}")
+    # Ctrl-C goes to the program (here: only to us, and we ignore it);
+    # SIGTERM is passed on to it, and its death ends the capture.
+    out = os.path.join(WORK, "term.rec")
+    c = subprocess.Popen([RECORDER, "capture", "-o", out, "--", PROG, "loop"], stderr=subprocess.PIPE, text=True,
+                         cwd=WORK)
+    for _ in range(6000):
+        if os.path.exists(out) and os.path.getsize(out) > 20000:
+            break
+        time.sleep(0.01)
+    c.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    check(c.poll() is None, "SIGINT to the capture alone does not stop it")
+    c.send_signal(signal.SIGTERM)
+    _, err = c.communicate(timeout=TIMEOUT)
+    check(c.returncode == 128 + signal.SIGTERM, f"SIGTERM reached the program: 128+SIGTERM ({c.returncode})")
+    s = capture_summary(err)
+    check(s["events"] > 0 and s["ended"] == "program exited", f"the capture ran until it died ({s})")
+    code, _, err = rec("convert", out, "-o", os.path.join(WORK, "term.json"))
+    check(code == OK and "warning" not in err, f"the capture is complete ({err.strip()})")
+
+
 def test_bad_input():
     p, pid = start("hold")
     junk = os.path.join(WORK, "junk.bin")
