@@ -122,6 +122,22 @@ static int wait_stream(int pid) {
     return -1;
 }
 
+/* Runs argv (argv[0]: the recorder) with its stderr into errfd, which it
+ * then closes here. */
+static pid_t spawn_capture(char **argv, int errfd) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, errfd, 2);
+    pid_t c;
+    if (posix_spawn(&c, argv[0], &fa, NULL, argv, environ) != 0) {
+        fprintf(stderr, "capture_bench: cannot run %s\n", argv[0]);
+        exit(1);
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    close(errfd);
+    return c;
+}
+
 /* The capture's summary line and resources into r. */
 static void read_summary(struct cap_run *r, pid_t c, int errfd) {
     char buf[4096];
@@ -162,15 +178,7 @@ static struct cap_run writer_captured(const char *recorder, long iters, const ch
     char pids[32];
     snprintf(pids, sizeof pids, "%d", pid);
     char *argv[] = {(char *)recorder, "capture", pids, "-o", (char *)out, "-q", raw ? "--raw" : NULL, NULL};
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
-    pid_t c;
-    if (posix_spawn(&c, recorder, &fa, NULL, argv, environ) != 0) {
-        fprintf(stderr, "capture_bench: cannot run %s\n", recorder);
-        exit(1);
-    }
-    close(errp[1]);
+    pid_t c = spawn_capture(argv, errp[1]);
     if (wait_stream(pid) != 0) {
         fprintf(stderr, "capture_bench: the capture never attached\n");
         kill(c, SIGTERM);
@@ -218,16 +226,7 @@ static struct cap_run writer_launched(const char *recorder, const char *self, lo
     argv[k++] = its;
     argv[k++] = fd;
     argv[k] = NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
-    pid_t c;
-    if (posix_spawn(&c, recorder, &fa, NULL, argv, environ) != 0) {
-        fprintf(stderr, "capture_bench: cannot run %s\n", recorder);
-        exit(1);
-    }
-    posix_spawn_file_actions_destroy(&fa);
-    close(errp[1]);
+    pid_t c = spawn_capture(argv, errp[1]);
     close(res[1]);
     double child_cpu = 0;
     if (read(res[0], &r.writer_ns, sizeof r.writer_ns) != sizeof r.writer_ns ||

@@ -24,26 +24,6 @@
 #include "recorder/capture.h"
 #include "spawn.h"
 
-static volatile pid_t forward_to;
-
-static void on_forward(int sig) {
-    if (forward_to > 0) kill(forward_to, sig);
-}
-
-void capture_child_forward(struct capture_child *c) {
-    forward_to = c->pid;
-    /* The terminal's Ctrl-C reaches the command itself; the capture goes
-     * on until the command exits. */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_forward;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
-
 int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb) {
     memset(c, 0, sizeof *c);
     const char *env[6];

@@ -36,11 +36,8 @@ int capture_child_attach(struct capture_child *c, rec_seg **seg, int *live);
 /* Has the command exited?  Reaps it (once). */
 int capture_child_exited(struct capture_child *c);
 
-/* Wait for the command to exit, forwarding nothing: Ctrl-C reaches it
- * from the terminal, and SIGTERM/SIGHUP are forwarded by the handler
- * capture_child_forward installs.  Returns its exit status. */
+/* Wait for the command to exit; returns its exit status. */
 int capture_child_wait(struct capture_child *c);
-void capture_child_forward(struct capture_child *c);
 
 /* Remove the segment at path if we made it outlive the command and the
  * command is gone. */

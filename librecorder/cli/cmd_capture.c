@@ -25,6 +25,7 @@
 
 #include "capture_child.h"
 #include "cli.h"
+#include "spawn.h"
 #include "recorder/capture.h"
 
 static const char usage[] =
@@ -159,7 +160,7 @@ int cmd_capture(int argc, char **argv) {
     if (cmd) {
         rc = capture_child_start(&child, cmd, ring_kb);
         if (rc != 0) return rc;
-        capture_child_forward(&child);
+        cli_forward_signals(child.pid);
         rc = capture_child_attach(&child, &seg, &running);
         if (rc != REC_OK) {
             int code = capture_child_wait(&child);
@@ -176,7 +177,7 @@ int cmd_capture(int argc, char **argv) {
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    if (!cmd) {   /* with a command, these go to it (capture_child_forward) */
+    if (!cmd) {   /* with a command, these go to it (cli_forward_signals) */
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGHUP, &sa, NULL);

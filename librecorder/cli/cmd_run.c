@@ -65,12 +65,6 @@ struct tracked {
 static struct tracked tracked[MAX_TRACKED];
 static int n_tracked;
 static int self_pid, child_pid;
-static volatile sig_atomic_t forward_sig;
-
-static void on_forward(int sig) {
-    forward_sig = sig;
-    if (child_pid > 0) kill(child_pid, sig);
-}
 
 /* Fields 4 (ppid) and 22 (starttime) of /proc/<pid>/stat; -1 if gone. */
 static int proc_stat(int pid, int *ppid, uint64_t *start) {
@@ -254,16 +248,8 @@ int cmd_run(int argc, char **argv) {
     snprintf(own, sizeof own, REC_SEG_PREFIX "%d", child_pid);
     track(own, child_pid, start);
 
-    /* The terminal's Ctrl-C reaches the program directly; we wait for it
-     * to exit and then write its trace. */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_forward;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    /* We wait for it to exit and then write its trace. */
+    cli_forward_signals(pid);
 
     int status = 0, done = 0;
     while (!done) {

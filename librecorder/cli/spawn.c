@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,24 @@ int cli_spawn(char **cmd, const char *const *env, pid_t *pid) {
     }
     *pid = p;
     return 0;
+}
+
+static volatile pid_t forward_to;
+
+static void on_forward(int sig) {
+    if (forward_to > 0) kill(forward_to, sig);
+}
+
+void cli_forward_signals(pid_t pid) {
+    forward_to = pid;
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_forward;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
 }
 
 int cli_exit_status(int st) {

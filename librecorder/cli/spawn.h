@@ -13,6 +13,11 @@
  * (could not be run): the exit status a shell would give. */
 int cli_spawn(char **cmd, const char *const *env, pid_t *pid);
 
+/* While we wait for pid: the terminal's Ctrl-C (SIGINT, SIGQUIT) reaches
+ * it directly and we ignore it; SIGTERM and SIGHUP sent to us are passed
+ * on to it. */
+void cli_forward_signals(pid_t pid);
+
 /* A wait status as an exit status: the code, or 128 + the signal. */
 int cli_exit_status(int wait_status);
 
