@@ -14,7 +14,8 @@
 
 struct rec__config {
     int enabled;
-    int keep;
+    int keep;                        /* every process's segment (RECORDER_KEEP=1) */
+    int keep_pid;                    /* only this process's (RECORDER_KEEP=<pid>) */
     unsigned mode;                   /* REC_MODE_* at start */
     uint64_t ring_entries;           /* power of two */
     uint32_t max_threads;
@@ -67,6 +68,28 @@ static int rec__env_bool(const char *var, int dflt) {
     return dflt;
 }
 
+/* RECORDER_KEEP: a boolean, or pid:N to keep only the segment of process
+ * N, not those of the processes it forks or runs (recorder capture --
+ * CMD sets it so). */
+static void rec__env_keep(struct rec__config *c) {
+    const char *v = getenv("RECORDER_KEEP");
+    c->keep_pid = 0;
+    if (v && !strncmp(v, "pid:", 4)) {
+        char *end;
+        unsigned long n = v[4] >= '1' && v[4] <= '9' ? strtoul(v + 4, &end, 10) : 0;
+        c->keep = 0;
+        if (n && !*end && n <= 0x7fffffffUL) c->keep_pid = (int)n;
+        else rec__warn("RECORDER_KEEP", v, "expected 0, 1 or pid:N");
+        return;
+    }
+    c->keep = rec__env_bool("RECORDER_KEEP", 0);
+}
+
+/* Is this process's segment to be kept after a clean exit? */
+static inline int rec__keeps(const struct rec__config *c) {
+    return c->keep || (c->keep_pid > 0 && c->keep_pid == (int)getpid());
+}
+
 static uint64_t rec__pow2_up(uint64_t x) {
     uint64_t p = 1;
     while (p < x) p <<= 1;
@@ -105,7 +128,7 @@ static void rec__config_free(struct rec__config *c) {
 static void rec__config_read(struct rec__config *c) {
     memset(c, 0, sizeof *c);
     c->enabled = rec__env_bool("RECORDER", 1);
-    c->keep = rec__env_bool("RECORDER_KEEP", 0);
+    rec__env_keep(c);
     uint64_t kb = rec__env_uint("RECORDER_RING_KB", REC__DEF_RING_KB, 4, 1u << 20);
     uint64_t entries = rec__pow2_up(kb * 1024 / sizeof(struct rec_entry));
     if (entries * sizeof(struct rec_entry) != kb * 1024 && getenv("RECORDER_RING_KB"))

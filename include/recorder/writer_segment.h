@@ -31,7 +31,7 @@ static struct rec__global {
     unsigned char *parent_base;      /* after fork(): the parent's mapping */
     size_t parent_size;
 } rec__g = {REC__UNINIT, -1, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, "", "",
-            {0, 0, 0, 0, 0, 0, 0, "", 0, 0, {0}, {0}}, 0, 0, 0, NULL, 0};
+            {0, 0, 0, 0, 0, 0, 0, 0, "", 0, 0, {0}, {0}}, 0, 0, 0, NULL, 0};
 
 static struct rec_slot rec__dummy_slot;
 static const uint64_t rec__zero_limit = 0;
@@ -168,7 +168,7 @@ static void rec__segment_format(struct rec__global *g, uint64_t proc_start) {
     h->pid = (int32_t)getpid();
     h->proc_start = proc_start;
     rec__process_name(h->process_name, sizeof h->process_name);
-    h->flags = g->cfg.keep ? REC_FLAG_KEEP : 0;
+    h->flags = rec__keeps(&g->cfg) ? REC_FLAG_KEEP : 0;
     h->clock_source = rec__clock_source();
     h->ticks_per_sec = rec__calibrate();
     h->mono_ns0 = rec__mono_ns();

@@ -7,7 +7,8 @@
  * whether the segment is still there after the child exited:
  *  - RECORDER=0 creates no segment (rec_init returns -1);
  *  - the segment is removed at a clean exit, kept with RECORDER_KEEP=1
- *    (and then marked closed, not alive);
+ *    (and then marked closed, not alive); RECORDER_KEEP=pid:N keeps only
+ *    process N's, not that of a child it forks;
  *  - RECORDER_RING_KB, RECORDER_MAX_THREADS, RECORDER_STRINGS_KB and
  *    RECORDER_MODE show up in the header;
  *  - RECORDER_NAME=<name> gives /dev/shm/recorder.<name>;
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -60,6 +62,27 @@ static int child(void) {
 
 /* RECORDER_STRINGS_KB=16 and far more names than fit: the names that find
  * the table full are recorded as "<strings full>" and counted. */
+/* RECORDER_KEEP=pid:<own pid>, then a forked child that records and
+ * exits cleanly: prints both segments' paths. */
+static int child_keep_pid(void) {
+    char v[32];
+    snprintf(v, sizeof v, "pid:%d", (int)getpid());
+    setenv("RECORDER_KEEP", v, 1);
+    if (rec_init() != 0) return 1;
+    { REC_SCOPE("parent.scope"); }
+    fflush(stdout);
+    pid_t p = fork();
+    if (p == 0) {
+        { REC_SCOPE("child.scope"); }
+        printf("child %s\n", rec_segment_path());
+        exit(0);   /* a clean exit: the recorder's atexit decides */
+    }
+    int st;
+    waitpid(p, &st, 0);
+    printf("parent %s\n", rec_segment_path());
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
 static int child_strings(void) {
     if (rec_init() != 0) return 1;
     char n[64];
@@ -168,6 +191,7 @@ struct bad {
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "child")) return child();
     if (argc > 1 && !strcmp(argv[1], "strings")) return child_strings();
+    if (argc > 1 && !strcmp(argv[1], "keep_pid")) return child_keep_pid();
     struct result r;
 
     /* A full string table. */
@@ -227,6 +251,31 @@ int main(int argc, char **argv) {
     unlink(r.path);
     free(r.err);
 
+    /* RECORDER_KEEP=pid:N: N's segment is kept, its forked child's is not. */
+    {
+        char *cargv[] = {argv[0], (char *)"keep_pid", NULL};
+        char *out = NULL, *err2 = NULL;
+        int st = child_run("/proc/self/exe", cargv, NULL, &out, &err2);
+        char parent[128] = "", kid[128] = "";
+        char *p;
+        if ((p = strstr(out, "parent "))) sscanf(p, "parent %127s", parent);
+        if ((p = strstr(out, "child "))) sscanf(p, "child %127s", kid);
+        CHECK(st == 0 && !*err2 && parent[0] && kid[0] && strcmp(parent, kid) != 0);
+        CHECK(parent[0] && path_exists(parent));   /* kept */
+        CHECK(kid[0] && !path_exists(kid));        /* removed */
+        if (parent[0]) unlink(parent);
+        if (kid[0]) unlink(kid);
+        free(out);
+        free(err2);
+    }
+    /* pid:1 is not us: removed. */
+    const char *keep_other[] = {"RECORDER_KEEP=pid:1", NULL};
+    r = run(argv[0], keep_other);
+    expect_defaults(&r, "keep pid:1");
+    CHECK(!*r.err);
+    gone(&r, "keep pid:1");
+    free(r.err);
+
     /* Sizes and mode. */
     const char *sizes[] = {"RECORDER_RING_KB=64", "RECORDER_MAX_THREADS=7", "RECORDER_STRINGS_KB=64",
                            "RECORDER_MODE=stream", NULL};
@@ -273,6 +322,9 @@ int main(int argc, char **argv) {
         {"RECORDER_MODE=\x1b[31mred", "RECORDER_MODE"},
         {"RECORDER=maybe", "RECORDER"},
         {"RECORDER_KEEP=2", "RECORDER_KEEP"},
+        {"RECORDER_KEEP=pid:", "RECORDER_KEEP"},
+        {"RECORDER_KEEP=pid:12x", "RECORDER_KEEP"},
+        {"RECORDER_KEEP=pid:0", "RECORDER_KEEP"},
         {"RECORDER_NAME=a\"b", "RECORDER_NAME"},
         {"RECORDER_NAME=a\nb", "RECORDER_NAME"},
         {"RECORDER_NAME=a\x1b[2Jb", "RECORDER_NAME"},
