@@ -4,21 +4,17 @@
  * The command runs in flight mode with large rings until its segment
  * appears and we attach (then stream mode), so what it records before we
  * get there waits in its ring and is captured too.  It keeps its segment
- * after it exits (RECORDER_KEEP=1) in case it exits before we attach; we
- * remove that segment at the end, as `recorder run` does.
+ * after it exits (RECORDER_KEEP=pid:<its pid>) in case it exits before we
+ * attach.  The processes it forks or runs inherit the large rings but are
+ * not captured; descendants.c finds their segments, and at the end we
+ * remove what they and the command left, as `recorder run` does.
  */
 #define _GNU_SOURCE
 #include "capture_child.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "recorder/capture.h"
@@ -33,38 +29,28 @@ int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb
         env[n++] = "RECORDER_RING_KB";
         env[n++] = ring_kb;
     }
-    if (!getenv("RECORDER_KEEP")) {   /* the user's own setting wins, and the segment is theirs */
-        env[n++] = "RECORDER_KEEP";
-        env[n++] = "1";
-        c->remove_segment = 1;
+    if (!getenv("RECORDER_KEEP")) {   /* the user's own setting wins, and the segments are theirs */
+        env[n++] = "RECORDER_KEEP";   /* its own segment only, not its children's */
+        env[n++] = cli_spawn_pid;
+        c->remove_segments = 1;
     }
     env[n] = NULL;
-    return cli_spawn(cmd, env, &c->pid);
+    desc_start(&c->d, "segments of the processes it starts may be left for `recorder gc`");
+    int rc = cli_spawn(cmd, env, &c->pid);
+    if (rc != 0) {
+        desc_end(&c->d);
+        desc_free(&c->d);
+        return rc;
+    }
+    desc_child(&c->d, c->pid);
+    return 0;
 }
 
-int capture_child_exited(struct capture_child *c) {
-    if (c->reaped) return 1;
-    int st;
-    pid_t p = waitpid(c->pid, &st, WNOHANG);
-    if (p == c->pid || (p < 0 && errno == ECHILD)) {
-        c->reaped = 1;
-        c->status = p == c->pid ? st : 0;
-    }
-    return c->reaped;
-}
+int capture_child_exited(struct capture_child *c) { return desc_poll(&c->d, 0); }
 
 int capture_child_wait(struct capture_child *c) {
-    while (!c->reaped) {
-        int st;
-        pid_t p = waitpid(c->pid, &st, 0);
-        if (p == c->pid) {
-            c->reaped = 1;
-            c->status = st;
-        } else if (p < 0 && errno != EINTR) {
-            c->reaped = 1;
-        }
-    }
-    return cli_exit_status(c->status);
+    while (!desc_poll(&c->d, 20)) {}
+    return cli_exit_status(c->d.child_status);
 }
 
 /* Its segment, if it has one yet: by RECORDER_NAME if it inherited one
@@ -102,18 +88,16 @@ int capture_child_attach(struct capture_child *c, rec_seg **seg, int *live) {
             return cli_error(REC_ERR_NOTFOUND,
                              "pid %d exited (status %d) without recording anything: is the program instrumented "
                              "(see docs/quickstart.md)?",
-                             (int)c->pid, cli_exit_status(c->status));
+                             (int)c->pid, cli_exit_status(c->d.child_status));
         /* A millisecond at first: what it records meanwhile waits in its
          * ring, which a fast writer fills in tens of milliseconds. */
-        struct timespec d = {0, tries < 200 ? 1000000 : 10000000};
-        nanosleep(&d, NULL);
+        desc_poll(&c->d, tries < 200 ? 1 : 10);
     }
 }
 
-void capture_child_cleanup(struct capture_child *c, const char *path) {
-    if (!c->remove_segment || !c->reaped || !path || !path[0]) return;
-    struct rec_seg_entry e;
-    if (rec_seg_inspect(path, &e) == REC_ERR_NOTFOUND || e.pid != c->pid) return;
-    if (e.state == REC_SEGST_ALIVE || e.state == REC_SEGST_CLOSED) return;   /* not gone after all */
-    if (unlink(path) != 0 && errno != ENOENT) cli_warn("cannot remove %s: %s", path, strerror(errno));
+void capture_child_cleanup(struct capture_child *c) {
+    desc_end(&c->d);
+    if (c->remove_segments)
+        for (int i = 0; i < c->d.n; i++) desc_remove(&c->d.segs[i]);
+    desc_free(&c->d);
 }

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include "descendants.h"
 #include "recorder/reader.h"
 
 /* The ring size a launched command gets unless told otherwise: 64 MiB
@@ -17,14 +18,14 @@
 
 struct capture_child {
     pid_t pid;
-    int reaped, status;       /* status: the wait status, once reaped */
-    int remove_segment;       /* we set RECORDER_KEEP: the segment is ours to remove */
+    int remove_segments;      /* we set RECORDER_KEEP: the segments are ours to remove */
+    struct descendants d;     /* its segment and those of the processes it starts */
 };
 
 /* Start cmd with RECORDER_RING_KB = ring_kb (NULL: the environment's, or
- * CAPTURE_CHILD_RING_KB) and RECORDER_KEEP=1 (so that a command that exits
- * before we attach still leaves its events).  Returns 0, or the exit
- * status to end with (the reason printed). */
+ * CAPTURE_CHILD_RING_KB) and RECORDER_KEEP=pid:<its pid> (so that a
+ * command that exits before we attach still leaves its events).  Returns
+ * 0, or the exit status to end with (the reason printed). */
 int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb);
 
 /* Wait until the command's segment exists and open it: for streaming
@@ -33,14 +34,17 @@ int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb
  * command exited without ever recording). */
 int capture_child_attach(struct capture_child *c, rec_seg **seg, int *live);
 
-/* Has the command exited?  Reaps it (once). */
+/* Has the command exited?  Cheap: called on every capture pass, so that
+ * the segments of short-lived processes it starts are seen in time. */
 int capture_child_exited(struct capture_child *c);
 
 /* Wait for the command to exit; returns its exit status. */
 int capture_child_wait(struct capture_child *c);
 
-/* Remove the segment at path if we made it outlive the command and the
- * command is gone. */
-void capture_child_cleanup(struct capture_child *c, const char *path);
+/* After the command exited: remove the segments that it and the
+ * processes it started left (the command's own was kept for us; a child
+ * that ended with _exit or crashed keeps its own), unless the user asked
+ * for RECORDER_KEEP.  Frees what capture_child_start took. */
+void capture_child_cleanup(struct capture_child *c);
 
 #endif

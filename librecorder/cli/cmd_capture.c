@@ -164,6 +164,7 @@ int cmd_capture(int argc, char **argv) {
         rc = capture_child_attach(&child, &seg, &running);
         if (rc != REC_OK) {
             int code = capture_child_wait(&child);
+            capture_child_cleanup(&child);
             return code ? code : rc;
         }
     } else {
@@ -192,7 +193,7 @@ int cmd_capture(int argc, char **argv) {
         cli_error(rc, "%s", err);
         if (cmd) {   /* the command runs on without us; its status still counts */
             int code = capture_child_wait(&child);
-            capture_child_cleanup(&child, info.path);
+            capture_child_cleanup(&child);
             return code ? code : rc;
         }
         return rc;
@@ -213,13 +214,19 @@ int cmd_capture(int argc, char **argv) {
             break;
         }
         if (stop_signal) break;
+        /* Every pass: it also notes the segments of processes the
+         * command starts, which may live for less than 100 ms. */
+        if (cmd && capture_child_exited(&child)) {
+            reason = REC_CAPTURE_END_EXITED;
+            break;
+        }
         double t = now_sec();
         if (duration > 0 && t - t0 >= duration) break;
         if (t >= next_check) {
             next_check = t + 0.1;
             struct rec_seg_info now;
             rec_seg_get_info(seg, &now);
-            if (!now.alive || (cmd && capture_child_exited(&child))) {
+            if (!now.alive) {
                 reason = REC_CAPTURE_END_EXITED;
                 break;
             }
@@ -261,7 +268,7 @@ int cmd_capture(int argc, char **argv) {
         if (!capture_child_exited(&child) && !quiet)
             fprintf(stderr, "recorder: capture stopped; waiting for pid %d to exit\n", (int)child.pid);
         code = capture_child_wait(&child);
-        capture_child_cleanup(&child, info.path);
+        capture_child_cleanup(&child);
     }
     if (rc != REC_OK) cli_error(rc, "%s", err);
     if (reason == REC_CAPTURE_END_DETACHED)

@@ -20,6 +20,8 @@
 
 #include "cli.h"
 
+const char cli_spawn_pid[] = "(pid)";
+
 int cli_spawn(char **cmd, const char *const *env, pid_t *pid) {
     int errpipe[2];
     if (pipe2(errpipe, O_CLOEXEC) != 0) return cli_error(REC_ERR_IO, "pipe: %s", strerror(errno));
@@ -33,7 +35,10 @@ int cli_spawn(char **cmd, const char *const *env, pid_t *pid) {
     }
     if (p == 0) {
         close(errpipe[0]);
-        for (int i = 0; env && env[i] && env[i + 1]; i += 2) setenv(env[i], env[i + 1], 1);
+        char own[32];
+        snprintf(own, sizeof own, "pid:%d", (int)getpid());
+        for (int i = 0; env && env[i] && env[i + 1]; i += 2)
+            setenv(env[i], env[i + 1] == cli_spawn_pid ? own : env[i + 1], 1);
         execvp(cmd[0], cmd);
         int e = errno;
         if (write(errpipe[1], &e, sizeof e) < 0) _exit(127);

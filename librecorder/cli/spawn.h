@@ -7,6 +7,9 @@
 
 #include <sys/types.h>
 
+/* A value for cli_spawn's env: "pid:" and the child's own pid. */
+extern const char cli_spawn_pid[];
+
 /* Fork and exec cmd (PATH searched) with env[] = {"NAME", "VALUE", ...,
  * NULL} set in its environment.  Returns 0 with *pid set once the exec
  * has succeeded, or, with the reason printed, 127 (not found) or 126

@@ -543,6 +543,16 @@ def test_capture_launch():
     code, _, _ = rec("convert", out, "-o", os.path.join(WORK, "exit3.json"))
     check(code == OK and "before_exit" in slice_names(validate_trace(os.path.join(WORK, "exit3.json"))),
           "and captured its scope")
+    # A process the program forks is not captured, and keeps no segment.
+    code, so, err, out = launch([], ["fork"])
+    m1, m2 = re.search(r"child (\d+)", so), re.search(r"parent (\d+)", so)
+    require(code == OK and m1 and m2, f"the forking program ran ({code}, {so!r}, {err.strip()[-200:]})")
+    child, parent = int(m1.group(1)), int(m2.group(1))
+    check(not os.path.exists(seg(parent)) and not os.path.exists(seg(child)),
+          "neither the program's segment nor its child's is left behind")
+    code, _, _ = rec("convert", out, "-o", os.path.join(WORK, "fork.json"))
+    names = slice_names(validate_trace(os.path.join(WORK, "fork.json")))
+    check("in_parent" in names and "in_child" not in names, "the capture is the program's own")
     # A program that never records, one that cannot run, and bad usage.
     code, _, err = rec("capture", "-o", "x.rec", "--", "true")
     one_line_error(code, err, NOTFOUND, "a program that records nothing")
