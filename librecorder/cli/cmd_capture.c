@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -158,6 +159,14 @@ int cmd_capture(int argc, char **argv) {
     struct capture_child child;
     int running = 1, rc;
     if (cmd) {
+        /* A file we cannot write is found out before the program starts,
+         * not after (it may run for hours). */
+        int fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            int e = errno;
+            return cli_error(e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO, "%s: %s", out, strerror(e));
+        }
+        close(fd);
         rc = capture_child_start(&child, cmd, ring_kb);
         if (rc != 0) return rc;
         cli_forward_signals(child.pid);

@@ -557,6 +557,10 @@ def test_capture_launch():
     code, _, err = rec("capture", "-o", "x.rec", "--", "true")
     one_line_error(code, err, NOTFOUND, "a program that records nothing")
     check("instrumented" in err, "says the program may not be instrumented")
+    marker = os.path.join(WORK, "started")
+    code, _, err = rec("capture", "-o", os.path.join(WORK, "no-dir", "x.rec"), "--", "touch", marker)
+    check(code == IO and "no-dir" in err and not os.path.exists(marker),
+          f"an output it cannot create is an error before the program starts ({code}, {err.strip()})")
     code, _, err = rec("capture", "-o", "x.rec", "--", os.path.join(WORK, "no-such-program"))
     check(code == 127 and "cannot run" in err, f"a missing program: 127, as a shell says ({code}, {err.strip()})")
     for args in (["-o", "x.rec", "123", "--", "true"], ["-o", "x.rec", "--ring-kb", "3", "--", "true"],
