@@ -24,6 +24,7 @@
 #include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -31,6 +32,13 @@
 
 #define SHM_DIR "/dev/shm"
 #define MAX_TRACKED 4096
+#define PENDING_MS 2000            /* a custom-named segment's header must be readable by then */
+
+static int64_t mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* Fields 4 (ppid) and 22 (starttime) of /proc/<pid>/stat; -1 if gone. */
 static int proc_stat(int pid, int *ppid, uint64_t *start) {
@@ -115,8 +123,10 @@ static void resolve_pending(struct descendants *d) {
             } else {
                 t->tries = -1;  /* not ours */
             }
-        } else if (++t->tries > 100) {
-            t->tries = -1;
+        } else if (t->tries++ == 0) {
+            t->since_ms = mono_ms();
+        } else if (mono_ms() - t->since_ms > PENDING_MS) {
+            t->tries = -1;   /* never became readable */
         }
     }
 }

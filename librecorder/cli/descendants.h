@@ -15,7 +15,8 @@ struct desc_seg {
     char name[NAME_MAX + 1];  /* file name in /dev/shm */
     int pid;                  /* 0 until the header says (custom names); -1 not ours */
     uint64_t start;           /* the process's start time, read while it lived */
-    int tries;                /* custom names: header reads so far */
+    int tries;                /* custom names: header reads so far, -1: given up */
+    int64_t since_ms;         /* custom names: when the first read failed */
 };
 
 struct descendants {
