@@ -220,7 +220,7 @@ int app_run(struct app *a) {
     struct source *src = a->src;
     double start = mono_ns(), next_drain = start, next_draw = start;
     double credit = 0, last_pass = start;
-    double drain_ms = 10, draw_ns = (a->opt.refresh_ms > 0 ? a->opt.refresh_ms : 100) * 1e6;
+    double drain_ms = DRAIN_MAX_MS, draw_ns = (a->opt.refresh_ms > 0 ? a->opt.refresh_ms : 100) * 1e6;
     a->tid = -1;
     nodelay(stdscr, TRUE);
     while (!a->quit && !app_interrupted) {

@@ -1,9 +1,10 @@
 /*
  * model_poll.c -- feeding the model from a live segment, and its clock.
  *
- * One poll reads every thread's new entries once and feeds them.  A slot is read at most two rings' worth per poll, so a
- * writer that outruns us cannot keep the poll from returning; what it
- * overwrites meanwhile is counted by the read as lost.
+ * One poll reads every thread's new entries once and feeds them.  A slot
+ * is read at most two rings' worth per poll, so a writer that outruns us
+ * cannot keep the poll from returning; what it overwrites meanwhile is
+ * counted by the read as lost.
  */
 #include <stdlib.h>
 #include <time.h>
