@@ -15,7 +15,7 @@
 struct rec__config {
     int enabled;
     int keep;                        /* every process's segment (RECORDER_KEEP=1) */
-    int keep_pid;                    /* only this process's (RECORDER_KEEP=<pid>) */
+    int keep_pid;                    /* only this process's (RECORDER_KEEP=pid:N) */
     unsigned mode;                   /* REC_MODE_* at start */
     uint64_t ring_entries;           /* power of two */
     uint32_t max_threads;

@@ -53,24 +53,39 @@ int capture_child_wait(struct capture_child *c) {
     return cli_exit_status(c->d.child_status);
 }
 
-/* Its segment, if it has one yet: by RECORDER_NAME if it inherited one
- * (checking it is really its), else by pid. */
+/* Opens target if it is the segment of pid. */
+static int open_if_pid(const char *target, unsigned flags, pid_t pid, rec_seg **seg) {
+    char err[512];
+    rec_seg *s = NULL;
+    if (rec_seg_open(target, flags, &s, err, sizeof err) != REC_OK) return REC_ERR_NOTFOUND;
+    struct rec_seg_info info;
+    rec_seg_get_info(s, &info);
+    if (info.pid != pid) {
+        rec_seg_close(s);
+        return REC_ERR_NOTFOUND;
+    }
+    *seg = s;
+    return REC_OK;
+}
+
+/* Its segment, if it has one yet: by RECORDER_NAME if it inherited one,
+ * else by pid.  Checked read-only first: a name that turns out to be
+ * another program's must not be switched to stream mode, even briefly. */
 static int try_open(struct capture_child *c, unsigned flags, rec_seg **seg) {
-    char target[64], err[512];
+    char target[64];
     const char *name = getenv("RECORDER_NAME");
     for (int i = 0; i < 2; i++) {
         if (i == 0 && !name) continue;
         if (i == 0) snprintf(target, sizeof target, "%.63s", name);
         else snprintf(target, sizeof target, "%d", (int)c->pid);
         rec_seg *s = NULL;
-        if (rec_seg_open(target, flags, &s, err, sizeof err) != REC_OK) continue;
-        struct rec_seg_info info;
-        rec_seg_get_info(s, &info);
-        if (info.pid == c->pid) {
+        if (open_if_pid(target, 0, c->pid, &s) != REC_OK) continue;
+        if (!flags) {
             *seg = s;
             return REC_OK;
         }
         rec_seg_close(s);
+        if (open_if_pid(target, flags, c->pid, seg) == REC_OK) return REC_OK;
     }
     return REC_ERR_NOTFOUND;
 }

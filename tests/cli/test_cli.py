@@ -528,6 +528,11 @@ def test_capture_launch():
     check(s["ended"] == "program exited", f"ended because the program exited ({s['ended']})")
     pid = int(re.search(r"captured pid (\d+)", err).group(1))
     check(not os.path.exists(seg(pid)), "its segment is removed afterwards")
+    # A program given a segment name of its own is found by that name.
+    code, so, err, out = launch([], ["spin", 1000], env={"RECORDER_NAME": f"cap-{os.getpid()}"})
+    s = capture_summary(err)
+    check(code == OK and s["events"] == 1002, f"RECORDER_NAME: found and captured ({code}, {s})")
+    check(not os.path.exists(os.path.join(SHM, f"recorder.cap-{os.getpid()}")), "and its segment removed")
     # A small ring (--ring-kb) loses some of that, and says exactly how much.
     code, so, err, out = launch(["--ring-kb", "4"], ["spin", 300000])
     s = capture_summary(err)
