@@ -13,22 +13,13 @@
 #include <string.h>
 
 
-static const char *strings(void *ctx, uint32_t id) { return rec_seg_string(ctx, id); }
-
 int source_open(struct source *s, const char *target, char *err, size_t errlen) {
     memset(s, 0, sizeof *s);
     int rc = rec_seg_open(target, 0, &s->seg, err, errlen);
     if (rc != REC_OK) return rc;
     rec_seg_get_info(s->seg, &s->info);
-    struct rec_source_info si;
-    memset(&si, 0, sizeof si);
-    si.pid = s->info.pid;
-    memcpy(si.process_name, s->info.process_name, sizeof si.process_name);
-    si.ticks_per_sec = s->info.ticks_per_sec;
-    si.ticks0 = s->info.ticks0;
-    si.real_ns0 = s->info.real_ns0;
     struct rec_model_opts o = {0, 0};   /* statistics only: no event log */
-    s->model = rec_model_new(&si, strings, s->seg, &o);
+    s->model = rec_model_new_seg(s->seg, &o);
     s->max_slots = (int)s->info.max_threads;
     s->base = calloc((size_t)s->max_slots, sizeof *s->base);
     /* Per pass: up to a quarter ring of each thread, two rings in all. */

@@ -50,8 +50,6 @@ static double mono_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static const char *model_string(void *ctx, uint32_t id) { return rec_seg_string(ctx, id); }
-
 /* What a ring overwrote before we attached is history we never had, not
  * a loss: start each ring at its oldest entry (a little past it, so the
  * writer does not overwrite it while we read). */
@@ -80,14 +78,8 @@ struct reader *reader_new(struct web *w, char *err, size_t errlen) {
     if (lanes_init(&r->lanes, mt, &w->threads) != 0) goto oom;
     if (batch_init(&r->batch) != 0 || aggregate_init(&r->agg) != 0) goto oom;
     if (history_init(&r->hist, w->opts.client_queue / 2) != 0) goto oom;
-    struct rec_source_info src = {0};
-    src.pid = w->info.pid;
-    memcpy(src.process_name, w->info.process_name, sizeof src.process_name);
-    src.ticks_per_sec = w->info.ticks_per_sec;
-    src.ticks0 = w->info.ticks0;
-    src.real_ns0 = w->info.real_ns0;
     struct rec_model_opts mo = {.max_events = w->opts.log_events, .keep_log = 1};
-    r->model = rec_model_new(&src, model_string, w->seg, &mo);
+    r->model = rec_model_new_seg(w->seg, &mo);
     if (!r->model) goto oom;
     r->alive = w->info.alive;
     skip_overwritten(r);

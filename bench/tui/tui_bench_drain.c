@@ -42,19 +42,9 @@ static void write_burst(void) {
     }
 }
 
-static const char *names(void *ctx, uint32_t id) { return rec_seg_string(ctx, id); }
-
 static rec_model *new_model(rec_seg *s) {
-    struct rec_seg_info info;
-    rec_seg_get_info(s, &info);
-    struct rec_source_info si;
-    memset(&si, 0, sizeof si);
-    si.pid = info.pid;
-    si.ticks_per_sec = info.ticks_per_sec;
-    si.ticks0 = info.ticks0;
-    si.real_ns0 = info.real_ns0;
     struct rec_model_opts o = {0, 0};
-    return rec_model_new(&si, names, s, &o);
+    return rec_model_new_seg(s, &o);
 }
 
 int main(int argc, char **argv) {

@@ -47,6 +47,9 @@ struct rec_source_info {
 rec_model *rec_model_new(const struct rec_source_info *src, rec_string_fn strings, void *ctx,
                          const struct rec_model_opts *opts);
 void rec_model_free(rec_model *m);
+/* A model of a segment: its pid, process name and clock as the source,
+ * rec_seg_string for names.  s must outlive the model. */
+rec_model *rec_model_new_seg(rec_seg *s, const struct rec_model_opts *opts);
 
 /* A thread (slot, generation) is known or its metadata changed. */
 void rec_model_thread(rec_model *m, const struct rec_thread_info *t);

@@ -138,10 +138,6 @@ struct rec__sp_session {
  * a weak definition in each, merged by the linker. */
 __attribute__((weak)) struct rec__sp_session rec__sp_session;
 
-static inline const char *rec__sp_string(void *seg, uint32_t id) {
-    return rec_seg_string((rec_seg *)seg, id);
-}
-
 static inline void *rec__sp_drain_main(void *arg) {
     struct rec__sp_session *s = (struct rec__sp_session *)arg;
     while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
@@ -179,24 +175,17 @@ static inline int rec__sp_begin(struct rec__sp_session *s, int skip_history) {
         s->seg = NULL;
         return -1;
     }
-    struct rec_seg_info info;
-    rec_seg_get_info(s->seg, &info);
-    struct rec_source_info src;
-    memset(&src, 0, sizeof src);
-    src.pid = info.pid;
-    memcpy(src.process_name, info.process_name, sizeof src.process_name);
-    src.ticks_per_sec = info.ticks_per_sec;
-    src.ticks0 = info.ticks0;
-    src.real_ns0 = info.real_ns0;
     struct rec_model_opts opts;
     memset(&opts, 0, sizeof opts);
     opts.keep_log = 1;
-    s->model = rec_model_new(&src, rec__sp_string, s->seg, &opts);
+    s->model = rec_model_new_seg(s->seg, &opts);
     if (!s->model) {
         fprintf(stderr, "recorder: out of memory for the trace\n");
         rec__sp_end(s);
         return -1;
     }
+    struct rec_seg_info info;
+    rec_seg_get_info(s->seg, &info);
     if (skip_history)
         for (uint32_t i = 0; i < info.max_threads; i++) {
             struct rec_thread_info t;

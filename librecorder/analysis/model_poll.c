@@ -1,5 +1,6 @@
 /*
- * model_poll.c -- feeding the model from a live segment, and its clock.
+ * model_poll.c -- a model of a segment: made from it, fed from it, and its
+ * clock.
  *
  * One poll reads every thread's new entries once and feeds them.  A slot
  * is read at most two rings' worth per poll, so a writer that outruns us
@@ -7,11 +8,27 @@
  * counted by the read as lost.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "model.h"
 
 #define POLL_ENTRIES 16384
+
+static const char *seg_string(void *s, uint32_t id) { return rec_seg_string((rec_seg *)s, id); }
+
+rec_model *rec_model_new_seg(rec_seg *s, const struct rec_model_opts *opts) {
+    struct rec_seg_info info;
+    rec_seg_get_info(s, &info);
+    struct rec_source_info src;
+    memset(&src, 0, sizeof src);
+    src.pid = info.pid;
+    memcpy(src.process_name, info.process_name, sizeof src.process_name);
+    src.ticks_per_sec = info.ticks_per_sec;
+    src.ticks0 = info.ticks0;
+    src.real_ns0 = info.real_ns0;
+    return rec_model_new(&src, seg_string, s, opts);
+}
 
 size_t rec_model_poll_seg(rec_model *m, rec_seg *s) {
     if (!m->ent_buf) m->ent_buf = malloc(POLL_ENTRIES * sizeof *m->ent_buf);

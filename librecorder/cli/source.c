@@ -15,7 +15,6 @@
 #include "cli.h"
 #include "source.h"
 
-static const char *seg_string(void *ctx, uint32_t id) { return rec_seg_string((rec_seg *)ctx, id); }
 static const char *cap_string(void *ctx, uint32_t id) { return rec_cap_string((rec_cap *)ctx, id); }
 
 static int all_digits(const char *s) {
@@ -55,10 +54,8 @@ static int load_segment(const char *target, struct cli_source *src) {
     src->pid = info.pid;
     memcpy(src->process_name, info.process_name, sizeof src->process_name);
     src->state = info.alive ? "alive" : info.closed ? "exited" : "dead";
-    struct rec_source_info si = {info.pid, "", info.ticks_per_sec, info.ticks0, info.real_ns0};
-    memcpy(si.process_name, info.process_name, sizeof si.process_name);
     struct rec_model_opts mo = {0, 1};
-    src->model = rec_model_new(&si, seg_string, src->seg, &mo);
+    src->model = rec_model_new_seg(src->seg, &mo);
     if (!src->model) return cli_error(REC_ERR_NOMEM, "out of memory");
     /* A snapshot: one pass reads what each ring holds; a second picks up
      * what a live writer added meanwhile (bounded: it may never stop). */

@@ -86,17 +86,8 @@ static int export_all(const char *dir) {
         fprintf(stderr, "gen_trace: %s\n", err);
         return 1;
     }
-    struct rec_seg_info info;
-    rec_seg_get_info(seg, &info);
-    struct rec_source_info src;
-    memset(&src, 0, sizeof src);
-    src.pid = info.pid;
-    snprintf(src.process_name, sizeof src.process_name, "gen_trace");
-    src.ticks_per_sec = info.ticks_per_sec;
-    src.ticks0 = info.ticks0;
-    src.real_ns0 = info.real_ns0;
     struct rec_model_opts opts = {0, 1};
-    rec_model *m = rec_model_new(&src, (rec_string_fn)rec_seg_string, seg, &opts);
+    rec_model *m = rec_model_new_seg(seg, &opts);
     if (!m) return 1;
     rec_model_poll_seg(m, seg);
     rec_model_set_now_live(m, seg);

@@ -10,8 +10,6 @@
 
 #include "recorder/analysis.h"
 
-static const char *strings(void *seg, uint32_t id) { return rec_seg_string((rec_seg *)seg, id); }
-
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: seg_export TARGET OUT.json\n");
@@ -24,17 +22,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "seg_export: %s\n", err);
         return rc;
     }
-    struct rec_seg_info info;
-    rec_seg_get_info(s, &info);
-    struct rec_source_info src;
-    memset(&src, 0, sizeof src);
-    src.pid = info.pid;
-    memcpy(src.process_name, info.process_name, sizeof src.process_name);
-    src.ticks_per_sec = info.ticks_per_sec;
-    src.ticks0 = info.ticks0;
-    src.real_ns0 = info.real_ns0;
     struct rec_model_opts opts = {0, 1};
-    rec_model *m = rec_model_new(&src, strings, s, &opts);
+    rec_model *m = rec_model_new_seg(s, &opts);
     if (!m) return 9;
     while (rec_model_poll_seg(m, s) > 0) {
     }
