@@ -35,9 +35,15 @@ struct rec_seg {
     size_t strcache_n;
 };
 
-/* Copy of a string into buf (at most cap-1 bytes), replacing control bytes;
- * returns 0 if id is not a valid, published string. */
+/* The text and length of string id in the segment's table, in place (the
+ * writer may still be filling the page around it); returns 0 if id is not
+ * a valid, published string. */
 int rec__seg_string_raw(const struct rec_seg *s, uint32_t id, const char **text, size_t *len);
+
+/* A name from an untrusted source into dst (cap bytes, always terminated):
+ * src up to its NUL or src_max bytes, control bytes shown as '?', so that
+ * no name can move a terminal's cursor.  Returns dst. */
+char *rec__copy_printable(char *dst, size_t cap, const char *src, size_t src_max);
 
 /* Write a one-line message to err (if any) and return status. */
 int rec__fail(char *err, size_t cap, int status, const char *fmt, ...) __attribute__((format(printf, 4, 5)));

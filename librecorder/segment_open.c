@@ -117,6 +117,16 @@ uint64_t rec__proc_start_of(int pid) {
     return strtoull(q, NULL, 10);
 }
 
+char *rec__copy_printable(char *dst, size_t cap, const char *src, size_t src_max) {
+    size_t k = 0;
+    for (; k + 1 < cap && k < src_max && src[k]; k++) {
+        unsigned char c = (unsigned char)src[k];
+        dst[k] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
+    }
+    if (cap) dst[k] = 0;
+    return dst;
+}
+
 uint64_t rec__clock_ns(clockid_t c) {
     struct timespec ts;
     clock_gettime(c, &ts);
@@ -281,10 +291,7 @@ void rec_seg_get_info(rec_seg *s, struct rec_seg_info *info) {
     memset(info, 0, sizeof *info);
     snprintf(info->path, sizeof info->path, "%s", s->path);
     info->pid = h->pid;
-    for (size_t i = 0; i < sizeof info->process_name - 1 && h->process_name[i]; i++) {
-        unsigned char c = (unsigned char)h->process_name[i];
-        info->process_name[i] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
-    }
+    rec__copy_printable(info->process_name, sizeof info->process_name, h->process_name, sizeof h->process_name);
     uint32_t flags = __atomic_load_n(&live->flags, __ATOMIC_ACQUIRE);
     info->closed = (flags & REC_FLAG_CLOSED) != 0;
     uint64_t start = 0;

@@ -66,12 +66,7 @@ int rec_seg_thread(rec_seg *s, uint32_t i, struct rec_thread_info *o) {
         o->dropped = LOAD(sl->dropped);
         if (LOAD(sl->state_gen) != sg) continue;  /* reused or exiting: again */
         const char *n = o->name_id ? rec_seg_string(s, o->name_id) : NULL;
-        if (n) {
-            size_t k = 0;
-            for (; n[k] && k < sizeof o->name - 1; k++)
-                o->name[k] = (unsigned char)n[k] < 0x20 || n[k] == 0x7f ? '?' : n[k];
-            o->name[k] = 0;
-        }
+        if (n) rec__copy_printable(o->name, sizeof o->name, n, SIZE_MAX);
         return 0;
     }
     return -1;

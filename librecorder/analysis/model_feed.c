@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../internal.h"
 #include "model.h"
 
 /* ---- per-second rings (utilization, event rate) ------------------------- */
@@ -222,11 +223,7 @@ static void on_end(rec_model *m, struct trec *r, int rec, uint32_t id, double ts
 
 static void set_name(rec_model *m, struct trec *r, uint32_t id) {
     const char *s = m->strings ? m->strings(m->ctx, id) : NULL;
-    if (!s) return;
-    size_t k = 0;
-    for (; s[k] && k < sizeof r->name - 1; k++)
-        r->name[k] = (unsigned char)s[k] < 0x20 || s[k] == 0x7f ? '?' : s[k];
-    r->name[k] = 0;
+    if (s) rec__copy_printable(r->name, sizeof r->name, s, SIZE_MAX);
 }
 
 /* The slow parts of process(), out of its way. */

@@ -186,14 +186,8 @@ static int check_source(rec_cap *c, const unsigned char *p, uint32_t size) {
     struct rec_cap_info *in = &c->info;
     in->pid = s.pid;
     in->proc_start = s.proc_start;
-    for (size_t i = 0; i < sizeof in->process_name - 1 && s.process_name[i]; i++) {
-        unsigned char ch = (unsigned char)s.process_name[i];
-        in->process_name[i] = (char)(ch < 0x20 || ch == 0x7f ? '?' : ch);
-    }
-    for (size_t i = 0; i < sizeof in->segment_path - 1 && s.segment_path[i]; i++) {
-        unsigned char ch = (unsigned char)s.segment_path[i];
-        in->segment_path[i] = (char)(ch < 0x20 || ch == 0x7f ? '?' : ch);
-    }
+    rec__copy_printable(in->process_name, sizeof in->process_name, s.process_name, sizeof s.process_name);
+    rec__copy_printable(in->segment_path, sizeof in->segment_path, s.segment_path, sizeof s.segment_path);
     in->clock_source = s.clock_source;
     in->ticks_per_sec = s.ticks_per_sec;
     in->ticks0 = s.ticks0;
@@ -432,10 +426,7 @@ static void fill_thread(struct rec_thread_info *o, const unsigned char *p) {
     o->state = t.state == REC_SLOT_LIVE ? REC_SLOT_LIVE : REC_SLOT_EXITED;
     o->tid = t.tid;
     o->name_id = t.name_id;
-    for (size_t i = 0; i < sizeof o->name - 1 && t.name[i]; i++) {
-        unsigned char ch = (unsigned char)t.name[i];
-        o->name[i] = (char)(ch < 0x20 || ch == 0x7f ? '?' : ch);
-    }
+    rec__copy_printable(o->name, sizeof o->name, t.name, sizeof t.name);
     o->head = t.head;
     o->start_head = t.start_head;
     o->start_ticks = t.start_ticks;

@@ -62,10 +62,7 @@ static void inspect_raw(struct rec_seg_entry *e) {
         if (h.magic == REC_SEG_MAGIC) {
             e->pid = h.pid;
             e->proc_start = h.proc_start;
-            for (size_t i = 0; i < sizeof e->process_name - 1 && h.process_name[i]; i++) {
-                unsigned char c = (unsigned char)h.process_name[i];
-                e->process_name[i] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
-            }
+            rec__copy_printable(e->process_name, sizeof e->process_name, h.process_name, sizeof h.process_name);
         }
     }
 }
