@@ -148,6 +148,19 @@ static void free_published(struct web *w) {
     if (d && d != (void *)1) snapshot_unref(d);
 }
 
+/* What the reader and the clients leave once nothing runs any more: the
+ * reader thread's memory, the published frames (after RCU callbacks), the
+ * client table, and the segment. */
+static void teardown(struct web *w, struct reader *r) {
+    reader_join_free(r);
+    rcu_barrier();
+    free_published(w);
+    rcu_barrier();
+    clients_destroy(&w->clients);
+    rcu_unregister_thread();
+    rec_seg_close(w->seg);
+}
+
 int main(int argc, char **argv) {
     static struct web w;
     int port_given = 0;
@@ -185,13 +198,7 @@ int main(int argc, char **argv) {
     }
     if (rc) {
         fprintf(stderr, "recorder-web: %s\n", err);
-        reader_join_free(r);
-        rcu_barrier();
-        free_published(&w);
-        rcu_barrier();
-        clients_destroy(&w.clients);
-        rcu_unregister_thread();
-        rec_seg_close(w.seg);
+        teardown(&w, r);
         return rc;
     }
     if (w.opts.bind && strcmp(w.opts.bind, "127.0.0.1") && strcmp(w.opts.bind, "::1"))
@@ -223,11 +230,6 @@ int main(int argc, char **argv) {
     server_destroy(&w);
     g_web = NULL;
     rcu_barrier();
-    reader_join_free(r);
-    free_published(&w);
-    rcu_barrier();
-    clients_destroy(&w.clients);
-    rcu_unregister_thread();
-    rec_seg_close(w.seg);
+    teardown(&w, r);
     return rc;
 }
