@@ -38,6 +38,16 @@ size_t rec_cap_pack(const struct rec_entry *in, size_t n, unsigned char *out, ui
             nc++;
             continue;
         }
+        if (t == REC_EV_NONE || t > REC_EV_THREAD_NAME) {
+            /* Not a type the writer makes (a hostile or torn ring): kept
+             * verbatim, RAW, for the decoders to count as bad.  The type
+             * indexes prev[] below, so it must never get there. */
+            *p++ = (unsigned char)REC_CAP_PK_RAW;
+            memcpy(p, &w0, 8);
+            memcpy(p + 8, &w1, 8);
+            p += 16;
+            continue;
+        }
         int64_t d = (int64_t)(w0 - prev_ts);
         uint64_t zz = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
         uint64_t pay = w1 & PAYLOAD_MASK;
