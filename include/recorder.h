@@ -176,7 +176,14 @@ struct rec_header {
     uint64_t strings_off, strings_size;
     uint64_t rings_off;
     uint64_t ring_entries;    /* per thread, power of two */
-    uint64_t pad1[4];
+    /* RECORDER_LAUNCHER: the `recorder run` / `capture -- CMD` that
+     * started this process's tree (0 if none), so it finds the segment by
+     * its header even after the process is gone.  Was padding: 0 in
+     * segments of older writers. */
+    int32_t launcher_pid;
+    uint32_t pad1a;
+    uint64_t launcher_start;  /* its start time, as proc_start */
+    uint64_t pad1[2];
     /* Line 3 on: process-wide counters, written only on slow paths. */
     uint64_t strings_used;    /* bump allocator of the string region (bytes) */
     uint64_t strings_dropped; /* names that found the string table full */

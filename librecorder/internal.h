@@ -4,6 +4,8 @@
 #ifndef RECORDER_INTERNAL_H
 #define RECORDER_INTERNAL_H
 
+#include <setjmp.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "recorder/reader.h"
@@ -12,6 +14,8 @@ struct rec_cursor {
     uint64_t pos;             /* next ring index to read */
     uint64_t dropped_seen;    /* slot->dropped already reported */
     uint64_t stream_from;     /* stream mode: the writer cannot overwrite from here on */
+    uint64_t bad_head;        /* the last implausible head counted (counted once) */
+    int read_once;            /* a read happened: later overwrites are losses, not history */
 };
 
 struct rec_seg {
@@ -33,12 +37,86 @@ struct rec_seg {
     struct rec_cursor *cursors;
     char **strcache;          /* by id, lazily */
     size_t strcache_n;
+    uid_t owner;              /* the file's owner */
+    dev_t dev;                /* which file was validated */
+    ino_t ino;
+    volatile int truncated;   /* the file shrank under the mapping (guard.c) */
 };
+
+/* ---- guarding accesses to a mapping (guard.c) --------------------------- */
+
+struct rec__guard {
+    sigjmp_buf jb;
+    const struct rec_seg *seg;
+};
+extern __thread struct rec__guard *rec__guard_cur;
+void rec__guard_install(void);
+void rec__guard_fault(struct rec_seg *s);
+
+/* The body of a public function that reads a mapping: evaluates expr (a
+ * call to the unguarded version) under a guard and returns its value, or
+ * fail_value if the segment is, or turns out to be, truncated.  Guards
+ * nest: the innermost one catches. */
+#define REC__GUARDED(s, fail_value, expr)                                     \
+    do {                                                                      \
+        struct rec__guard g_;                                                 \
+        struct rec__guard *outer_ = rec__guard_cur;                           \
+        if ((s)->truncated) return fail_value;                                \
+        if (sigsetjmp(g_.jb, 0)) {                                            \
+            rec__guard_cur = outer_;                                          \
+            rec__guard_fault(s);                                              \
+            return fail_value;                                                \
+        }                                                                     \
+        g_.seg = (s);                                                         \
+        rec__guard_cur = &g_;                                                 \
+        __typeof__(expr) r_ = (expr);                                         \
+        rec__guard_cur = outer_;                                              \
+        return r_;                                                            \
+    } while (0)
+#define REC__GUARDED_VOID(s, stmt)                                            \
+    do {                                                                      \
+        struct rec__guard g_;                                                 \
+        struct rec__guard *outer_ = rec__guard_cur;                           \
+        if ((s)->truncated) return;                                           \
+        if (sigsetjmp(g_.jb, 0)) {                                            \
+            rec__guard_cur = outer_;                                          \
+            rec__guard_fault(s);                                              \
+            return;                                                           \
+        }                                                                     \
+        g_.seg = (s);                                                         \
+        rec__guard_cur = &g_;                                                 \
+        stmt;                                                                 \
+        rec__guard_cur = outer_;                                              \
+    } while (0)
+
+/* ---- finding and opening files safely (segment_find.c) ------------------ */
+
+/* Opens path read-only (or read-write) without blocking on a FIFO and
+ * without following a final symlink, and accepts only a regular file that
+ * we own, or, for root, anyone's (*st tells whose).  Returns the fd, or
+ * -status with a one-line message naming path. */
+int rec__open_regular(const char *path, int rdwr, struct stat *st, char *err, size_t errlen);
+/* Opens a file a user named (a capture, say) for reading: symlinks are
+ * followed, but only a regular file is ever opened -- a FIFO would block,
+ * a device could act.  Returns the fd, or -status with a message. */
+int rec__open_user_file(const char *path, struct stat *st, char *err, size_t errlen);
+/* The segment of process pid into path: /dev/shm/recorder.<pid> or the
+ * name its writer fell back to (recorder.<pid>.<suffix>), preferring the
+ * one whose header has the process's start time.  Returns 0, or -1 if
+ * there is no candidate at all (path then holds the plain name). */
+int rec__find_pid_segment(int pid, char *path, size_t cap);
 
 /* The text and length of string id in the segment's table, in place (the
  * writer may still be filling the page around it); returns 0 if id is not
  * a valid, published string. */
 int rec__seg_string_raw(const struct rec_seg *s, uint32_t id, const char **text, size_t *len);
+
+/* Guarded copies out of the string table: string id and the byte after
+ * it into buf (REC_STR_MAXLEN + 1 bytes), returning its length or -1 (not
+ * a published string, or the segment is truncated); and the table's bump
+ * pointer, clamped to its size (0 if truncated). */
+long rec__seg_string_copy(struct rec_seg *s, uint32_t id, char *buf);
+uint64_t rec__seg_strings_used(struct rec_seg *s);
 
 /* A name from an untrusted source into dst (cap bytes, always terminated):
  * src up to its NUL or src_max bytes, control bytes shown as '?', so that

@@ -34,6 +34,7 @@ const char *rec_status_str(int status) {
     case REC_ERR_IO: return "I/O error";
     case REC_ERR_NOMEM: return "out of memory";
     case REC_ERR_BUSY: return "busy";
+    case REC_ERR_STARTING: return "still starting";
     default: return "error";
     }
 }
@@ -44,6 +45,10 @@ int rec__fail(char *err, size_t cap, int status, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(err, cap, fmt, ap);
         va_end(ap);
+        /* Messages quote names from /dev/shm and from users: no byte of
+         * them may move a terminal's cursor. */
+        for (char *p = err; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
     }
     return status;
 }
@@ -147,40 +152,124 @@ static double refine_rate(const struct rec_header *h) {
     return (r > rate * 0.99 && r < rate * 1.01) ? r : rate;
 }
 
+static int all_digits(const char *t) {
+    if (!*t) return 0;
+    for (; *t; t++)
+        if (!isdigit((unsigned char)*t)) return 0;
+    return 1;
+}
+
+/* The header, with pread: the file is not mapped yet, and may be anything.
+ * A writer publishes a segment under its name only once the header is
+ * complete (docs/format.md), but an older writer, or a file caught
+ * between creation and its first write, shows zeroes: a young file
+ * (changed in the last few seconds) named by a pid or a segment name is
+ * given two seconds to become a segment before it is called one that is
+ * still starting.  A path is taken as it is. */
+static int read_header(int fd, struct stat *st, struct rec_header *h, int may_wait, const char *path, char *err,
+                       size_t cap) {
+    for (int tries = 0;; tries++) {
+        memset(h, 0, sizeof *h);
+        ssize_t n = pread(fd, h, sizeof *h, 0);
+        if (n < 0) return rec__fail(err, cap, REC_ERR_IO, "%s: %s", path, strerror(errno));
+        if (n == (ssize_t)sizeof *h && h->magic != 0) return REC_OK;
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        int young = now.tv_sec - st->st_ctim.tv_sec <= 5 && now.tv_sec >= st->st_ctim.tv_sec;
+        if (!young || !may_wait) return REC_OK;   /* validate() says what it is */
+        if (tries == 200)
+            return rec__fail(err, cap, REC_ERR_STARTING,
+                             "%s: still starting (its header is not written yet); try again", path);
+        struct timespec d = {0, 10000000};
+        nanosleep(&d, NULL);
+        if (fstat(fd, st) != 0) return rec__fail(err, cap, REC_ERR_IO, "%s: %s", path, strerror(errno));
+    }
+}
+
+/* Become the capture consumer: map the consumer region writable and move
+ * the limits (docs/format.md, "the consumer region").  Under a guard: the
+ * region is the writer's file too. */
+static int take_stream(rec_seg *s, char *err, size_t errlen) {
+    const struct rec_header *h = &s->hcopy;
+    /* A consumer that died without closing leaves its pid behind, and
+     * the writer only notices once its ring is full: take the place of
+     * a dead one at once.  A live one, even a silent one, is left to
+     * the writer's staleness rule (it could still resume). */
+    int expect = 0;
+    while (!__atomic_compare_exchange_n(&s->cons->pid, &expect, (int)getpid(), 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+        if (expect > 0 && kill(expect, 0) != 0 && errno == ESRCH) continue;
+        return rec__fail(err, errlen, REC_ERR_BUSY, "%s: pid %d is already capturing it", s->path, expect);
+    }
+    s->stream = 1;
+    __atomic_store_n(&s->cons->heartbeat_ticks, rec_now(), __ATOMIC_RELEASE);
+    /* From each ring's current head on, the writer may not overwrite
+     * what we have not read: older entries are read as in flight mode. */
+    for (uint32_t i = 0; i < h->max_threads; i++) {
+        uint64_t head = __atomic_load_n(&s->slots[i].head, __ATOMIC_ACQUIRE);
+        __atomic_store_n(&s->cons->limit[i], head + h->ring_entries, __ATOMIC_SEQ_CST);
+        /* A writer busy with an event when the limit changed may run
+         * past it by one event: protect only what lies beyond that. */
+        uint64_t again = __atomic_load_n(&s->slots[i].head, __ATOMIC_SEQ_CST) + REC_MAX_ENTRIES_PER_EVENT;
+        uint64_t reach = again > h->ring_entries ? again - h->ring_entries : 0;
+        s->cursors[i].stream_from = reach > head ? reach : head;
+    }
+    __atomic_store_n(&s->cons->mode, REC_MODE_STREAM, __ATOMIC_RELEASE);
+    return REC_OK;
+}
+
+static int take_stream_guarded(rec_seg *s, char *err, size_t errlen) {
+    REC__GUARDED(s, rec__fail(err, errlen, REC_ERR_TRUNCATED, "%s: segment truncated", s->path),
+                 take_stream(s, err, errlen));
+}
+
 int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t errlen) {
     char path[256];
     *out = NULL;
-    if (rec_seg_resolve(target, path, sizeof path) != REC_OK)
-        return rec__fail(err, errlen, REC_ERR_USAGE, "bad segment name: %.80s", target ? target : "");
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) {
-        int e = errno;
-        if (e == ENOENT) {
-            const char *t = target;
-            int digits = *t != 0;
-            for (; *t; t++) digits &= isdigit((unsigned char)*t) != 0;
-            if (digits && kill(atoi(target), 0) != 0 && errno == ESRCH)
+    rec__guard_install();
+    if (rec_seg_resolve(target, path, sizeof path) != REC_OK) {
+        char shown[84];
+        return rec__fail(err, errlen, REC_ERR_USAGE, "bad segment name: %s",
+                         rec__copy_printable(shown, sizeof shown, target ? target : "", 80));
+    }
+    if (all_digits(target)) {
+        long pid = strtol(target, NULL, 10);
+        if (pid <= 0 || pid > 0x3fffffff)
+            return rec__fail(err, errlen, REC_ERR_NOTFOUND, "no process %.20s", target);
+        if (rec__find_pid_segment((int)pid, path, sizeof path) != 0) {
+            if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
                 return rec__fail(err, errlen, REC_ERR_NOTFOUND, "no process %s and no segment %s", target, path);
-            if (digits)
-                return rec__fail(err, errlen, REC_ERR_NOTFOUND,
-                            "process %s has no segment %s (is it instrumented, and has it recorded an event?)",
-                            target, path);
-            return rec__fail(err, errlen, REC_ERR_NOTFOUND, "%s: no such segment", path);
+            return rec__fail(err, errlen, REC_ERR_NOTFOUND,
+                             "process %s has no segment %s (is it instrumented, and has it recorded an event?)",
+                             target, path);
         }
-        return rec__fail(err, errlen, e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO, "%s: %s", path,
-                    strerror(e));
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return rec__fail(err, errlen, REC_ERR_FORMAT, "%s: not a regular file", path);
+    int fd = rec__open_regular(path, 0, &st, err, errlen);
+    if (fd < 0) {
+        if (-fd == REC_ERR_NOTFOUND && !strchr(target, '/'))
+            return rec__fail(err, errlen, REC_ERR_NOTFOUND, "%s: no such segment", path);
+        return -fd;
     }
-    if ((uint64_t)st.st_size < REC_PAGE) {
+    struct rec_header h;
+    int rc = read_header(fd, &st, &h, !strchr(target, '/'), path, err, errlen);
+    if (rc != REC_OK) {
+        close(fd);
+        return rc;
+    }
+    if ((uint64_t)st.st_size < sizeof h) {
         close(fd);
         return rec__fail(err, errlen, st.st_size == 0 ? REC_ERR_FORMAT : REC_ERR_TRUNCATED,
-                    "%s: too short for a recorder segment (%lld bytes)", path, (long long)st.st_size);
+                         "%s: too short for a recorder segment (%lld bytes)", path, (long long)st.st_size);
     }
-    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    rc = validate(&h, (uint64_t)st.st_size, err, errlen, path);
+    if (rc != REC_OK) {
+        close(fd);
+        return rc;
+    }
+    /* Map what the header describes (validated against the size just
+     * now); if the file shrinks later, guard.c catches the fault. */
+    void *p = mmap(NULL, (size_t)h.segment_size, PROT_READ, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
         int e = errno;
         close(fd);
@@ -188,42 +277,45 @@ int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t
     }
     rec_seg *s = calloc(1, sizeof *s);
     if (!s) {
-        munmap(p, (size_t)st.st_size);
+        munmap(p, (size_t)h.segment_size);
         close(fd);
         return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
     }
     snprintf(s->path, sizeof s->path, "%s", path);
     s->fd = fd;
     s->base = p;
-    s->size = (size_t)st.st_size;
+    s->size = (size_t)h.segment_size;
     s->hdr = p;
-    /* Validate a private copy, so a hostile writer cannot change the
+    s->owner = st.st_uid;
+    s->dev = st.st_dev;
+    s->ino = st.st_ino;
+    /* The validated private copy: a hostile writer cannot change the
      * layout after the checks. */
-    memcpy(&s->hcopy, p, sizeof s->hcopy);
-    s->hcopy.magic = __atomic_load_n(&s->hdr->magic, __ATOMIC_ACQUIRE);
-    int rc = validate(&s->hcopy, (uint64_t)st.st_size, err, errlen, path);
-    if (rc != REC_OK) {
-        rec_seg_close(s);
-        return rc;
-    }
-    const struct rec_header *h = &s->hcopy;
-    s->slots = (const struct rec_slot *)(s->base + h->slots_off);
-    s->index = (const uint32_t *)(s->base + h->index_off);
-    s->strings = s->base + h->strings_off;
-    s->rings = s->base + h->rings_off;
-    s->cons = (struct rec_consumer *)(s->base + h->consumer_off);
-    s->ticks_per_sec = refine_rate(h);
+    s->hcopy = h;
+    const struct rec_header *hc = &s->hcopy;
+    s->slots = (const struct rec_slot *)(s->base + hc->slots_off);
+    s->index = (const uint32_t *)(s->base + hc->index_off);
+    s->strings = s->base + hc->strings_off;
+    s->rings = s->base + hc->rings_off;
+    s->cons = (struct rec_consumer *)(s->base + hc->consumer_off);
+    s->ticks_per_sec = refine_rate(hc);
     s->ns_per_tick = 1e9 / s->ticks_per_sec;
-    s->cursors = calloc(h->max_threads, sizeof *s->cursors);
-    s->strcache_n = h->strings_size / 8;
+    s->cursors = calloc(hc->max_threads, sizeof *s->cursors);
+    s->strcache_n = hc->strings_size / 8;
     s->strcache = calloc(s->strcache_n, sizeof *s->strcache);
     if (!s->cursors || !s->strcache) {
         rec_seg_close(s);
         return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
     }
     if (flags & REC_OPEN_STREAM) {
-        int rw = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-        void *c = rw >= 0 ? mmap(NULL, h->consumer_size, PROT_READ | PROT_WRITE, MAP_SHARED, rw, (off_t)h->consumer_off)
+        struct stat st2;
+        int rw = rec__open_regular(path, 1, &st2, err, errlen);
+        if (rw >= 0 && (st2.st_dev != st.st_dev || st2.st_ino != st.st_ino)) {
+            close(rw);
+            rec_seg_close(s);
+            return rec__fail(err, errlen, REC_ERR_FORMAT, "%s: replaced while being opened", path);
+        }
+        void *c = rw >= 0 ? mmap(NULL, hc->consumer_size, PROT_READ | PROT_WRITE, MAP_SHARED, rw, (off_t)hc->consumer_off)
                           : MAP_FAILED;
         if (rw >= 0) close(rw);
         if (c == MAP_FAILED) {
@@ -231,51 +323,33 @@ int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t
             return rec__fail(err, errlen, REC_ERR_ACCESS, "%s: cannot map the consumer region for writing", path);
         }
         s->cons = c;
-        s->cons_map_size = h->consumer_size;
-        /* A consumer that died without closing leaves its pid behind, and
-         * the writer only notices once its ring is full: take the place of
-         * a dead one at once.  A live one, even a silent one, is left to
-         * the writer's staleness rule (it could still resume). */
-        int expect = 0;
-        while (!__atomic_compare_exchange_n(&s->cons->pid, &expect, (int)getpid(), 0, __ATOMIC_ACQ_REL,
-                                            __ATOMIC_ACQUIRE)) {
-            if (expect > 0 && kill(expect, 0) != 0 && errno == ESRCH) continue;
-            rc = rec__fail(err, errlen, REC_ERR_BUSY, "%s: pid %d is already capturing it", path, expect);
+        s->cons_map_size = hc->consumer_size;
+        rc = take_stream_guarded(s, err, errlen);
+        if (rc != REC_OK) {
             rec_seg_close(s);
             return rc;
         }
-        s->stream = 1;
-        rec_seg_heartbeat(s);
-        /* From each ring's current head on, the writer may not overwrite
-         * what we have not read: older entries are read as in flight mode. */
-        for (uint32_t i = 0; i < h->max_threads; i++) {
-            uint64_t head = __atomic_load_n(&s->slots[i].head, __ATOMIC_ACQUIRE);
-            __atomic_store_n(&s->cons->limit[i], head + h->ring_entries, __ATOMIC_SEQ_CST);
-            /* A writer busy with an event when the limit changed may run
-             * past it by one event: protect only what lies beyond that. */
-            uint64_t again = __atomic_load_n(&s->slots[i].head, __ATOMIC_SEQ_CST) + REC_MAX_ENTRIES_PER_EVENT;
-            uint64_t reach = again > h->ring_entries ? again - h->ring_entries : 0;
-            s->cursors[i].stream_from = reach > head ? reach : head;
-        }
-        __atomic_store_n(&s->cons->mode, REC_MODE_STREAM, __ATOMIC_RELEASE);
     }
     *out = s;
     return REC_OK;
 }
 
-void rec_seg_heartbeat(rec_seg *s) {
-    if (s->stream) __atomic_store_n(&s->cons->heartbeat_ticks, rec_now(), __ATOMIC_RELEASE);
+/* Stream mode ends: every ring back to flight mode, unless the writer
+ * dropped us (and another consumer may own it now). */
+static int give_back(rec_seg *s) {
+    if (__atomic_load_n(&s->cons->pid, __ATOMIC_ACQUIRE) != (int)getpid()) return 0;
+    for (uint32_t i = 0; i < s->hcopy.max_threads; i++)
+        __atomic_store_n(&s->cons->limit[i], UINT64_MAX, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->cons->mode, REC_MODE_FLIGHT, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->cons->pid, 0, __ATOMIC_RELEASE);
+    return 1;
 }
+
+static int give_back_guarded(rec_seg *s) { REC__GUARDED(s, 0, give_back(s)); }
 
 void rec_seg_close(rec_seg *s) {
     if (!s) return;
-    /* Unless the writer dropped us (and another consumer may own it now). */
-    if (s->stream && __atomic_load_n(&s->cons->pid, __ATOMIC_ACQUIRE) == (int)getpid()) {
-        for (uint32_t i = 0; i < s->hcopy.max_threads; i++)
-            __atomic_store_n(&s->cons->limit[i], UINT64_MAX, __ATOMIC_RELEASE);
-        __atomic_store_n(&s->cons->mode, REC_MODE_FLIGHT, __ATOMIC_RELEASE);
-        __atomic_store_n(&s->cons->pid, 0, __ATOMIC_RELEASE);
-    }
+    if (s->stream) give_back_guarded(s);
     if (s->cons_map_size) munmap(s->cons, s->cons_map_size);
     if (s->strcache)
         for (size_t i = 0; i < s->strcache_n; i++) free(s->strcache[i]);
@@ -286,37 +360,3 @@ void rec_seg_close(rec_seg *s) {
     free(s);
 }
 
-void rec_seg_get_info(rec_seg *s, struct rec_seg_info *info) {
-    const struct rec_header *h = &s->hcopy, *live = s->hdr;
-    memset(info, 0, sizeof *info);
-    snprintf(info->path, sizeof info->path, "%s", s->path);
-    info->pid = h->pid;
-    rec__copy_printable(info->process_name, sizeof info->process_name, h->process_name, sizeof h->process_name);
-    uint32_t flags = __atomic_load_n(&live->flags, __ATOMIC_ACQUIRE);
-    info->closed = (flags & REC_FLAG_CLOSED) != 0;
-    uint64_t start = 0;
-    info->alive = h->pid > 0 && !info->closed && (kill(h->pid, 0) == 0 || errno == EPERM) &&
-                  (start = rec__proc_start_of(h->pid)) != UINT64_MAX &&
-                  (h->proc_start == 0 || start == h->proc_start);
-    info->mode = __atomic_load_n(&s->cons->mode, __ATOMIC_ACQUIRE) == REC_MODE_STREAM ? REC_MODE_STREAM
-                                                                                       : REC_MODE_FLIGHT;
-    info->max_threads = h->max_threads;
-    info->ring_entries = h->ring_entries;
-    info->segment_size = h->segment_size;
-    info->clock_source = h->clock_source;
-    info->ticks_per_sec = s->ticks_per_sec;
-    info->ticks0 = h->ticks0;
-    info->mono_ns0 = h->mono_ns0;
-    info->real_ns0 = h->real_ns0;
-    info->strings_size = h->strings_size;
-    info->strings_used = __atomic_load_n(&live->strings_used, __ATOMIC_RELAXED);
-    if (info->strings_used > h->strings_size) info->strings_used = h->strings_size;
-    info->strings_dropped = __atomic_load_n(&live->strings_dropped, __ATOMIC_RELAXED);
-    info->threads_no_slot = __atomic_load_n(&live->threads_no_slot, __ATOMIC_RELAXED);
-    info->threads_attached = __atomic_load_n(&live->threads_attached, __ATOMIC_RELAXED);
-}
-
-double rec_seg_ticks_to_ns(const rec_seg *s, uint64_t ticks) {
-    if (ticks >= s->hcopy.ticks0) return (double)(ticks - s->hcopy.ticks0) * s->ns_per_tick;
-    return -(double)(s->hcopy.ticks0 - ticks) * s->ns_per_tick;
-}

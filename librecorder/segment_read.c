@@ -28,26 +28,43 @@ int rec__seg_string_raw(const struct rec_seg *s, uint32_t id, const char **text,
     return 1;
 }
 
+/* Copies string id and the byte after it (its NUL, in a well-formed
+ * table) out of the mapping into buf (REC_STR_MAXLEN + 1 bytes); returns
+ * its length, or -1. */
+static long string_copy(rec_seg *s, uint32_t id, char *buf) {
+    const char *t;
+    size_t n;
+    if (!rec__seg_string_raw(s, id, &t, &n)) return -1;
+    memcpy(buf, t, n + 1);   /* in bounds: rec__seg_string_raw checked off + 8 + n < size */
+    return (long)n;
+}
+
+long rec__seg_string_copy(rec_seg *s, uint32_t id, char *buf) { REC__GUARDED(s, -1L, string_copy(s, id, buf)); }
+
+static uint64_t strings_used(rec_seg *s) {
+    uint64_t used = LOAD(s->hdr->strings_used);
+    return used > s->hcopy.strings_size ? s->hcopy.strings_size : used;
+}
+
+uint64_t rec__seg_strings_used(rec_seg *s) { REC__GUARDED(s, (uint64_t)0, strings_used(s)); }
+
 const char *rec_seg_string(rec_seg *s, uint32_t id) {
     if ((uint64_t)id >= s->strcache_n) return NULL;
     if (s->strcache[id]) return s->strcache[id];
-    const char *t;
-    size_t n;
-    if (!rec__seg_string_raw(s, id, &t, &n)) return NULL;
-    char *c = malloc(n + 1);
+    char buf[REC_STR_MAXLEN + 1];
+    /* Copy once: the writer's page may change under us, our copy cannot. */
+    long n = rec__seg_string_copy(s, id, buf);
+    if (n < 0) return NULL;
+    char *c = malloc((size_t)n + 1);
     if (!c) return NULL;
-    /* Copy once: the writer's page may change under us, our copy cannot.
-     * Embedded NULs (a hostile segment) become '?'. */
-    memcpy(c, t, n);
-    for (size_t i = 0; i < n; i++)
-        if (c[i] == 0) c[i] = '?';
+    /* Embedded NULs (a hostile segment) become '?'. */
+    for (long i = 0; i < n; i++) c[i] = buf[i] ? buf[i] : '?';
     c[n] = 0;
     s->strcache[id] = c;
     return c;
 }
 
-int rec_seg_thread(rec_seg *s, uint32_t i, struct rec_thread_info *o) {
-    if (i >= s->hcopy.max_threads) return -1;
+static int thread_read(rec_seg *s, uint32_t i, struct rec_thread_info *o) {
     const struct rec_slot *sl = &s->slots[i];
     for (int tries = 0; tries < 16; tries++) {
         uint64_t sg = LOAD(sl->state_gen);
@@ -65,11 +82,32 @@ int rec_seg_thread(rec_seg *s, uint32_t i, struct rec_thread_info *o) {
         o->head = LOAD(sl->head);
         o->dropped = LOAD(sl->dropped);
         if (LOAD(sl->state_gen) != sg) continue;  /* reused or exiting: again */
-        const char *n = o->name_id ? rec_seg_string(s, o->name_id) : NULL;
-        if (n) rec__copy_printable(o->name, sizeof o->name, n, SIZE_MAX);
+        /* A generation starts at or before the head: a later start is a
+         * torn or hostile slot, and differences of the two must not wrap. */
+        if (o->start_head > o->head) o->start_head = o->head;
         return 0;
     }
     return -1;
+}
+
+static uint64_t head_bound(const rec_seg *s);
+
+static int thread_read_guarded(rec_seg *s, uint32_t i, struct rec_thread_info *o) {
+    REC__GUARDED(s, -1, thread_read(s, i, o));
+}
+
+int rec_seg_thread(rec_seg *s, uint32_t i, struct rec_thread_info *o) {
+    if (i >= s->hcopy.max_threads || thread_read_guarded(s, i, o) != 0) return -1;
+    /* Counts no writer can have reached (see head_bound): shown as none,
+     * so that no tool adds them up into billions of events or losses. */
+    uint64_t bound = head_bound(s);
+    if (o->head > bound || o->dropped > bound) {
+        o->head = o->start_head = o->dropped = 0;
+        o->bad_counts = 1;
+    }
+    const char *n = o->name_id ? rec_seg_string(s, o->name_id) : NULL;
+    if (n) rec__copy_printable(o->name, sizeof o->name, n, SIZE_MAX);
+    return 0;
 }
 
 int rec_seg_threads(rec_seg *s, struct rec_thread_info *out, int max) {
@@ -123,31 +161,70 @@ uint64_t rec_seg_cursor(const rec_seg *s, uint32_t slot) {
     return slot < s->hcopy.max_threads ? s->cursors[slot].pos : 0;
 }
 
+static int publish_limit_ret(rec_seg *s, uint32_t slot) {
+    publish_limit(s, slot);
+    return 0;
+}
+
 void rec_seg_set_cursor(rec_seg *s, uint32_t slot, uint64_t pos) {
     if (slot >= s->hcopy.max_threads) return;
     s->cursors[slot].pos = pos;
-    if (s->stream) publish_limit(s, slot);
+    s->cursors[slot].read_once = 1;   /* what lies before pos was skipped on purpose */
+    if (s->stream) REC__GUARDED_VOID(s, publish_limit_ret(s, slot));
 }
 
-size_t rec_seg_read(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t cap, uint64_t *first,
-                    struct rec_loss *loss) {
-    *first = 0;
-    if (slot >= s->hcopy.max_threads || cap == 0) return 0;
+/* The most entries a head can count: no thread writes two entries a
+ * nanosecond (a scope's two take several), and none has run longer than
+ * its segment has existed (a segment in /dev/shm never outlives a boot,
+ * so CLOCK_MONOTONIC now minus the header's creation time, or the uptime
+ * if the header claims a later one).  A head past it, or one that goes
+ * back, is a hostile or corrupt slot: counted as bad once, never as
+ * billions of lost entries. */
+static uint64_t head_bound(const rec_seg *s) {
+    uint64_t now = rec__clock_ns(CLOCK_MONOTONIC), born = s->hcopy.mono_ns0;
+    uint64_t life = born <= now ? now - born : now;
+    return 2 * life + 2000000000u + s->hcopy.ring_entries;
+}
+
+static void count_bad(struct rec_cursor *c, uint64_t value, struct rec_loss *loss) {
+    if (c->bad_head != value) loss->bad++;
+    c->bad_head = value;
+}
+
+static size_t read_ring(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t cap, uint64_t *first,
+                        struct rec_loss *loss) {
     const struct rec_slot *sl = &s->slots[slot];
     struct rec_cursor *c = &s->cursors[slot];
     const uint64_t ring = s->hcopy.ring_entries, mask = ring - 1;
     const struct rec_entry *r = (const struct rec_entry *)(s->rings + (uint64_t)slot * ring * sizeof *r);
 
+    /* dropped, like head, counts for the slot's whole life. */
     uint64_t dropped = LOAD(sl->dropped);
-    if (dropped > c->dropped_seen) loss->dropped += dropped - c->dropped_seen;
+    if (dropped > c->dropped_seen) {
+        if (dropped - c->dropped_seen > ring && dropped > head_bound(s)) count_bad(c, dropped, loss);
+        else loss->dropped += dropped - c->dropped_seen;
+    } else if (dropped < c->dropped_seen) {
+        count_bad(c, dropped, loss);
+    }
     c->dropped_seen = dropped;
 
     uint64_t h1 = LOAD(sl->head);
-    if (h1 < c->pos) c->pos = h1;     /* a head never goes back: hostile or corrupt */
+    if (h1 < c->pos) {                /* a head never goes back */
+        count_bad(c, h1, loss);
+        c->pos = h1;
+    }
+    if (h1 - c->pos > ring && h1 > head_bound(s)) {
+        count_bad(c, h1, loss);
+        return 0;
+    }
     uint64_t start = c->pos;
     uint64_t oldest = h1 > ring ? h1 - ring : 0;
+    /* What our first read of the ring cannot return is history the ring
+     * did not keep when we came; what a later read cannot, we lost. */
+    uint64_t *gone = c->read_once ? &loss->overwritten : &loss->history;
+    c->read_once = 1;
     if (start < oldest) {
-        loss->overwritten += oldest - start;
+        *gone += oldest - start;
         start = oldest;
     }
     uint64_t n = h1 - start;
@@ -169,7 +246,7 @@ size_t rec_seg_read(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t cap
         uint64_t bad = valid - start < n ? valid - start : n;
         memmove(out, out + bad, (n - bad) * sizeof *out);
         n -= bad;
-        loss->overwritten += bad;
+        *gone += bad;
         start += bad;
     }
     /* Skip continuation entries whose head was lost (counted as lost), and
@@ -179,7 +256,7 @@ size_t rec_seg_read(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t cap
     if (lead) {
         memmove(out, out + lead, (n - lead) * sizeof *out);
         n -= lead;
-        loss->overwritten += lead;
+        *gone += lead;
         start += lead;
     }
     /* Only the last event can be cut: find its first entry (at most
@@ -196,4 +273,11 @@ size_t rec_seg_read(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t cap
     if (s->stream) publish_limit(s, slot);
     *first = start;
     return (size_t)n;
+}
+
+size_t rec_seg_read(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t cap, uint64_t *first,
+                    struct rec_loss *loss) {
+    *first = 0;
+    if (slot >= s->hcopy.max_threads || cap == 0) return 0;
+    REC__GUARDED(s, (size_t)0, read_ring(s, slot, out, cap, first, loss));
 }

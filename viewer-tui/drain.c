@@ -30,7 +30,7 @@ void drain_free(struct drain *d) {
 /* Reads one thread's new entries (at most cap) and feeds them. */
 static size_t drain_thread(struct drain *d, rec_seg *s, rec_model *m, const struct rec_thread_info *t, size_t cap,
                            size_t *entries) {
-    struct rec_loss loss = {0, 0};
+    struct rec_loss loss = {0};
     uint64_t first;
     size_t got = rec_seg_read(s, t->slot, d->ent, cap, &first, &loss);
     /* Even with nothing read: the loss must reach the model. */

@@ -115,7 +115,7 @@ static int read_slot(struct reader *r, uint32_t slot) {
     struct web *w = r->w;
     for (int round = 0; round < 4; round++) {
         uint64_t first;
-        struct rec_loss loss = {0, 0};
+        struct rec_loss loss = {0};
         size_t got = rec_seg_read(w->seg, slot, r->ents, READ_CAP, &first, &loss);
         if (loss.overwritten) web_add(&w->ctr.overwritten, loss.overwritten);
         if (loss.dropped) web_add(&w->ctr.dropped, loss.dropped);

@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
         write_burst();
         double a = now_ns();
         uint64_t first;
-        struct rec_loss loss = {0, 0};
+        struct rec_loss loss = {0};
         size_t got = rec_seg_read(s, th.slot, ent, sizeof ent / sizeof ent[0], &first, &loss);
         double b = now_ns();
         size_t used;

@@ -36,8 +36,10 @@ struct rec_capture_opts {
 struct rec_capture_stats {
     uint64_t entries;         /* ring entries written to the file */
     uint64_t events;          /* of which first entries of events */
-    uint64_t overwritten;     /* entries lost before we read them (history only) */
-    uint64_t dropped;         /* entries the writer dropped: we fell behind */
+    uint64_t history;         /* not kept: overwritten before our first read of the ring */
+    uint64_t overwritten;     /* lost: overwritten after it (we read as a flight reader) */
+    uint64_t dropped;         /* lost: the writer dropped them (we fell behind) */
+    uint64_t bad;             /* implausible heads or counters seen */
     uint64_t bytes;           /* file size so far */
     uint64_t chunks, strings, thread_records;
 };
@@ -47,7 +49,8 @@ enum rec_capture_end {
     REC_CAPTURE_END_EXITED = 1,   /* the program exited */
     REC_CAPTURE_END_STOPPED = 2,  /* Ctrl-C, SIGTERM or the caller */
     REC_CAPTURE_END_ERROR = 3,    /* a write failed */
-    REC_CAPTURE_END_DETACHED = 4  /* the program dropped us (stale heartbeat) */
+    REC_CAPTURE_END_DETACHED = 4, /* the program dropped us (stale heartbeat) */
+    REC_CAPTURE_END_TRUNCATED = 5 /* the segment shrank under us: nothing more could be read */
 };
 
 /* Start capturing the segment s (opened with REC_OPEN_STREAM, or not: then
@@ -86,7 +89,8 @@ struct rec_cap_info {
     uint64_t end_ticks;       /* 0 without an END record */
     /* what the file holds, counted at open */
     uint64_t records, chunks, entries, events, strings, thread_records;
-    uint64_t overwritten, dropped;         /* loss, in entries */
+    uint64_t overwritten, dropped;         /* lost while capturing, in entries */
+    uint64_t history;                      /* not kept: overwritten before the capture began */
     uint64_t file_size, valid_size;        /* bytes; valid_size = end of the last whole record */
     int complete;             /* an END record closes the file */
     unsigned end_reason;      /* enum rec_capture_end, 0 if none */
@@ -146,8 +150,11 @@ struct rec_seg_entry {
     char error[256];          /* why it is corrupt, foreign or unreadable */
     int is_symlink;           /* never followed */
     uid_t uid;
+    int foreign_owner;        /* uid is not ours (only root reads those): say "owned by uid N" */
     int pid;                  /* from the header (0 if unknown) */
     uint64_t proc_start;
+    int launcher_pid;         /* the header's RECORDER_LAUNCHER (0 if none) */
+    uint64_t launcher_start;
     char process_name[64];
     unsigned mode;            /* REC_MODE_* */
     uint32_t threads_live, threads_exited;

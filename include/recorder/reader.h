@@ -31,7 +31,8 @@ enum rec_status {
     REC_ERR_TRUNCATED = 7,    /* shorter than its header says */
     REC_ERR_IO = 8,           /* read/write/mmap failed */
     REC_ERR_NOMEM = 9,
-    REC_ERR_BUSY = 10         /* another capture consumer owns the segment */
+    REC_ERR_BUSY = 10,        /* another capture consumer owns the segment */
+    REC_ERR_STARTING = 11     /* the segment is being created: try again */
 };
 
 typedef struct rec_seg rec_seg;
@@ -40,7 +41,20 @@ typedef struct rec_seg rec_seg;
 
 /* target: a pid ("1234"), a segment name ("recorder.1234" or the value of
  * RECORDER_NAME) or a path to a segment file.  On error returns a status and
- * writes a one-line message to err. */
+ * writes a one-line message to err (control characters shown as '?').
+ *
+ * Nothing in /dev/shm is trusted (docs/security.md): the file is opened
+ * without following a symlink or blocking on a FIFO, and must be a regular
+ * file owned by the caller (root may open anyone's; rec_seg_info says
+ * whose).  A pid finds its process's segment by the header's pid and start
+ * time, also under the name a writer falls back to when its own is taken
+ * (recorder.<pid>.<suffix>, docs/format.md).  A segment whose header is
+ * not written yet is waited for briefly, then REC_ERR_STARTING.
+ *
+ * The owner may truncate the file while it is mapped: librecorder installs
+ * a SIGBUS handler (once) that turns a fault inside a segment's mapping
+ * into a truncated segment (rec_seg_status), and passes every other
+ * SIGBUS on to the handler before it, or to the default action. */
 int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t errlen);
 void rec_seg_close(rec_seg *s);
 /* Resolve a target to a path without opening it. */
@@ -61,9 +75,20 @@ struct rec_seg_info {
     uint64_t ticks0, mono_ns0, real_ns0;
     uint64_t strings_used, strings_size, strings_dropped;
     uint64_t threads_no_slot, threads_attached;
+    uint64_t proc_start;      /* the writer's start time (/proc/<pid>/stat field 22) */
+    int launcher_pid;         /* RECORDER_LAUNCHER of its tree (0 if none) */
+    uint64_t launcher_start;
+    uint32_t owner_uid;       /* who owns the file */
+    int foreign_owner;        /* not the caller (only root opens those): say so */
+    int truncated;            /* the file shrank: nothing more can be read */
 };
 /* Fills info; counters are read fresh at each call. */
 void rec_seg_get_info(rec_seg *s, struct rec_seg_info *info);
+
+/* REC_OK, or REC_ERR_TRUNCATED once the file is shorter than its header
+ * says (checked now, with fstat) or a read faulted on it.  A truncated
+ * segment reads as empty from then on; what was read before stays valid. */
+int rec_seg_status(rec_seg *s);
 
 /* Ticks to nanoseconds since the segment's calibration point (ticks0);
  * may be negative for a counter read earlier. */
@@ -79,6 +104,8 @@ struct rec_thread_info {
     uint64_t head, start_head;
     uint64_t start_ticks, exit_ticks;
     uint64_t dropped;         /* stream mode: entries the writer dropped */
+    int bad_counts;           /* head or dropped cannot be right (hostile or corrupt
+                                 slot): they read as 0 here, rec_seg_read counts bad */
 };
 /* The slots that are live or exited, in slot order; returns the count
  * (at most max), or -1. */
@@ -90,9 +117,19 @@ int rec_seg_thread(rec_seg *s, uint32_t slot, struct rec_thread_info *out);
  * rec_seg_close.  Returns NULL for an id that is not a valid string. */
 const char *rec_seg_string(rec_seg *s, uint32_t id);
 
+/* Entries a read did not return, by cause (docs/format.md, "Loss").  The
+ * same words in every tool:
+ *   not kept (history): older entries the ring had already overwritten
+ *       when this reader first looked at it -- a flight recorder keeps the
+ *       last ring's worth; this is not a loss of this reader's;
+ *   lost: entries written since, that this reader never got --
+ *       overwritten (the writer lapped the reader), dropped (stream mode,
+ *       the ring was full), or bad (they cannot be right). */
 struct rec_loss {
-    uint64_t overwritten;     /* entries the writer overwrote before we copied them */
-    uint64_t dropped;         /* entries the writer dropped (stream mode, ring full) */
+    uint64_t overwritten;     /* lost: the writer overwrote them before we copied them */
+    uint64_t dropped;         /* lost: the writer dropped them (stream mode, ring full) */
+    uint64_t history;         /* not kept: overwritten before our first read of the ring */
+    uint64_t bad;             /* implausible heads or counters seen (each counted once) */
 };
 
 /* Copy the slot's entries that are new since the last call, at most cap,

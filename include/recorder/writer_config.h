@@ -22,6 +22,8 @@ struct rec__config {
     uint64_t strings_size;
     uint32_t index_entries;
     char name[64];                   /* "" = recorder.<pid> */
+    int32_t launcher_pid;            /* RECORDER_LAUNCHER=pid:start, 0 if none */
+    uint64_t launcher_start;
     int n_filter, n_filter_out;
     char *filter[REC__MAX_FILTERS];
     char *filter_out[REC__MAX_FILTERS];
@@ -125,6 +127,30 @@ static void rec__config_free(struct rec__config *c) {
     c->n_filter = c->n_filter_out = 0;
 }
 
+/* RECORDER_LAUNCHER=PID:START: set by `recorder run` and `recorder capture
+ * -- CMD` for the tree they start, and copied into the header, so that
+ * they find every segment of that tree by its header, however short the
+ * process's life (docs/format.md, "launcher"). */
+static void rec__env_launcher(struct rec__config *c) {
+    const char *v = getenv("RECORDER_LAUNCHER");
+    if (!v || !*v) return;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long pid = strtoull(v, &end, 10), start = 0;
+    int ok = !errno && end != v && *end == ':' && pid > 0 && pid <= 0x7fffffffULL;
+    if (ok) {
+        const char *s2 = end + 1;
+        start = strtoull(s2, &end, 10);
+        ok = !errno && end != s2 && !*end && start > 0;
+    }
+    if (!ok) {
+        rec__warn("RECORDER_LAUNCHER", v, "expected PID:START");
+        return;
+    }
+    c->launcher_pid = (int32_t)pid;
+    c->launcher_start = start;
+}
+
 static void rec__config_read(struct rec__config *c) {
     memset(c, 0, sizeof *c);
     c->enabled = rec__env_bool("RECORDER", 1);
@@ -157,6 +183,7 @@ static void rec__config_read(struct rec__config *c) {
         if (ok) memcpy(c->name, name, n + 1);
         else rec__warn("RECORDER_NAME", name, "use at most 47 of [A-Za-z0-9._-]");
     }
+    rec__env_launcher(c);
     c->n_filter = rec__split_list("RECORDER_FILTER", c->filter);
     c->n_filter_out = rec__split_list("RECORDER_FILTER_OUT", c->filter_out);
 }

@@ -5,6 +5,7 @@
  * hot path is inline in recorder.h; what is here runs once per process,
  * once per thread, or once per distinct name.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

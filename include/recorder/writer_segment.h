@@ -23,7 +23,7 @@ static struct rec__global {
     uint32_t *index;
     unsigned char *strings;
     unsigned char *rings;
-    char shm_name[96];               /* "/recorder.<pid>" */
+    char shm_name[112];              /* "/recorder.<pid>" */
     char path[112];                  /* "/dev/shm/recorder.<pid>" */
     struct rec__config cfg;
     pthread_key_t key;
@@ -31,7 +31,7 @@ static struct rec__global {
     unsigned char *parent_base;      /* after fork(): the parent's mapping */
     size_t parent_size;
 } rec__g = {REC__UNINIT, -1, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, "", "",
-            {0, 0, 0, 0, 0, 0, 0, 0, "", 0, 0, {0}, {0}}, 0, 0, 0, NULL, 0};
+            {0, 0, 0, 0, 0, 0, 0, 0, "", 0, 0, 0, 0, {0}, {0}}, 0, 0, 0, NULL, 0};
 
 static struct rec_slot rec__dummy_slot;
 static const uint64_t rec__zero_limit = 0;
@@ -167,6 +167,8 @@ static void rec__segment_format(struct rec__global *g, uint64_t proc_start) {
     h->header_size = (uint32_t)sizeof(struct rec_header);
     h->pid = (int32_t)getpid();
     h->proc_start = proc_start;
+    h->launcher_pid = g->cfg.launcher_pid;
+    h->launcher_start = g->cfg.launcher_start;
     rec__process_name(h->process_name, sizeof h->process_name);
     h->flags = rec__keeps(&g->cfg) ? REC_FLAG_KEEP : 0;
     h->clock_source = rec__clock_source();
@@ -194,7 +196,9 @@ static void rec__segment_format(struct rec__global *g, uint64_t proc_start) {
 }
 
 /* Wait (bounded) for a segment another copy of this implementation is
- * creating right now; returns its header mapping or NULL. */
+ * creating right now; returns its header mapping or NULL.  (A writer of
+ * this version publishes only complete segments; an older copy in the
+ * same process may not.) */
 static const struct rec_header *rec__peek_header(int fd) {
     for (int i = 0; i < 200; i++) {
         struct stat st;
@@ -216,10 +220,144 @@ static int rec__pid_alive(int pid) {
     return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
-/* Size, commit and map a segment this copy has just created. */
-static int rec__segment_create(struct rec__global *g, int fd, const struct rec_header *want, uint64_t start) {
+/* Not for secrecy: names are created with O_EXCL.  Unpredictable names
+ * only keep a squatter from pre-creating every name we might pick. */
+static uint64_t rec__random64(void) {
+    uint64_t r = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, &r, sizeof r) != (ssize_t)sizeof r) r = 0;
+        close(fd);
+    }
+    return r ^ (rec__mono_ns() * UINT64_C(0x9e3779b97f4a7c15)) ^ ((uint64_t)getpid() << 40);
+}
+
+/* What is at a segment's name now (docs/format.md, "Where segments live"). */
+enum { REC__NAME_FREE, REC__NAME_OURS, REC__NAME_STALE, REC__NAME_BUSY, REC__NAME_FOREIGN };
+
+/* Looks at path without following a link or opening anything but a
+ * regular file of ours.  On REC__NAME_OURS, *fd is open read-write on it;
+ * otherwise *other gets the pid and start time its header names (0 if
+ * none) and why holds a reason for a notice. */
+static int rec__name_state(const char *path, int pid, uint64_t start, int *fd, int *other, uint64_t *other_start,
+                           const char **why) {
+    struct stat st, st2;
+    *fd = -1;
+    *other = 0;
+    *other_start = 0;
+    *why = "";
+    if (lstat(path, &st) != 0) return errno == ENOENT ? REC__NAME_FREE : REC__NAME_FOREIGN;
+    if (!S_ISREG(st.st_mode)) {
+        *why = S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a regular file";
+        return REC__NAME_FOREIGN;
+    }
+    if (st.st_uid != geteuid()) {
+        *why = "another user's";
+        return REC__NAME_FOREIGN;
+    }
+    int f = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (f < 0) return errno == ENOENT ? REC__NAME_FREE : REC__NAME_FOREIGN;
+    if (fstat(f, &st2) != 0 || st2.st_ino != st.st_ino || st2.st_dev != st.st_dev || !S_ISREG(st2.st_mode)) {
+        close(f);
+        *why = "replaced while looked at";
+        return REC__NAME_FOREIGN;
+    }
+    const struct rec_header *h = rec__peek_header(f);
+    if (!h) {
+        close(f);
+        *why = "not a segment";
+        return REC__NAME_FOREIGN;
+    }
+    int hpid = h->pid;
+    uint64_t hstart = h->proc_start, hsize = h->segment_size;
+    munmap((void *)(uintptr_t)h, REC_PAGE);
+    *other = hpid;
+    *other_start = hstart;
+    if (hpid == pid && hstart == start && hsize == (uint64_t)st2.st_size) {
+        *fd = f;
+        return REC__NAME_OURS;
+    }
+    close(f);
+    /* Another live process's, or left by a dead one (one that had our pid
+     * before us, or our custom name). */
+    return hpid != pid && rec__pid_alive(hpid) ? REC__NAME_BUSY : REC__NAME_STALE;
+}
+
+/* The segment's path, and its shm name (the path without "/dev/shm").
+ * Every path here is built to fit. */
+static void rec__set_name(struct rec__global *g, const char *path) {
+    size_t n = strlen(path);
+    if (n >= sizeof g->path) n = sizeof g->path - 1;
+    memcpy(g->path, path, n);
+    g->path[n] = 0;
+    memcpy(g->shm_name, g->path + 8, n - 8 + 1);
+}
+
+/* Map a segment another copy of the implementation in this process made. */
+static int rec__segment_join(struct rec__global *g, int fd, const char *path) {
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return -1;
+    }
+    size_t size = (size_t)st.st_size;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        close(fd);
+        return -1;
+    }
+    g->base = (unsigned char *)p;
+    g->size = size;
+    rec__set_regions(g);
+    g->fd = fd;
+    g->created = 0;
+    rec__set_name(g, path);
+    return 0;
+}
+
+/* Our own segment under a name some other copy in this process already
+ * published: the plain name, or a fallback recorder.<pid>.<suffix>.
+ * Returns 0 if joined. */
+static int rec__join_existing(struct rec__global *g, const char *plain, int pid, uint64_t start) {
+    int fd, other;
+    uint64_t ostart;
+    const char *why;
+    int st = rec__name_state(plain, pid, start, &fd, &other, &ostart, &why);
+    if (st == REC__NAME_OURS) return rec__segment_join(g, fd, plain);
+    if (st == REC__NAME_FREE) return -1;   /* nobody fell back either */
+    char prefix[64];
+    int plen = snprintf(prefix, sizeof prefix, REC_SEG_PREFIX "%d.", pid);
+    DIR *d = opendir("/dev/shm");
+    if (!d) return -1;
+    struct dirent *de;
+    int rc = -1;
+    while (rc != 0 && (de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, prefix, (size_t)plen) != 0) continue;
+        char cand[sizeof g->path];
+        if (snprintf(cand, sizeof cand, "/dev/shm/%s", de->d_name) >= (int)sizeof cand) continue;
+        if (rec__name_state(cand, pid, start, &fd, &other, &ostart, &why) == REC__NAME_OURS)
+            rc = rec__segment_join(g, fd, cand);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Build a complete segment under a private name in /dev/shm; its header
+ * is written, magic last, before any reader can find it by its real name.
+ * Returns the fd, or -1 (with a message). */
+static int rec__segment_build(struct rec__global *g, const struct rec_header *want, uint64_t start, char *tmp,
+                              size_t cap) {
+    int fd = -1;
+    for (int i = 0; i < 8 && fd < 0; i++) {
+        if (snprintf(tmp, cap, "/dev/shm/.recorder-new.%d.%016llx", (int)getpid(),
+                     (unsigned long long)rec__random64()) >= (int)cap)
+            break;
+        fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST) break;
+    }
     void *p = MAP_FAILED;
     int e = 0;
+    if (fd < 0) goto fail;
     if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)want->segment_size) != 0) goto fail;
     /* Commit the tables now so a full /dev/shm fails here, not with SIGBUS
      * later; rings are committed when a thread claims one. */
@@ -237,19 +375,45 @@ static int rec__segment_create(struct rec__global *g, int fd, const struct rec_h
     g->fd = fd;
     g->created = 1;
     rec__segment_format(g, start);
-    return 0;
+    return fd;
 fail:
-    fprintf(stderr, "recorder: cannot create %s: %s; recording is off\n", g->path, strerror(errno));
-    close(fd);
-    shm_unlink(g->shm_name);
+    e = errno;
+    fprintf(stderr, "recorder: cannot create a segment in /dev/shm: %s; recording is off\n", strerror(e));
+    if (fd >= 0) {
+        close(fd);
+        unlink(tmp);
+    }
     return -1;
 }
 
-/* Create or join the segment.  Returns 0 on success. */
+static void rec__segment_discard(struct rec__global *g, const char *tmp) {
+    munmap(g->base, g->size);
+    close(g->fd);
+    unlink(tmp);
+    g->base = NULL;
+    g->fd = -1;
+    g->created = 0;
+}
+
+/* Create or join the segment.  Returns 0 on success.
+ *
+ * The name is recorder.<pid> (or recorder.<RECORDER_NAME>).  The segment
+ * is built under a private name and linked to it only when complete, so
+ * a reader never sees a half-made header.  link() never replaces: if the
+ * name is taken, by a stale segment of ours it is moved aside (kept for a
+ * post-mortem), by another copy of this implementation in this process we
+ * join that one, and by anything else -- another user's file, a FIFO, a
+ * symlink, a live program -- we fall back to recorder.<pid>.<random>,
+ * which readers find by pid through the header (docs/format.md).  Nobody
+ * else can switch our recording off, and we never write into a file that
+ * is not ours. */
 static int rec__segment_open(struct rec__global *g) {
     uint64_t start = rec__proc_start();
     int pid = (int)getpid();
     const char *custom = g->cfg.name[0] ? g->cfg.name : NULL;
+    char plain[sizeof g->path], tmp[sizeof g->path], path[sizeof g->path];
+    snprintf(plain, sizeof plain, "/dev/shm/" REC_SEG_PREFIX "%d", pid);
+    if (!custom && rec__join_existing(g, plain, pid, start) == 0) return 0;
     struct rec_header want;
     memset(&want, 0, sizeof want);
     if (g->parent_base) {  /* same sizes as the parent, so ids carry over */
@@ -258,61 +422,55 @@ static int rec__segment_open(struct rec__global *g) {
         g->cfg.index_entries = ph->index_entries;
     }
     rec__layout(&g->cfg, &want);
-    for (int attempt = 0; attempt < 4; attempt++) {
-        if (custom) snprintf(g->shm_name, sizeof g->shm_name, "/" REC_SEG_PREFIX "%s", custom);
-        else snprintf(g->shm_name, sizeof g->shm_name, "/" REC_SEG_PREFIX "%d", pid);
-        snprintf(g->path, sizeof g->path, "/dev/shm%s", g->shm_name);
-        int fd = shm_open(g->shm_name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        if (fd >= 0) return rec__segment_create(g, fd, &want, start);
-        if (errno != EEXIST) {
-            fprintf(stderr, "recorder: cannot create %s: %s; recording is off\n", g->path, strerror(errno));
-            return -1;
+    int built = 0;
+    if (custom && snprintf(path, sizeof path, "/dev/shm/" REC_SEG_PREFIX "%s", custom) >= (int)sizeof path)
+        custom = NULL;
+    if (!custom) memcpy(path, plain, sizeof plain);
+    for (int attempt = 0; attempt < 8; attempt++) {
+        if (!built) {
+            if (rec__segment_build(g, &want, start, tmp, sizeof tmp) < 0) return -1;
+            built = 1;
         }
-        fd = shm_open(g->shm_name, O_RDWR, 0);
-        if (fd < 0) continue;  /* removed meanwhile: try again */
-        struct stat st;
-        if (fstat(fd, &st) != 0 || st.st_uid != geteuid()) {
-            close(fd);
-            fprintf(stderr, "recorder: %s belongs to another user; recording is off\n", g->path);
-            return -1;
-        }
-        const struct rec_header *h = rec__peek_header(fd);
-        if (h && h->pid == pid && h->proc_start == start && h->segment_size == (uint64_t)st.st_size) {
-            /* Ours: another copy of the implementation made it. */
-            size_t size = (size_t)h->segment_size;
-            munmap((void *)h, REC_PAGE);
-            void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-            if (p == MAP_FAILED) {
-                close(fd);
-                return -1;
-            }
-            g->base = (unsigned char *)p;
-            g->size = size;
-            rec__set_regions(g);
-            g->fd = fd;
-            g->created = 0;
+        if (link(tmp, path) == 0) {
+            unlink(tmp);
+            rec__set_name(g, path);
             return 0;
         }
-        int other = h ? h->pid : 0;
-        uint64_t other_start = h ? h->proc_start : 0;
-        if (h) munmap((void *)h, REC_PAGE);
-        close(fd);
-        if (other && other != pid && rec__pid_alive(other)) {
-            if (custom) {
-                fprintf(stderr, "recorder: %s is in use by pid %d; using " REC_SEG_PREFIX "%d\n",
-                        g->path, other, pid);
-                custom = NULL;
-                continue;
-            }
-            fprintf(stderr, "recorder: %s is in use by pid %d; recording is off\n", g->path, other);
-            return -1;
+        int fd = -1, other = 0, link_errno = errno;
+        uint64_t other_start = 0;
+        const char *why = strerror(link_errno);
+        int st = link_errno == EEXIST ? rec__name_state(path, pid, start, &fd, &other, &other_start, &why)
+                                      : REC__NAME_FOREIGN;
+        if (st == REC__NAME_FREE) continue;              /* removed meanwhile */
+        if (st == REC__NAME_OURS) {                      /* another copy won */
+            rec__segment_discard(g, tmp);
+            return rec__segment_join(g, fd, path);
         }
-        /* Stale: left by a dead process whose pid we now have.  Keep it for
-         * a post-mortem under another name, or remove it. */
-        char aside[160];
-        snprintf(aside, sizeof aside, "%s.%llu", g->path, (unsigned long long)other_start);
-        if (rename(g->path, aside) != 0) shm_unlink(g->shm_name);
+        if (st == REC__NAME_STALE) {
+            /* Left by a dead process that had our pid (or name): keep it
+             * for a post-mortem under another name, never replacing one. */
+            char aside[sizeof g->path + 24];
+            if (snprintf(aside, sizeof aside, "%s.%llu", path, (unsigned long long)other_start) < (int)sizeof aside &&
+                (link(path, aside) == 0 || errno == EEXIST))
+                unlink(path);
+            continue;
+        }
+        if (st == REC__NAME_BUSY && custom) {
+            fprintf(stderr, "recorder: %s is in use by pid %d; using " REC_SEG_PREFIX "%d\n", path, other, pid);
+            custom = NULL;
+            memcpy(path, plain, sizeof plain);
+            continue;
+        }
+        /* Not ours, and not ours to remove: a name of our own instead. */
+        char fallback[sizeof g->path];
+        if (snprintf(fallback, sizeof fallback, "/dev/shm/" REC_SEG_PREFIX "%d.%016llx", pid,
+                     (unsigned long long)rec__random64()) >= (int)sizeof fallback)
+            break;
+        fprintf(stderr, "recorder: %s is %s; recording to %s instead\n", path,
+                st == REC__NAME_BUSY ? "in use by another process" : why, fallback);
+        memcpy(path, fallback, sizeof fallback);
     }
-    fprintf(stderr, "recorder: cannot create %s; recording is off\n", g->path);
+    rec__segment_discard(g, tmp);
+    fprintf(stderr, "recorder: cannot publish a segment in /dev/shm; recording is off\n");
     return -1;
 }

@@ -47,7 +47,20 @@ struct rec_cap {
     size_t rec_cap;
     struct rec_entry *ents;   /* a PACKED record, unpacked */
     size_t ents_cap;
+    uint8_t *chunk_seen;      /* by slot: a chunk of it was read (this pass) */
 };
+
+/* The capture writer's first read of a ring always makes a chunk, and what
+ * that read found overwritten is history the ring no longer kept when the
+ * capture began (docs/capture-format.md, "Loss"); anything overwritten
+ * later was lost while capturing.  Returns the history part. */
+static uint64_t split_history(rec_cap *c, uint32_t slot, uint64_t *overwritten) {
+    if (!c->chunk_seen || slot >= c->info.max_threads || c->chunk_seen[slot]) return 0;
+    c->chunk_seen[slot] = 1;
+    uint64_t h = *overwritten;
+    *overwritten = 0;
+    return h;
+}
 
 /* A one-line warning; vsnprintf, as a cut message is fine. */
 static void warn(struct rec_cap_info *in, const char *fmt, ...) {
@@ -60,7 +73,8 @@ static void warn(struct rec_cap_info *in, const char *fmt, ...) {
 static uint64_t pad8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
 
 int rec_cap_probe(const char *path) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    int fd = rec__open_user_file(path, &st, NULL, 0);
     if (fd < 0) return -1;
     uint64_t magic = 0;
     ssize_t n = read(fd, &magic, sizeof magic);
@@ -194,6 +208,8 @@ static int check_source(rec_cap *c, const unsigned char *p, uint32_t size) {
     in->mono_ns0 = s.mono_ns0;
     in->real_ns0 = s.real_ns0;
     in->max_threads = s.max_threads;
+    free(c->chunk_seen);
+    c->chunk_seen = calloc(s.max_threads, 1);
     in->ring_entries = s.ring_entries;
     in->start_ticks = s.start_ticks;
     in->start_real_ns = s.start_real_ns;
@@ -207,8 +223,10 @@ static int check_thread(const rec_cap *c, uint32_t size, const unsigned char *p)
     return t.slot < c->info.max_threads ? 0 : -1;
 }
 
-static void count_chunk(rec_cap *c, const struct rec_entry *e, size_t n, uint64_t overwritten, uint64_t dropped) {
+static void count_chunk(rec_cap *c, const struct rec_entry *e, size_t n, uint32_t slot, uint64_t overwritten,
+                        uint64_t dropped) {
     uint64_t events = 0;
+    c->info.history += split_history(c, slot, &overwritten);
     for (size_t i = 0; i < n; i++) events += REC_EV_TYPE(e[i].w1) != REC_EV_CONT;
     c->info.chunks++;
     c->info.entries += n;
@@ -295,7 +313,7 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
             struct rec_cap_chunk ch;
             size_t n = 0;
             const struct rec_entry *e = any_chunk(c, type, size, &ch, &n);
-            if (e) count_chunk(c, e, n, ch.overwritten, ch.dropped);
+            if (e) count_chunk(c, e, n, ch.slot, ch.overwritten, ch.dropped);
             else r = BAD;
         }
         if (r == GOT && type == REC_CAP_REC_END) check_end(c, size, c->rec);
@@ -339,18 +357,9 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
 
 int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen) {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        return rec__fail(err, errlen,
-                    e == ENOENT ? REC_ERR_NOTFOUND : e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO,
-                    "%s: %s", path, strerror(e));
-    }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return rec__fail(err, errlen, REC_ERR_FORMAT, "%s: not a regular file", path);
-    }
+    int fd = rec__open_user_file(path, &st, err, errlen);
+    if (fd < 0) return -fd;
     rec_cap *c = calloc(1, sizeof *c);
     FILE *f = c ? fdopen(fd, "rb") : NULL;
     if (!f) {
@@ -404,6 +413,7 @@ void rec_cap_close(rec_cap *c) {
     free(c->blob);
     free(c->rec);
     free(c->ents);
+    free(c->chunk_seen);
     free(c);
 }
 
@@ -412,6 +422,7 @@ const struct rec_cap_info *rec_cap_get_info(const rec_cap *c) { return &c->info;
 int rec_cap_rewind(rec_cap *c) {
     c->pos = c->first_record;
     c->seq = 0;
+    if (c->chunk_seen) memset(c->chunk_seen, 0, c->info.max_threads);
     return REC_OK;
 }
 
@@ -458,6 +469,7 @@ int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
             it->gen = ch.gen;
             it->first = ch.first;
             it->loss.overwritten = ch.overwritten;
+            it->loss.history = split_history(c, ch.slot, &it->loss.overwritten);
             it->loss.dropped = ch.dropped;
             it->entries = e;
             it->n = n;

@@ -38,6 +38,7 @@
 
 struct slot_seen {
     int active;               /* has been live: read its ring every pass */
+    int read_once;            /* its first read made a chunk (cap_read.c relies on it) */
     int known;                /* a THREAD record for (gen, ...) is written */
     uint32_t gen, state, name_id;
     int32_t tid;
@@ -147,15 +148,14 @@ static uint64_t str_record_size(size_t len) {
  * goes on from there next time. */
 static int walk_strings(rec_capture *c, char *err, size_t errlen) {
     rec_seg *s = c->seg;
-    uint64_t used = __atomic_load_n(&s->hdr->strings_used, __ATOMIC_ACQUIRE);
-    if (used > s->hcopy.strings_size) used = s->hcopy.strings_size;
+    uint64_t used = rec__seg_strings_used(s);
     int rc = REC_OK;
+    char text[REC_STR_MAXLEN + 1];
     while (c->str_pos < used && rc == REC_OK) {
-        const char *text;
-        size_t len;
-        if (c->str_pos / 8 > UINT32_MAX || !rec__seg_string_raw(s, (uint32_t)(c->str_pos / 8), &text, &len)) break;
-        rc = put_string(c, (uint32_t)(c->str_pos / 8), text, len, err, errlen);
-        c->str_pos += str_record_size(len);
+        long len = c->str_pos / 8 > UINT32_MAX ? -1 : rec__seg_string_copy(s, (uint32_t)(c->str_pos / 8), text);
+        if (len < 0) break;
+        rc = put_string(c, (uint32_t)(c->str_pos / 8), text, (size_t)len, err, errlen);
+        c->str_pos += str_record_size((size_t)len);
     }
     close_strings(c);
     return rc;
@@ -167,14 +167,13 @@ static int walk_strings(rec_capture *c, char *err, size_t errlen) {
  * inside some string's text is harmless: no entry names that id. */
 static int sweep_strings(rec_capture *c, char *err, size_t errlen) {
     rec_seg *s = c->seg;
-    uint64_t used = __atomic_load_n(&s->hdr->strings_used, __ATOMIC_ACQUIRE);
-    if (used > s->hcopy.strings_size) used = s->hcopy.strings_size;
+    uint64_t used = rec__seg_strings_used(s);
     int rc = REC_OK;
+    char text[REC_STR_MAXLEN + 1];
     for (uint64_t off = c->str_pos + 8; off < used && off / 8 <= UINT32_MAX && rc == REC_OK; off += 8) {
-        const char *text;
-        size_t len;
-        if (!rec__seg_string_raw(s, (uint32_t)(off / 8), &text, &len) || memchr(text, 0, len) || text[len]) continue;
-        rc = put_string(c, (uint32_t)(off / 8), text, len, err, errlen);
+        long len = rec__seg_string_copy(s, (uint32_t)(off / 8), text);
+        if (len < 0 || memchr(text, 0, (size_t)len) || text[len]) continue;
+        rc = put_string(c, (uint32_t)(off / 8), text, (size_t)len, err, errlen);
     }
     close_strings(c);
     return rc;
@@ -207,7 +206,7 @@ static int poll_threads(rec_capture *c, char *err, size_t errlen) {
         int rc = put_record(c, REC_CAP_REC_THREAD, &r, sizeof r, err, errlen);
         if (rc != REC_OK) return rc;
         c->st.thread_records++;
-        *k = (struct slot_seen){1, 1, t.gen, t.state, t.name_id, t.tid, t.exit_ticks};
+        *k = (struct slot_seen){1, k->read_once, 1, t.gen, t.state, t.name_id, t.tid, t.exit_ticks};
     }
     return REC_OK;
 }
@@ -224,8 +223,10 @@ static void account(rec_capture *c, size_t n, uint64_t conts, const struct rec_l
     c->st.chunks++;
     c->st.entries += n;
     c->st.events += n - conts;
+    c->st.history += loss->history;
     c->st.overwritten += loss->overwritten;
     c->st.dropped += loss->dropped;
+    c->st.bad += loss->bad;
     *moved += n;
 }
 
@@ -242,10 +243,14 @@ static int drain_raw(rec_capture *c, uint32_t slot, uint64_t budget, size_t *mov
         if (room > budget) room = (size_t)budget;
         struct rec_entry *out = (struct rec_entry *)(c->buf + c->len + hdr);
         uint64_t first = 0;
-        struct rec_loss loss = {0, 0};
+        struct rec_loss loss = {0};
         size_t n = room ? rec_seg_read(c->seg, slot, out, room, &first, &loss) : 0;
-        if (n == 0 && loss.overwritten == 0 && loss.dropped == 0) return REC_OK;
-        struct rec_cap_chunk ch = {slot, c->slots[slot].gen, first, loss.overwritten, loss.dropped};
+        if (n == 0 && loss.overwritten == 0 && loss.dropped == 0 && loss.history == 0 && c->slots[slot].read_once)
+            return REC_OK;
+        c->slots[slot].read_once = 1;
+        /* A slot's first chunk carries the history its ring no longer
+         * kept in `overwritten`; later chunks what we lost (cap_read.c). */
+        struct rec_cap_chunk ch = {slot, c->slots[slot].gen, first, loss.overwritten + loss.history, loss.dropped};
         memcpy(c->buf + c->len + sizeof(struct rec_cap_rec_header), &ch, sizeof ch);
         account(c, n, count_conts(out, n), &loss, moved);
         seal(c, c->len, REC_CAP_REC_CHUNK, sizeof ch + n * sizeof(struct rec_entry));
@@ -260,16 +265,19 @@ static int drain_packed(rec_capture *c, uint32_t slot, uint64_t budget, size_t *
     for (;;) {
         size_t room = budget < SCRATCH_ENTRIES ? (size_t)budget : SCRATCH_ENTRIES;
         uint64_t first = 0;
-        struct rec_loss loss = {0, 0};
+        struct rec_loss loss = {0};
         size_t n = room ? rec_seg_read(c->seg, slot, c->scratch, room, &first, &loss) : 0;
-        if (n == 0 && loss.overwritten == 0 && loss.dropped == 0) return REC_OK;
+        if (n == 0 && loss.overwritten == 0 && loss.dropped == 0 && loss.history == 0 && c->slots[slot].read_once)
+            return REC_OK;
+        c->slots[slot].read_once = 1;
         if (c->cap - c->len < hdr + n * REC_CAP_PACK_MAX + 8) {
             int rc = flush(c, err, errlen);
             if (rc != REC_OK) return rc;
         }
         uint64_t conts = 0;
         size_t bytes = rec_cap_pack(c->scratch, n, c->buf + c->len + hdr, &conts);
-        struct rec_cap_packed ph = {slot, c->slots[slot].gen, first, loss.overwritten, loss.dropped, (uint32_t)n, 0};
+        struct rec_cap_packed ph = {slot,        c->slots[slot].gen, first, loss.overwritten + loss.history,
+                                    loss.dropped, (uint32_t)n,          0};
         memcpy(c->buf + c->len + sizeof(struct rec_cap_rec_header), &ph, sizeof ph);
         account(c, n, conts, &loss, moved);
         seal(c, c->len, REC_CAP_REC_PACKED, sizeof ph + bytes);
@@ -294,6 +302,10 @@ int rec_capture_poll(rec_capture *c, size_t *moved, char *err, size_t errlen) {
         if (c->slots[i].active) rc = drain_slot(c, i, &m, err, errlen);
     if (rc == REC_OK) rc = walk_strings(c, err, errlen);
     if (rc == REC_OK) rc = flush(c, err, errlen);
+    /* What was read before a shrink is whole and stays in the file; the
+     * caller ends the capture there. */
+    if (rc == REC_OK && rec_seg_status(c->seg) != REC_OK)
+        rc = rec__fail(err, errlen, REC_ERR_TRUNCATED, "%s: segment truncated", c->seg->path);
     if (moved) *moved = m;
     return rc;
 }
@@ -399,8 +411,15 @@ static double refined_rate(rec_seg *s) {
 
 int rec_capture_finish(rec_capture *c, enum rec_capture_end reason, struct rec_capture_stats *final, char *err,
                        size_t errlen) {
-    int rc = REC_OK;
+    int rc = REC_OK, truncated = 0;
     if (!c->failed) rc = rec_capture_poll(c, NULL, err, errlen);
+    /* A segment that shrank ends the capture with what it had: the file
+     * is still closed properly, and says why it ended. */
+    if (rc == REC_ERR_TRUNCATED) {
+        truncated = 1;
+        rc = REC_OK;
+        reason = REC_CAPTURE_END_TRUNCATED;
+    }
     if (rc == REC_OK) rc = sweep_strings(c, err, errlen);
     if (rc == REC_OK) {
         struct rec_cap_end e;
@@ -408,7 +427,7 @@ int rec_capture_finish(rec_capture *c, enum rec_capture_end reason, struct rec_c
         e.reason = (uint32_t)reason;
         e.entries = c->st.entries;
         e.events = c->st.events;
-        e.overwritten = c->st.overwritten;
+        e.overwritten = c->st.overwritten + c->st.history;
         e.dropped = c->st.dropped;
         e.chunks = c->st.chunks;
         e.end_ticks = rec_now();
@@ -422,5 +441,7 @@ int rec_capture_finish(rec_capture *c, enum rec_capture_end reason, struct rec_c
     c->fd = -1;
     if (final) *final = c->st;
     free_capture(c);
+    if (rc == REC_OK && truncated)
+        rc = rec__fail(err, errlen, REC_ERR_TRUNCATED, "segment truncated: the capture ends with what was read");
     return rc;
 }

@@ -62,6 +62,8 @@ static void inspect_raw(struct rec_seg_entry *e) {
         if (h.magic == REC_SEG_MAGIC) {
             e->pid = h.pid;
             e->proc_start = h.proc_start;
+            e->launcher_pid = h.launcher_pid;
+            e->launcher_start = h.launcher_start;
             rec__copy_printable(e->process_name, sizeof e->process_name, h.process_name, sizeof h.process_name);
         }
     }
@@ -95,7 +97,10 @@ static void classify(struct rec_seg_entry *e) {
         snprintf(e->error, sizeof e->error, "not a regular file");
         return;
     }
-    if (st.st_uid != geteuid()) {
+    /* Another user's file is not opened, except by root, who is told
+     * whose it is (docs/security.md). */
+    e->foreign_owner = st.st_uid != geteuid();
+    if (e->foreign_owner && geteuid() != 0) {
         e->state = REC_SEGST_FOREIGN;
         e->status = REC_ERR_ACCESS;
         snprintf(e->error, sizeof e->error, "owned by uid %u", (unsigned)st.st_uid);
@@ -127,6 +132,8 @@ static void classify(struct rec_seg_entry *e) {
     rec_seg_get_info(s, &info);
     e->pid = info.pid;
     e->proc_start = s->hcopy.proc_start;
+    e->launcher_pid = info.launcher_pid;
+    e->launcher_start = info.launcher_start;
     memcpy(e->process_name, info.process_name, sizeof e->process_name);
     e->mode = info.mode;
     for (uint32_t i = 0; i < info.max_threads; i++) {

@@ -22,7 +22,7 @@
 
 int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb) {
     memset(c, 0, sizeof *c);
-    const char *env[6];
+    const char *env[8];
     int n = 0;
     if (!ring_kb && !getenv("RECORDER_RING_KB")) ring_kb = CAPTURE_CHILD_RING_KB;
     if (ring_kb) {
@@ -34,8 +34,10 @@ int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb
         env[n++] = cli_spawn_pid;
         c->remove_segments = 1;
     }
-    env[n] = NULL;
     desc_start(&c->d, "segments of the processes it starts may be left for `recorder gc`");
+    env[n++] = "RECORDER_LAUNCHER";   /* how we know its tree's segments (descendants.c) */
+    env[n++] = c->d.launcher;
+    env[n] = NULL;
     int rc = cli_spawn(cmd, env, &c->pid);
     if (rc != 0) {
         desc_end(&c->d);
@@ -53,14 +55,25 @@ int capture_child_wait(struct capture_child *c) {
     return cli_exit_status(c->d.child_status);
 }
 
-/* Opens target if it is the segment of pid. */
-static int open_if_pid(const char *target, unsigned flags, pid_t pid, rec_seg **seg) {
+/* Is s the segment of the process we started, and only that?  A regular
+ * file (rec_seg_open takes no other), owned by its user, naming its pid,
+ * and either its start time (read as soon as it started) or, if we missed
+ * that, our launcher tag: another user can make a file with any header,
+ * but not one owned by the program's user. */
+static int is_ours(const struct capture_child *c, rec_seg *s) {
+    struct rec_seg_info info;
+    rec_seg_get_info(s, &info);
+    if (info.pid != c->pid || info.owner_uid != (uint32_t)c->d.uid) return 0;
+    if (c->d.child_start) return info.proc_start == c->d.child_start;
+    return info.launcher_pid == c->d.self_pid && info.launcher_start == c->d.self_start;
+}
+
+/* Opens target if it is the segment of the process we started. */
+static int open_if_ours(const struct capture_child *c, const char *target, unsigned flags, rec_seg **seg) {
     char err[512];
     rec_seg *s = NULL;
     if (rec_seg_open(target, flags, &s, err, sizeof err) != REC_OK) return REC_ERR_NOTFOUND;
-    struct rec_seg_info info;
-    rec_seg_get_info(s, &info);
-    if (info.pid != pid) {
+    if (!is_ours(c, s)) {
         rec_seg_close(s);
         return REC_ERR_NOTFOUND;
     }
@@ -79,13 +92,13 @@ static int try_open(struct capture_child *c, unsigned flags, rec_seg **seg) {
         if (i == 0) snprintf(target, sizeof target, "%.63s", name);
         else snprintf(target, sizeof target, "%d", (int)c->pid);
         rec_seg *s = NULL;
-        if (open_if_pid(target, 0, c->pid, &s) != REC_OK) continue;
+        if (open_if_ours(c, target, 0, &s) != REC_OK) continue;
         if (!flags) {
             *seg = s;
             return REC_OK;
         }
         rec_seg_close(s);
-        if (open_if_pid(target, flags, c->pid, seg) == REC_OK) return REC_OK;
+        if (open_if_ours(c, target, flags, seg) == REC_OK) return REC_OK;
     }
     return REC_ERR_NOTFOUND;
 }

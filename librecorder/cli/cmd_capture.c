@@ -219,7 +219,7 @@ int cmd_capture(int argc, char **argv) {
         size_t moved = 0;
         rc = rec_capture_poll(cap, &moved, err, sizeof err);
         if (rc != REC_OK) {
-            reason = REC_CAPTURE_END_ERROR;
+            reason = rc == REC_ERR_TRUNCATED ? REC_CAPTURE_END_TRUNCATED : REC_CAPTURE_END_ERROR;
             break;
         }
         if (stop_signal) break;
@@ -270,6 +270,7 @@ int cmd_capture(int argc, char **argv) {
         rc = rc2;
         snprintf(err, sizeof err, "%s", err2);
     }
+    if (rc2 == REC_ERR_TRUNCATED) reason = REC_CAPTURE_END_TRUNCATED;
     rec_seg_close(seg);  /* the rings go back to flight mode */
     double secs = now_sec() - t0;
     int code = 0;
@@ -287,13 +288,16 @@ int cmd_capture(int argc, char **argv) {
     const char *why = reason == REC_CAPTURE_END_EXITED ? "program exited"
                       : reason == REC_CAPTURE_END_ERROR ? "write error"
                       : reason == REC_CAPTURE_END_DETACHED ? "detached"
+                      : reason == REC_CAPTURE_END_TRUNCATED ? "segment truncated"
                       : stop_signal ? strsignal(stop_signal) : "stopped";
     fprintf(stderr,
             "recorder: captured pid %d (%s) to %s: %llu events (%llu entries), %s in %.2f s, %s events/s; "
+            "not kept %llu entries (overwritten before the capture began); "
             "lost %llu entries: %llu dropped, %llu overwritten; ended: %s\n",
             info.pid, info.process_name, out, (unsigned long long)st.events, (unsigned long long)st.entries,
             cli_bytes(a, sizeof a, (double)st.bytes), secs, cli_count(b, sizeof b, secs > 0 ? (double)st.events / secs : 0),
-            (unsigned long long)(st.dropped + st.overwritten), (unsigned long long)st.dropped,
+            (unsigned long long)st.history, (unsigned long long)(st.dropped + st.overwritten),
+            (unsigned long long)st.dropped,
             (unsigned long long)st.overwritten, why);
     if (st.dropped)
         fprintf(stderr,

@@ -92,7 +92,7 @@ int cmd_run(int argc, char **argv) {
     char **cmd = argv + optind;
     struct descendants d;
     desc_start(&d, "only the program's own trace will be written");
-    static const char *const env[] = {"RECORDER_KEEP", "1", NULL};
+    const char *const env[] = {"RECORDER_KEEP", "1", "RECORDER_LAUNCHER", d.launcher, NULL};
     pid_t pid;
     int spawned = cli_spawn(cmd, env, &pid);
     if (spawned != 0) {

@@ -2,19 +2,24 @@
  * descendants.c -- which segments in /dev/shm belong to the command we
  * started or to a process it forked or ran.
  *
- * A segment is created by its live process, so at that moment
- * /proc/<pid> shows its parent chain, which must lead to us: we watch
- * /dev/shm with inotify and look at each new segment at once.  We are a
- * child subreaper, so an orphaned grandchild becomes our child (and a
- * zombie of ours until we reap it, which we do only after looking at new
- * segments).  A grandchild that lives and is reaped by its own parent
- * faster than we can read /proc is missed; its segment stays for
- * `recorder gc`.
+ * Every process of the tree inherits RECORDER_LAUNCHER=<our pid>:<our
+ * start time>, and its writer copies that into its segment's header.  We
+ * watch /dev/shm with inotify and read the header of each new segment: a
+ * writer links a segment under its name only once the header is written,
+ * so the tag is there however short the process's life.  Only a regular
+ * file owned by the command's user, with our tag, counts: another user
+ * can neither plant a segment in the tree nor forge one (docs/security.md).
+ *
+ * A process that cleared its environment carries no tag; for those the
+ * parent chain in /proc must lead to us while it lives (we are a child
+ * subreaper, so an orphaned grandchild becomes our zombie until we reap
+ * it, which we do only after looking at new segments).
  */
 #define _GNU_SOURCE
 #include "descendants.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -89,23 +94,27 @@ static void track(struct descendants *d, const char *name, int pid, uint64_t sta
     t->start = start;
 }
 
-/* Is the new segment `name` one of our descendants'?  A pid name is
- * checked at once; a custom name once its header is readable. */
+/* Is the new segment `name` one of our descendants'?  By its header:
+ * our launcher tag, or (untagged) a process whose parent chain leads to
+ * us.  A header not readable yet (an older writer still making it) is
+ * decided in resolve_pending(). */
 static void consider(struct descendants *d, const char *name) {
-    const char *rest = name + strlen(REC_SEG_PREFIX);
-    int digits = *rest != 0;
-    for (const char *c = rest; *c; c++) digits &= isdigit((unsigned char)*c) != 0;
     if (find(d, name)) return;
-    if (digits) {
-        int pid = atoi(rest);
-        uint64_t start = 0;
-        if (pid == d->child || is_descendant(d, pid, &start)) {
-            if (pid == d->child) is_descendant(d, pid, &start);
-            track(d, name, pid, start);
-        }
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, SHM_DIR "/%.255s", name);
+    struct rec_seg_entry e;
+    int rc = rec_seg_inspect(path, &e);
+    if (rc != REC_OK || e.pid <= 0) {
+        if (e.all_zero_header && e.uid == d->uid) track(d, name, 0, 0);
         return;
     }
-    track(d, name, 0, 0);  /* decided in resolve_pending() */
+    if (e.uid != d->uid) return;
+    if (e.launcher_pid == d->self_pid && e.launcher_start == d->self_start) {
+        track(d, name, e.pid, e.proc_start);
+        return;
+    }
+    uint64_t start = 0;
+    if (is_descendant(d, e.pid, &start) && start == e.proc_start) track(d, name, e.pid, e.proc_start);
 }
 
 static void resolve_pending(struct descendants *d) {
@@ -117,9 +126,10 @@ static void resolve_pending(struct descendants *d) {
         struct rec_seg_entry e;
         uint64_t start = 0;
         if (rec_seg_inspect(path, &e) == REC_OK && e.pid > 0) {
-            if (is_descendant(d, e.pid, &start) && start == e.proc_start) {
+            int tagged = e.launcher_pid == d->self_pid && e.launcher_start == d->self_start;
+            if (e.uid == d->uid && (tagged || (is_descendant(d, e.pid, &start) && start == e.proc_start))) {
                 t->pid = e.pid;
-                t->start = start;
+                t->start = e.proc_start;
             } else {
                 t->tries = -1;  /* not ours */
             }
@@ -147,6 +157,10 @@ static void read_events(struct descendants *d) {
 void desc_start(struct descendants *d, const char *lost_what) {
     memset(d, 0, sizeof *d);
     d->self_pid = (int)getpid();
+    int ppid;
+    proc_stat(d->self_pid, &ppid, &d->self_start);
+    snprintf(d->launcher, sizeof d->launcher, "%d:%llu", d->self_pid, (unsigned long long)d->self_start);
+    d->uid = geteuid();
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     d->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (d->ino >= 0 && inotify_add_watch(d->ino, SHM_DIR, IN_CREATE) < 0) {
@@ -156,13 +170,41 @@ void desc_start(struct descendants *d, const char *lost_what) {
     if (d->ino < 0) cli_warn("cannot watch " SHM_DIR " (%s): %s", strerror(errno), lost_what);
 }
 
+/* The effective uid in /proc/<pid>/status ("Uid: real effective ..."):
+ * its files are created as that user. */
+static int proc_euid(int pid, uid_t *uid) {
+    char p[64], buf[4096];
+    snprintf(p, sizeof p, "/proc/%d/status", pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    buf[n] = 0;
+    const char *u = strstr(buf, "\nUid:");
+    unsigned long real, eff;
+    if (!u || sscanf(u + 5, "%lu %lu", &real, &eff) != 2) return -1;
+    *uid = (uid_t)eff;
+    return 0;
+}
+
 void desc_child(struct descendants *d, pid_t child) {
     d->child = child;
     uint64_t start = 0;
     is_descendant(d, (int)child, &start);
+    d->child_start = start;
+    uid_t u;
+    if (proc_euid((int)child, &u) == 0) d->uid = u;
     char own[64];
     snprintf(own, sizeof own, REC_SEG_PREFIX "%d", (int)child);
     track(d, own, (int)child, start);
+    /* Anything already there (it may have been quick): */
+    DIR *dir = opendir(SHM_DIR);
+    if (!dir) return;
+    struct dirent *de;
+    while ((de = readdir(dir)) != NULL)
+        if (!strncmp(de->d_name, REC_SEG_PREFIX, strlen(REC_SEG_PREFIX))) consider(d, de->d_name);
+    closedir(dir);
 }
 
 int desc_poll(struct descendants *d, int timeout_ms) {

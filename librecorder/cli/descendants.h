@@ -22,7 +22,11 @@ struct desc_seg {
 struct descendants {
     int ino;                  /* inotify on /dev/shm, or -1 */
     int self_pid;
+    uint64_t self_start;      /* with self_pid: the RECORDER_LAUNCHER the tree carries */
+    char launcher[48];        /* "PID:START", for the command's environment */
+    uid_t uid;                /* whose segments count: the command's effective uid */
     pid_t child;
+    uint64_t child_start;     /* its start time, read right after it started (0 if missed) */
     int child_done, child_status;   /* the child has exited: its wait status */
     struct desc_seg *segs;
     int n;
@@ -32,7 +36,9 @@ struct descendants {
  * /dev/shm.  If /dev/shm cannot be watched, warns with lost_what (what
  * the user loses) and goes on with the command's own segment only. */
 void desc_start(struct descendants *d, const char *lost_what);
-/* After starting it: its own segment is recorder.<pid>. */
+/* After starting it (with RECORDER_LAUNCHER=d->launcher in its
+ * environment): its own segment is recorder.<pid>, or the name it fell
+ * back to; segments are recognized by their headers. */
 void desc_child(struct descendants *d, pid_t child);
 /* Looks at new segments for up to timeout_ms, then reaps exited
  * processes (after looking: a zombie still shows its parent chain).

@@ -158,7 +158,7 @@ int main(int argc, char **argv) {
     tu_start(m, 0, 0, 1, 1);
     TU_B(m, 0, 100, "main");
     TU_B(m, 0, 200, "step");
-    struct rec_loss loss = {40, 2};
+    struct rec_loss loss = {40, 2, 0, 0};
     struct rec_event after[3] = {tu_ev(REC_EV_END, 900, "zzz"), tu_ev(REC_EV_END, 950, "step"),
                                  tu_ev(REC_EV_END, 1000, "main")};
     rec_model_feed(m, 0, after, 3, &loss);
@@ -196,7 +196,7 @@ int main(int argc, char **argv) {
             e.flow_id = (r >> 4) % 8;
             e.value = (double)(r % 1000) / 7;
             e.msg_len = (unsigned)snprintf(e.msg, sizeof e.msg, "m%u\"\\", r % 100);
-            struct rec_loss loss = {(r >> 20) % 97 == 0 ? 5 : 0, 0};
+            struct rec_loss loss = {(r >> 20) % 97 == 0 ? 5 : 0, 0, 0, 0};
             rec_model_feed(m, slot, &e, 1, &loss);
         }
         char name[32];

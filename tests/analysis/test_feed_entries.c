@@ -156,7 +156,7 @@ static void run(int keep_log, int announce, int cut_events) {
         if (n > n_ent[slot] - pos[slot]) n = n_ent[slot] - pos[slot];
         if (!cut_events)   /* whole events only, as rec_seg_read returns them */
             while (pos[slot] + n < n_ent[slot] && REC_EV_TYPE(ent[slot][pos[slot] + n].w1) == REC_EV_CONT) n++;
-        struct rec_loss loss = {0, 0};
+        struct rec_loss loss = {0};
         if (rnd(8) == 0) {
             loss.overwritten = rnd(3) ? rnd(500) : 0;
             loss.dropped = rnd(2) ? rnd(500) : 0;

@@ -211,7 +211,7 @@ static void test_loss(void) {
     tu_start(m, 0, 0, 5, 1);
     TU_B(m, 0, 100, "main");
     TU_B(m, 0, 200, "step");
-    struct rec_loss loss = {40, 2};
+    struct rec_loss loss = {40, 2, 0, 0};
     struct rec_event e[2] = {tu_ev(REC_EV_END, 900, "step"), tu_ev(REC_EV_END, 1000, "main")};
     rec_model_feed(m, 0, e, 2, &loss);
     const struct rec_model_thread *th;

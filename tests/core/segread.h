@@ -32,13 +32,15 @@ static inline int evlist_drain(rec_seg *s, uint32_t slot, struct evlist *l) {
     int rc = 0;
     for (;;) {
         uint64_t first;
-        struct rec_loss loss = {0, 0};
+        struct rec_loss loss = {0, 0, 0, 0};
         uint64_t before = rec_seg_cursor(s, slot);
         size_t got = rec_seg_read(s, slot, buf, CAP, &first, &loss);
-        l->overwritten += loss.overwritten;
+        /* Not kept (history) and lost both count here: these tests
+         * check that every entry is read or counted, once. */
+        l->overwritten += loss.overwritten + loss.history;
         l->dropped += loss.dropped;
         if (got == 0) break;
-        if (first != before + loss.overwritten) rc = -1;
+        if (first != before + loss.overwritten + loss.history) rc = -1;
         if (l->n + got > l->cap) {
             l->cap = (l->n + got) * 2;
             l->ev = (struct rec_event *)realloc(l->ev, l->cap * sizeof *l->ev);

@@ -23,7 +23,7 @@ static size_t my_events(struct rec_event *ev, size_t cap) {
     for (int i = 0; i < n; i++) {
         if (th[i].tid != (int)gettid()) continue;
         uint64_t first;
-        struct rec_loss loss = {0, 0};
+        struct rec_loss loss = {0};
         size_t got = rec_seg_read(seg, th[i].slot, buf, 4096, &first, &loss);
         CHECK_EQ_U(loss.overwritten, 0);
         size_t used;
@@ -175,7 +175,7 @@ int main(void) {
         REQUIRE(me >= 0);
         struct rec_entry buf[16];
         uint64_t first;
-        struct rec_loss loss = {0, 0};
+        struct rec_loss loss = {0};
         size_t got = rec_seg_read(seg, (uint32_t)me, buf, 16, &first, &loss);
         CHECK_EQ_U(got, 5);
         size_t used = 0;

@@ -103,7 +103,7 @@ static int child_strings(void) {
     struct rec_entry buf[256];
     struct rec_event ev[256];
     uint64_t first, bad = 0, full = 0, named = 0;
-    struct rec_loss loss = {0, 0};
+    struct rec_loss loss = {0};
     size_t got, used;
     rec_seg_set_cursor(s, t.slot, t.head > 256 ? t.head - 256 : 0);
     while (!rc && (got = rec_seg_read(s, t.slot, buf, 256, &first, &loss)) > 0) {

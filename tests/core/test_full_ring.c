@@ -122,9 +122,9 @@ static int consumer_check(const char *pid) {
         for (uint32_t i = 0; i < n; i++) {
             for (;;) {
                 uint64_t first;
-                struct rec_loss loss = {0, 0};
+                struct rec_loss loss = {0};
                 size_t got = rec_seg_read(s, i, buf, 4096, &first, &loss);
-                a[i].over += loss.overwritten;
+                a[i].over += loss.overwritten + loss.history;
                 a[i].drop += loss.dropped;
                 if (!got) break;
                 size_t used = 0;
@@ -220,6 +220,28 @@ int main(int argc, char **argv) {
     CHECK_EQ_U(check_indexed(l.ev, l.n, &ticks), 0);
     CHECK(l.n > 0 && l.ev[l.n - 1].index == emitted - 2);  /* the newest one */
     CHECK_EQ_U(l.dropped, 0);
+
+    /* 1b. The words for loss (docs/format.md, "Loss"): what the ring had
+     * overwritten when a reader first looks is history it did not keep;
+     * what the writer overwrites after that is lost by that reader. */
+    {
+        rec_seg *fresh;
+        REQUIRE(rec_seg_open(rec_segment_path(), 0, &fresh, err, sizeof err) == REC_OK);
+        struct rec_entry buf[512];
+        struct rec_loss loss = {0};
+        uint64_t first, head = slot_info(me).head;
+        size_t got = rec_seg_read(fresh, (uint32_t)me, buf, 512, &first, &loss);
+        CHECK_EQ_U(loss.history + got, head);   /* the first look: history only */
+        CHECK_EQ_U(loss.overwritten, 0);
+        for (int i = 0; i < 1000; i++) emitted += emit_indexed();
+        struct rec_loss later = {0};
+        uint64_t before = rec_seg_cursor(fresh, (uint32_t)me);
+        got = rec_seg_read(fresh, (uint32_t)me, buf, 512, &first, &later);
+        CHECK_EQ_U(later.history, 0);           /* then: lost while reading */
+        CHECK(later.overwritten > 0);
+        CHECK_EQ_U(before + later.overwritten, first);
+        rec_seg_close(fresh);
+    }
 
     /* 2. A stream consumer that never reads, then dies. */
     struct child c = start_consumer(argv[0], "idle");

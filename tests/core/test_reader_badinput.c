@@ -144,7 +144,7 @@ static uint64_t read_hostile(const char *path) {
         /* Whatever the slot says, the ring is read (at most two laps). */
         for (int calls = 0; calls < 64; calls++) {
             uint64_t first;
-            struct rec_loss loss = {0, 0};
+            struct rec_loss loss = {0};
             size_t got = rec_seg_read(s, slot, buf, 512, &first, &loss);
             CHECK(got <= 512);
             if (!got) break;

@@ -39,7 +39,7 @@ int own_events(const char *thread_name, char *out, size_t cap) {
         static struct rec_entry buf[1 << 16];
         static struct rec_event ev[1 << 16];
         uint64_t first;
-        struct rec_loss loss = {0, 0};
+        struct rec_loss loss = {0};
         size_t got = rec_seg_read(s, th[i].slot, buf, 1 << 16, &first, &loss);
         size_t used;
         uint64_t bad = 0;

@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
         int first_ev = 1;
         for (;;) {
             uint64_t first;
-            struct rec_loss loss = {0, 0};
+            struct rec_loss loss = {0};
             size_t got = rec_seg_read(s, th[i].slot, buf, cap, &first, &loss);
             lost += loss.overwritten + loss.dropped;
             if (!got) break;

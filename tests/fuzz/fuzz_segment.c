@@ -33,7 +33,7 @@ static void read_all(rec_seg *s) {
     (void)rec_seg_ticks_to_ns(s, info.ticks0 + 12345);
     int n = rec_seg_threads(s, th, 64);
     for (int i = 0; i < n; i++) {
-        struct rec_loss loss = {0, 0};
+        struct rec_loss loss = {0};
         /* Bounded: a hostile head may claim 2^64 entries. */
         for (int round = 0; round < 8; round++) {
             uint64_t first = 0;

@@ -1,0 +1,152 @@
+/*
+ * segment_find.c -- which file is a process's segment, and opening files
+ * in /dev/shm without trusting them.
+ *
+ * /dev/shm is writable by every local user.  Anything there may be a
+ * FIFO (open() would block forever), a symlink to a file of root's, a
+ * file of another user's made to look like a segment, or a segment whose
+ * name says one pid and whose header says another.  So a reader:
+ *   - opens with O_NONBLOCK | O_NOFOLLOW and looks (fstat) before using;
+ *   - accepts only regular files, owned by itself (root may read anyone's,
+ *     and is told whose);
+ *   - finds a pid's segment by the header's pid and process start time,
+ *     not by the name alone: a writer that found its name taken falls back
+ *     to recorder.<pid>.<suffix> (docs/format.md, "Where segments live").
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static const char *kind_of(mode_t m) {
+    if (S_ISFIFO(m)) return "a FIFO";
+    if (S_ISSOCK(m)) return "a socket";
+    if (S_ISCHR(m)) return "a character device";
+    if (S_ISBLK(m)) return "a block device";
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISLNK(m)) return "a symbolic link";
+    return "not a regular file";
+}
+
+int rec__open_regular(const char *path, int rdwr, struct stat *st, char *err, size_t errlen) {
+    /* Look before opening: opening a device can have effects of its own. */
+    if (lstat(path, st) == 0 && !S_ISREG(st->st_mode))
+        return -rec__fail(err, errlen, REC_ERR_FORMAT, "%s: %s, not a segment: skipped", path, kind_of(st->st_mode));
+    int fd = open(path, (rdwr ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ELOOP) {
+            /* O_NOFOLLOW on a symlink; say what it is, never where it points. */
+            return -rec__fail(err, errlen, REC_ERR_FORMAT, "%s: a symbolic link (not followed)", path);
+        }
+        if (e == ENOENT) return -rec__fail(err, errlen, REC_ERR_NOTFOUND, "%s: no such file", path);
+        return -rec__fail(err, errlen, e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO, "%s: %s", path,
+                          strerror(e));
+    }
+    if (fstat(fd, st) != 0) {
+        int e = errno;
+        close(fd);
+        return -rec__fail(err, errlen, REC_ERR_IO, "%s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st->st_mode)) {
+        close(fd);
+        return -rec__fail(err, errlen, REC_ERR_FORMAT, "%s: %s, not a segment: skipped", path, kind_of(st->st_mode));
+    }
+    uid_t me = geteuid();
+    if (st->st_uid != me && me != 0) {
+        close(fd);
+        return -rec__fail(err, errlen, REC_ERR_ACCESS, "%s: owned by uid %u, not by you (uid %u): refused", path,
+                          (unsigned)st->st_uid, (unsigned)me);
+    }
+    /* Back to blocking: a regular file never blocks, and later reads must
+     * not see EAGAIN from a flag meant for open. */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+int rec__open_user_file(const char *path, struct stat *st, char *err, size_t errlen) {
+    /* A user's own symlink to a file is fine to read through; a FIFO or a
+     * device is never opened (it could block, or do something). */
+    if (stat(path, st) != 0) {
+        int e = errno;
+        return -rec__fail(err, errlen,
+                          e == ENOENT ? REC_ERR_NOTFOUND : e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO,
+                          "%s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st->st_mode))
+        return -rec__fail(err, errlen, REC_ERR_FORMAT, "%s: %s, not a recorder file", path, kind_of(st->st_mode));
+    struct stat st2;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        int e = errno;
+        return -rec__fail(err, errlen, e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO, "%s: %s", path,
+                          strerror(e));
+    }
+    if (fstat(fd, &st2) != 0 || !S_ISREG(st2.st_mode) || st2.st_ino != st->st_ino || st2.st_dev != st->st_dev) {
+        close(fd);
+        return -rec__fail(err, errlen, REC_ERR_FORMAT, "%s: replaced while being opened", path);
+    }
+    *st = st2;
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+/* A candidate's header, read with pread (never mapped: the file may be
+ * anything).  Returns 1 if it is a published segment of pid. */
+static int header_of(const char *path, int pid, struct rec_header *h) {
+    struct stat st;
+    int fd = rec__open_regular(path, 0, &st, NULL, 0);
+    if (fd < 0) return 0;
+    ssize_t n = pread(fd, h, sizeof *h, 0);
+    close(fd);
+    return n == (ssize_t)sizeof *h && h->magic == REC_SEG_MAGIC && h->pid == pid;
+}
+
+int rec__find_pid_segment(int pid, char *path, size_t cap) {
+    char plain[96];
+    snprintf(plain, sizeof plain, "/dev/shm/" REC_SEG_PREFIX "%d", pid);
+    snprintf(path, cap, "%s", plain);
+    uint64_t start = rec__proc_start_of(pid);
+    int running = start != 0 && start != UINT64_MAX;
+    struct rec_header h;
+    /* The usual case: the plain name is this very process's. */
+    if (header_of(plain, pid, &h) && (!running || h.proc_start == start)) return 0;
+    int found = 0;
+    uint64_t best_start = 0;
+    int best_exact = 0;
+    char prefix[64];
+    int plen = snprintf(prefix, sizeof prefix, REC_SEG_PREFIX "%d.", pid);
+    DIR *d = opendir("/dev/shm");
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL) {
+            if (strncmp(de->d_name, prefix, (size_t)plen) != 0 || !de->d_name[plen]) continue;
+            char cand[512];
+            snprintf(cand, sizeof cand, "/dev/shm/%.255s", de->d_name);
+            if (!header_of(cand, pid, &h)) continue;
+            int exact = running && h.proc_start == start;
+            /* The running process's own segment first; else the newest
+             * process that had this pid. */
+            if (!found || (exact && !best_exact) || (exact == best_exact && h.proc_start > best_start)) {
+                snprintf(path, cap, "%s", cand);
+                best_start = h.proc_start;
+                best_exact = exact;
+                found = 1;
+            }
+        }
+        closedir(d);
+    }
+    if (found && (best_exact || !header_of(plain, pid, &h) || h.proc_start < best_start)) return 0;
+    snprintf(path, cap, "%s", plain);
+    struct stat lst;
+    return found || lstat(plain, &lst) == 0 ? 0 : -1;
+}
