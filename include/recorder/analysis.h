@@ -89,13 +89,16 @@ struct rec_model_thread {
     char name[64];
     unsigned state;           /* REC_SLOT_LIVE / REC_SLOT_EXITED */
     uint64_t events;          /* decoded, ever */
-    uint64_t overwritten, dropped, bad;   /* lost entries, by cause */
+    uint64_t overwritten, dropped, bad;   /* lost entries, by cause (reader.h, struct rec_loss) */
+    uint64_t history;         /* not kept: older than the ring when first read (not lost) */
+    double gap_ns;            /* time with no data: from the last event before each loss to the next */
     double first_ns, last_ns; /* first and last event seen */
     int depth;                /* open scopes now (known part of the stack) */
     uint32_t stack[REC_MAX_DEPTH];        /* name ids, outermost first */
     double stack_ns[REC_MAX_DEPTH];       /* their begin times */
     double busy_ns;           /* time inside top-level scopes, ever */
-    double util[60];          /* busy fraction per second, util[59] newest */
+    double util[60];          /* busy fraction per second, util[59] newest: of the
+                                 part of the second the data covers (not the gaps) */
     double events_per_sec;    /* over the last full second */
     /* Added by the analysis layer (docs/analysis.md, "unmatched ends"): */
     uint64_t unmatched;       /* ends whose begin was never seen (REC_SLICE_NO_BEGIN slices) */
@@ -116,7 +119,27 @@ struct rec_stat {
     double total_ns, self_ns; /* completed slices in the window */
     double min_ns, avg_ns, max_ns;
     double p50_ns, p95_ns, p99_ns;  /* log histogram, within 3% */
+    /* Time inside the scope (total) and in its own code (self) per second
+     * of the time the decoded data covers, summed over threads: TOTAL% and
+     * SELF% / 100.  Without loss, total_ns / span.  With loss, each
+     * thread's part is divided by the time its data covers (the window
+     * minus its gaps), so a figure is not understated by the share lost;
+     * see rec_model_window_cover for whether the window is partial. */
+    double total_frac, self_frac;
 };
+
+/* What a window's statistics are computed from (docs/analysis.md,
+ * "Partial data"). */
+struct rec_window_cover {
+    double span_ns;           /* the window (rec_model_window_span) */
+    uint64_t decoded;         /* events decoded in it */
+    uint64_t lost;            /* entries lost in it: overwritten, dropped or bad */
+    double gap_ns;            /* time its threads' data does not cover, summed over threads */
+    double decoded_frac;      /* decoded / (decoded + lost); 1 when nothing was lost */
+    int partial;              /* lost > 0: every statistic of the window is partial */
+};
+/* For one thread (tid) or all (-1); 0, or -1 for an unknown tid. */
+int rec_model_window_cover(rec_model *m, enum rec_window w, int tid, struct rec_window_cover *out);
 /* Per-name statistics of completed slices in the window, for one thread
  * (tid) or all (tid = -1); sorted by total_ns, descending.  Returns the
  * number written (at most cap); *n_total gets the number available. */
@@ -154,6 +177,8 @@ enum rec_item_kind {
 #define REC_SLICE_NO_BEGIN 2u    /* its begin was lost: starts at the first event seen */
 #define REC_SLICE_NO_END 4u      /* its end was never seen: closed where an enclosing scope ended */
 #define REC_SLICE_GAP 8u         /* entries were lost while it was open: begin and end may not pair */
+#define REC_LOSS_NOT_KEPT 16u    /* a REC_ITEM_LOSS of history: value entries the ring no
+                                    longer held when first read (not lost by the reader) */
 
 struct rec_item {
     unsigned kind;

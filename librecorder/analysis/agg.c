@@ -26,6 +26,7 @@ void agg_init(struct agg *a) {
 void agg_free(struct agg *a) {
     u64map_free(&a->acc_idx);
     u64map_free(&a->cells);
+    u64map_free(&a->cov);
     free(a->accs);
     agg_init(a);
 }
@@ -33,6 +34,7 @@ void agg_free(struct agg *a) {
 void agg_reset(struct agg *a, int64_t id) {
     u64map_clear(&a->acc_idx);
     u64map_clear(&a->cells);
+    u64map_clear(&a->cov);
     a->n_acc = 0;
     a->id = id;
 }
@@ -87,9 +89,7 @@ void agg_add(struct agg *a, uint16_t series, uint32_t node, uint32_t name, unsig
     }
 }
 
-/* The bucket of a ring for period id, cleared if it held an older period;
- * NULL if it already moved on to a newer one (id is too old). */
-static struct agg *ring_bucket(struct ring *w, int64_t id) {
+struct agg *agg_ring_bucket(struct ring *w, int64_t id) {
     struct agg *a = &w->b[((id % WIN_BUCKETS) + WIN_BUCKETS) % WIN_BUCKETS];
     if (a->id == id) return a;
     if (a->id != INT64_MIN && a->id > id) return NULL;
@@ -103,7 +103,7 @@ void stats_fold(rec_model *m, struct trec *r) {
     if (!r->n_touched && !r->pcells.n) return;
     /* 100 ms bucket id -> the 1 s window's bucket and the 10 s window's */
     int64_t id = r->pend_id, sec = (int64_t)floor((double)id / 10.0);
-    struct agg *t[3] = {&m->all, ring_bucket(&m->w1, id), ring_bucket(&m->w10, sec)};
+    struct agg *t[3] = {&m->all, agg_ring_bucket(&m->w1, id), agg_ring_bucket(&m->w10, sec)};
     uint64_t series = (uint64_t)r->series << 32;
     for (int k = 0; k < 3; k++) {
         if (!t[k]) continue;
@@ -169,7 +169,7 @@ void stats_slice(rec_model *m, struct trec *r, uint32_t node, uint32_t name, dou
     }
     if (!pend_room(r, node)) {
         int64_t id = r->pend_id, sec = (int64_t)floor((double)id / 10.0);
-        struct agg *t[3] = {&m->all, ring_bucket(&m->w1, id), ring_bucket(&m->w10, sec)};
+        struct agg *t[3] = {&m->all, agg_ring_bucket(&m->w1, id), agg_ring_bucket(&m->w10, sec)};
         for (int k = 0; k < 3; k++)
             if (t[k]) agg_add(t[k], r->series, node, name, hist_bin(dur), dur, self);
         return;

@@ -305,6 +305,15 @@ static void ev_flow(struct jctx *c, const struct litem *it, int64_t t) {
 static void ev_loss(struct jctx *c, const struct litem *it, int64_t t) {
     char *p = ev_start(c, "{\"ph\":\"i\",\"s\":\"t\",", 18, it->rec, 128);
     p = fmt_us(p, t - c->v.t0);
+    if (it->flags & REC_LOSS_NOT_KEPT) {   /* history: older than the ring when first read */
+        const char hist[] = ",\"name\":\"recorder: older entries not kept\",\"args\":{\"not_kept\":";
+        memcpy(p, hist, sizeof hist - 1);
+        p = fmt_u64(p + sizeof hist - 1, it->u);
+        *p++ = '}';
+        *p++ = '}';
+        c->ob.p = p;
+        return;
+    }
     const char mid[] = ",\"name\":\"recorder: entries lost\",\"args\":{\"overwritten\":";
     memcpy(p, mid, sizeof mid - 1);
     p = fmt_u64(p + sizeof mid - 1, it->u);
@@ -429,8 +438,9 @@ static void num_field(struct outbuf *o, const char *key, uint64_t v, int comma) 
 static void write_other(struct jctx *c, double last_sec) {
     rec_model *m = c->m;
     struct outbuf *o = &c->ob;
-    uint64_t over = 0, drop = 0, bad = 0, unmatched = 0;
+    uint64_t over = 0, drop = 0, bad = 0, unmatched = 0, hist = 0;
     for (size_t i = 0; i < m->n_recs; i++) {
+        hist += m->recs[i].history;
         over += m->recs[i].overwritten;
         drop += m->recs[i].dropped;
         bad += m->recs[i].bad;
@@ -446,6 +456,7 @@ static void write_other(struct jctx *c, double last_sec) {
     memcpy(p, ",\"last_sec\":", 12);
     c->ob.p = fmt_double(p + 12, last_sec > 0 ? last_sec : 0);
     num_field(o, "events_written", c->events, 1);
+    num_field(o, "entries_not_kept", hist, 1);
     num_field(o, "entries_overwritten", over, 1);
     num_field(o, "entries_dropped", drop, 1);
     num_field(o, "entries_bad", bad, 1);
@@ -466,6 +477,7 @@ static void write_other(struct jctx *c, double last_sec) {
         OB_LIT(o, ",\"name\":");
         ob_json_str(o, r->name, strnlen(r->name, sizeof r->name));
         num_field(o, "events", r->events, 1);
+        num_field(o, "not_kept", r->history, 1);
         num_field(o, "overwritten", r->overwritten, 1);
         num_field(o, "dropped", r->dropped, 1);
         num_field(o, "bad", r->bad, 1);

@@ -150,6 +150,8 @@ int model_record(rec_model *m, uint32_t slot, uint32_t gen) {
     r->sec_i = 60;
     r->pend_lo = r->sec_lo = INFINITY;
     r->pend_hi = r->sec_hi = -INFINITY;
+    r->ev_lo = INFINITY;
+    r->ev_hi = -INFINITY;
     *v = m->n_recs;
     return (int)m->n_recs++;
 }
@@ -269,7 +271,7 @@ struct slot_state *model_slot(rec_model *m, uint32_t slot) {
         if (!p) return NULL;
         for (size_t i = m->n_slots; i < n; i++) {
             p[i].cur = p[i].latest = -1;
-            p[i].pend_over = p[i].pend_drop = 0;
+            p[i].pend_over = p[i].pend_drop = p[i].pend_hist = 0;
         }
         m->slots = p;
         m->n_slots = n;
@@ -330,6 +332,8 @@ static void fill_thread(const rec_model *m, const struct trec *r, struct rec_mod
     o->overwritten = r->overwritten;
     o->dropped = r->dropped;
     o->bad = r->bad;
+    o->history = r->history;
+    o->gap_ns = r->gap_ns;
     o->first_ns = r->first_ns;
     o->last_ns = r->last_ns;
     o->depth = r->depth;
@@ -348,10 +352,13 @@ static void fill_thread(const rec_model *m, const struct trec *r, struct rec_mod
         int64_t sec = now_sec - 59 + i;
         const struct sec_slot *ss = &r->secs[((sec % 60) + 60) % 60];
         double busy = ss->sec == sec ? ss->busy_ns : 0;
+        double gap = ss->sec == sec ? ss->gap_ns : 0;
         double s0 = (double)sec * 1e9, s1 = s0 + 1e9;
         double lo = open_b > s0 ? open_b : s0, hi = now < s1 ? now : s1;
         if (hi > lo) busy += hi - lo;
-        double span = i == 59 ? now - s0 : 1e9;
+        /* Of the part of the second the data covers: a thread busy all
+         * the time we saw it is 100% busy, not 26% of a second. */
+        double span = (i == 59 ? now - s0 : 1e9) - gap;
         double u = span > 0 ? busy / span : 0;
         o->util[i] = u < 0 ? 0 : u > 1 ? 1 : u;
     }

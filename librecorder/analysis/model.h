@@ -61,6 +61,7 @@ struct agg {
     struct acc *accs;
     size_t n_acc, cap_acc;
     struct u64map cells;      /* series << 32 | name << 11 | bin -> count */
+    struct u64map cov;        /* series << 2 | kind -> events, lost entries, gap ns (cover.c) */
 };
 
 struct ring {
@@ -82,6 +83,7 @@ struct frame {
 struct sec_slot {
     int64_t sec;              /* which second this holds */
     double busy_ns;
+    double gap_ns;            /* time lost to gaps (no data) in this second */
     uint64_t events;
 };
 
@@ -93,6 +95,8 @@ struct trec {
     unsigned state;
     uint16_t series;
     uint64_t events, overwritten, dropped, bad;
+    uint64_t history;         /* not kept: older than the ring when first read */
+    double gap_ns;            /* time between a loss's last and next event, summed */
     uint64_t unmatched;       /* ends whose begin was never seen */
     uint64_t too_deep;        /* scopes nested past REC_MAX_DEPTH (not tracked) */
     int seen;                 /* any event yet */
@@ -109,7 +113,13 @@ struct trec {
     double busy_until;        /* end of the last top-level interval counted */
     struct sec_slot secs[61]; /* a ring of 60 seconds, and a scratch slot */
     uint64_t pend_over, pend_drop; /* loss not yet placed in the log */
-    int pend_loss;            /* either is set */
+    uint64_t pend_hist;       /* history not kept, not yet placed */
+    int pend_loss;            /* any is set */
+    double loss_from;         /* the last event before the pending loss (gap start) */
+    /* Events of the current 100 ms, counted into the tables when it ends
+     * (cover.c). */
+    double ev_lo, ev_hi;
+    uint64_t ev_n;
     /* Statistics of the current 100 ms bucket (by slice end), kept here in
      * a dense array and a small map, and folded into the tables (agg.c)
      * when the bucket closes or a query comes: one update per slice on
@@ -130,7 +140,7 @@ struct trec {
 struct slot_state {
     int32_t cur;              /* record that receives this slot's events, -1 none */
     int32_t latest;           /* newest generation announced by rec_model_thread, -1 none */
-    uint64_t pend_over, pend_drop; /* loss read with no event to attribute it to yet */
+    uint64_t pend_over, pend_drop, pend_hist; /* loss read with no event to attribute it to yet */
 };
 
 /* ---- the event log --------------------------------------------------- */
@@ -257,6 +267,9 @@ struct slot_state *model_slot(rec_model *m, uint32_t slot);  /* NULL if out of r
 
 /* model_feed.c */
 void model_switch(rec_model *m, struct slot_state *s, int rec);
+/* A thread's slot for second sec, cleared if it held an older one; NULL
+ * if sec is older than the ring. */
+struct sec_slot *model_sec_at(struct trec *r, int64_t sec);
 
 static inline uint32_t model_node_of(rec_model *m, uint32_t parent, uint32_t id) {
     uint64_t key = (uint64_t)parent << 32 | id;
@@ -270,6 +283,9 @@ static inline uint32_t model_node_of(rec_model *m, uint32_t parent, uint32_t id)
 
 /* agg.c */
 void agg_init(struct agg *a);
+/* The bucket of a ring for period id, cleared if it held an older period;
+ * NULL if it already moved on to a newer one (id is too old). */
+struct agg *agg_ring_bucket(struct ring *w, int64_t id);
 void agg_free(struct agg *a);
 void agg_reset(struct agg *a, int64_t id);
 void stats_cell_slow(struct trec *r, uint32_t name, double dur);
@@ -313,6 +329,17 @@ size_t stats_window(rec_model *m, enum rec_window w, struct agg **out);
  * tables' acc keys are nodes, or names if keys_are_names. */
 size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int keys_are_names, double span_ns,
                    struct rec_stat *out, size_t cap, size_t *n_total);
+
+/* cover.c: events, loss and gaps per window (see there) */
+void cover_events_flush(rec_model *m, struct trec *r);
+void cover_events_roll(rec_model *m, struct trec *r, double ts);
+void cover_lost(rec_model *m, struct trec *r, double ts, uint64_t entries);
+void cover_gap(rec_model *m, struct trec *r, double lo, double hi);
+void cover_fold_all(rec_model *m);
+/* The time a series' data covers in a window of span_ns. */
+double cover_series_ns(struct agg **aggs, size_t na, int series, double span_ns);
+/* The series of a tid (-1: all, series 0), or -1 if none. */
+int model_series_of(rec_model *m, int tid);
 
 /* event_log.c */
 void elog_init(struct elog *l, size_t max);

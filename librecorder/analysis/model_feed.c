@@ -31,12 +31,13 @@
 
 /* ---- per-second rings (utilization, event rate) ------------------------- */
 
-static struct sec_slot *sec_at(struct trec *r, int64_t sec) {
+struct sec_slot *model_sec_at(struct trec *r, int64_t sec) {
     struct sec_slot *ss = &r->secs[((sec % 60) + 60) % 60];
     if (ss->sec != sec) {
         if (ss->sec != INT64_MIN && ss->sec > sec) return NULL;   /* older than the ring */
         ss->sec = sec;
         ss->busy_ns = 0;
+        ss->gap_ns = 0;
         ss->events = 0;
     }
     return ss;
@@ -60,7 +61,7 @@ static void add_busy(struct trec *r, double b, double e, double *until) {
     for (int64_t sec = (int64_t)floor(b / 1e9); sec <= last; sec++) {
         double s0 = (double)sec * 1e9, s1 = s0 + 1e9;
         double x = (b > s0 ? b : s0), y = (e < s1 ? e : s1);
-        struct sec_slot *ss = y > x ? sec_at(r, sec) : NULL;
+        struct sec_slot *ss = y > x ? model_sec_at(r, sec) : NULL;
         if (ss) ss->busy_ns += y - x;
     }
 }
@@ -116,13 +117,22 @@ static int pick_record(rec_model *m, struct slot_state *s, uint32_t slot, const 
     return s->cur;
 }
 
-static void mark_gap(struct trec *r, uint64_t over, uint64_t drop) {
-    r->overwritten += over;
-    r->dropped += drop;
-    r->pend_over += over;
-    r->pend_drop += drop;
+/* Entries lost (or history not kept) before the thread's next event.
+ * A loss is a gap in what we know: open scopes are marked, and the gap
+ * runs from the last event seen to the next (place_loss).  History comes
+ * before anything was seen: nothing is open, and it is no gap. */
+static void mark_gap(struct trec *r, uint64_t over, uint64_t drop, uint64_t hist) {
+    r->history += hist;
+    r->pend_hist += hist;
+    if (over || drop) {
+        if (!r->pend_over && !r->pend_drop) r->loss_from = r->seen ? r->last_ns : NAN;
+        r->overwritten += over;
+        r->dropped += drop;
+        r->pend_over += over;
+        r->pend_drop += drop;
+        for (int i = 0; i < r->depth; i++) r->stack[i].gap = 1;
+    }
     r->pend_loss = 1;
-    for (int i = 0; i < r->depth; i++) r->stack[i].gap = 1;
 }
 
 /* ---- slices ------------------------------------------------------------- */
@@ -237,7 +247,7 @@ static void first_event(rec_model *m, struct trec *r, double ts) {
 
 static void new_second(struct trec *r, double ts) {
     int64_t sec = (int64_t)floor(ts / 1e9);
-    struct sec_slot *ss = sec_at(r, sec);
+    struct sec_slot *ss = model_sec_at(r, sec);
     r->sec_i = ss ? (int)(ss - r->secs) : 60;      /* 60: a scratch slot */
     r->sec_lo = (double)sec * 1e9;
     r->sec_hi = r->sec_lo + 1e9;
@@ -245,10 +255,20 @@ static void new_second(struct trec *r, double ts) {
 
 /* What follows a loss is the start of the known history again. */
 static void place_loss(rec_model *m, struct trec *r, int rec, double ts) {
-    uint64_t d = r->pend_drop > UINT32_MAX ? UINT32_MAX : r->pend_drop;
-    struct litem it = {model_round_ns(ts), model_round_ns(ts), r->pend_over, (uint32_t)d, (uint16_t)rec, REC_ITEM_LOSS, 0};
-    elog_add(&m->log, &it, NULL, 0);
-    r->pend_over = r->pend_drop = 0;
+    int64_t t = model_round_ns(ts);
+    if (r->pend_hist) {
+        struct litem it = {t, t, r->pend_hist, 0, (uint16_t)rec, REC_ITEM_LOSS, REC_LOSS_NOT_KEPT};
+        elog_add(&m->log, &it, NULL, 0);
+    }
+    if (r->pend_over || r->pend_drop) {
+        uint64_t d = r->pend_drop > UINT32_MAX ? UINT32_MAX : r->pend_drop;
+        struct litem it = {t, t, r->pend_over, (uint32_t)d, (uint16_t)rec, REC_ITEM_LOSS, 0};
+        elog_add(&m->log, &it, NULL, 0);
+        cover_lost(m, r, ts, r->pend_over + r->pend_drop);
+        /* From the last event we saw to this one, we know nothing. */
+        if (!isnan(r->loss_from)) cover_gap(m, r, r->loss_from, ts);
+    }
+    r->pend_over = r->pend_drop = r->pend_hist = 0;
     r->pend_loss = 0;
     r->epoch_ns = ts;
 }
@@ -264,6 +284,8 @@ static inline double event_time(rec_model *m, struct trec *r, int rec, uint64_t 
     r->events++;
     if (!(ts >= r->sec_lo && ts < r->sec_hi)) new_second(r, ts);
     r->secs[r->sec_i].events++;
+    if (!(ts >= r->ev_lo && ts < r->ev_hi)) cover_events_roll(m, r, ts);
+    r->ev_n++;
     if (r->pend_loss) place_loss(m, r, rec, ts);
     return ts;
 }
@@ -305,7 +327,7 @@ static inline void process(rec_model *m, struct trec *r, int rec, const struct r
 
 /* One event of a slot; the pending loss goes to the record it lands in. */
 static void feed_one(rec_model *m, struct slot_state *s, uint32_t slot, const struct rec_event *e, uint64_t *over,
-                     uint64_t *drop) {
+                     uint64_t *drop, uint64_t *hist) {
     int idx = s->cur;
     if (e->type == REC_EV_THREAD_START || idx < 0 || (s->latest != idx && s->latest >= 0))
         idx = pick_record(m, s, slot, e);
@@ -314,24 +336,27 @@ static void feed_one(rec_model *m, struct slot_state *s, uint32_t slot, const st
         m->untracked_events++;
         return;
     }
-    if (*over || *drop) {   /* the loss came before this call's first event */
-        mark_gap(r, *over, *drop);
-        *over = *drop = 0;
+    if (*over || *drop || *hist) {   /* the loss came before this call's first event */
+        mark_gap(r, *over, *drop, *hist);
+        *over = *drop = *hist = 0;
     }
     process(m, r, idx, e);
 }
 
 /* The slot's loss so far; *over and *drop are placed at its next event. */
-static void take_loss(struct slot_state *s, const struct rec_loss *loss, uint64_t *over, uint64_t *drop) {
+static void take_loss(struct slot_state *s, const struct rec_loss *loss, uint64_t *over, uint64_t *drop,
+                      uint64_t *hist) {
     *over = s->pend_over + (loss ? loss->overwritten : 0);
     *drop = s->pend_drop + (loss ? loss->dropped : 0);
-    s->pend_over = s->pend_drop = 0;
+    *hist = s->pend_hist + (loss ? loss->history : 0);
+    s->pend_over = s->pend_drop = s->pend_hist = 0;
 }
 
 /* Loss with no event to place it at yet: the slot's next event will be. */
-static void keep_loss(struct slot_state *s, uint64_t over, uint64_t drop) {
+static void keep_loss(struct slot_state *s, uint64_t over, uint64_t drop, uint64_t hist) {
     s->pend_over += over;
     s->pend_drop += drop;
+    s->pend_hist += hist;
 }
 
 void rec_model_feed(rec_model *m, uint32_t slot, const struct rec_event *ev, size_t n,
@@ -342,10 +367,11 @@ void rec_model_feed(rec_model *m, uint32_t slot, const struct rec_event *ev, siz
         return;
     }
     model_invalidate(m);
-    uint64_t over, drop;
-    take_loss(s, loss, &over, &drop);
-    for (size_t i = 0; i < n; i++) feed_one(m, s, slot, &ev[i], &over, &drop);
-    keep_loss(s, over, drop);
+    uint64_t over, drop, hist;
+    take_loss(s, loss, &over, &drop, &hist);
+    for (size_t i = 0; i < n; i++) feed_one(m, s, slot, &ev[i], &over, &drop, &hist);
+    keep_loss(s, over, drop, hist);
+    if (loss && loss->bad) rec_model_add_bad(m, slot, loss->bad);
 }
 
 /* rec_decode and rec_model_feed in one pass.  Begins and ends of the
@@ -370,8 +396,8 @@ size_t rec_model_feed_entries(rec_model *m, uint32_t slot, const struct rec_entr
         return events;
     }
     model_invalidate(m);
-    uint64_t over, drop;
-    take_loss(s, loss, &over, &drop);
+    uint64_t over, drop, hist;
+    take_loss(s, loss, &over, &drop, &hist);
     while (i < n) {
         const struct rec_entry *e = &in[i];
         unsigned type = REC_EV_TYPE(e->w1);
@@ -379,9 +405,9 @@ size_t rec_model_feed_entries(rec_model *m, uint32_t slot, const struct rec_entr
         struct trec *r;
         if ((type == REC_EV_BEGIN || type == REC_EV_END) && idx >= 0 && (s->latest == idx || s->latest < 0) &&
             (r = model_rec(m, idx)) != NULL) {
-            if (over || drop) {
-                mark_gap(r, over, drop);
-                over = drop = 0;
+            if (over || drop || hist) {
+                mark_gap(r, over, drop, hist);
+                over = drop = hist = 0;
             }
             double ts = event_time(m, r, idx, e->w0);
             if (type == REC_EV_BEGIN) on_begin(m, r, idx, REC_EV_ID(e->w1), ts);
@@ -395,18 +421,24 @@ size_t rec_model_feed_entries(rec_model *m, uint32_t slot, const struct rec_entr
         size_t k = rec_decode(e, n - i, first + i, &ev, 1, &used, &bad);
         if (bad) rec_model_add_bad(m, slot, bad);   /* to the thread they came from */
         if (k) {
-            feed_one(m, s, slot, &ev, &over, &drop);
+            feed_one(m, s, slot, &ev, &over, &drop, &hist);
             events++;
         }
         i += used ? used : 1;
     }
-    keep_loss(s, over, drop);
+    keep_loss(s, over, drop, hist);
+    if (loss && loss->bad) rec_model_add_bad(m, slot, loss->bad);
     return events;
 }
 
 void rec_model_add_bad(rec_model *m, uint32_t slot, uint64_t n) {
     struct slot_state *s = model_slot(m, slot);
     struct trec *r = s ? model_rec(m, s->cur >= 0 ? s->cur : s->latest) : NULL;
-    if (r) r->bad += n;
-    else m->untracked_events += n;
+    if (r) {
+        r->bad += n;
+        /* Bad entries are lost events too: the window is partial. */
+        cover_lost(m, r, r->seen ? r->last_ns : rec_model_now(m), n);
+    } else {
+        m->untracked_events += n;
+    }
 }

@@ -56,7 +56,7 @@ size_t rec_model_poll_seg(rec_model *m, rec_seg *s) {
         rec_model_thread(m, t);
         uint64_t budget = 2 * info.ring_entries + POLL_ENTRIES;
         for (;;) {
-            struct rec_loss loss = {0, 0};
+            struct rec_loss loss = {0};
             uint64_t first;
             size_t got = rec_seg_read(s, t->slot, m->ent_buf, POLL_ENTRIES, &first, &loss);
             total += rec_model_feed_entries(m, t->slot, m->ent_buf, got, first, &loss);

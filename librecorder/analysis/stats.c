@@ -54,8 +54,7 @@ static void percentiles(const struct cellv *c, size_t n, struct rec_stat *s) {
     }
 }
 
-/* The series of a tid, or -1 if no statistics were kept for it. */
-static int series_of(rec_model *m, int tid) {
+int model_series_of(rec_model *m, int tid) {
     if (tid == -1) return 0;
     uint64_t *v = u64map_get(&m->series_idx, (uint64_t)(uint32_t)tid);
     return v ? (int)*v : -1;
@@ -74,15 +73,38 @@ size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int k
         return 0;
     }
 
+    /* Shares (rec_stat.total_frac): a thread's time over the time its
+     * data covers (cover.c); all threads (series 0) add up their threads'
+     * shares.  covered caches each series' figure as double bits. */
+    struct u64map covered = {0};
+    int thread_shares = 0;
     for (size_t i = 0; i < na; i++) {
         const struct agg *a = aggs[i];
         for (size_t j = 0; j < a->acc_idx.cap; j++) {
             uint64_t key = a->acc_idx.keys[j];
-            if (key == U64MAP_EMPTY || (int)(key >> 32) != series || a->acc_idx.vals[j] == UINT64_MAX) continue;
+            if (key == U64MAP_EMPTY || a->acc_idx.vals[j] == UINT64_MAX) continue;
+            int ks = (int)(key >> 32);
+            int share = series ? ks == series : ks != 0;
+            if (ks != series && !share) continue;
             uint32_t name = keys_are_names ? (uint32_t)key : m->node_name[(uint32_t)key];
             if (name >= nn) continue;
             const struct acc *c = &a->accs[a->acc_idx.vals[j]];
             struct rec_stat *s = &st[name];
+            if (share) {
+                int isnew;
+                uint64_t *cv = u64map_put(&covered, (uint64_t)ks, &isnew);
+                double cov = span_ns;
+                if (cv && isnew) {
+                    cov = cover_series_ns(aggs, na, ks, span_ns);
+                    memcpy(cv, &cov, sizeof cov);
+                } else if (cv) {
+                    memcpy(&cov, cv, sizeof cov);
+                }
+                s->total_frac += cov > 0 ? c->total / cov : 0;
+                s->self_frac += cov > 0 ? c->self / cov : 0;
+                thread_shares = 1;
+            }
+            if (ks != series) continue;
             if (s->calls == 0 || c->min < s->min_ns) s->min_ns = c->min;
             if (s->calls == 0 || c->max > s->max_ns) s->max_ns = c->max;
             s->calls += c->calls;
@@ -101,6 +123,7 @@ size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int k
         }
     }
     qsort(cells, nc, sizeof *cells, cmp_cell);
+    u64map_free(&covered);
 
     double span = span_ns / 1e9;
     size_t n = 0, ci = 0;
@@ -112,6 +135,10 @@ size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int k
         s.name_id = m->names[name].id;
         s.name = model_name_text(m, name);
         s.avg_ns = s.total_ns / (double)s.calls;
+        if (!thread_shares) {   /* tables without per-thread sums */
+            s.total_frac = span_ns > 0 ? s.total_ns / span_ns : 0;
+            s.self_frac = span_ns > 0 ? s.self_ns / span_ns : 0;
+        }
         s.calls_per_sec = span > 0 ? (double)s.calls / span : 0;
         percentiles(cells + c0, ci - c0, &s);
         st[n++] = s;
@@ -128,7 +155,7 @@ size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int k
 size_t rec_model_stats(rec_model *m, enum rec_window w, int tid, struct rec_stat *out, size_t cap,
                        size_t *n_total) {
     if (n_total) *n_total = 0;
-    int series = series_of(m, tid);
+    int series = model_series_of(m, tid);
     if (series < 0) return 0;
     stats_fold_all(m);
     struct agg *aggs[WIN_BUCKETS];

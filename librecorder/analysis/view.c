@@ -218,7 +218,11 @@ static void fill_item(const struct view *v, const struct litem *it, int64_t b, i
         break;
     case REC_ITEM_LOSS:
         o->value = (double)it->u + (double)it->name_id;
-        snprintf(o->msg, sizeof o->msg, "%llu overwritten, %u dropped", (unsigned long long)it->u, it->name_id);
+        o->flags = it->flags;
+        if (it->flags & REC_LOSS_NOT_KEPT)
+            snprintf(o->msg, sizeof o->msg, "%llu older entries not kept", (unsigned long long)it->u);
+        else
+            snprintf(o->msg, sizeof o->msg, "%llu overwritten, %u dropped", (unsigned long long)it->u, it->name_id);
         break;
     }
 }
