@@ -12,9 +12,14 @@
  *    only once unchanged for --stale-minutes (default 10) and, if the header
  *    names a pid, when that process is gone;
  *  - anything else (another format version, a stranger's file) is kept.
+ *  - a writer's private name (.recorder-new.<pid>.<random>, a segment
+ *    being built before it is linked under its name: docs/format.md) is
+ *    removed once its process is gone, or once unchanged for M minutes.
  * Just before unlinking, the file is looked up again and must still be the
  * same inode, so a segment created meanwhile under the same name survives.
  */
+#include <dirent.h>
+#include <signal.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -59,6 +64,53 @@ static const char *verdict(const struct rec_seg_entry *e, double stale_sec, char
     }
     default: return NULL;
     }
+}
+
+#define PRIVATE_PREFIX ".recorder-new."
+
+/* Removes (or lists) one file if it is still the one judged: a regular
+ * file, same inode.  Returns 1 if it counted as removed. */
+static int remove_judged(const char *path, const struct stat *judged, int dry, int *status) {
+    struct stat now;
+    if (lstat(path, &now) != 0 || !S_ISREG(now.st_mode) || now.st_ino != judged->st_ino ||
+        now.st_dev != judged->st_dev)
+        return 0;
+    if (!dry && unlink(path) != 0) {
+        int en = errno;
+        if (en != ENOENT)
+            *status = cli_error(en == EACCES || en == EPERM ? REC_ERR_ACCESS : REC_ERR_IO, "cannot remove %s: %s",
+                                path, strerror(en));
+        return 0;
+    }
+    return 1;
+}
+
+/* Private names of writers that died between building a segment and
+ * linking it under its name. */
+static void gc_private(const char *dir, double stale_sec, int dry, size_t *removed, uint64_t *freed, int *status) {
+    DIR *d = opendir(dir ? dir : "/dev/shm");
+    if (!d) return;
+    struct dirent *de;
+    const size_t plen = strlen(PRIVATE_PREFIX);
+    while ((de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, PRIVATE_PREFIX, plen) != 0) continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%.255s", dir ? dir : "/dev/shm", de->d_name);
+        struct stat st;
+        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) continue;
+        long pid = strtol(de->d_name + plen, NULL, 10);
+        int gone = pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH);
+        double age = difftime(time(NULL), st.st_mtime);
+        if (!gone && age < stale_sec) continue;
+        if (!remove_judged(path, &st, dry, status)) continue;
+        char mem[32];
+        printf("%s %s (pid %ld, %s, %s)\n", dry ? "would remove" : "removed", path, pid,
+               gone ? "never published, process gone" : "never published, unchanged",
+               cli_bytes(mem, sizeof mem, (double)st.st_blocks * 512));
+        (*removed)++;
+        *freed += (uint64_t)st.st_blocks * 512u;
+    }
+    closedir(d);
 }
 
 int cmd_gc(int argc, char **argv) {
@@ -119,6 +171,7 @@ int cmd_gc(int argc, char **argv) {
         removed++;
         freed += e->mem_bytes;
     }
+    gc_private(dir, stale_min * 60, dry, &removed, &freed, &status);
     char mem[32];
     if (removed)
         printf("%s %zu segment%s, %s\n", dry ? "would remove" : "removed", removed, removed == 1 ? "" : "s",
