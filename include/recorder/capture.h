@@ -161,7 +161,7 @@ struct rec_seg_entry {
     uint64_t proc_start;
     char process_name[64];
     unsigned mode;            /* REC_MODE_* */
-    uint32_t threads_live, threads_exited;
+    uint32_t threads_live, threads_exited;   /* live: 0 once the process is gone (dead, pid-reused) */
     uint64_t entries;         /* entries ever written, all threads */
     uint64_t dropped;         /* entries dropped in stream mode */
     uint64_t lost_history;    /* entries overwritten (flight mode keeps the last ring) */
