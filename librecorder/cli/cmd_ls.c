@@ -1,5 +1,8 @@
 /*
  * cmd_ls.c -- `recorder ls`: the segments on this machine.
+ *
+ * File names in /dev/shm, process names and error texts are anyone's to
+ * choose: the table prints them escaped (cli_safe), --json as JSON.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -69,7 +72,8 @@ static void print_row(const struct rec_seg_entry *e, int lng) {
     char a[32], b[32], c[32], d[32], f[32];
     char pid[16] = "-";
     if (e->pid > 0) snprintf(pid, sizeof pid, "%d", e->pid);
-    const char *proc = e->process_name[0] ? e->process_name : "-";
+    char proc[sizeof e->process_name * 4];
+    cli_safe(proc, sizeof proc, e->process_name[0] ? e->process_name : "-");
     if (is_segment(e)) {
         char th[32];
         snprintf(th, sizeof th, "%u/%u", e->threads_live, e->threads_live + e->threads_exited);
@@ -77,14 +81,17 @@ static void print_row(const struct rec_seg_entry *e, int lng) {
                cli_count(a, sizeof a, (double)e->entries), cli_count(b, sizeof b, (double)e->dropped),
                cli_bytes(c, sizeof c, (double)e->mem_bytes));
         if (lng)
-            printf("  %-6s %10s %10s %s", e->mode == REC_MODE_STREAM ? "stream" : "flight",
-                   cli_count(d, sizeof d, (double)e->lost_history), cli_bytes(f, sizeof f, (double)e->file_size),
-                   e->path);
-        else printf("  %s", e->name);
+            printf("  %-6s %10s %10s ", e->mode == REC_MODE_STREAM ? "stream" : "flight",
+                   cli_count(d, sizeof d, (double)e->lost_history), cli_bytes(f, sizeof f, (double)e->file_size));
+        else printf("  ");
+        cli_fputs_safe(lng ? e->path : e->name, stdout);
     } else {
         printf("%-8s %-16.16s %-11s %-8s %10s %8s %10s", pid, proc, rec_seg_state_str(e->state), "-", "-", "-",
                cli_bytes(c, sizeof c, (double)e->mem_bytes));
-        printf("  %s: %s", lng ? e->path : e->name, e->error);
+        printf("  ");
+        cli_fputs_safe(lng ? e->path : e->name, stdout);
+        printf(": ");
+        cli_fputs_safe(e->error, stdout);
     }
     putchar('\n');
 }
@@ -120,7 +127,11 @@ int cmd_ls(int argc, char **argv) {
         if (json) print_json(&v[i]);
         else print_row(&v[i], lng);
     }
-    if (!json && n == 0) printf("(no segments in %s)\n", dir ? dir : "/dev/shm");
+    if (!json && n == 0) {
+        printf("(no segments in ");
+        cli_fputs_safe(dir ? dir : "/dev/shm", stdout);
+        printf(")\n");
+    }
     free(v);
     return REC_OK;
 }

@@ -1,5 +1,9 @@
 /*
  * util.c -- messages, number parsing and formatting, output files.
+ *
+ * Messages are escaped as a whole on their way to stderr (safetext.c):
+ * whatever they quote (a path, a process or thread name, an argument)
+ * cannot reach the terminal as a control sequence.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,12 +17,21 @@
 
 #include "cli.h"
 
+/* One line on stderr: prefix, the message escaped, suffix. */
+static void message(const char *prefix, const char *fmt, va_list ap, const char *suffix) {
+    char *msg = NULL;
+    fputs(prefix, stderr);
+    if (vasprintf(&msg, fmt, ap) >= 0) cli_fputs_safe(msg, stderr);
+    else fputs("(out of memory)", stderr);
+    free(msg);
+    fputs(suffix, stderr);
+    fputc('\n', stderr);
+}
+
 int cli_error(int status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fputs("recorder: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    message("recorder: ", fmt, ap, "");
     va_end(ap);
     return status;
 }
@@ -26,18 +39,17 @@ int cli_error(int status, const char *fmt, ...) {
 void cli_warn(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fputs("recorder: warning: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    message("recorder: warning: ", fmt, ap, "");
     va_end(ap);
 }
 
 int cli_usage(const char *cmd, const char *fmt, ...) {
+    char prefix[64], suffix[64];
+    snprintf(prefix, sizeof prefix, "recorder %s: ", cmd);
+    snprintf(suffix, sizeof suffix, " (see recorder %s --help)", cmd);
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "recorder %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see recorder %s --help)\n", cmd);
+    message(prefix, fmt, ap, suffix);
     va_end(ap);
     return REC_ERR_USAGE;
 }

@@ -45,8 +45,10 @@ def env_without_keep(extra=None):
 
 
 def rec(*args, env=None, preexec_fn=None, stdout=None):
-    """Run recorder in WORK; returns (code, stdout bytes, stderr bytes)."""
-    p = subprocess.run([RECORDER, *map(str, args)], stdout=stdout or subprocess.PIPE, stderr=subprocess.PIPE,
+    """Run recorder in WORK (arguments: str, or bytes for any byte); returns
+    (code, stdout bytes, stderr bytes)."""
+    args = [a if isinstance(a, bytes) else str(a) for a in args]
+    p = subprocess.run([RECORDER, *args], stdout=stdout or subprocess.PIPE, stderr=subprocess.PIPE,
                        env=env or env_without_keep(), timeout=TIMEOUT, cwd=WORK, preexec_fn=preexec_fn)
     return p.returncode, p.stdout or b"", p.stderr
 
