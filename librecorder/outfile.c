@@ -80,9 +80,10 @@ static int open_direct(struct rec_out *o, const char *name, const struct stat *s
     return REC_OK;
 }
 
-/* A socket can only be written by name if it is our own stdout or stderr
- * (/dev/stdout when stdout is a socket). */
-static int open_socket(struct rec_out *o, const struct stat *st, char *err, size_t errlen) {
+/* Our own stdout or stderr by name (/dev/stdout when stdout is a socket,
+ * which cannot be opened by name, or a file the shell opened for us):
+ * written through a copy of that descriptor. */
+static int open_own_fd(struct rec_out *o, const struct stat *st, char *err, size_t errlen) {
     int own = own_fd_like(st);
     if (own < 0)
         return rec__fail(err, errlen, REC_ERR_ACCESS, "%s: is a socket: only one's own stdout or stderr is written",
@@ -92,29 +93,6 @@ static int open_socket(struct rec_out *o, const struct stat *st, char *err, size
     o->fd = fd;
     o->direct = 1;
     return REC_OK;
-}
-
-/* The final component is a symbolic link: follow it only if it is ours or
- * root's and leads to a device, a FIFO or our own stdout/stderr. */
-static int open_link(struct rec_out *o, const struct stat *dir, const struct stat *link, char *err, size_t errlen) {
-    if (shared_sticky(dir))
-        return rec__fail(err, errlen, REC_ERR_ACCESS,
-                         "%s: is a symbolic link in a sticky directory others can write (like /tmp): not followed "
-                         "(as fs.protected_symlinks)",
-                         o->path);
-    if (link->st_uid != geteuid() && link->st_uid != 0)
-        return rec__fail(err, errlen, REC_ERR_ACCESS, "%s: is a symbolic link owned by uid %u: not followed",
-                         o->path, (unsigned)link->st_uid);
-    struct stat t;
-    if (fstatat(o->dirfd, o->base, &t, 0) != 0)
-        return rec__fail(err, errlen, REC_ERR_ACCESS, "%s: is a symbolic link to nothing (%s): not followed",
-                         o->path, strerror(errno));
-    if (is_dev_like(t.st_mode)) return open_direct(o, o->base, &t, 1, err, errlen);
-    if (S_ISSOCK(t.st_mode)) return open_socket(o, &t, err, errlen);
-    return rec__fail(err, errlen, REC_ERR_ACCESS,
-                     "%s: is a symbolic link%s: recorder neither writes through it nor replaces it; give the "
-                     "real path",
-                     o->path, S_ISREG(t.st_mode) ? " to a file" : S_ISDIR(t.st_mode) ? " to a directory" : "");
 }
 
 /* An unpredictable name for the temporary file, hidden, short enough. */
@@ -175,32 +153,83 @@ static int open_dir(struct rec_out *o, const char *path, char *err, size_t errle
     return REC_OK;
 }
 
-static int open_path(struct rec_out *o, const char *path, char *err, size_t errlen) {
+/* How a path that passed the rule is written. */
+enum how { HOW_TEMP, HOW_DIRECT, HOW_DIRECT_FOLLOW, HOW_OWN_FD };
+
+/* The final component is a symbolic link (link): follow it only if it is
+ * ours or root's and leads to a device, a FIFO or our own stdout/stderr
+ * (/dev/stdout, whatever it is); *t gets what it leads to. */
+static int judge_link(struct rec_out *o, const struct stat *dir, const struct stat *link, struct stat *t,
+                      enum how *how, char *err, size_t errlen) {
+    if (shared_sticky(dir))
+        return rec__fail(err, errlen, REC_ERR_ACCESS,
+                         "%s: is a symbolic link in a sticky directory others can write (like /tmp): not followed "
+                         "(as fs.protected_symlinks)",
+                         o->path);
+    if (link->st_uid != geteuid() && link->st_uid != 0)
+        return rec__fail(err, errlen, REC_ERR_ACCESS, "%s: is a symbolic link owned by uid %u: not followed",
+                         o->path, (unsigned)link->st_uid);
+    if (fstatat(o->dirfd, o->base, t, 0) != 0)
+        return rec__fail(err, errlen, REC_ERR_ACCESS, "%s: is a symbolic link to nothing (%s): not followed",
+                         o->path, strerror(errno));
+    if (is_dev_like(t->st_mode)) *how = HOW_DIRECT_FOLLOW;
+    else if (S_ISSOCK(t->st_mode) || own_fd_like(t) >= 0) *how = HOW_OWN_FD;
+    else
+        return rec__fail(err, errlen, REC_ERR_ACCESS,
+                         "%s: is a symbolic link%s: recorder neither writes through it nor replaces it; give the "
+                         "real path",
+                         o->path, S_ISREG(t->st_mode) ? " to a file" : S_ISDIR(t->st_mode) ? " to a directory" : "");
+    return REC_OK;
+}
+
+/* The rule, applied to o->path without writing anything: *how to write
+ * it, and *st what it is now (if it exists).  Leaves o->dirfd open. */
+static int judge(struct rec_out *o, enum how *how, struct stat *st, char *err, size_t errlen) {
+    const char *path = o->path;
     int rc = open_dir(o, path, err, errlen);
     if (rc != REC_OK) return rc;
-    struct stat d, st;
+    struct stat d;
     if (fstat(o->dirfd, &d) != 0) return rec__fail(err, errlen, REC_ERR_IO, "%s: %s", path, strerror(errno));
-    if (fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    *how = HOW_TEMP;
+    if (fstatat(o->dirfd, o->base, st, AT_SYMLINK_NOFOLLOW) != 0) {
         int e = errno;
-        if (e == ENOENT) return open_temp(o, err, errlen);
+        if (e == ENOENT) return REC_OK;
         return rec__fail(err, errlen, errno_status(e), "%s: %s", path, strerror(e));
     }
-    if (S_ISLNK(st.st_mode)) return open_link(o, &d, &st, err, errlen);
-    if (S_ISDIR(st.st_mode)) return rec__fail(err, errlen, REC_ERR_IO, "%s: is a directory", path);
-    if (S_ISBLK(st.st_mode))
+    if (S_ISLNK(st->st_mode)) {
+        struct stat link = *st;
+        return judge_link(o, &d, &link, st, how, err, errlen);
+    }
+    if (S_ISDIR(st->st_mode)) return rec__fail(err, errlen, REC_ERR_IO, "%s: is a directory", path);
+    if (S_ISBLK(st->st_mode))
         return rec__fail(err, errlen, REC_ERR_ACCESS, "%s: is a block device: recorder does not write to one", path);
-    if (shared_sticky(&d) && st.st_uid != geteuid() && st.st_uid != d.st_uid)
+    if (shared_sticky(&d) && st->st_uid != geteuid() && st->st_uid != d.st_uid)
         return rec__fail(err, errlen, REC_ERR_ACCESS,
                          "%s: belongs to uid %u, in a sticky directory others can write (like /tmp): not replaced "
                          "or written (as fs.protected_regular)",
-                         path, (unsigned)st.st_uid);
-    if (is_dev_like(st.st_mode)) return open_direct(o, o->base, &st, 0, err, errlen);
-    if (S_ISSOCK(st.st_mode)) return open_socket(o, &st, err, errlen);
-    if (!S_ISREG(st.st_mode)) return rec__fail(err, errlen, REC_ERR_ACCESS, "%s: not a regular file", path);
+                         path, (unsigned)st->st_uid);
+    if (is_dev_like(st->st_mode)) *how = HOW_DIRECT;
+    else if (S_ISSOCK(st->st_mode)) *how = HOW_OWN_FD;
+    else if (!S_ISREG(st->st_mode)) return rec__fail(err, errlen, REC_ERR_ACCESS, "%s: not a regular file", path);
+    return REC_OK;
+}
+
+static int open_path(struct rec_out *o, char *err, size_t errlen) {
+    enum how how;
+    struct stat st;
+    int rc = judge(o, &how, &st, err, errlen);
+    if (rc != REC_OK) return rc;
+    switch (how) {
+    case HOW_DIRECT: return open_direct(o, o->base, &st, 0, err, errlen);
+    case HOW_DIRECT_FOLLOW: return open_direct(o, o->base, &st, 1, err, errlen);
+    case HOW_OWN_FD: return open_own_fd(o, &st, err, errlen);
+    case HOW_TEMP: break;
+    }
     return open_temp(o, err, errlen);
 }
 
-int rec_out_open(struct rec_out *o, const char *path, char *err, size_t errlen) {
+/* Fills o->path; "-" is stdout. */
+static int start(struct rec_out *o, const char *path, char *err, size_t errlen) {
     memset(o, 0, sizeof *o);
     o->fd = -1;
     o->dirfd = -1;
@@ -210,9 +239,33 @@ int rec_out_open(struct rec_out *o, const char *path, char *err, size_t errlen) 
     if (!strcmp(path, "-")) {
         o->fd = 1;
         o->direct = o->is_stdout = 1;
-        return REC_OK;
     }
-    int rc = open_path(o, path, err, errlen);
+    return REC_OK;
+}
+
+int rec_out_check(const char *path, char *err, size_t errlen) {
+    struct rec_out o;
+    int rc = start(&o, path, err, errlen);
+    if (rc != REC_OK || o.is_stdout) return rc;
+    enum how how;
+    struct stat st;
+    rc = judge(&o, &how, &st, err, errlen);
+    if (rc == REC_OK && how == HOW_TEMP && faccessat(o.dirfd, ".", W_OK | X_OK, AT_EACCESS) != 0) {
+        int e = errno;
+        rc = rec__fail(err, errlen, errno_status(e), "%s: cannot create a file in its directory: %s", o.path,
+                       strerror(e));
+    }
+    if (rc == REC_OK && how == HOW_OWN_FD && own_fd_like(&st) < 0)
+        rc = rec__fail(err, errlen, REC_ERR_ACCESS, "%s: is a socket: only one's own stdout or stderr is written",
+                       o.path);
+    rec_out_abort(&o);
+    return rc;
+}
+
+int rec_out_open(struct rec_out *o, const char *path, char *err, size_t errlen) {
+    int rc = start(o, path, err, errlen);
+    if (rc != REC_OK || o->is_stdout) return rc;
+    rc = open_path(o, err, errlen);
     if (rc != REC_OK) rec_out_abort(o);
     return rc;
 }

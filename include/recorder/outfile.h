@@ -17,9 +17,9 @@
  *    directory's owner, is refused, as fs.protected_symlinks,
  *    fs.protected_regular and fs.protected_fifos do.
  *  - Elsewhere, a symbolic link is followed only when it belongs to us or
- *    to root and leads to a character device, FIFO or our own stdout or
- *    stderr (/dev/stdout, /dev/fd/N); a link to a file is refused rather
- *    than replaced or written through.
+ *    to root and leads to a character device, a FIFO, or our own stdout or
+ *    stderr whatever that is (/dev/stdout); a link to another file is
+ *    refused rather than replaced or written through.
  *  - A directory, a block device, or a path whose directory does not exist
  *    is an error.
  * Error messages name the path as given, never the temporary file.
@@ -50,6 +50,10 @@ struct rec_out {
  * (REC_ERR_USAGE, REC_ERR_ACCESS, REC_ERR_IO, ...) with a one-line message
  * in err naming path. */
 int rec_out_open(struct rec_out *o, const char *path, char *err, size_t errlen);
+/* The same rule, checked without creating or opening anything (a FIFO's
+ * reader is not disturbed): for a writer that opens path later, after a
+ * program it starts has run.  REC_OK or a status with err filled. */
+int rec_out_check(const char *path, char *err, size_t errlen);
 /* Rename the temporary file onto the target now and keep writing to it
  * (a capture that grows under its final name).  No-op when direct. */
 int rec_out_publish(struct rec_out *o, char *err, size_t errlen);

@@ -45,12 +45,30 @@ class Writer:
             require(code == OK, f"made a capture to convert ({err.strip()[-200:]!r})")
 
     def args(self, out):
+        # run and capture start a program that leaves a mark (see started)
+        cmd = ["sh", "-c", 'touch "$0"; exec "$1" exit 0', self.marker(), PROG]
         return {"dump": ["dump", self.pid, "-o", out],
                 "convert": ["convert", self.cap, "-o", out, "--format", "json"],
-                "run": ["run", "-o", out, "--", PROG, "exit", "0"],
-                "capture": ["capture", "-o", out, "--", PROG, "exit", "0"]}[self.name]
+                "run": ["run", "-o", out, "--", *cmd],
+                "capture": ["capture", "-o", out, "--", *cmd]}[self.name]
+
+    def marker(self):
+        return os.path.join(WORK, "started")
+
+    def started(self):
+        """Did run or capture start its program since last asked?"""
+        try:
+            os.unlink(self.marker())
+            return True
+        except FileNotFoundError:
+            return False
+
+    def check_not_started(self, what):
+        if self.name in ("run", "capture"):
+            check(not self.started(), f"{what}: the program was not started")
 
     def write(self, out, preexec_fn=None):
+        self.started()   # forget earlier runs
         return rec(*self.args(out), preexec_fn=preexec_fn)
 
     def popen(self, out):
@@ -106,6 +124,7 @@ def case_new_file(w):
     out = os.path.join(d, "out.dat")
     code, _, err = w.write(out)
     check(code == OK, f"{w.name} -o a new file: exit 0 ({err.strip()[-200:]!r})")
+    check(w.started() or w.name in ("dump", "convert"), "the program ran (and left its mark)")
     st = os.lstat(out)
     check(stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600,
           f"it is a regular file of mode 0600 ({oct(st.st_mode)})")
@@ -145,6 +164,7 @@ def case_sticky_symlink(w):
     before = os.listdir(d)
     code, _, err = w.write(out)
     one_line_error(code, err, ACCESS, f"{w.name} -o a symlink in a sticky dir")
+    w.check_not_started("refused")
     check(b"out.dat" in err and b"symbolic link" in err, f"the message says why, naming the path ({err.strip()!r})")
     no_tmp_named(err, w.name)
     check(read(target) == VICTIM_TEXT and os.path.islink(out), "the link and its target are untouched")
@@ -166,6 +186,7 @@ def case_directory(w):
     d = fresh_dir("adir")
     code, _, err = w.write(d)
     one_line_error(code, err, IO, f"{w.name} -o a directory")
+    w.check_not_started("a directory")
     check(b"is a directory" in err, f"says it is a directory ({err.strip()!r})")
     no_tmp_named(err, w.name)
     check(os.listdir(d) == [] and os.listdir(WORK).count("adir") == 1, "nothing written in or next to it")
@@ -175,6 +196,7 @@ def case_missing_dir(w):
     out = os.path.join(WORK, "no-such-dir", "out.dat")
     code, _, err = w.write(out)
     one_line_error(code, err, IO, f"{w.name} -o a path whose directory does not exist")
+    w.check_not_started("no directory")
     check(b"no-such-dir" in err and b"does not exist" in err, f"names the path ({err.strip()!r})")
     no_tmp_named(err, w.name)
 
@@ -238,6 +260,12 @@ def case_stdout(w):
         return   # with -- CMD the program's output would mix in (a usage error)
     code, out, err = w.write("-")
     check(code == OK and w.valid(out), f"{w.name} -o - writes to stdout ({err.strip()[-200:]!r})")
+    # /dev/stdout is a link (root's) to our stdout, here a file the caller
+    # opened: written through it, not refused as a link to a file.
+    path = os.path.join(WORK, "stdout.dat")
+    with open(path, "wb") as f:
+        code, _, err = rec(*w.args("/dev/stdout"), stdout=f)
+    check(code == OK and w.valid(read(path)), f"{w.name} -o /dev/stdout > FILE ({err.strip()[-200:]!r})")
 
 
 # --- cases that need root --------------------------------------------------------
@@ -281,6 +309,7 @@ def case_other_users_file(w):
     os.chown(out, uid, uid)
     code, _, err = w.write(out)
     one_line_error(code, err, ACCESS, f"{w.name} -o uid {uid}'s file in a sticky dir")
+    w.check_not_started("refused")
     check(f"uid {uid}".encode() in err, f"the message names the owner ({err.strip()!r})")
     st = os.lstat(out)
     check(read(out) == VICTIM_TEXT and st.st_uid == uid, "the file is untouched and still theirs")
