@@ -207,13 +207,32 @@ def limit_file_size():
     resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
 
 
+def capture_running(out, preexec_fn):
+    """recorder capture PID -o out, of a program already running (so that
+    only recorder gets the limit)."""
+    p = subprocess.Popen([PROG, "hold"], stdout=subprocess.PIPE, env=env_without_keep(), cwd=WORK)
+    line = p.stdout.readline()
+    require(line.startswith(b"ready "), f"cli_prog hold started ({line!r})")
+    pid = int(line.split()[1])
+    try:
+        return rec("capture", pid, "-o", out, "--duration", "0.2", preexec_fn=preexec_fn)
+    finally:
+        p.kill()
+        p.wait(timeout=TIMEOUT)
+        remove_segment(pid)
+
+
 def case_failed_write(w):
-    """A write that fails leaves the old file as it was."""
-    if w.name in ("run", "capture"):
-        return   # the program started would inherit the limit; dump covers run's writer
+    """A write that fails leaves the old file as it was (for capture: one
+    that fails before its first records are written)."""
+    if w.name == "run":
+        return   # the program would inherit the limit; dump covers run's writer
     d = fresh_dir("failing")
     out = victim(d, "out.dat")
-    code, _, err = w.write(out, preexec_fn=limit_file_size)
+    if w.name == "capture":
+        code, _, err = capture_running(out, limit_file_size)
+    else:
+        code, _, err = w.write(out, preexec_fn=limit_file_size)
     one_line_error(code, err, IO, f"{w.name} whose writes fail")
     no_tmp_named(err, w.name)
     check(read(out) == VICTIM_TEXT and os.listdir(d) == ["out.dat"], "the old file is untouched, no temporary left")
