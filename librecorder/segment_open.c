@@ -41,14 +41,25 @@ const char *rec_status_str(int status) {
 
 int rec__fail(char *err, size_t cap, int status, const char *fmt, ...) {
     if (err && cap) {
+        char raw[1024];
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
+        vsnprintf(raw, sizeof raw, fmt, ap);
         va_end(ap);
         /* Messages quote names from /dev/shm and from users: no byte of
-         * them may move a terminal's cursor. */
-        for (char *p = err; *p; p++)
-            if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+         * them may move a terminal's cursor.  Control bytes are written
+         * as \xNN, as the CLI writes them (librecorder/cli/safetext.c). */
+        size_t k = 0;
+        for (const unsigned char *p = (const unsigned char *)raw; *p && k + 1 < cap; p++) {
+            if (*p < 0x20 || *p == 0x7f) {
+                if (k + 5 > cap) break;
+                snprintf(err + k, 5, "\\x%02x", *p);
+                k += 4;
+            } else {
+                err[k++] = (char)*p;
+            }
+        }
+        err[k] = 0;
     }
     return status;
 }

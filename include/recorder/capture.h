@@ -17,6 +17,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "outfile.h"
 #include "reader.h"
 
 #ifdef __cplusplus
@@ -54,10 +55,20 @@ enum rec_capture_end {
 };
 
 /* Start capturing the segment s (opened with REC_OPEN_STREAM, or not: then
- * it is a flight-mode reader and may lose entries to overwrites) into a new
- * file at path.  Writes the header and the source record. */
+ * it is a flight-mode reader and may lose entries to overwrites) into the
+ * file at path, opened by the output-file rule (recorder/outfile.h).
+ * Writes the header and the source record; a new or regular file then
+ * takes its final name at once (the temporary file is renamed onto path),
+ * so a capture that is killed later is found there, readable up to its
+ * last whole record.  A capture that fails to start leaves path as it
+ * was. */
 int rec_capture_start(rec_seg *s, const char *path, const struct rec_capture_opts *o, rec_capture **out,
                       char *err, size_t errlen);
+/* The same into a file the caller opened with rec_out_open (to find out
+ * before anything else whether it can be written).  *file is taken over
+ * in every case: committed by rec_capture_finish, given up on failure. */
+int rec_capture_start_out(rec_seg *s, struct rec_out *file, const struct rec_capture_opts *o, rec_capture **out,
+                          char *err, size_t errlen);
 /* One pass over the segment: new thread records, new strings, and the new
  * entries of every ring, written out.  *moved (may be NULL) gets the number
  * of entries copied.  Also publishes the consumer heartbeat.  Returns
@@ -157,7 +168,7 @@ struct rec_seg_entry {
     uint64_t launcher_start;
     char process_name[64];
     unsigned mode;            /* REC_MODE_* */
-    uint32_t threads_live, threads_exited;
+    uint32_t threads_live, threads_exited;   /* live: 0 once the process is gone (dead, pid-reused) */
     uint64_t entries;         /* entries ever written, all threads */
     uint64_t dropped;         /* entries dropped in stream mode */
     uint64_t lost_history;    /* entries overwritten (flight mode keeps the last ring) */

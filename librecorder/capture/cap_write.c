@@ -28,6 +28,7 @@
 #include "cap_pack.h"
 #include "internal.h"
 #include "recorder/capture.h"
+#include "recorder/outfile.h"
 
 #define DEFAULT_BUFFER (8u << 20)
 #define MIN_BUFFER (1u << 20)    /* > a full scratch packed: 16384 * 17 + headers */
@@ -47,8 +48,7 @@ struct slot_seen {
 
 struct rec_capture {
     rec_seg *seg;
-    int fd;
-    char path[256];
+    struct rec_out out;       /* the file (recorder/outfile.h): fd, path for messages */
     unsigned char *buf;
     size_t cap, len;
     size_t strings_rec;       /* offset of the open STRINGS record, or SIZE_MAX */
@@ -65,11 +65,11 @@ struct rec_capture {
 static int flush(rec_capture *c, char *err, size_t errlen) {
     size_t off = 0;
     while (off < c->len) {
-        ssize_t w = write(c->fd, c->buf + off, c->len - off);
+        ssize_t w = write(c->out.fd, c->buf + off, c->len - off);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
             c->failed = 1;
-            return rec__fail(err, errlen, REC_ERR_IO, "%s: write: %s", c->path, w < 0 ? strerror(errno) : "no progress");
+            return rec__fail(err, errlen, REC_ERR_IO, "%s: write: %s", c->out.path, w < 0 ? strerror(errno) : "no progress");
         }
         off += (size_t)w;
     }
@@ -295,7 +295,7 @@ static int drain_slot(rec_capture *c, uint32_t slot, size_t *moved, char *err, s
 int rec_capture_poll(rec_capture *c, size_t *moved, char *err, size_t errlen) {
     size_t m = 0;
     if (moved) *moved = 0;
-    if (c->failed) return rec__fail(err, errlen, REC_ERR_IO, "%s: an earlier write failed", c->path);
+    if (c->failed) return rec__fail(err, errlen, REC_ERR_IO, "%s: an earlier write failed", c->out.path);
     rec_seg_heartbeat(c->seg);
     int rc = poll_threads(c, err, errlen);
     for (uint32_t i = 0; i < c->max_threads && rc == REC_OK; i++)
@@ -315,8 +315,9 @@ void rec_capture_get_stats(const rec_capture *c, struct rec_capture_stats *st) {
     st->bytes += c->len;
 }
 
+/* Frees c; a file not yet committed is given up (see rec_capture_start_out). */
 static void free_capture(rec_capture *c) {
-    if (c->fd >= 0) close(c->fd);
+    rec_out_abort(&c->out);
     free(c->buf);
     free(c->scratch);
     free(c->slots);
@@ -326,14 +327,27 @@ static void free_capture(rec_capture *c) {
 int rec_capture_start(rec_seg *s, const char *path, const struct rec_capture_opts *o, rec_capture **out,
                       char *err, size_t errlen) {
     *out = NULL;
+    struct rec_out f;
+    int rc = rec_out_open(&f, path, err, errlen);
+    if (rc != REC_OK) return rc;
+    return rec_capture_start_out(s, &f, o, out, err, errlen);
+}
+
+int rec_capture_start_out(rec_seg *s, struct rec_out *file, const struct rec_capture_opts *o, rec_capture **out,
+                          char *err, size_t errlen) {
+    *out = NULL;
     rec_capture *c = calloc(1, sizeof *c);
-    if (!c) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    if (!c) {
+        rec_out_abort(file);
+        return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    }
+    c->out = *file;           /* ours now: committed by rec_capture_finish, else given up */
+    file->fd = file->dirfd = -1;
+    file->tmp[0] = 0;
     c->seg = s;
-    c->fd = -1;
     c->strings_rec = SIZE_MAX;
     c->max_threads = s->hcopy.max_threads;
     c->str_pos = 8u * REC_ID_OVERFLOW;
-    snprintf(c->path, sizeof c->path, "%s", path);
     c->cap = o && o->buffer_bytes ? o->buffer_bytes : DEFAULT_BUFFER;
     if (c->cap < MIN_BUFFER) c->cap = MIN_BUFFER;
     if (c->cap > MAX_BUFFER) c->cap = MAX_BUFFER;
@@ -344,14 +358,6 @@ int rec_capture_start(rec_seg *s, const char *path, const struct rec_capture_opt
     if (!c->buf || !c->scratch || !c->slots) {
         free_capture(c);
         return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
-    }
-    /* Owner-only, like the segment it copies. */
-    c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (c->fd < 0) {
-        int e = errno;
-        free_capture(c);
-        return rec__fail(err, errlen, e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO, "%s: %s", path,
-                    strerror(e));
     }
     struct rec_seg_info info;
     rec_seg_get_info(s, &info);
@@ -389,6 +395,10 @@ int rec_capture_start(rec_seg *s, const char *path, const struct rec_capture_opt
         }
     }
     if (rc == REC_OK) rc = flush(c, err, errlen);
+    /* From its first record on, the capture is under its final name: a
+     * capture that is killed or fails later is still readable up to its
+     * last whole record, and `recorder report` can read it meanwhile. */
+    if (rc == REC_OK) rc = rec_out_publish(&c->out, err, errlen);
     if (rc != REC_OK) {
         free_capture(c);
         return rc;
@@ -436,9 +446,9 @@ int rec_capture_finish(rec_capture *c, enum rec_capture_end reason, struct rec_c
         rc = put_record(c, REC_CAP_REC_END, &e, sizeof e, err, errlen);
         if (rc == REC_OK) rc = flush(c, err, errlen);
     }
-    if (close(c->fd) != 0 && rc == REC_OK)
-        rc = rec__fail(err, errlen, REC_ERR_IO, "%s: close: %s", c->path, strerror(errno));
-    c->fd = -1;
+    char cerr[512];
+    int rc2 = rec_out_commit(&c->out, cerr, sizeof cerr);
+    if (rc2 != REC_OK && rc == REC_OK) rc = rec__fail(err, errlen, rc2, "%s", cerr);
     if (final) *final = c->st;
     free_capture(c);
     if (rc == REC_OK && truncated)

@@ -151,6 +151,12 @@ static void classify(struct rec_seg_entry *e) {
     if (!running || now_start == UINT64_MAX) e->state = REC_SEGST_DEAD;  /* gone, or a zombie */
     else if (e->proc_start && now_start != e->proc_start) e->state = REC_SEGST_REUSED;
     else e->state = info.closed ? REC_SEGST_CLOSED : REC_SEGST_ALIVE;
+    /* A process that is gone has no live threads, whatever its slots say:
+     * a crash or a kill never marks them exited. */
+    if (e->state == REC_SEGST_DEAD || e->state == REC_SEGST_REUSED) {
+        e->threads_exited += e->threads_live;
+        e->threads_live = 0;
+    }
 }
 
 int rec_seg_inspect(const char *path, struct rec_seg_entry *e) {

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "recorder/outfile.h"
 #include "recorder/reader.h"
 
 struct cli_cmd {
@@ -28,7 +29,8 @@ int cmd_report(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 
-/* "recorder: <message>" on stderr, one line; returns status. */
+/* "recorder: <message>" on stderr, one line; returns status.  The message
+ * is escaped (cli_fputs_safe), so it may quote any path or name. */
 int cli_error(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A usage error: the message and a pointer to --help; returns REC_ERR_USAGE. */
@@ -46,14 +48,21 @@ int cli_parse_uint(const char *s, unsigned long *out);
 const char *cli_count(char *buf, size_t cap, double v);
 const char *cli_bytes(char *buf, size_t cap, double v);
 
-/* Output files: "-" is stdout.  A file is written to "<path>.tmp" and
- * renamed over path by cli_out_commit, so a failed export never leaves a
- * half-written file under the real name. */
+/* Text from a segment, a capture or the user, safe for a terminal:
+ * control bytes (C0, DEL, C1 raw or UTF-8-encoded) as \xNN (safetext.c).
+ * cli_safe writes into buf (cut to fit, always terminated) and returns it. */
+const char *cli_safe(char *buf, size_t cap, const char *s);
+void cli_fputs_safe(const char *s, FILE *f);
+
+/* Output files, opened by the rule of recorder/outfile.h: "-" is stdout; a
+ * new or regular file is written to a temporary file and renamed onto the
+ * path by cli_out_commit, so a failed export leaves the old file as it was;
+ * a device or FIFO is written straight through. */
 struct cli_out {
     FILE *f;
-    char path[1024];
-    char tmp[1040];
+    char path[4200];          /* the path as given, escaped for messages; "(stdout)" for - */
     int is_stdout;
+    struct rec_out out;
 };
 int cli_out_open(struct cli_out *o, const char *path);
 int cli_out_commit(struct cli_out *o);    /* REC_OK or REC_ERR_IO (message printed) */

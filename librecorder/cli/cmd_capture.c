@@ -51,7 +51,9 @@ static const char usage[] =
     "summary at the end.  `recorder convert` and `recorder report` read the\n"
     "file.\n"
     "\n"
-    "  -o, --output FILE     the capture file (required; mode 0600)\n"
+    "  -o, --output FILE     the capture file (required; mode 0600; - for stdout):\n"
+    "                        checked before anything starts, under its name from\n"
+    "                        the first record on; a device or FIFO is written to\n"
     "  -d, --duration SEC    stop after SEC seconds (with CMD: then wait for it)\n"
     "      --from-now        skip what the rings already hold\n"
     "      --raw             write entries as in the ring (16 bytes each), not packed\n"
@@ -154,31 +156,49 @@ int cmd_capture(int argc, char **argv) {
     }
     if (!out) return cli_usage("capture", "missing -o FILE");
 
-    char err[512];
+    char err[1400];
     rec_seg *seg = NULL;
     struct capture_child child;
     int running = 1, rc;
+    /* The file first (recorder/outfile.h): one we cannot or must not write
+     * is found out before the program starts (it may run for hours) or is
+     * switched to stream mode.  Until the capture's first record it is a
+     * temporary file; a capture that never starts leaves FILE as it was. */
+    struct rec_out file;
+    rc = rec_out_open(&file, out, err, sizeof err);
+    if (rc != REC_OK) return cli_error(rc, "%s", err);
+    /* A capture is binary and holds the program's strings as they are. */
+    if (isatty(file.fd)) {
+        rec_out_abort(&file);
+        return cli_usage("capture", "-o %s is a terminal: a capture is binary; write it to a file", out);
+    }
+    if (cmd && file.is_stdout) {
+        rec_out_abort(&file);
+        return cli_usage("capture", "-o - with -- CMD would mix CMD's own output into the capture");
+    }
+    char shown_out[4200];
+    if (file.is_stdout) snprintf(shown_out, sizeof shown_out, "(stdout)");
+    else cli_safe(shown_out, sizeof shown_out, out);
     if (cmd) {
-        /* A file we cannot write is found out before the program starts,
-         * not after (it may run for hours). */
-        int fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-        if (fd < 0) {
-            int e = errno;
-            return cli_error(e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO, "%s: %s", out, strerror(e));
-        }
-        close(fd);
         rc = capture_child_start(&child, cmd, ring_kb);
-        if (rc != 0) return rc;
+        if (rc != 0) {
+            rec_out_abort(&file);
+            return rc;
+        }
         cli_forward_signals(child.pid);
         rc = capture_child_attach(&child, &seg, &running);
         if (rc != REC_OK) {
+            rec_out_abort(&file);
             int code = capture_child_wait(&child);
             capture_child_cleanup(&child);
             return code ? code : rc;
         }
     } else {
         rc = attach_running(argv[optind], &seg);
-        if (rc != REC_OK) return rc;
+        if (rc != REC_OK) {
+            rec_out_abort(&file);
+            return rc;
+        }
     }
     struct rec_seg_info info;
     rec_seg_get_info(seg, &info);
@@ -196,7 +216,7 @@ int cmd_capture(int argc, char **argv) {
 
     struct rec_capture_opts o = {from_now, raw, 0};
     rec_capture *cap = NULL;
-    rc = rec_capture_start(seg, out, &o, &cap, err, sizeof err);
+    rc = rec_capture_start_out(seg, &file, &o, &cap, err, sizeof err);
     if (rc != REC_OK) {
         rec_seg_close(seg);
         cli_error(rc, "%s", err);
@@ -284,7 +304,7 @@ int cmd_capture(int argc, char **argv) {
     if (reason == REC_CAPTURE_END_DETACHED)
         cli_warn("pid %d stopped streaming to us (no heartbeat for %u s?); the capture ends here", info.pid,
                  REC_STREAM_STALE_SEC);
-    char a[32], b[32];
+    char a[32], b[32], proc[256];
     const char *why = reason == REC_CAPTURE_END_EXITED ? "program exited"
                       : reason == REC_CAPTURE_END_ERROR ? "write error"
                       : reason == REC_CAPTURE_END_DETACHED ? "detached"
@@ -294,7 +314,7 @@ int cmd_capture(int argc, char **argv) {
             "recorder: captured pid %d (%s) to %s: %llu events (%llu entries), %s in %.2f s, %s events/s; "
             "not kept %llu entries (overwritten before the capture began); "
             "lost %llu entries: %llu dropped, %llu overwritten; ended: %s\n",
-            info.pid, info.process_name, out, (unsigned long long)st.events, (unsigned long long)st.entries,
+            info.pid, cli_safe(proc, sizeof proc, info.process_name), shown_out, (unsigned long long)st.events, (unsigned long long)st.entries,
             cli_bytes(a, sizeof a, (double)st.bytes), secs, cli_count(b, sizeof b, secs > 0 ? (double)st.events / secs : 0),
             (unsigned long long)st.history, (unsigned long long)(st.dropped + st.overwritten),
             (unsigned long long)st.dropped,

@@ -20,7 +20,8 @@ static const char usage[] =
     "A capture that was cut short converts up to its last whole record, with\n"
     "a warning.\n"
     "\n"
-    "  -o, --output OUT     where to write (- for stdout, with --format)\n"
+    "  -o, --output OUT     where to write (- for stdout, with --format): written\n"
+    "                       aside and renamed, mode 0600; a device or FIFO written to\n"
     "  -f, --format FMT     json, csv or folded\n"
     "  -l, --last SECONDS   only the last SECONDS of the trace\n";
 

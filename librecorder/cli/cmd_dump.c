@@ -22,7 +22,8 @@ static const char usage[] =
     "left behind, and on a capture file.  Scopes still open show as slices\n"
     "that end at the snapshot.\n"
     "\n"
-    "  -o, --output FILE   where to write (default trace.json; - for stdout)\n"
+    "  -o, --output FILE   where to write (default trace.json; - for stdout): written\n"
+    "                      aside and renamed, mode 0600; a device or FIFO written to\n"
     "  -l, --last SECONDS  only the last SECONDS of the trace\n";
 
 int cli_dump(const char *target, const char *out, double last_sec) {

@@ -166,8 +166,9 @@ int cmd_gc(int argc, char **argv) {
                 continue;
             }
         }
-        printf("%s %s (pid %d%s%s, %s, %s)\n", dry ? "would remove" : "removed", e->path, e->pid,
-               e->process_name[0] ? " " : "", e->process_name, r, mem);
+        char path[sizeof e->path * 4], proc[sizeof e->process_name * 4];
+        printf("%s %s (pid %d%s%s, %s, %s)\n", dry ? "would remove" : "removed", cli_safe(path, sizeof path, e->path),
+               e->pid, e->process_name[0] ? " " : "", cli_safe(proc, sizeof proc, e->process_name), r, mem);
         removed++;
         freed += e->mem_bytes;
     }

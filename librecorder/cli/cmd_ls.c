@@ -1,5 +1,8 @@
 /*
  * cmd_ls.c -- `recorder ls`: the segments on this machine.
+ *
+ * File names in /dev/shm, process names and error texts are anyone's to
+ * choose: the table prints them escaped (cli_safe), --json as JSON.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -13,11 +16,12 @@ static const char usage[] =
     "usage: recorder ls [-l] [--json] [--dir DIR]\n"
     "\n"
     "List the recorder segments on this machine (/dev/shm/recorder.*), one\n"
-    "line each: pid, process, state, threads (live/all), events written,\n"
-    "entries lost (dropped by the writer in stream mode) and the memory the\n"
-    "segment holds.  Files that are not usable segments are listed too, with\n"
-    "the reason: corrupt, foreign (not a segment, another user's, a symlink),\n"
-    "other-version, unreadable.\n"
+    "line each: pid, process, state, threads (live/all; none live once the\n"
+    "process is gone), events written, entries lost (dropped by the writer\n"
+    "in stream mode) and the memory the segment holds.  Files that are not\n"
+    "usable segments are listed too, with the reason: corrupt, foreign (not a\n"
+    "segment, another user's, a symlink), other-version, unreadable.  Names\n"
+    "are printed with control bytes as \\xNN.\n"
     "\n"
     "States: alive, closed (alive, but recording stopped), dead (the process\n"
     "is gone: `recorder dump` still reads it, `recorder gc` removes it),\n"
@@ -54,22 +58,24 @@ static void print_json(const struct rec_seg_entry *e) {
     json_str(e->process_name);
     if (is_segment(e))
         printf(",\"mode\":\"%s\",\"threads_live\":%u,\"threads\":%u,\"events\":%llu,\"lost\":%llu,"
-               "\"overwritten\":%llu",
+               "\"not_kept\":%llu,\"overwritten\":%llu",
                e->mode == REC_MODE_STREAM ? "stream" : "flight", e->threads_live,
                e->threads_live + e->threads_exited, (unsigned long long)e->entries, (unsigned long long)e->dropped,
-               (unsigned long long)e->lost_history);
+               (unsigned long long)e->lost_history, (unsigned long long)e->lost_history);
     else {
         printf(",\"error\":");
         json_str(e->error);
     }
-    printf(",\"size\":%llu,\"mem\":%llu}\n", (unsigned long long)e->file_size, (unsigned long long)e->mem_bytes);
+    printf(",\"uid\":%u,\"size\":%llu,\"mem\":%llu}\n", (unsigned)e->uid, (unsigned long long)e->file_size,
+           (unsigned long long)e->mem_bytes);
 }
 
 static void print_row(const struct rec_seg_entry *e, int lng) {
     char a[32], b[32], c[32], d[32], f[32];
     char pid[16] = "-";
     if (e->pid > 0) snprintf(pid, sizeof pid, "%d", e->pid);
-    const char *proc = e->process_name[0] ? e->process_name : "-";
+    char proc[sizeof e->process_name * 4];
+    cli_safe(proc, sizeof proc, e->process_name[0] ? e->process_name : "-");
     if (is_segment(e)) {
         char th[32];
         snprintf(th, sizeof th, "%u/%u", e->threads_live, e->threads_live + e->threads_exited);
@@ -77,14 +83,19 @@ static void print_row(const struct rec_seg_entry *e, int lng) {
                cli_count(a, sizeof a, (double)e->entries), cli_count(b, sizeof b, (double)e->dropped),
                cli_bytes(c, sizeof c, (double)e->mem_bytes));
         if (lng)
-            printf("  %-6s %10s %10s %s", e->mode == REC_MODE_STREAM ? "stream" : "flight",
-                   cli_count(d, sizeof d, (double)e->lost_history), cli_bytes(f, sizeof f, (double)e->file_size),
-                   e->path);
-        else printf("  %s", e->name);
+            printf("  %-6s %10s %10s ", e->mode == REC_MODE_STREAM ? "stream" : "flight",
+                   cli_count(d, sizeof d, (double)e->lost_history), cli_bytes(f, sizeof f, (double)e->file_size));
+        else printf("  ");
+        cli_fputs_safe(lng ? e->path : e->name, stdout);
+        /* Only root reads another user's segment; it is told whose. */
+        if (e->foreign_owner) printf(" (owned by uid %u)", (unsigned)e->uid);
     } else {
         printf("%-8s %-16.16s %-11s %-8s %10s %8s %10s", pid, proc, rec_seg_state_str(e->state), "-", "-", "-",
                cli_bytes(c, sizeof c, (double)e->mem_bytes));
-        printf("  %s: %s", lng ? e->path : e->name, e->error);
+        printf("  ");
+        cli_fputs_safe(lng ? e->path : e->name, stdout);
+        printf(": ");
+        cli_fputs_safe(e->error, stdout);
     }
     putchar('\n');
 }
@@ -113,14 +124,18 @@ int cmd_ls(int argc, char **argv) {
     if (rc != REC_OK) return cli_error(rc, "%s", err);
     if (!json) {
         printf("%-8s %-16s %-11s %-8s %10s %8s %10s", "PID", "PROCESS", "STATE", "THREADS", "EVENTS", "LOST", "MEMORY");
-        if (lng) printf("  %-6s %10s %10s %s\n", "MODE", "OVERWRITTEN", "SIZE", "PATH");
+        if (lng) printf("  %-6s %10s %10s %s\n", "MODE", "NOT KEPT", "SIZE", "PATH");
         else printf("  %s\n", "SEGMENT");
     }
     for (size_t i = 0; i < n; i++) {
         if (json) print_json(&v[i]);
         else print_row(&v[i], lng);
     }
-    if (!json && n == 0) printf("(no segments in %s)\n", dir ? dir : "/dev/shm");
+    if (!json && n == 0) {
+        printf("(no segments in ");
+        cli_fputs_safe(dir ? dir : "/dev/shm", stdout);
+        printf(")\n");
+    }
     free(v);
     return REC_OK;
 }

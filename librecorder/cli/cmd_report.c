@@ -3,6 +3,9 @@
  * rpt prints, per thread: how busy it was, its top scopes by total time,
  * and its idle gaps (between top-level scopes) in buckets, in one table
  * sorted by total time, as rpt shows kernels and gaps together.
+ *
+ * Scope and thread names are the traced program's: printed escaped
+ * (cli_safe), never raw.
  */
 #include <getopt.h>
 #include <math.h>
@@ -105,8 +108,9 @@ static void print_thread(rec_model *m, const struct rec_model_thread *t, const s
         }
     qsort(rows, nr, sizeof *rows, by_total);
 
-    char who[96];
-    snprintf(who, sizeof who, "%s%s(tid %d)", t->name[0] ? t->name : "", t->name[0] ? " " : "", t->tid);
+    char name[sizeof t->name * 4], who[sizeof name + 32];
+    cli_safe(name, sizeof name, t->name);
+    snprintf(who, sizeof who, "%s%s(tid %d)", name, name[0] ? " " : "", t->tid);
     printf("\nThread %s Showing %zu/%zu records %7.2f%% busy\n", who, nr, n_total + ngaps,
            span > 0 ? 100.0 * t->busy_ns / span : 0.0);
     if (t->overwritten || t->dropped)
@@ -117,9 +121,11 @@ static void print_thread(rec_model *m, const struct rec_model_thread *t, const s
            "Name");
     for (size_t i = 0; i < nr; i++) {
         const struct row *r = &rows[i];
-        printf("  %11.2f%% %11.1f %8llu %10.1f %10.1f %10.1f  %s\n", span > 0 ? 100.0 * r->total / span : 0.0,
+        printf("  %11.2f%% %11.1f %8llu %10.1f %10.1f %10.1f  ", span > 0 ? 100.0 * r->total / span : 0.0,
                r->total / 1e3, (unsigned long long)r->calls, r->calls ? r->total / 1e3 / (double)r->calls : 0.0,
-               r->min / 1e3, r->max / 1e3, r->name);
+               r->min / 1e3, r->max / 1e3);
+        cli_fputs_safe(r->name, stdout);
+        putchar('\n');
     }
     if (!nr) printf("  (no scopes)\n");
     free(st);
@@ -165,7 +171,7 @@ int cmd_report(int argc, char **argv) {
         if (th[i].first_ns < t0) t0 = th[i].first_ns;
         if (th[i].last_ns > t1) t1 = th[i].last_ns;
     }
-    char d[160];
+    char d[400];
     printf("recorder report: %s: %zu threads, %llu events\n", cli_source_desc(&src, d, sizeof d), nt,
            (unsigned long long)src.events);
     if (t1 >= t0)

@@ -32,7 +32,8 @@ static const char usage[] =
     "started); if CMD succeeded but a trace could not be written, that\n"
     "error's status (docs/cli.md).\n"
     "\n"
-    "  -o, --output FILE   the program's trace (default trace.json)\n"
+    "  -o, --output FILE   the program's trace (default trace.json; checked before\n"
+    "                      CMD starts; written aside and renamed, mode 0600)\n"
     "  -l, --last SECONDS  only the last SECONDS of each trace\n"
     "  -k, --keep          keep the segments (recorder dump can read them again)\n";
 
@@ -89,6 +90,11 @@ int cmd_run(int argc, char **argv) {
     }
     if (optind >= argc) return cli_usage("run", "which command? recorder run [OPTIONS] -- CMD [ARGS...]");
     if (!strcmp(out, "-")) return cli_usage("run", "-o - is not supported: each process needs its own file");
+    /* An output that cannot or must not be written is found out before
+     * the program runs (it may run for hours), not after. */
+    char err[1400];
+    int bad = rec_out_check(out, err, sizeof err);
+    if (bad != REC_OK) return cli_error(bad, "%s", err);
     char **cmd = argv + optind;
     struct descendants d;
     desc_start(&d, "only the program's own trace will be written");

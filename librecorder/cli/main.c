@@ -29,6 +29,10 @@ static void usage(FILE *f) {
     const struct cli_cmd *c = commands(&n);
     fprintf(f, "usage: recorder COMMAND [ARGS...]\n\ncommands:\n");
     for (size_t i = 0; i < n; i++) fprintf(f, "  %-9s %s\n", c[i].name, c[i].summary);
+    fprintf(f, "\nOutput files (-o): a new or regular file is written aside and renamed into place\n"
+               "(mode 0600); a device, FIFO or - is written to; a symlink or another user's file\n"
+               "in /tmp-like directories is refused.  Names from a traced program are printed\n"
+               "with control bytes as \\xNN.\n");
     fprintf(f, "\n'recorder COMMAND --help' describes a command; docs/cli.md has the details and exit codes.\n");
 }
 

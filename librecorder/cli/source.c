@@ -128,7 +128,10 @@ void cli_source_close(struct cli_source *src) {
     src->cap = NULL;
 }
 
+/* Escaped: the process name is the program's to choose. */
 const char *cli_source_desc(const struct cli_source *src, char *buf, size_t cap) {
-    snprintf(buf, cap, "pid %d (%s), %s", src->pid, src->process_name[0] ? src->process_name : "?", src->state);
+    char name[sizeof src->process_name * 4];
+    cli_safe(name, sizeof name, src->process_name[0] ? src->process_name : "?");
+    snprintf(buf, cap, "pid %d (%s), %s", src->pid, name, src->state);
     return buf;
 }

@@ -26,7 +26,7 @@ struct cli_source {
  * Prints a one-line error and returns its status on failure. */
 int cli_source_load(const char *target, struct cli_source *src);
 void cli_source_close(struct cli_source *src);
-/* "pid 123 (prog), dead" */
+/* "pid 123 (prog), dead", the name escaped for a terminal (cli_safe) */
 const char *cli_source_desc(const struct cli_source *src, char *buf, size_t cap);
 
 #endif

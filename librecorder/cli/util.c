@@ -1,5 +1,9 @@
 /*
  * util.c -- messages, number parsing and formatting, output files.
+ *
+ * Messages are escaped as a whole on their way to stderr (safetext.c):
+ * whatever they quote (a path, a process or thread name, an argument)
+ * cannot reach the terminal as a control sequence.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,12 +17,21 @@
 
 #include "cli.h"
 
+/* One line on stderr: prefix, the message escaped, suffix. */
+static void message(const char *prefix, const char *fmt, va_list ap, const char *suffix) {
+    char *msg = NULL;
+    fputs(prefix, stderr);
+    if (vasprintf(&msg, fmt, ap) >= 0) cli_fputs_safe(msg, stderr);
+    else fputs("(out of memory)", stderr);
+    free(msg);
+    fputs(suffix, stderr);
+    fputc('\n', stderr);
+}
+
 int cli_error(int status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fputs("recorder: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    message("recorder: ", fmt, ap, "");
     va_end(ap);
     return status;
 }
@@ -26,18 +39,17 @@ int cli_error(int status, const char *fmt, ...) {
 void cli_warn(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fputs("recorder: warning: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    message("recorder: warning: ", fmt, ap, "");
     va_end(ap);
 }
 
 int cli_usage(const char *cmd, const char *fmt, ...) {
+    char prefix[64], suffix[64];
+    snprintf(prefix, sizeof prefix, "recorder %s: ", cmd);
+    snprintf(suffix, sizeof suffix, " (see recorder %s --help)", cmd);
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "recorder %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see recorder %s --help)\n", cmd);
+    message(prefix, fmt, ap, suffix);
     va_end(ap);
     return REC_ERR_USAGE;
 }
@@ -84,19 +96,20 @@ const char *cli_bytes(char *buf, size_t cap, double v) {
 
 int cli_out_open(struct cli_out *o, const char *path) {
     memset(o, 0, sizeof o[0]);
-    if (!strcmp(path, "-")) {
+    cli_safe(o->path, sizeof o->path, path);
+    char err[1400];
+    int rc = rec_out_open(&o->out, path, err, sizeof err);
+    if (rc != REC_OK) return cli_error(rc, "%s", err);
+    if (o->out.is_stdout) {
         o->f = stdout;
         o->is_stdout = 1;
         snprintf(o->path, sizeof o->path, "(stdout)");
         return REC_OK;
     }
-    if (strlen(path) >= sizeof o->path) return cli_error(REC_ERR_USAGE, "output path too long");
-    snprintf(o->path, sizeof o->path, "%s", path);
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp", path);
-    o->f = fopen(o->tmp, "we");
+    o->f = fdopen(o->out.fd, "w");
     if (!o->f) {
-        int e = errno;
-        return cli_error(e == EACCES || e == EPERM ? REC_ERR_ACCESS : REC_ERR_IO, "%s: %s", o->tmp, strerror(e));
+        rec_out_abort(&o->out);
+        return cli_error(REC_ERR_NOMEM, "%s: out of memory", o->path);
     }
     setvbuf(o->f, NULL, _IOFBF, 1u << 20);
     return REC_OK;
@@ -109,25 +122,25 @@ int cli_out_commit(struct cli_out *o) {
         return REC_OK;
     }
     int e = 0;
+    errno = 0;
     if (fclose(o->f) != 0 || bad) e = errno ? errno : EIO;
     o->f = NULL;
+    o->out.fd = -1;   /* fclose closed it */
     if (e) {
-        unlink(o->tmp);
-        return cli_error(REC_ERR_IO, "%s: %s", o->tmp, strerror(e));
-    }
-    if (rename(o->tmp, o->path) != 0) {
-        e = errno;
-        unlink(o->tmp);
+        rec_out_abort(&o->out);
         return cli_error(REC_ERR_IO, "%s: %s", o->path, strerror(e));
     }
-    return REC_OK;
+    char err[1400];
+    int rc = rec_out_commit(&o->out, err, sizeof err);
+    return rc == REC_OK ? REC_OK : cli_error(rc, "%s", err);
 }
 
 void cli_out_abort(struct cli_out *o) {
     if (o->is_stdout || !o->f) return;
     fclose(o->f);
     o->f = NULL;
-    unlink(o->tmp);
+    o->out.fd = -1;
+    rec_out_abort(&o->out);
 }
 
 int cli_bad_option(const char *cmd, int c, char **argv) {

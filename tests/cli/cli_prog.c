@@ -16,12 +16,16 @@
  *   cli_prog fork             scopes in the parent and in a forked child
  *   cli_prog exit CODE        one scope, then exit with CODE
  *   cli_prog segv             open a scope, print "pid P" and crash
+ *   cli_prog evil             name itself, two threads and their scopes with
+ *                             terminal controls (ESC, CR, BEL, C1 CSI 0x9b,
+ *                             raw and UTF-8), print "pid P", exit 0
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +202,35 @@ static int mode_fork(void) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
+/* Text a terminal would obey: set the title, clear the screen, ring, go
+ * back to the line start, and CSI both as a raw C1 byte and in UTF-8. */
+#define EVIL "\x1b]0;pwned\x07\x1b[2J\r\x9b" "31m\xc2\x9b" "1m"
+
+static void *evil_worker(void *arg) {
+    (void)arg;
+    REC_THREAD_NAME("w" EVIL);
+    for (int i = 0; i < 3; i++) {
+        REC_SCOPE_DYN("scope" EVIL);
+        spin_ns(10000);
+    }
+    return NULL;
+}
+
+static int mode_evil(void) {
+    prctl(PR_SET_NAME, "\x1b[2J\r\a\x9b" "evil", 0, 0, 0);   /* before the segment: its process name */
+    REC_THREAD_NAME("main" EVIL);
+    pthread_t t;
+    pthread_create(&t, NULL, evil_worker, NULL);
+    for (int i = 0; i < 3; i++) {
+        REC_SCOPE("plain");
+        REC_SCOPE_DYN("inner" EVIL);
+        spin_ns(10000);
+    }
+    pthread_join(t, NULL);
+    printf("pid %d\n", (int)getpid());
+    return 0;
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     const char *m = argc > 1 ? argv[1] : "";
@@ -206,6 +239,7 @@ int main(int argc, char **argv) {
     if (!strcmp(m, "spin") && argc > 2) return mode_spin(atol(argv[2]));
     if (!strcmp(m, "threads") && argc > 3) return mode_threads(atoi(argv[2]), atol(argv[3]));
     if (!strcmp(m, "fork")) return mode_fork();
+    if (!strcmp(m, "evil")) return mode_evil();
     if (!strcmp(m, "loop")) return mode_loop();
     if (!strcmp(m, "exit") && argc > 2) {
         { REC_SCOPE("before_exit"); }
@@ -219,6 +253,6 @@ int main(int argc, char **argv) {
         raise(SIGSEGV);
         return 0;
     }
-    fprintf(stderr, "usage: cli_prog scopes|hold|spin N|threads T K|fork|exit CODE|segv\n");
+    fprintf(stderr, "usage: cli_prog scopes|hold|spin N|threads T K|fork|exit CODE|segv|evil\n");
     return 2;
 }
