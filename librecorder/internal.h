@@ -119,8 +119,9 @@ long rec__seg_string_copy(struct rec_seg *s, uint32_t id, char *buf);
 uint64_t rec__seg_strings_used(struct rec_seg *s);
 
 /* A name from an untrusted source into dst (cap bytes, always terminated):
- * src up to its NUL or src_max bytes, control bytes shown as '?', so that
- * no name can move a terminal's cursor.  Returns dst. */
+ * src up to its NUL or src_max bytes; valid UTF-8 is kept whole (never cut
+ * in two), control bytes, C1 controls and invalid UTF-8 are shown as '?',
+ * so that no name can move a terminal's cursor.  Returns dst. */
 char *rec__copy_printable(char *dst, size_t cap, const char *src, size_t src_max);
 
 /* Write a one-line message to err (if any) and return status. */

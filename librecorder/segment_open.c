@@ -133,11 +133,44 @@ uint64_t rec__proc_start_of(int pid) {
     return strtoull(q, NULL, 10);
 }
 
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if none.
+ * C1 controls (U+0080..U+009F) count as invalid: a terminal may act on
+ * them. */
+static size_t utf8_len(const unsigned char *s, size_t n) {
+    unsigned c = s[0];
+    size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    if (!len || len > n) return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80) return 0;
+    if (c == 0xc2 && s[1] < 0xa0) return 0;                        /* C1 */
+    if (c == 0xe0 && s[1] < 0xa0) return 0;                        /* overlong */
+    if (c == 0xed && s[1] >= 0xa0) return 0;                       /* surrogates */
+    if (c == 0xf0 && s[1] < 0x90) return 0;                        /* overlong */
+    if (c == 0xf4 && s[1] >= 0x90) return 0;                       /* > U+10FFFF */
+    return len;
+}
+
 char *rec__copy_printable(char *dst, size_t cap, const char *src, size_t src_max) {
-    size_t k = 0;
-    for (; k + 1 < cap && k < src_max && src[k]; k++) {
-        unsigned char c = (unsigned char)src[k];
-        dst[k] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
+    const unsigned char *s = (const unsigned char *)src;
+    size_t k = 0, i = 0;
+    while (k + 1 < cap && i < src_max && s[i]) {
+        unsigned char c = s[i];
+        if (c >= 0x20 && c < 0x7f) {
+            dst[k++] = (char)c;
+            i++;
+            continue;
+        }
+        size_t n = c >= 0x80 ? utf8_len(s + i, strnlen(src + i, src_max - i)) : 0;
+        if (n && k + n < cap) {        /* a whole character fits: keep it */
+            memcpy(dst + k, s + i, n);
+            k += n;
+            i += n;
+        } else if (n) {
+            break;                     /* never cut a character in two */
+        } else {
+            dst[k++] = '?';            /* control byte, C1, invalid UTF-8 */
+            i++;
+        }
     }
     if (cap) dst[k] = 0;
     return dst;

@@ -1,6 +1,7 @@
 /*
  * main.c -- `recorder`: one binary, one subcommand per job.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +38,10 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+    /* A reader that goes away (a FIFO, `| head`) makes the next write fail
+     * with EPIPE, which the output code reports, instead of killing us
+     * without a word with a trace half written. */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2) return cli_error(REC_ERR_USAGE, "which command? (see recorder --help)");
     const char *name = argv[1];
     if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
