@@ -346,7 +346,9 @@ static void fill_thread(const rec_model *m, const struct trec *r, struct rec_mod
 
     double now = model_close_ns(m, r);
     double open_b = r->depth > 0 ? r->stack[0].ts : now;  /* busy since the open top-level scope began */
-    o->busy_ns = r->busy_ns + (now > open_b ? now - open_b : 0);
+    double open_gap = r->depth > 0 ? r->gap_ns - r->stack[0].gap_at : 0;   /* minus the gaps since */
+    double open_busy = now > open_b ? now - open_b - open_gap : 0;
+    o->busy_ns = r->busy_ns + (open_busy > 0 ? open_busy : 0);
     int64_t now_sec = (int64_t)floor(now / 1e9);
     for (int i = 0; i < 60; i++) {
         int64_t sec = now_sec - 59 + i;

@@ -78,6 +78,7 @@ struct frame {
     double child_end;         /* end of the last closed child */
     uint64_t seq;             /* its log item, UINT64_MAX if none */
     int gap;                  /* events were lost while it was open */
+    double gap_at;            /* the thread's gap_ns when it began: busy time leaves out gaps since */
 };
 
 struct sec_slot {
@@ -114,7 +115,8 @@ struct trec {
     struct sec_slot secs[61]; /* a ring of 60 seconds, and a scratch slot */
     uint64_t pend_over, pend_drop; /* loss not yet placed in the log */
     uint64_t pend_hist;       /* history not kept, not yet placed */
-    int pend_loss;            /* any is set */
+    int pend_loss;            /* any is set, or pend_gap */
+    int pend_gap;             /* a loss since the last event: a gap ends at the next one */
     double loss_from;         /* the last event before the pending loss (gap start) */
     /* Events of the current 100 ms, counted into the tables when it ends
      * (cover.c). */

@@ -125,14 +125,33 @@ static void mark_gap(struct trec *r, uint64_t over, uint64_t drop, uint64_t hist
     r->history += hist;
     r->pend_hist += hist;
     if (over || drop) {
-        if (!r->pend_over && !r->pend_drop) r->loss_from = r->seen ? r->last_ns : NAN;
+        if (!r->pend_gap) r->loss_from = r->seen ? r->last_ns : NAN;
         r->overwritten += over;
         r->dropped += drop;
         r->pend_over += over;
         r->pend_drop += drop;
+        r->pend_gap = 1;
         for (int i = 0; i < r->depth; i++) r->stack[i].gap = 1;
     }
     r->pend_loss = 1;
+}
+
+/* Entries a stream-mode writer dropped after the thread's last event we
+ * have (its ring was full): counted and marked there at once -- a capture
+ * may end without another event -- and the gap runs from there to the
+ * next event. */
+static void late_drop(rec_model *m, struct trec *r, int rec, uint64_t n) {
+    double at = r->seen ? r->last_ns : rec_model_now(m);
+    int64_t t = model_round_ns(at);
+    uint64_t d = n > UINT32_MAX ? UINT32_MAX : n;
+    struct litem it = {t, t, 0, (uint32_t)d, (uint16_t)rec, REC_ITEM_LOSS, 0};
+    elog_add(&m->log, &it, NULL, 0);
+    cover_lost(m, r, at, n);
+    r->dropped += n;
+    if (!r->pend_gap) r->loss_from = r->seen ? r->last_ns : NAN;
+    r->pend_gap = 1;
+    r->pend_loss = 1;
+    for (int i = 0; i < r->depth; i++) r->stack[i].gap = 1;
 }
 
 /* ---- slices ------------------------------------------------------------- */
@@ -142,8 +161,15 @@ static void close_top(rec_model *m, struct trec *r, double end, unsigned flags) 
     double dur = end > f->ts ? end - f->ts : 0;
     double self = dur - f->child_ns;
     if (self < 0) self = 0;
-    if (r->depth > 0) add_child(&r->stack[r->depth - 1], f->ts, end);
-    else add_busy(r, f->ts, end, &r->busy_until);
+    if (r->depth > 0) {
+        add_child(&r->stack[r->depth - 1], f->ts, end);
+    } else {
+        add_busy(r, f->ts, end, &r->busy_until);
+        /* Busy is time we saw: not the gaps inside this scope, where we
+         * know nothing (its per-second share is clamped instead). */
+        double gapped = r->gap_ns - f->gap_at;
+        if (gapped > 0) r->busy_ns -= gapped < dur ? gapped : dur;
+    }
     if (f->gap) flags |= REC_SLICE_GAP;
     struct litem *it = f->seq != UINT64_MAX ? elog_at(&m->log, f->seq) : NULL;
     if (it) {
@@ -198,6 +224,7 @@ static void on_begin(rec_model *m, struct trec *r, int rec, uint32_t id, double 
     f->child_ns = 0;
     f->child_end = ts;
     f->gap = 0;
+    f->gap_at = r->gap_ns;
     f->seq = UINT64_MAX;
     if (m->log.max) {
         int64_t t = model_round_ns(ts);
@@ -265,10 +292,11 @@ static void place_loss(rec_model *m, struct trec *r, int rec, double ts) {
         struct litem it = {t, t, r->pend_over, (uint32_t)d, (uint16_t)rec, REC_ITEM_LOSS, 0};
         elog_add(&m->log, &it, NULL, 0);
         cover_lost(m, r, ts, r->pend_over + r->pend_drop);
-        /* From the last event we saw to this one, we know nothing. */
-        if (!isnan(r->loss_from)) cover_gap(m, r, r->loss_from, ts);
     }
+    /* From the last event we saw to this one, we know nothing. */
+    if (r->pend_gap && !isnan(r->loss_from)) cover_gap(m, r, r->loss_from, ts);
     r->pend_over = r->pend_drop = r->pend_hist = 0;
+    r->pend_gap = 0;
     r->pend_loss = 0;
     r->epoch_ns = ts;
 }
@@ -344,21 +372,33 @@ static void feed_one(rec_model *m, struct slot_state *s, uint32_t slot, const st
 }
 
 /* The slot's loss so far; *over and *drop are placed at its next event. */
+/* Where a read's loss goes.  Overwritten entries and history are older
+ * than everything the read returned: they go before its first event.
+ * Dropped ones are newer: a stream-mode writer drops only when its ring is
+ * full, after every entry the ring holds, so they go after its last event
+ * (keep_loss, with the read's dropped count). */
 static void take_loss(struct slot_state *s, const struct rec_loss *loss, uint64_t *over, uint64_t *drop,
                       uint64_t *hist) {
     *over = s->pend_over + (loss ? loss->overwritten : 0);
-    *drop = s->pend_drop + (loss ? loss->dropped : 0);
+    *drop = s->pend_drop;
     *hist = s->pend_hist + (loss ? loss->history : 0);
     s->pend_over = s->pend_drop = s->pend_hist = 0;
 }
 
-/* Loss with no event to place it at yet: the slot's next event will be. */
-static void keep_loss(struct slot_state *s, uint64_t over, uint64_t drop, uint64_t hist) {
+/* Loss with no event to place it at yet: the slot's next event will be.
+ * The read's dropped entries came after its last event: they count at
+ * once against the thread that wrote it (and mark its open scopes), and
+ * their gap starts there. */
+static void keep_loss(rec_model *m, struct slot_state *s, uint64_t over, uint64_t drop, uint64_t hist,
+                      const struct rec_loss *loss) {
     s->pend_over += over;
     s->pend_drop += drop;
     s->pend_hist += hist;
+    uint64_t late = loss ? loss->dropped : 0;
+    struct trec *r = late ? model_rec(m, s->cur) : NULL;
+    if (r) late_drop(m, r, s->cur, late);
+    else s->pend_drop += late;
 }
-
 void rec_model_feed(rec_model *m, uint32_t slot, const struct rec_event *ev, size_t n,
                     const struct rec_loss *loss) {
     struct slot_state *s = model_slot(m, slot);
@@ -370,7 +410,7 @@ void rec_model_feed(rec_model *m, uint32_t slot, const struct rec_event *ev, siz
     uint64_t over, drop, hist;
     take_loss(s, loss, &over, &drop, &hist);
     for (size_t i = 0; i < n; i++) feed_one(m, s, slot, &ev[i], &over, &drop, &hist);
-    keep_loss(s, over, drop, hist);
+    keep_loss(m, s, over, drop, hist, loss);
     if (loss && loss->bad) rec_model_add_bad(m, slot, loss->bad);
 }
 
@@ -426,7 +466,7 @@ size_t rec_model_feed_entries(rec_model *m, uint32_t slot, const struct rec_entr
         }
         i += used ? used : 1;
     }
-    keep_loss(s, over, drop, hist);
+    keep_loss(m, s, over, drop, hist, loss);
     if (loss && loss->bad) rec_model_add_bad(m, slot, loss->bad);
     return events;
 }

@@ -26,6 +26,9 @@ static const char usage[] =
     "50-100us, 100us-1ms, 1-10ms, >=10ms), with Total(%) of the thread's\n"
     "span, Time, Calls, Avg, Min and Max in microseconds.  Nested scopes\n"
     "count inside their parents too, so the percentages may add up past 100.\n"
+    "A thread whose entries were lost while being read is marked partial,\n"
+    "with the share of its events decoded, and its percentages are of the\n"
+    "time its data covers; history the rings no longer held is 'not kept'.\n"
     "\n"
     "  -n, --top N       scopes per thread (default 10)\n"
     "  -t, --thread TID  only this thread\n";
@@ -81,7 +84,11 @@ static void gaps_of(const struct rec_item *it, size_t n, uint32_t slot, uint32_t
 
 static void print_thread(rec_model *m, const struct rec_model_thread *t, const struct rec_item *items, size_t n_items,
                          size_t top) {
-    double span = t->last_ns - t->first_ns;
+    /* Shares are of the time the data covers: the thread's span minus the
+     * gaps where entries were lost (docs/analysis.md, "partial data").  A
+     * thread busy all the time we saw it is 100% busy, whatever we lost. */
+    double span = t->last_ns - t->first_ns - t->gap_ns;
+    if (span < 0) span = 0;
     size_t n_total = 0;
     struct rec_stat *st = calloc(top ? top : 1, sizeof *st);
     struct row *rows = calloc(top + N_GAPS, sizeof *rows);
@@ -113,10 +120,16 @@ static void print_thread(rec_model *m, const struct rec_model_thread *t, const s
     snprintf(who, sizeof who, "%s%s(tid %d)", name, name[0] ? " " : "", t->tid);
     printf("\nThread %s Showing %zu/%zu records %7.2f%% busy\n", who, nr, n_total + ngaps,
            span > 0 ? 100.0 * t->busy_ns / span : 0.0);
-    if (t->overwritten || t->dropped)
-        printf("  (%llu entries lost before this: %llu overwritten, %llu dropped)\n",
-               (unsigned long long)(t->overwritten + t->dropped), (unsigned long long)t->overwritten,
-               (unsigned long long)t->dropped);
+    uint64_t lost = t->overwritten + t->dropped + t->bad;
+    if (lost)
+        printf("  partial: %.1f%% of its events decoded; lost %llu entries (%llu overwritten, %llu dropped, "
+               "%llu bad); shares are of the %.6f s its data covers\n",
+               100.0 * (double)t->events / (double)(t->events + lost), (unsigned long long)lost,
+               (unsigned long long)t->overwritten, (unsigned long long)t->dropped, (unsigned long long)t->bad,
+               span / 1e9);
+    if (t->history)
+        printf("  not kept: %llu older entries (the ring had overwritten them before they were read)\n",
+               (unsigned long long)t->history);
     printf("  %12s %11s %8s %10s %10s %10s  %s\n", "Total(%)", "Time(us)", "Calls", "Avg(us)", "Min(us)", "Max(us)",
            "Name");
     for (size_t i = 0; i < nr; i++) {
@@ -177,10 +190,18 @@ int cmd_report(int argc, char **argv) {
     if (t1 >= t0)
         printf("ROI_START: %12.6f ms\nROI_STOP : %12.6f ms\nROI_TIME = %.6f secs\n", t0 / 1e6, t1 / 1e6,
                (t1 - t0) / 1e9);
-    if (src.overwritten || src.dropped)
-        printf("lost %llu entries before the first event shown (%llu overwritten, %llu dropped)\n",
-               (unsigned long long)(src.overwritten + src.dropped), (unsigned long long)src.overwritten,
-               (unsigned long long)src.dropped);
+    uint64_t hist = 0, lost = 0;
+    for (size_t i = 0; i < nt; i++) {
+        hist += th[i].history;
+        lost += th[i].overwritten + th[i].dropped + th[i].bad;
+    }
+    if (lost)
+        printf("partial: %llu entries lost while reading (overwritten, dropped or bad): the figures below are "
+               "computed from what was decoded, shares over the time it covers\n",
+               (unsigned long long)lost);
+    if (hist)
+        printf("not kept: %llu older entries (overwritten in the rings before they were read)\n",
+               (unsigned long long)hist);
     if (rec_model_items_dropped(src.model))
         printf("the event log kept only the newest events: %llu older ones are not in the gap figures\n",
                (unsigned long long)rec_model_items_dropped(src.model));

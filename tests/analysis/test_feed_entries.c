@@ -99,16 +99,26 @@ static void feed_decoded(rec_model *m, uint32_t slot, const struct rec_entry *in
                          const struct rec_loss *loss, size_t *events) {
     struct rec_event ev[1];
     size_t off = 0;
+    /* A read's loss: what is older than its entries (overwritten,
+     * history) comes before the first event, what was dropped after the
+     * last (model_feed.c, take_loss). */
+    struct rec_loss before = {0}, after = {0};
+    if (loss) {
+        before = *loss;
+        before.dropped = 0;
+        after.dropped = loss->dropped;
+    }
     do {
         size_t used = 0;
         uint64_t bad = 0;
         size_t k = rec_decode(in + off, n - off, first + off, ev, 1, &used, &bad);
         if (bad) rec_model_add_bad(m, slot, bad);
-        rec_model_feed(m, slot, ev, k, off == 0 ? loss : NULL);
+        rec_model_feed(m, slot, ev, k, off == 0 ? &before : NULL);
         *events += k;
         off += used;
         if (!used) break;
     } while (off < n);
+    rec_model_feed(m, slot, NULL, 0, &after);
 }
 
 static char *export_all(rec_model *m, size_t *len) {

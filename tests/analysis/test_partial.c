@@ -59,6 +59,10 @@ static void test_saturated(void) {
     CHECK_EQ_U(th[0].history, 0);
     CHECK(th[0].overwritten == 20 * 150);
     CHECK(th[0].gap_ns > 1.4 * SEC);
+    /* Busy time is time seen: not more than the time the data covers. */
+    double covered = th[0].last_ns - th[0].first_ns - th[0].gap_ns;
+    printf("busy %.0f covered %.0f\n", th[0].busy_ns, covered);
+    CHECK(th[0].busy_ns <= covered + 1 && th[0].busy_ns > 0.95 * covered);
     rec_model_free(m);
 }
 

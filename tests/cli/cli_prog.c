@@ -128,6 +128,18 @@ static int mode_spin(long n) {
     return 0;
 }
 
+/* One thread always inside a scope: back-to-back "busy" scopes, n of them
+ * (test_partial.py: a reader that loses some must still call it 100%). */
+static int mode_busy(long n) {
+    REC_THREAD_NAME("busy-thread");
+    for (long i = 0; i < n; i++) {
+        REC_SCOPE("busy");
+        spin_ns(200);
+    }
+    printf("pid %d\n", (int)getpid());
+    return 0;
+}
+
 static int mode_loop(void) {
     if (wait_stream() != 0) return 3;
     for (int i = 0;; i++) {
@@ -237,6 +249,7 @@ int main(int argc, char **argv) {
     if (!strcmp(m, "scopes")) return mode_scopes(argc > 2 ? atoi(argv[2]) : 20);
     if (!strcmp(m, "hold")) mode_hold();
     if (!strcmp(m, "spin") && argc > 2) return mode_spin(atol(argv[2]));
+    if (!strcmp(m, "busy") && argc > 2) return mode_busy(atol(argv[2]));
     if (!strcmp(m, "threads") && argc > 3) return mode_threads(atoi(argv[2]), atol(argv[3]));
     if (!strcmp(m, "fork")) return mode_fork();
     if (!strcmp(m, "evil")) return mode_evil();
@@ -253,6 +266,6 @@ int main(int argc, char **argv) {
         raise(SIGSEGV);
         return 0;
     }
-    fprintf(stderr, "usage: cli_prog scopes|hold|spin N|threads T K|fork|exit CODE|segv|evil\n");
+    fprintf(stderr, "usage: cli_prog scopes|hold|spin N|busy N|threads T K|fork|exit CODE|segv|evil\n");
     return 2;
 }
