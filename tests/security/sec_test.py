@@ -241,7 +241,7 @@ class Tmux:
     def __init__(self, tag):
         if not shutil.which("tmux"):
             raise Skip("tmux is not installed")
-        self.sock = f"sec-{tag}-{os.getpid()}"
+        self.sock = f"sec-{tag}-{os.getpid()}-{len(cleanups)}"
         self.dir = tempfile.mkdtemp(prefix="sec-tmux-")
         self.conf = os.path.join(self.dir, "tmux.conf")
         with open(self.conf, "w") as f:
@@ -307,6 +307,7 @@ class Tmux:
         code = self.exited()
         check(code == 0, f"{what}: recorder-top quits with status 0 on q ({code}; {self.stderr()[-800:]!r})")
         sanitizer_clean(self.stderr(), what)
+        self.close()
 
     def close(self):
         subprocess.run(["tmux", "-L", self.sock, "kill-server"], capture_output=True)
@@ -709,9 +710,7 @@ def case_other_user():
     m = re.search(r"pid (\d+)", out or "")
     if m:
         remove_later(os.path.join(SHM, f"recorder.{m.group(1)}"))
-        st = os.lstat(os.path.join(SHM, f"recorder.{m.group(1)}")) if os.path.lexists(
-            os.path.join(SHM, f"recorder.{m.group(1)}")) else None
-        check(st is not None and st.st_uid == u.uid, f"{tag} the forged file was in place ({st})")
+    check("another user's" in (err or ""), f"{tag} the forged file was in place: the program fell back")
     check(code == OK, f"{tag} capture -o F -- CMD: exit 0 ({code}; {err.strip()[-400:]!r})")
     j = os.path.join(A.work, "forged.json")
     c2, _, _ = rec("convert", f, "-o", j) if code == OK else (None, "", "")
@@ -730,7 +729,7 @@ def case_other_user():
 
     # 2. a live program of root's whose name another user squatted with a
     #    forged header: root's `dump PID` reads the program's own segment
-    v = Victim(argv_prefix=squatting_wrapper("user", None, [])[:-1], env=None)
+    v = Victim(argv_prefix=squatting_wrapper("user", None, [], user=u.name)[:-1])
     remove_later(os.path.join(SHM, f"recorder.{v.pid}"))
     j = os.path.join(A.work, "forged-dump.json")
     code, _, err = rec("dump", str(v.pid), "-o", j)
@@ -741,6 +740,12 @@ def case_other_user():
     code, out, err = rec("report", str(v.pid))
     check(code == OK and "victim_outer" in out and "forged_scope" not in out,
           f"{tag} root's report PID: the program's own scopes ({code}; {err.strip()!r})")
+    _, s = top_watch(str(v.pid), [f"pid {v.pid}"], f"{tag} recorder-top PID", frames=10)
+    check(s is not None and "victim_" in s and "forged_scope" not in s,
+          f"{tag} recorder-top PID shows the program's own scopes")
+    out = web(str(v.pid), f"{tag} recorder-web PID", "watch")
+    check("victim_outer" in (out or "") and "forged_scope" not in (out or ""),
+          f"{tag} recorder-web PID serves the program's own scopes")
     v.stop()
 
     # 3. the other user's own program: root may read it, and is told whose
@@ -813,7 +818,7 @@ def case_truncate_cli():
         # dump and report after the truncation, and racing a second one
         for cmd in (["dump", h.target, "-o", j], ["report", h.target], ["ls"]):
             code, _, err = rec(*cmd)
-            check(code in (OK, TRUNCATED, FORMAT), f"{tag} recorder {cmd[0]} afterwards: {code} ({err.strip()[-200:]!r})")
+            check(code in (OK, TRUNCATED), f"{tag} recorder {cmd[0]} afterwards: {code} ({err.strip()[-200:]!r})")
         h.stop()
         # dump racing the truncation: start the dump, truncate while it reads
         for i in range(10):
@@ -873,8 +878,9 @@ def case_launch_race():
     """Guarantee 7: 50 times, start a program and at once `recorder dump`
     its pid while it creates its segment.  A trace or 'has no segment'
     (it had not published yet), never 'corrupt' or 'not a recorder
-    segment'."""
-    outcomes = {"trace": 0, "no segment": 0}
+    segment'.  A trace may be empty: a segment is published before the
+    program's first event lands in it."""
+    outcomes = {"trace": 0, "empty trace": 0, "no segment": 0}
     for i in range(50):
         p = subprocess.Popen([A.prog, "race"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                              env=env_of())
@@ -883,10 +889,13 @@ def case_launch_race():
         code, _, err = rec("dump", str(p.pid), "-o", j)
         low = (err or "").lower()
         if code == OK:
+            # Published but no event yet (the segment is made before the
+            # first event's slot): an empty trace, which is still a trace.
             doc = load_json(j, f"race #{i}")
-            ok = doc is not None and "victim_outer" in names_in(doc)
-            outcomes["trace"] += ok
-            check(ok, f"race #{i}: the trace has the program's scope")
+            empty = doc is not None and "0 events, 0 threads" in err
+            ok = doc is not None and ("victim_outer" in names_in(doc) or empty)
+            outcomes["empty trace" if empty else "trace"] += ok
+            check(ok, f"race #{i}: the trace has the program's scope, or is empty ({err.strip()!r})")
         elif code == NOTFOUND and "has no segment" in err:
             outcomes["no segment"] += 1
         else:
@@ -895,7 +904,7 @@ def case_launch_race():
               f"race #{i}: never called corrupt or unfinished ({err.strip()[:200]!r})")
         p.stdin.close()
         p.wait(timeout=TIMEOUT)
-    check(outcomes["trace"] + outcomes["no segment"] == 50, f"50 launches, 50 acceptable outcomes ({outcomes})")
+    check(sum(outcomes.values()) == 50, f"50 launches, 50 acceptable outcomes ({outcomes})")
 
 
 # ---------------------------------------------------------------------------
