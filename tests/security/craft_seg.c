@@ -27,6 +27,10 @@
  *            THREAD_START with odd generations, odd slot states
  *   all      every scenario above, one per slot (the default)
  *   forged   only "forged_scope" events (the other-user tests)
+ *   packmax  one ring full of BEGIN entries that pack as large as an entry
+ *            can: timestamps that jump by 2^63 both ways, 56-bit payloads
+ *            that never repeat (1 + 10 + 8 bytes each); with a large ring
+ *            (--ring-entries) a capture's output buffer fills with them
  *
  * Options:
  *   --hold            stay alive as the segment's writer: the header's pid
@@ -47,6 +51,8 @@
  *   --process NAME    the header's process name (default "craft_seg")
  *   --payload HEX     the exploit scenario's 56-bit payload
  *   --seed N          random payloads (default 1)
+ *   --ring-entries N  entries per ring, a power of two >= 16 (default 2048)
+ *   --max-threads N   thread slots (default 8; the scenarios use up to 8)
  *
  * The file is published the way the writer publishes (built under a
  * private name, then link()ed), so it is never seen half made.  Exit
@@ -70,8 +76,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_THREADS 8u
-#define RING_ENTRIES 2048u
+static uint32_t MAX_THREADS = 8;
+static uint64_t RING_ENTRIES = 2048;
 #define INDEX_ENTRIES 1024u
 #define STRINGS_SIZE 65536u
 
@@ -396,6 +402,16 @@ static void sc_slots(uint32_t slot) {
     slots[slot].start_ticks = UINT64_MAX;
 }
 
+static void sc_packmax(uint32_t slot) {
+    struct w w;
+    claim(&w, slot, 1000 + (int)slot, id_thread, 0);
+    while (w.head < RING_ENTRIES) {
+        uint64_t i = w.head;
+        put(&w, (i & 1) ? UINT64_C(1) << 63 : 0, ev(REC_EV_BEGIN, UINT64_C(0x80000000000000) | i));
+    }
+    publish(&w);
+}
+
 static void sc_forged(uint32_t slot) {
     struct w w;
     claim(&w, slot, 1000 + (int)slot, id_thread, 0);
@@ -495,6 +511,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--process")) process = v, i++;
         else if (!strcmp(a, "--payload")) exploit_payload = strtoull(v, NULL, 16) & REC_FLOW_ID_MASK, i++;
         else if (!strcmp(a, "--seed")) rng_state = strtoull(v, NULL, 10), i++;
+        else if (!strcmp(a, "--ring-entries")) RING_ENTRIES = strtoull(v, NULL, 10), i++;
+        else if (!strcmp(a, "--max-threads")) MAX_THREADS = (uint32_t)atoi(v), i++;
         else if (!strcmp(a, "--launcher")) {
             unsigned long long s = 0;
             char tail[8] = "";
@@ -505,7 +523,9 @@ int main(int argc, char **argv) {
             i++;
         } else return usage();
     }
-    if (!name == !path_arg) return usage();
+    if (!name == !path_arg || RING_ENTRIES < 16 || (RING_ENTRIES & (RING_ENTRIES - 1)) || MAX_THREADS < 8 ||
+        MAX_THREADS > 65536)
+        return usage();
     char path[512], tmp[600];
     if (name) snprintf(path, sizeof path, "/dev/shm/" REC_SEG_PREFIX "%s", name);
     else snprintf(path, sizeof path, "%s", path_arg);
@@ -576,6 +596,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(scenario, "strings")) sc_plain(0), sc_strings(5);
     else if (!strcmp(scenario, "values")) sc_values(0), sc_slots(1);
     else if (!strcmp(scenario, "forged")) sc_forged(0);
+    else if (!strcmp(scenario, "packmax")) sc_packmax(0);
     else return usage();
     if (do_churn && strcmp(scenario, "all")) {
         fprintf(stderr, "craft_seg: --churn needs --scenario all\n");

@@ -362,7 +362,11 @@ SCENARIOS = {
     "dropped": (1, 1000, 20),
     "strings": (0, 1000, 20),
     "values": (0, None, 0),
+    # A ring of 2^19 entries that each pack to 19 bytes: the capture's
+    # 8 MiB output buffer fills with them within one poll.
+    "packmax": (0, None, 0),
 }
+EXTRA = {"packmax": ["--ring-entries", "524288"]}
 
 
 def check_trace(doc, scen, what, from_capture=False):
@@ -388,7 +392,7 @@ def case_craft_cli():
     """Guarantees 1 and 6: each crafted scenario through capture (packed and
     raw) + convert, dump, report and ls."""
     for scen in SCENARIOS:
-        h = Holder(scen)
+        h = Holder(scen, extra=EXTRA.get(scen, ()))
         what = f"[{scen}]"
         # ls: listed alive, with sane numbers
         row, _ = ls_row("recorder." + h.name)
