@@ -730,7 +730,28 @@ def case_other_user():
     check(code == OK and doc is not None and begins(doc, "victim_outer") == 300 and
           "forged_scope" not in names_in(doc),
           f"{tag} run -- CMD: the program's own 300 scopes, nothing forged ({code}; {err.strip()[-400:]!r})")
+    check("(craft_seg)" not in (err or ""), f"{tag} run -- CMD never dumped the forged file, not even on the way "
+                                            f"({err.strip()[-400:]!r})")
 
+    # 1b. a segment planted by the other user while `run` runs, with run's
+    #     own launcher tag (pid and start time, both public) and some pid:
+    #     no trace of it is written, and it is not run's to remove
+    tag = "[a tagged segment planted by another user]"
+    fake = 4000000 + os.getpid() % 100000
+    planted = os.path.join(SHM, f"recorder.sec-planted-{os.getpid()}")
+    remove_later(planted)
+    plant = (f"runuser -u {u.name} -- {shlex.quote(A.craft)} --path {planted} --scenario forged "
+             f"--forge-pid {fake} --forge-start 1 --launcher $PPID:auto")
+    out_dir = tempfile.mkdtemp(prefix="sec-run-")
+    cleanups.append(lambda: shutil.rmtree(out_dir, ignore_errors=True))
+    code, out, err = rec("run", "-o", os.path.join(out_dir, "t.json"), "--",
+                         "sh", "-c", f"{plant} && exec \"$0\" \"$@\"", A.prog, "scopes", "50")
+    check(code == OK, f"{tag} run -- CMD: exit 0 ({code}; {err.strip()[-300:]!r})")
+    check(os.path.lexists(planted), f"{tag} the planted file was there and run left it alone")
+    check(sorted(os.listdir(out_dir)) == ["t.json"], f"{tag} only the program's own trace is written "
+                                                    f"({sorted(os.listdir(out_dir))})")
+
+    tag = "[forged file of another user at recorder.<pid>]"
     # 2. a live program of root's whose name another user squatted with a
     #    forged header: root's `dump PID` reads the program's own segment
     v = Victim(argv_prefix=squatting_wrapper("user", None, [], user=u.name)[:-1])
