@@ -3,7 +3,8 @@
  * (2 thread slots, 4 KiB rings, 16 KiB of strings) holding every kind of
  * event, and captures of it, packed and raw, whole and cut short.
  *
- *   fuzz_seeds DIR   -> DIR/segment/, DIR/capture/
+ *   fuzz_seeds DIR   -> DIR/segment/, DIR/capture/, DIR/pack/ (the rings'
+ *                       entries alone, for fuzz_pack)
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
@@ -78,6 +79,29 @@ static int capture(const char *path, int raw) {
     return rc == REC_OK ? 0 : -1;
 }
 
+/* Each thread slot's ring, as raw entries, from a copy of the segment. */
+static int write_rings(const char *seg, const char *dir) {
+    FILE *f = fopen(seg, "rb");
+    if (!f) return -1;
+    struct rec_header h;
+    if (fread(&h, sizeof h, 1, f) != 1) return -1;
+    size_t bytes = (size_t)h.ring_entries * sizeof(struct rec_entry);
+    unsigned char *buf = malloc(bytes);
+    int rc = buf ? 0 : -1;
+    for (uint32_t i = 0; rc == 0 && i < h.max_threads; i++) {
+        char p[600];
+        snprintf(p, sizeof p, "%.512s/ring%u", dir, i);
+        FILE *o = NULL;
+        if (fseek(f, (long)(h.rings_off + i * bytes), SEEK_SET) != 0 || fread(buf, 1, bytes, f) != bytes ||
+            !(o = fopen(p, "wb")) || fwrite(buf, 1, bytes, o) != bytes)
+            rc = -1;
+        if (o) fclose(o);
+    }
+    free(buf);
+    fclose(f);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: fuzz_seeds DIR\n");
@@ -97,6 +121,9 @@ int main(int argc, char **argv) {
     mkdir(p, 0700);
     snprintf(p, sizeof p, "%s/segment/live", argv[1]);
     if (copy_file(rec_segment_path(), p, -1) != 0) return 1;
+    snprintf(q, sizeof q, "%s/pack", argv[1]);
+    mkdir(q, 0700);
+    if (write_rings(p, q) != 0) return 1;
     snprintf(p, sizeof p, "%s/capture/packed.rec", argv[1]);
     if (capture(p, 0) != 0) return 1;
     snprintf(p, sizeof p, "%s/capture/raw.rec", argv[1]);
