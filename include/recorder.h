@@ -95,8 +95,12 @@ enum rec_ev_type {
 #define REC_STR_MAXLEN   1024u
 struct rec_str {
     uint64_t tag;
-    char text[];              /* len bytes then a NUL */
+    /* then len bytes and a NUL: rec_str_text().  (Not a flexible array
+     * member: ISO C++ has none, and the header compiles as C++ too.) */
 };
+static inline const char *rec_str_text(const struct rec_str *r) {
+    return (const char *)(const void *)(r + 1);
+}
 
 enum rec_slot_state {
     REC_SLOT_FREE = 0,
@@ -135,8 +139,11 @@ struct rec_consumer {
     uint32_t mode;            /* REC_MODE_* currently in force */
     uint64_t heartbeat_ticks; /* counter value at the consumer's last poll */
     uint64_t pad[6];
-    uint64_t limit[];         /* max_threads entries */
+    /* then uint64_t limit[max_threads]: rec_consumer_limit() */
 };
+static inline uint64_t *rec_consumer_limit(struct rec_consumer *c) {
+    return (uint64_t *)(void *)(c + 1);
+}
 #define REC_MODE_FLIGHT 0u
 #define REC_MODE_STREAM 1u
 #define REC_STREAM_STALE_SEC 2u /* a silent consumer is dropped after this */
@@ -267,9 +274,10 @@ uint32_t rec__intern_dyn(const char *name);
 void rec__instant_msg(uint32_t id, const char *msg);
 void rec__thread_name(const char *name);
 
+uint64_t rec__mono_ns(void);   /* CLOCK_MONOTONIC in ns (the implementation's) */
+
 static inline uint64_t rec_now(void) {
 #if defined(RECORDER_CLOCK_MONOTONIC) || !(defined(__x86_64__) || defined(__i386__) || defined(__aarch64__))
-    extern uint64_t rec__mono_ns(void);
     return rec__mono_ns();
 #elif defined(__x86_64__) || defined(__i386__)
     uint32_t lo, hi;

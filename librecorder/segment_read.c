@@ -23,7 +23,7 @@ int rec__seg_string_raw(const struct rec_seg *s, uint32_t id, const char **text,
     uint64_t tag = LOAD(r->tag);
     uint64_t n = (tag >> 8) & 0xffffff;
     if ((tag & 0xff) != REC_STR_READY || n > REC_STR_MAXLEN || off + sizeof(struct rec_str) + n >= size) return 0;
-    *text = r->text;
+    *text = rec_str_text(r);
     *len = (size_t)n;
     return 1;
 }
@@ -140,7 +140,7 @@ unsigned rec_entry_span(const struct rec_entry *e) {
  * overwrites as in flight mode.  From then on we read as a flight reader
  * and leave the consumer region alone. */
 static int still_stream(rec_seg *s, uint32_t slot) {
-    if (s->stream && LOAD(s->cons->limit[slot]) == UINT64_MAX) s->stream = 0;
+    if (s->stream && LOAD(rec_consumer_limit(s->cons)[slot]) == UINT64_MAX) s->stream = 0;
     return s->stream;
 }
 
@@ -150,9 +150,9 @@ static int still_stream(rec_seg *s, uint32_t slot) {
 static void publish_limit(rec_seg *s, uint32_t slot) {
     const struct rec_cursor *c = &s->cursors[slot];
     uint64_t from = c->pos > c->stream_from ? c->pos : c->stream_from;
-    uint64_t cur = LOAD(s->cons->limit[slot]);
+    uint64_t cur = LOAD(rec_consumer_limit(s->cons)[slot]);
     while (cur != UINT64_MAX &&
-           !__atomic_compare_exchange_n(&s->cons->limit[slot], &cur, from + s->hcopy.ring_entries, 0,
+           !__atomic_compare_exchange_n(&rec_consumer_limit(s->cons)[slot], &cur, from + s->hcopy.ring_entries, 0,
                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {}
     if (cur == UINT64_MAX) s->stream = 0;
 }

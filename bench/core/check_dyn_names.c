@@ -32,7 +32,7 @@ static uint32_t canonical(const char *s) {
 static int text_is(uint32_t id, const char *s) {
     const struct rec_str *r = rec__str(&rec__g, id);
     size_t len = cut_len(s);
-    return ((r->tag >> 8) & 0xffffff) == len && memcmp(r->text, s, len) == 0 && r->text[len] == 0;
+    return ((r->tag >> 8) & 0xffffff) == len && memcmp(rec_str_text(r), s, len) == 0 && rec_str_text(r)[len] == 0;
 }
 
 /* A name of len bytes whose text depends on seed, so names differ. */

@@ -178,7 +178,7 @@ static void rec__segment_format(struct rec__global *g, uint64_t proc_start) {
     h->real_ns0 = rec__real_ns();
     g->cons->mode = g->cfg.mode;
     for (uint32_t i = 0; i < h->max_threads; i++)
-        g->cons->limit[i] = g->cfg.mode == REC_MODE_STREAM ? h->ring_entries : UINT64_MAX;
+        rec_consumer_limit(g->cons)[i] = g->cfg.mode == REC_MODE_STREAM ? h->ring_entries : UINT64_MAX;
     if (g->parent_base) {
         /* A forked child keeps the parent's string ids, which call sites
          * have cached in statics: copy the table so they stay valid. */

@@ -111,8 +111,9 @@ static uint32_t rec__alloc_str(struct rec__global *g, const char *s, size_t len,
         return 0;
     }
     struct rec_str *r = (struct rec_str *)(g->strings + off);
-    memcpy(r->text, s, len);
-    r->text[len] = 0;
+    char *text = (char *)(void *)(r + 1);   /* the bytes after the tag (rec_str_text) */
+    memcpy(text, s, len);
+    text[len] = 0;
     __atomic_store_n(&r->tag, ((uint64_t)h32 << 32) | ((uint64_t)len << 8) | REC_STR_READY,
                      __ATOMIC_RELEASE);
     return (uint32_t)(off / 8);
@@ -123,7 +124,7 @@ static int rec__str_equal(const struct rec__global *g, uint32_t id, const char *
     const struct rec_str *r = rec__str(g, id);
     uint64_t tag = __atomic_load_n(&r->tag, __ATOMIC_ACQUIRE);
     return (tag & 0xff) == REC_STR_READY && (uint32_t)(tag >> 32) == h32 &&
-           ((tag >> 8) & 0xffffff) == len && memcmp(r->text, s, len) == 0;
+           ((tag >> 8) & 0xffffff) == len && memcmp(rec_str_text(r), s, len) == 0;
 }
 
 /* The id of s, interning it if new.  Never fails: a full table yields
@@ -255,7 +256,7 @@ static REC__NOINLINE uint32_t rec__dyn_fill(struct rec__dyn_cache *c, struct rec
 static REC__NOINLINE uint32_t rec__dyn_hit_shifted(struct rec__dyn_cache *c, struct rec__dyn_ent *set,
                                                    struct rec__dyn_ent *e, struct rec__dyn_ptr *p,
                                                    const char *name, size_t len, uint64_t key) {
-    if (rec__dyn_same_shifted(name, rec__str(&rec__g, e->id)->text, len))
+    if (rec__dyn_same_shifted(name, rec_str_text(rec__str(&rec__g, e->id)), len))
         return rec__dyn_keep(c, p, name, e->id, len);
     return rec__dyn_fill(c, set, p, name, len, key);
 }
@@ -270,7 +271,7 @@ static REC__NOINLINE uint32_t rec__dyn_long(struct rec__dyn_cache *c, struct rec
         if (!REC__DYN_MATCH(e, key, len) || !e->id) continue;
         if (e->id == REC_ID_FILTERED) return 0;
         if (e->id == REC_ID_OVERFLOW) return e->id;  /* no text to compare */
-        if (memcmp(rec__str(&rec__g, e->id)->text, name, len) == 0) return rec__dyn_keep(c, p, name, e->id, len);
+        if (memcmp(rec_str_text(rec__str(&rec__g, e->id)), name, len) == 0) return rec__dyn_keep(c, p, name, e->id, len);
     }
     return rec__dyn_fill(c, set, p, name, len, key);
 }
@@ -352,7 +353,7 @@ static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_c
     if (REC_UNLIKELY(r != 0)) return rec__dyn_hit_shifted(c, set, e, p, name, len, key);
     /* Word j of the text lines up with word j of the name; the text's word
      * k holds its NUL, inside its record. */
-    const char *t = rec__str(&rec__g, id)->text;
+    const char *t = rec_str_text(rec__str(&rec__g, id));
     uint64_t diff, tw, nw;
     memcpy(&tw, t + 8 * k, 8);
     diff = (w ^ tw) & last;
@@ -372,7 +373,7 @@ static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_c
 /* A guess (by address) for a name not 8-byte aligned. */
 static REC__NOINLINE uint32_t rec__dyn_guess_shifted(struct rec__dyn_cache *c, struct rec__dyn_ptr *p,
                                                      const char *name, uint32_t id, size_t len) {
-    if (rec__dyn_same_shifted(name, rec__str(&rec__g, id)->text, len + 1)) {
+    if (rec__dyn_same_shifted(name, rec_str_text(rec__str(&rec__g, id)), len + 1)) {
         p->id = id;
         p->len = (uint16_t)len;
         p->mode = rec__dyn_hit(p->mode);
@@ -414,7 +415,7 @@ REC__NO_SANITIZE uint32_t rec__intern_dyn(const char *name) {
             len = x->next_len;
         }
         if (REC_UNLIKELY((a & 7u) != 0)) return rec__dyn_guess_shifted(c, p, name, id, len);
-        const char *t = rec__str(&rec__g, id)->text;
+        const char *t = rec_str_text(rec__str(&rec__g, id));
         unsigned k = (unsigned)(len / 8);                /* the word of the NUL */
         uint64_t diff, tw, nw;
         memcpy(&tw, t + 8 * k, 8);

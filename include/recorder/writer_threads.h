@@ -176,7 +176,7 @@ void rec__attach(struct rec__tls *t) {
     uint32_t i = (uint32_t)(s - g->slots);
     t->ring = (uint64_t *)(g->rings + (uint64_t)i * g->hdr->ring_entries * sizeof(struct rec_entry));
     t->mask = g->hdr->ring_entries - 1;
-    t->limit = &g->cons->limit[i];
+    t->limit = &rec_consumer_limit(g->cons)[i];
     t->slot = s;
     if (g->key_ok) pthread_setspecific(g->key, s);
     if (__atomic_load_n(&s->attach_count, __ATOMIC_ACQUIRE) == 1) {
@@ -224,7 +224,7 @@ void rec__full(struct rec__tls *t, unsigned n) {
         int64_t age = (int64_t)(rec_now() - hb);
         if (__atomic_load_n(&c->pid, __ATOMIC_ACQUIRE) != 0 && age > stale) {
             for (uint32_t i = 0; i < g->hdr->max_threads; i++)
-                __atomic_store_n(&c->limit[i], UINT64_MAX, __ATOMIC_RELEASE);
+                __atomic_store_n(&rec_consumer_limit(c)[i], UINT64_MAX, __ATOMIC_RELEASE);
             __atomic_store_n(&c->mode, REC_MODE_FLIGHT, __ATOMIC_RELEASE);
             __atomic_store_n(&c->pid, 0, __ATOMIC_RELEASE);
         }

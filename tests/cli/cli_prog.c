@@ -167,7 +167,7 @@ static void wait_drained(void) {
         int behind = 0;
         for (uint32_t i = 0; i < h->max_threads; i++) {
             uint64_t head = __atomic_load_n(&rec__g.slots[i].head, __ATOMIC_ACQUIRE);
-            uint64_t limit = __atomic_load_n(&rec__g.cons->limit[i], __ATOMIC_ACQUIRE);
+            uint64_t limit = __atomic_load_n(&rec_consumer_limit(rec__g.cons)[i], __ATOMIC_ACQUIRE);
             behind |= limit != UINT64_MAX && limit - h->ring_entries < head;
         }
         if (!behind) return;

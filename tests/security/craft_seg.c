@@ -554,7 +554,7 @@ int main(int argc, char **argv) {
     rings = (struct rec_entry *)(void *)(base + hdr->rings_off);
     struct rec_consumer *cons = (struct rec_consumer *)(void *)(base + hdr->consumer_off);
     cons->mode = REC_MODE_FLIGHT;
-    for (uint32_t i = 0; i < MAX_THREADS; i++) cons->limit[i] = UINT64_MAX;
+    for (uint32_t i = 0; i < MAX_THREADS; i++) rec_consumer_limit(cons)[i] = UINT64_MAX;
 
     hdr->pid = pid;
     hdr->proc_start = start;
