@@ -101,14 +101,43 @@ int rec__open_user_file(const char *path, struct stat *st, char *err, size_t err
 }
 
 /* A candidate's header, read with pread (never mapped: the file may be
- * anything).  Returns 1 if it is a published segment of pid. */
-static int header_of(const char *path, int pid, struct rec_header *h) {
+ * anything), and its owner.  Returns 1 if it is a published segment of
+ * pid. */
+static int header_of(const char *path, int pid, struct rec_header *h, uid_t *owner) {
     struct stat st;
     int fd = rec__open_regular(path, 0, &st, NULL, 0);
     if (fd < 0) return 0;
     ssize_t n = pread(fd, h, sizeof *h, 0);
     close(fd);
+    *owner = st.st_uid;
     return n == (ssize_t)sizeof *h && h->magic == REC_SEG_MAGIC && h->pid == pid;
+}
+
+/* The effective uid of a running process ("Uid: real effective ..." in
+ * /proc/<pid>/status): its segment is created as that user.  -1 if gone. */
+static long proc_euid(int pid) {
+    char p[64], buf[4096];
+    snprintf(p, sizeof p, "/proc/%d/status", pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    buf[n] = 0;
+    const char *u = strstr(buf, "\nUid:");
+    unsigned long real, eff;
+    if (!u || sscanf(u + 5, "%lu %lu", &real, &eff) != 2) return -1;
+    return (long)eff;
+}
+
+/* How much a candidate looks like the process's segment: owned by the
+ * process's user (or, the process gone, by us) first -- anyone can write
+ * any header, nobody can make a file another user owns -- then with the
+ * process's start time, then the newest. */
+static int score(const struct rec_header *h, uid_t owner, long euid, uint64_t start, int running) {
+    int by_owner = euid >= 0 ? owner == (uid_t)euid : owner == geteuid();
+    int exact = running && h->proc_start == start;
+    return by_owner * 2 + exact;
 }
 
 int rec__find_pid_segment(int pid, char *path, size_t cap) {
@@ -117,12 +146,17 @@ int rec__find_pid_segment(int pid, char *path, size_t cap) {
     snprintf(path, cap, "%s", plain);
     uint64_t start = rec__proc_start_of(pid);
     int running = start != 0 && start != UINT64_MAX;
+    long euid = running ? proc_euid(pid) : -1;
     struct rec_header h;
-    /* The usual case: the plain name is this very process's. */
-    if (header_of(plain, pid, &h) && (!running || h.proc_start == start)) return 0;
-    int found = 0;
+    uid_t owner;
+    int best = -1;
     uint64_t best_start = 0;
-    int best_exact = 0;
+    /* The usual case: the plain name is this very process's. */
+    if (header_of(plain, pid, &h, &owner)) {
+        best = score(&h, owner, euid, start, running);
+        best_start = h.proc_start;
+        if (best == 3 || (!running && best >= 2)) return 0;
+    }
     char prefix[64];
     int plen = snprintf(prefix, sizeof prefix, REC_SEG_PREFIX "%d.", pid);
     DIR *d = opendir("/dev/shm");
@@ -132,21 +166,17 @@ int rec__find_pid_segment(int pid, char *path, size_t cap) {
             if (strncmp(de->d_name, prefix, (size_t)plen) != 0 || !de->d_name[plen]) continue;
             char cand[512];
             snprintf(cand, sizeof cand, "/dev/shm/%.255s", de->d_name);
-            if (!header_of(cand, pid, &h)) continue;
-            int exact = running && h.proc_start == start;
-            /* The running process's own segment first; else the newest
-             * process that had this pid. */
-            if (!found || (exact && !best_exact) || (exact == best_exact && h.proc_start > best_start)) {
+            if (!header_of(cand, pid, &h, &owner)) continue;
+            int sc = score(&h, owner, euid, start, running);
+            if (sc > best || (sc == best && h.proc_start > best_start)) {
                 snprintf(path, cap, "%s", cand);
+                best = sc;
                 best_start = h.proc_start;
-                best_exact = exact;
-                found = 1;
             }
         }
         closedir(d);
     }
-    if (found && (best_exact || !header_of(plain, pid, &h) || h.proc_start < best_start)) return 0;
-    snprintf(path, cap, "%s", plain);
+    if (best >= 0) return 0;
     struct stat lst;
-    return found || lstat(plain, &lst) == 0 ? 0 : -1;
+    return lstat(plain, &lst) == 0 ? 0 : -1;
 }

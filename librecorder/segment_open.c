@@ -217,10 +217,15 @@ static int read_header(int fd, struct stat *st, struct rec_header *h, int may_wa
         ssize_t n = pread(fd, h, sizeof *h, 0);
         if (n < 0) return rec__fail(err, cap, REC_ERR_IO, "%s: %s", path, strerror(errno));
         if (n == (ssize_t)sizeof *h && h->magic != 0) return REC_OK;
+        /* Starting means sized and not written yet: a whole zero header.
+         * A shorter file is not one being made (writers size it first),
+         * it is a truncated or foreign one, and validate() says so. */
+        int zero = n == (ssize_t)sizeof *h;
+        for (size_t i = 0; zero && i < sizeof *h; i++) zero = ((const unsigned char *)h)[i] == 0;
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
         int young = now.tv_sec - st->st_ctim.tv_sec <= 5 && now.tv_sec >= st->st_ctim.tv_sec;
-        if (!young || !may_wait) return REC_OK;   /* validate() says what it is */
+        if (!zero || !young || !may_wait) return REC_OK;
         if (tries == 200)
             return rec__fail(err, cap, REC_ERR_STARTING,
                              "%s: still starting (its header is not written yet); try again", path);
@@ -251,7 +256,7 @@ static int take_stream(rec_seg *s, char *err, size_t errlen) {
      * what we have not read: older entries are read as in flight mode. */
     for (uint32_t i = 0; i < h->max_threads; i++) {
         uint64_t head = __atomic_load_n(&s->slots[i].head, __ATOMIC_ACQUIRE);
-        __atomic_store_n(&s->cons->limit[i], head + h->ring_entries, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&rec_consumer_limit(s->cons)[i], head + h->ring_entries, __ATOMIC_SEQ_CST);
         /* A writer busy with an event when the limit changed may run
          * past it by one event: protect only what lies beyond that. */
         uint64_t again = __atomic_load_n(&s->slots[i].head, __ATOMIC_SEQ_CST) + REC_MAX_ENTRIES_PER_EVENT;
@@ -383,7 +388,7 @@ int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t
 static int give_back(rec_seg *s) {
     if (__atomic_load_n(&s->cons->pid, __ATOMIC_ACQUIRE) != (int)getpid()) return 0;
     for (uint32_t i = 0; i < s->hcopy.max_threads; i++)
-        __atomic_store_n(&s->cons->limit[i], UINT64_MAX, __ATOMIC_RELEASE);
+        __atomic_store_n(&rec_consumer_limit(s->cons)[i], UINT64_MAX, __ATOMIC_RELEASE);
     __atomic_store_n(&s->cons->mode, REC_MODE_FLIGHT, __ATOMIC_RELEASE);
     __atomic_store_n(&s->cons->pid, 0, __ATOMIC_RELEASE);
     return 1;

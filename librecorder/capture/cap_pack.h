@@ -10,8 +10,11 @@
 
 #include "recorder.h"
 
-/* The most bytes one entry can take packed. */
-#define REC_CAP_PACK_MAX 17u
+/* The most bytes one entry can take packed: a tag, a 64-bit zigzag
+ * varint (10 bytes) and a 56-bit varint (8 bytes).  (RAW takes 17, CONT
+ * 16.)  Buffers are sized n * this: the segment's author chooses every
+ * byte, so the worst case is the case. */
+#define REC_CAP_PACK_MAX 19u
 
 /* Pack n entries into out (room for n * REC_CAP_PACK_MAX bytes); returns
  * the bytes written.  *conts gets the number of CONT entries. */

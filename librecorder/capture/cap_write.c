@@ -31,7 +31,7 @@
 #include "recorder/outfile.h"
 
 #define DEFAULT_BUFFER (8u << 20)
-#define MIN_BUFFER (1u << 20)    /* > a full scratch packed: 16384 * 17 + headers */
+#define MIN_BUFFER (1u << 20)    /* > a full scratch packed: 16384 * REC_CAP_PACK_MAX + headers */
 #define MAX_BUFFER (1u << 30)
 #define MAX_CHUNK_ENTRIES ((REC_CAP_MAX_RECORD - sizeof(struct rec_cap_chunk)) / sizeof(struct rec_entry))
 #define STRINGS_RECORD_MAX (1u << 20)

@@ -126,6 +126,6 @@ int capture_child_attach(struct capture_child *c, rec_seg **seg, int *live) {
 void capture_child_cleanup(struct capture_child *c) {
     desc_end(&c->d);
     if (c->remove_segments)
-        for (int i = 0; i < c->d.n; i++) desc_remove(&c->d.segs[i]);
+        for (int i = 0; i < c->d.n; i++) desc_remove(&c->d, &c->d.segs[i]);
     desc_free(&c->d);
 }

@@ -47,7 +47,8 @@ static void with_pid(const char *out, int pid, char *buf, size_t cap) {
 
 /* Write one tracked segment's trace and remove it (unless keep).  Returns
  * a rec_status. */
-static int finish_one(const struct desc_seg *t, pid_t child, const char *out, double last, int keep) {
+static int finish_one(const struct descendants *d, const struct desc_seg *t, pid_t child, const char *out,
+                      double last, int keep) {
     char path[PATH_MAX], file[PATH_MAX];
     desc_path(t, path, sizeof path);
     struct rec_seg_entry e;
@@ -56,12 +57,12 @@ static int finish_one(const struct desc_seg *t, pid_t child, const char *out, do
             cli_warn("pid %d left no segment: is the program instrumented (and did it record an event)?", t->pid);
         return REC_OK;
     }
-    /* The same process as the one we saw start? */
-    if (e.pid != t->pid || (t->start && e.proc_start != t->start)) return REC_OK;
+    /* The same process as the one we saw start, in a file of its user's? */
+    if (!desc_is_tracked(d, t, &e)) return REC_OK;
     if (t->pid == child) snprintf(file, sizeof file, "%s", out);
     else with_pid(out, t->pid, file, sizeof file);
     int rc = cli_dump(path, file, last);
-    if (!keep) desc_remove(t);
+    if (!keep) desc_remove(d, t);
     return rc;
 }
 
@@ -113,7 +114,7 @@ int cmd_run(int argc, char **argv) {
     int rc = REC_OK;
     for (int i = 0; i < d.n; i++) {
         if (d.segs[i].pid <= 0) continue;
-        int r = finish_one(&d.segs[i], pid, out, last, keep);
+        int r = finish_one(&d, &d.segs[i], pid, out, last, keep);
         if (r != REC_OK && rc == REC_OK) rc = r;
     }
     int status = d.child_status;

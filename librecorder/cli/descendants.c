@@ -246,13 +246,18 @@ void desc_path(const struct desc_seg *t, char *buf, size_t cap) {
     snprintf(buf, cap, SHM_DIR "/%.255s", t->name);
 }
 
-void desc_remove(const struct desc_seg *t) {
+int desc_is_tracked(const struct descendants *d, const struct desc_seg *t, const struct rec_seg_entry *e) {
+    /* The same process as the one we saw start, and a file its user made:
+     * a header anyone can write, a file of that user's nobody else can. */
+    return e->uid == d->uid && e->pid == t->pid && (!t->start || e->proc_start == t->start);
+}
+
+void desc_remove(const struct descendants *d, const struct desc_seg *t) {
     char path[PATH_MAX];
     desc_path(t, path, sizeof path);
     struct rec_seg_entry e;
     if (t->pid <= 0 || rec_seg_inspect(path, &e) == REC_ERR_NOTFOUND) return;
-    /* The same process as the one we saw start? */
-    if (e.pid != t->pid || (t->start && e.proc_start != t->start)) return;
+    if (!desc_is_tracked(d, t, &e)) return;
     if (e.state == REC_SEGST_ALIVE || e.state == REC_SEGST_CLOSED) {
         cli_warn("pid %d is still running: its segment %s is kept", t->pid, path);
         return;

@@ -50,8 +50,12 @@ void desc_free(struct descendants *d);
 
 /* The path of a tracked segment in /dev/shm. */
 void desc_path(const struct desc_seg *t, char *buf, size_t cap);
+struct rec_seg_entry;
+/* Is e (as rec_seg_inspect saw it) still the segment t tracks: made by
+ * the command's user, with t's pid and start time? */
+int desc_is_tracked(const struct descendants *d, const struct desc_seg *t, const struct rec_seg_entry *e);
 /* Removes a tracked segment if it is still the one its process made and
  * that process is gone; warns and keeps it if the process still runs. */
-void desc_remove(const struct desc_seg *t);
+void desc_remove(const struct descendants *d, const struct desc_seg *t);
 
 #endif

@@ -54,6 +54,8 @@ static int load_segment(const char *target, struct cli_source *src) {
     src->pid = info.pid;
     memcpy(src->process_name, info.process_name, sizeof src->process_name);
     src->state = info.alive ? "alive" : info.closed ? "exited" : "dead";
+    src->foreign_owner = info.foreign_owner;
+    src->owner_uid = info.owner_uid;
     struct rec_model_opts mo = {0, 1};
     src->model = rec_model_new_seg(src->seg, &mo);
     if (!src->model) return cli_error(REC_ERR_NOMEM, "out of memory");
@@ -132,6 +134,8 @@ void cli_source_close(struct cli_source *src) {
 const char *cli_source_desc(const struct cli_source *src, char *buf, size_t cap) {
     char name[sizeof src->process_name * 4];
     cli_safe(name, sizeof name, src->process_name[0] ? src->process_name : "?");
-    snprintf(buf, cap, "pid %d (%s), %s", src->pid, name, src->state);
+    if (src->foreign_owner)   /* root reads another user's segment: say whose */
+        snprintf(buf, cap, "pid %d (%s), %s, owned by uid %u", src->pid, name, src->state, src->owner_uid);
+    else snprintf(buf, cap, "pid %d (%s), %s", src->pid, name, src->state);
     return buf;
 }

@@ -17,6 +17,8 @@ struct cli_source {
     int pid;
     char process_name[64];
     const char *state;        /* "alive", "dead", "capture", ... */
+    int foreign_owner;        /* a segment of another user's (only root reads those) */
+    unsigned owner_uid;
     uint64_t events;          /* decoded into the model */
     uint64_t overwritten, dropped;   /* entries lost, all threads */
 };
