@@ -93,6 +93,8 @@ struct rec_model_thread {
     uint64_t history;         /* not kept: older than the ring when first read (not lost) */
     double gap_ns;            /* time with no data: from the last event before each loss to the next */
     double first_ns, last_ns; /* first and last event seen */
+    double end_ns;            /* where its open scopes end, and busy_ns stops: now while
+                                 it runs, its exit (or last event) once it is gone */
     int depth;                /* open scopes now (known part of the stack) */
     uint32_t stack[REC_MAX_DEPTH];        /* name ids, outermost first */
     double stack_ns[REC_MAX_DEPTH];       /* their begin times */

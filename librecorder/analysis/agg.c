@@ -56,7 +56,7 @@ static struct acc *acc_at(struct agg *a, uint64_t key) {
             a->cap_acc = ncap;
         }
         *v = a->n_acc;
-        a->accs[a->n_acc++] = (struct acc){0, 0, 0, INFINITY, -INFINITY};
+        a->accs[a->n_acc++] = (struct acc){0, 0, 0, INFINITY, -INFINITY, 0, 0};
     }
     return *v == UINT64_MAX ? NULL : &a->accs[*v];
 }
@@ -67,6 +67,8 @@ static void acc_merge(struct agg *a, uint64_t key, const struct acc *x) {
     c->calls += x->calls;
     c->total += x->total;
     c->self += x->self;
+    c->share += x->share;
+    c->self_share += x->self_share;
     if (x->min < c->min) c->min = x->min;
     if (x->max > c->max) c->max = x->max;
 }
@@ -78,8 +80,8 @@ static void cell_add(struct agg *a, uint64_t key, uint64_t n) {
 }
 
 void agg_add(struct agg *a, uint16_t series, uint32_t node, uint32_t name, unsigned bin, double dur,
-             double self) {
-    struct acc x = {1, dur, self, dur, dur};
+             double self, double share) {
+    struct acc x = {1, dur, self, dur, dur, share, dur > 0 ? self * (share / dur) : 0};
     uint64_t cell = (uint64_t)name << HIST_BIN_BITS | bin;
     acc_merge(a, node, &x);
     cell_add(a, cell, 1);
@@ -158,6 +160,33 @@ static int pend_grow(struct trec *r, uint32_t node) {
     return 1;
 }
 
+void stats_share_before(rec_model *m, struct trec *r, uint32_t node, double begin, double lo, double dur,
+                        double self) {
+    double part = lo - begin;   /* the time before the end's bucket */
+    if (!(part > 0)) return;
+    double k = dur > 0 ? self / dur : 0;
+    uint64_t series = (uint64_t)r->series << 32;
+    struct acc x = {0, 0, 0, INFINITY, -INFINITY, part, part * k};
+    acc_merge(&m->all, node, &x);
+    acc_merge(&m->all, series | node, &x);
+    /* Only the last WIN_BUCKETS of each ring can be in a window. */
+    struct ring *rings[2] = {&m->w1, &m->w10};
+    for (int w = 0; w < 2; w++) {
+        double width = rings[w]->width_ns;
+        int64_t last = (int64_t)floor((lo - 1e-9) / width);
+        double from = begin > (double)(last - WIN_BUCKETS + 1) * width ? begin : (double)(last - WIN_BUCKETS + 1) * width;
+        for (int64_t id = (int64_t)floor(from / width); id <= last; id++) {
+            double b0 = (double)id * width, b1 = b0 + width;
+            double x0 = from > b0 ? from : b0, x1 = lo < b1 ? lo : b1;
+            struct agg *t = x1 > x0 ? agg_ring_bucket(rings[w], id) : NULL;
+            if (!t) continue;
+            struct acc y = {0, 0, 0, INFINITY, -INFINITY, x1 - x0, (x1 - x0) * k};
+            acc_merge(t, node, &y);
+            acc_merge(t, series | node, &y);
+        }
+    }
+}
+
 void stats_slice(rec_model *m, struct trec *r, uint32_t node, uint32_t name, double end, double dur,
                  double self) {
     if (!(end >= r->pend_lo && end < r->pend_hi)) {
@@ -167,14 +196,20 @@ void stats_slice(rec_model *m, struct trec *r, uint32_t node, uint32_t name, dou
         r->pend_lo = (double)id * m->w1.width_ns;
         r->pend_hi = r->pend_lo + m->w1.width_ns;
     }
+    /* A slice that began in an earlier bucket: its time there goes there. */
+    double begin = end - dur, in_bucket = dur;
+    if (begin < r->pend_lo) {
+        stats_share_before(m, r, node, begin, r->pend_lo, dur, self);
+        in_bucket = end - r->pend_lo;
+    }
     if (!pend_room(r, node)) {
         int64_t id = r->pend_id, sec = (int64_t)floor((double)id / 10.0);
         struct agg *t[3] = {&m->all, agg_ring_bucket(&m->w1, id), agg_ring_bucket(&m->w10, sec)};
         for (int k = 0; k < 3; k++)
-            if (t[k]) agg_add(t[k], r->series, node, name, hist_bin(dur), dur, self);
+            if (t[k]) agg_add(t[k], r->series, node, name, hist_bin(dur), dur, self, in_bucket);
         return;
     }
-    stats_pend_add(r, node, name, dur, self);
+    stats_pend_add(r, node, name, dur, self, in_bucket);
 }
 
 void stats_cell_slow(struct trec *r, uint32_t name, double dur) {

@@ -25,7 +25,7 @@ static void stats_pop(void *ctx, const struct nest_frame *f, int64_t dur, int64_
     struct stats_ctx *c = ctx;
     if (f->flags) return;  /* only slices whose begin and end were both seen */
     uint32_t name = model_name(c->m, f->name_id);  /* the name's canonical id */
-    agg_add(c->a, 0, name, name, hist_bin((double)dur), (double)dur, (double)(self > 0 ? self : 0));
+    agg_add(c->a, 0, name, name, hist_bin((double)dur), (double)dur, (double)(self > 0 ? self : 0), (double)dur);
 }
 
 /* Statistics of the complete slices of the view, as one table keyed by name. */

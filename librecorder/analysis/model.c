@@ -345,6 +345,7 @@ static void fill_thread(const rec_model *m, const struct trec *r, struct rec_mod
     o->too_deep = r->too_deep;
 
     double now = model_close_ns(m, r);
+    o->end_ns = now > r->last_ns ? now : r->last_ns;
     double open_b = r->depth > 0 ? r->stack[0].ts : now;  /* busy since the open top-level scope began */
     double open_gap = r->depth > 0 ? r->gap_ns - r->stack[0].gap_at : 0;   /* minus the gaps since */
     double open_busy = now > open_b ? now - open_b - open_gap : 0;

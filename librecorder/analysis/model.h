@@ -51,7 +51,8 @@ struct name {
 /* ---- statistics aggregation ---------------------------------------- */
 struct acc {
     uint64_t calls;
-    double total, self, min, max;
+    double total, self, min, max;  /* slices that ended in the table's time */
+    double share, self_share;      /* the part of slices' time that lies in it (TOTAL%) */
 };
 
 /* One table: the whole run, or one time bucket of a window ring. */
@@ -295,17 +296,24 @@ void stats_cell_slow(struct trec *r, uint32_t name, double dur);
  * a new bucket, or room to make; stats_slice_fast is the usual one). */
 void stats_slice(rec_model *m, struct trec *r, uint32_t node, uint32_t name, double end_ns, double dur,
                  double self);
+/* The part of a slice's time before its end's 100 ms bucket, into the
+ * tables of the buckets it lies in (a slice's calls and sums go by its
+ * end; its time share by where the time was). */
+void stats_share_before(rec_model *m, struct trec *r, uint32_t node, double begin, double lo, double dur, double self);
 /* Add a slice to the thread's pending bucket, which has room for node. */
-static inline void stats_pend_add(struct trec *r, uint32_t node, uint32_t name, double dur, double self) {
+static inline void stats_pend_add(struct trec *r, uint32_t node, uint32_t name, double dur, double self,
+                                  double in_bucket) {
     struct acc *a = &r->pacc[node];
     if (a->calls == 0) {
         r->touched[r->n_touched++] = node;
-        a->total = a->self = 0;
+        a->total = a->self = a->share = a->self_share = 0;
         a->min = a->max = dur;
     }
     a->calls++;
     a->total += dur;
     a->self += self;
+    a->share += in_bucket;
+    a->self_share += dur > 0 ? self * (in_bucket / dur) : 0;
     if (dur < a->min) a->min = dur;
     if (dur > a->max) a->max = dur;
     uint64_t *c = u64map_get(&r->pcells, (uint64_t)name << HIST_BIN_BITS | hist_bin(dur));
@@ -315,15 +323,17 @@ static inline void stats_pend_add(struct trec *r, uint32_t node, uint32_t name, 
 
 static inline void stats_slice_fast(rec_model *m, struct trec *r, uint32_t node, uint32_t name, double end,
                                     double dur, double self) {
-    if (!(end >= r->pend_lo && end < r->pend_hi) || node >= r->pacc_cap || r->n_touched >= r->cap_touched)
+    if (!(end >= r->pend_lo && end < r->pend_hi) || node >= r->pacc_cap || r->n_touched >= r->cap_touched ||
+        end - dur < r->pend_lo)
         stats_slice(m, r, node, name, end, dur, self);
     else
-        stats_pend_add(r, node, name, dur, self);
+        stats_pend_add(r, node, name, dur, self, dur);
 }
 /* Pending buckets into the tables: one thread's, or all (before queries). */
 void stats_fold(rec_model *m, struct trec *r);
 void stats_fold_all(rec_model *m);
-void agg_add(struct agg *a, uint16_t series, uint32_t node, uint32_t name, unsigned bin, double dur, double self);
+void agg_add(struct agg *a, uint16_t series, uint32_t node, uint32_t name, unsigned bin, double dur, double self,
+             double share);
 /* The tables a window covers right now; returns how many (<= WIN_BUCKETS). */
 size_t stats_window(rec_model *m, enum rec_window w, struct agg **out);
 

@@ -100,8 +100,10 @@ size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int k
                 } else if (cv) {
                     memcpy(&cov, cv, sizeof cov);
                 }
-                s->total_frac += cov > 0 ? c->total / cov : 0;
-                s->self_frac += cov > 0 ? c->self / cov : 0;
+                /* The time that lies in the window, not whole slices that
+                 * end in it: a share never counts time before the window. */
+                s->total_frac += cov > 0 ? c->share / cov : 0;
+                s->self_frac += cov > 0 ? c->self_share / cov : 0;
                 thread_shares = 1;
             }
             if (ks != series) continue;

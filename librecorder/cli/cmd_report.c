@@ -87,7 +87,7 @@ static void print_thread(rec_model *m, const struct rec_model_thread *t, const s
     /* Shares are of the time the data covers: the thread's span minus the
      * gaps where entries were lost (docs/analysis.md, "partial data").  A
      * thread busy all the time we saw it is 100% busy, whatever we lost. */
-    double span = t->last_ns - t->first_ns - t->gap_ns;
+    double span = t->end_ns - t->first_ns - t->gap_ns;   /* busy_ns counts open scopes to end_ns */
     if (span < 0) span = 0;
     size_t n_total = 0;
     struct rec_stat *st = calloc(top ? top : 1, sizeof *st);

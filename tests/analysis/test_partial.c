@@ -61,7 +61,6 @@ static void test_saturated(void) {
     CHECK(th[0].gap_ns > 1.4 * SEC);
     /* Busy time is time seen: not more than the time the data covers. */
     double covered = th[0].last_ns - th[0].first_ns - th[0].gap_ns;
-    printf("busy %.0f covered %.0f\n", th[0].busy_ns, covered);
     CHECK(th[0].busy_ns <= covered + 1 && th[0].busy_ns > 0.95 * covered);
     rec_model_free(m);
 }
@@ -124,7 +123,39 @@ static void test_complete(void) {
     rec_model_free(m);
 }
 
+/* A share of one thread's time never passes 100%: a slice that began
+ * before the window counts only its time inside it (the window-edge bug:
+ * whole slices ending in the window made 101-111% on llama-bench). */
+static void test_window_edges(void) {
+    rec_model *m = tu_model(0, 0);
+    tu_start(m, 0, 0, 3, 1);
+    /* 250 ms scopes back to back for 5 s: each crosses 100 ms buckets. */
+    for (uint64_t t = 0; t < 5 * SEC; t += 250 * MS) {
+        TU_B(m, 0, t, "op");
+        TU_E(m, 0, t + 250 * MS, "op");
+    }
+    /* and one scope over the whole run, around nothing else */
+    tu_start(m, 1, 0, 4, 1);
+    TU_B(m, 1, 0, "long");
+    TU_E(m, 1, 5 * SEC, "long");
+    rec_model_set_now(m, 5.0 * SEC);
+    struct rec_stat st[4];
+    size_t n_all;
+    enum rec_window ws[3] = {REC_WIN_1S, REC_WIN_10S, REC_WIN_ALL};
+    for (int w = 0; w < 3; w++) {
+        REQUIRE(rec_model_stats(m, ws[w], 3, st, 4, &n_all) == 1);
+        CHECK(st[0].total_frac <= 1.0 + 1e-9 && st[0].total_frac > 0.99);
+        REQUIRE(rec_model_stats(m, ws[w], 4, st, 4, &n_all) == 1);
+        CHECK(st[0].total_frac <= 1.0 + 1e-9 && st[0].total_frac > 0.99);
+        CHECK(st[0].self_frac <= 1.0 + 1e-9 && st[0].self_frac > 0.99);
+        /* Calls and durations still go by the slice's end. */
+        CHECK(st[0].calls == 1 && st[0].total_ns == 5.0 * SEC);
+    }
+    rec_model_free(m);
+}
+
 int main(void) {
+    test_window_edges();
     test_saturated();
     test_history();
     test_complete();

@@ -127,9 +127,11 @@ def test_paths():
 
 def ls_row(pid):
     code, out, _ = rec("ls", "--json")
-    rows = [json.loads(l) for l in out.splitlines() if json.loads(l)["pid"] == pid]
+    # Its own segment only: an earlier process with the pid may have left one.
+    rows = [o for o in map(json.loads, out.splitlines()) if o["pid"] == pid and o["name"] == f"recorder.{pid}"]
     code2, table, _ = rec("ls")
-    line = [l.split() for l in table.decode(errors="replace").splitlines() if l.split()[:1] == [str(pid)]]
+    line = [l.split() for l in table.decode(errors="replace").splitlines()
+            if l.split()[:1] == [str(pid)] and l.split()[-1] == f"recorder.{pid}"]
     return rows, line
 
 
