@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "batch.h"
+#include "clamp.h"
 
 int batch_init(struct batch *b) {
     memset(b, 0, sizeof *b);
@@ -43,9 +44,7 @@ static void open_chunk(struct batch *b, struct lanes *l, uint32_t lane, int loss
     b->prev = b->base;
 }
 
-/* Nanoseconds to the nearest integer, without a libm call per event. */
-static inline int64_t round_ns(double ns) { return ns >= 0 ? (int64_t)(ns + 0.5) : -(int64_t)(0.5 - ns); }
-
+/* ts and prev are web_ns values: the delta cannot overflow (clamp.h). */
 static void put_time(struct batch *b, int64_t ts) {
     wb_svarint(&b->chunk, ts - b->prev);
     b->prev = ts;
@@ -56,7 +55,7 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *
     if (slot >= l->max_slots) return;
     uint32_t lane = l->cur[slot];
     if (n && !b->started) {
-        b->base = round_ns(rec_seg_ticks_to_ns(seg, ev[0].ticks));
+        b->base = web_ns(rec_seg_ticks_to_ns(seg, ev[0].ticks));
         b->started = 1;
     }
     if (loss && lane) lane_reset(&l->v[lane]);
@@ -84,7 +83,7 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *
         if (b->lane != lane) open_chunk(b, l, lane, pending_loss);
         pending_loss = 0;
         struct lane *ln = &l->v[lane];
-        int64_t ts = round_ns(rec_seg_ticks_to_ns(seg, e->ticks));
+        int64_t ts = web_ns(rec_seg_ticks_to_ns(seg, e->ticks));
         switch (e->type) {
         case REC_EV_BEGIN: {
             uint32_t id = strtab_id(names, seg, e->name_id);

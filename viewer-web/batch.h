@@ -20,6 +20,7 @@ struct batch {
     uint32_t chunk_events;
     int64_t base;             /* ns; every time in the batch is relative to it */
     int64_t prev;             /* previous event's time in the open chunk */
+                              /* (both, and the lanes' stack times, are web_ns values) */
     int started;
 };
 

@@ -35,10 +35,10 @@ struct web_opts {
 };
 
 struct web_counters {
-    unsigned long events;     /* decoded and offered to pages */
-    unsigned long overwritten, dropped, bad;   /* lost before we could read them */
-    unsigned long unsent;     /* events in frames we failed to allocate */
-    unsigned long frames;
+    uint64_t events;          /* decoded and offered to pages */
+    uint64_t overwritten, dropped, bad;   /* lost before we could read them */
+    uint64_t unsent;          /* events in frames we failed to allocate */
+    uint64_t frames;
 };
 
 struct web {

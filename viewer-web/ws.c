@@ -38,7 +38,7 @@ static int send_hello(struct lws *wsi, struct web *w, struct client *c) {
     wb_reset(b);
     wb_u8(b, MSG_HELLO);
     wb_u8(b, WIRE_VERSION);
-    wb_varint(b, (uint64_t)w->info.pid);
+    wb_varint(b, w->info.pid > 0 ? (uint64_t)w->info.pid : 0);
     wb_str(b, w->info.process_name, sizeof w->info.process_name - 1);
     wb_str(b, w->info.path, sizeof w->info.path - 1);
     wb_f64(b, web_now(w));

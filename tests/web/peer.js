@@ -22,6 +22,9 @@ class Peer {
     this.pongs = [];
     this.errors = [];
     this.seqs = [];
+    this.tMin = Infinity;     /* the earliest and latest event times decoded */
+    this.tMax = -Infinity;
+    this.badTimes = 0;        /* times that are not finite numbers */
     ws.on('message', (m) => {
       try {
         P.decodeMessage(m, this);
@@ -44,11 +47,16 @@ class Peer {
   pong(n) { this.pongs.push(n); }
   batch(seq) { this.frames++; this.seqs.push(seq); }
   chunk() {}
-  begin(t, name) { this.kinds.begin = (this.kinds.begin || 0) + 1; this.begun.add(this.names[name]); }
-  end() { this.kinds.end = (this.kinds.end || 0) + 1; }
-  instant() { this.kinds.instant = (this.kinds.instant || 0) + 1; }
-  counter() { this.kinds.counter = (this.kinds.counter || 0) + 1; }
-  flow() { this.kinds.flow = (this.kinds.flow || 0) + 1; }
+  time(t) {
+    if (!Number.isFinite(t)) this.badTimes++;
+    if (t < this.tMin) this.tMin = t;
+    if (t > this.tMax) this.tMax = t;
+  }
+  begin(t, name) { this.time(t); this.kinds.begin = (this.kinds.begin || 0) + 1; this.begun.add(this.names[name]); }
+  end(t) { this.time(t); this.kinds.end = (this.kinds.end || 0) + 1; }
+  instant(t) { this.time(t); this.kinds.instant = (this.kinds.instant || 0) + 1; }
+  counter(t) { this.time(t); this.kinds.counter = (this.kinds.counter || 0) + 1; }
+  flow(t) { this.time(t); this.kinds.flow = (this.kinds.flow || 0) + 1; }
   eventsDone(n) { this.events += n; }
 
   laneNames() { return [...this.lanes.values()].map((l) => l.name); }

@@ -55,8 +55,19 @@ class WireReader {
     return x;
   }
   svarint() {
+    const p0 = this.p;
     const n = this.varint();
-    return n % 2 ? -(n + 1) / 2 : n / 2;
+    if (n <= Number.MAX_SAFE_INTEGER) return n % 2 ? -(n + 1) / 2 : n / 2;
+    /* Past 2^53 a double has lost the low (sign) bit: decode it exactly
+     * (only absurd times get here: deltas of more than 52 days). */
+    this.p = p0;
+    let x = 0n, shift = 0n, c;
+    do {
+      c = this.b[this.p++];
+      x |= BigInt(c & 127) << shift;
+      shift += 7n;
+    } while (c >= 128);
+    return Number(x & 1n ? -((x + 1n) >> 1n) : x >> 1n);
   }
   f64() {
     if (this.p + 8 > this.b.length) throw new RangeError('truncated f64');
