@@ -142,7 +142,7 @@ static void print_url(const struct web *w) {
 }
 
 static void free_published(struct web *w) {
-    frame_publish(&w->threads, NULL);
+    threads_pub_free(web_xchg(&w->threads, NULL));
     for (int i = 0; i < 3; i++) frame_publish(&w->stats[i], NULL);
     void *d = web_xchg(&w->export_done, NULL);
     if (d && d != (void *)1) snapshot_unref(d);

@@ -140,6 +140,8 @@ static int read_slot(struct reader *r, uint32_t slot) {
         uint64_t before = r->batch.events;
         batch_add(&r->batch, &r->lanes, &r->names, w->seg, slot, r->evs, n, loss.overwritten != 0);
         web_add(&w->ctr.events, r->batch.events - before);
+        if (r->batch.nolane) web_count(&w->ctr.nolane, r->batch.nolane);
+        r->batch.nolane = 0;
         if (n) {
             /* A time past our own clock is bogus (the segment cannot be
              * from the future): it must not drag the page's now along. */

@@ -9,7 +9,7 @@
 
 #include "web.h"
 
-#define WEB_PROTOCOL "recorder-web.v1"
+#define WEB_PROTOCOL "recorder-web.v2"
 
 /* Per-connection state (lws allocates it with the connection). */
 struct pss {

@@ -4,7 +4,8 @@
  *
  * Threads: main = the lws service thread (HTTP, WebSocket, timers); one
  * reader thread (reader.c) drains the segment.  They share only:
- *   - RCU-published objects: the name table, THREADS, STATS per window;
+ *   - RCU-published objects: the name table, THREADS (threads_pub.h),
+ *     STATS per window;
  *   - the client list and per-client queues (clients.h);
  *   - counters and flags, C11 atomics;
  *   - the snapshot hand-off (export_req / export_done).
@@ -20,6 +21,7 @@
 #include "frame.h"
 #include "recorder/reader.h"
 #include "strtab.h"
+#include "threads_pub.h"
 
 struct lws_context;
 struct pss;
@@ -38,6 +40,7 @@ struct web_counters {
     uint64_t events;          /* decoded and offered to pages */
     uint64_t overwritten, dropped, bad;   /* lost before we could read them */
     uint64_t unsent;          /* events in frames we failed to allocate */
+    uint64_t nolane;          /* events of threads with no lane (retired, folded) */
     uint64_t frames;
 };
 
@@ -53,7 +56,7 @@ struct web {
 
     /* Published by the reader (RCU). */
     struct strtab_pub *names;
-    struct frame *threads;
+    struct threads_pub *threads;
     struct frame *stats[3];
     /* Status, written by the reader (atomics). */
     struct web_counters ctr;

@@ -79,6 +79,7 @@ static int send_status(struct lws *wsi, struct web *w, struct client *c) {
     wb_varint(b, c->events_sent);
     wb_varint(b, web_load(&c->queued_bytes));
     wb_varint(b, web_load(&w->clients.count));
+    wb_varint(b, web_load(&w->ctr.nolane));
     c->status_due = 0;
     return send_tx(wsi, c);
 }
@@ -105,16 +106,16 @@ static int writable(struct lws *wsi, struct web *w, struct client *c) {
     int rc = 0, more;
     web_read_lock();
     struct frame *stats = web_subscribe(&w->stats[c->window]);
-    struct frame *threads = web_subscribe(&w->threads);
+    struct threads_pub *threads = web_subscribe(&w->threads);
+    struct frame *tf;
     struct strtab_pub *names = web_subscribe(&w->names);
     uint32_t nn = names ? __atomic_load_n(&names->count, __ATOMIC_ACQUIRE) : 0;
     if (!c->hello_sent) {
         rc = send_hello(wsi, w, c);
     } else if (c->strings_sent < nn) {
         rc = send_strings(wsi, c, names, nn);
-    } else if (threads && threads->version != c->threads_ver) {
-        c->threads_ver = threads->version;
-        rc = send_buf(wsi, c, frame_data(threads), threads->len);
+    } else if ((tf = threads_next(threads, &c->threads_ver))) {
+        rc = send_buf(wsi, c, frame_data(tf), tf->len);
     } else if (c->pong_due) {
         rc = send_pong(wsi, c);
     } else if (c->status_due) {

@@ -11,7 +11,11 @@ class Peer {
     this.ws = ws;
     this.helloMsg = null;
     this.names = [''];
-    this.lanes = new Map();
+    this.lanes = new Map();   /* the lane table as THREADS messages left it */
+    this.laneIds = new Set(); /* every lane id ever announced */
+    this.threadsMsgs = 0;
+    this.retiredTotal = 0;
+    this.foldedTotal = 0;
     this.events = 0;
     this.frames = 0;
     this.kinds = {};
@@ -41,7 +45,14 @@ class Peer {
   /* the sink (its methods are the message names, so the data is *Msg) */
   hello(h) { this.helloMsg = h; }
   strings(first, names) { names.forEach((n, i) => { this.names[first + i] = n; }); }
-  threads(list) { for (const t of list) this.lanes.set(t.id, t); }
+  threads(t) {
+    this.threadsMsgs++;
+    if (t.full) this.lanes.clear();
+    for (const id of t.retired) this.lanes.delete(id);
+    for (const l of t.lanes) { this.lanes.set(l.id, l); this.laneIds.add(l.id); }
+    this.retiredTotal = t.retiredTotal;
+    this.foldedTotal = t.foldedTotal;
+  }
   stats(s) { this.statsMsg = s; }
   status(s) { this.statusMsg = s; this.statusEvents = this.events; }
   pong(n) { this.pongs.push(n); }
