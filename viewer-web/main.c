@@ -38,6 +38,8 @@ static const char usage_text[] =
     "  --log-events N      events kept for the snapshot download (default 1000000)\n"
     "  --client-queue KB   data queued per page before it is thinned (default 8192)\n"
     "  --flush-ms N        how often events are sent, 5-1000 ms (default 50)\n"
+    "  --max-downloads N   snapshot downloads at once, 1-64 (default 4); more get 503\n"
+    "  --download-timeout S  cut a download that takes nothing for S seconds (default 10)\n"
     "  -v, --verbose       print libwebsockets' messages\n"
     "  -h, --help          this help\n"
     "\n"
@@ -81,19 +83,23 @@ static int number(const char *s, long lo, long hi, long *out) {
     return 0;
 }
 
-enum { OPT_BIND = 256, OPT_LOG, OPT_QUEUE, OPT_FLUSH };
+enum { OPT_BIND = 256, OPT_LOG, OPT_QUEUE, OPT_FLUSH, OPT_MAXDL, OPT_DLTIMEOUT };
 
 static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
     static const struct option longopts[] = {
         {"port", required_argument, NULL, 'p'},  {"bind", required_argument, NULL, OPT_BIND},
         {"log-events", required_argument, NULL, OPT_LOG}, {"client-queue", required_argument, NULL, OPT_QUEUE},
         {"flush-ms", required_argument, NULL, OPT_FLUSH}, {"verbose", no_argument, NULL, 'v'},
+        {"max-downloads", required_argument, NULL, OPT_MAXDL},
+        {"download-timeout", required_argument, NULL, OPT_DLTIMEOUT},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     o->port = DEFAULT_PORT;
     o->log_events = 1000000;
     o->client_queue = 8192u << 10;
     o->flush_ms = 50;
+    o->max_downloads = 4;
+    o->download_timeout = 10;
     opterr = 0;
     int c;
     long v;
@@ -119,6 +125,14 @@ static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
         case OPT_FLUSH:
             if (number(optarg, 5, 1000, &v)) return usage_error("--flush-ms wants 5-1000, not '%s'", optarg);
             o->flush_ms = (int)v;
+            break;
+        case OPT_MAXDL:
+            if (number(optarg, 1, 64, &v)) return usage_error("--max-downloads wants 1-64, not '%s'", optarg);
+            o->max_downloads = (unsigned)v;
+            break;
+        case OPT_DLTIMEOUT:
+            if (number(optarg, 1, 3600, &v)) return usage_error("--download-timeout wants 1-3600 (s), not '%s'", optarg);
+            o->download_timeout = (int)v;
             break;
         case 'v': o->verbose = 1; break;
         case 'h': fputs(usage_text, stdout); exit(0);

@@ -18,6 +18,7 @@
 
 #include "aggregate.h"
 #include "clients.h"
+#include "downloads.h"
 #include "frame.h"
 #include "recorder/reader.h"
 #include "strtab.h"
@@ -33,6 +34,8 @@ struct web_opts {
     size_t log_events;        /* event log kept for the snapshot */
     size_t client_queue;      /* bytes per client */
     int flush_ms;             /* EVENTS period */
+    unsigned max_downloads;   /* snapshot downloads at once */
+    int download_timeout;     /* s a download may take nothing before it is cut */
     int verbose;
 };
 
@@ -69,7 +72,7 @@ struct web {
      * answers with export_done (a struct snapshot *, or 1 on failure). */
     int export_req;
     void *export_done;
-    struct pss *waiters;      /* service thread: downloads waiting for it */
+    struct downloads dl;      /* service thread: the downloads and their bounds */
 };
 
 double web_now(struct web *w);

@@ -50,8 +50,8 @@ async function startTarget(args = [], env = {}, exeVar = 'WEB_TARGET') {
   return { proc, pid: Number(m[1]) };
 }
 
-async function startServer(args = []) {
-  const proc = spawn(need('RECORDER_WEB'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+async function startServer(args = [], env = {}) {
+  const proc = spawn(need('RECORDER_WEB'), args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   procs.add(proc);
   proc.on('exit', () => procs.delete(proc));
   const err = collect(proc.stderr);
@@ -151,6 +151,13 @@ function rssKb(pid) {
   return m ? Number(m[1]) : NaN;
 }
 
+/* Which sanitizer a process runs under ('asan', 'tsan' or ''): memory
+ * bounds are looser there (shadow memory, ASan's quarantine). */
+function sanitizer(pid) {
+  const maps = require('fs').readFileSync(`/proc/${pid}/maps`, 'utf8');
+  return /libasan/.test(maps) ? 'asan' : /libtsan/.test(maps) ? 'tsan' : '';
+}
+
 /* Until a page's STATUS says the server read nothing new for `times`
  * STATUS periods in a row (the program is quiet, or gone). */
 async function quiet(peer, ms = 120000, times = 8) {
@@ -164,4 +171,4 @@ async function quiet(peer, ms = 120000, times = 8) {
   }, ms, 250);
 }
 
-module.exports = { lineMatching, rssKb, quiet, need, startTarget, startServer, run, stop, request, check, main, sleep, until };
+module.exports = { lineMatching, rssKb, sanitizer, quiet, need, startTarget, startServer, run, stop, request, check, main, sleep, until };
