@@ -118,8 +118,13 @@ static int sync_threads(struct reader *r) {
     return n;
 }
 
+static void flush(struct reader *r, double now);
+static double source_now(struct reader *r);
+
 /* Read one slot until it has nothing more (at most a few reads, so one
- * busy thread cannot starve the others); returns 1 if it may have more. */
+ * busy thread cannot starve the others); returns 1 if it may have more.
+ * A batch past FLUSH_BYTES goes out at once: a frame is at most that
+ * plus one read (docs/web.md, "Bounds"). */
 static int read_slot(struct reader *r, uint32_t slot) {
     struct web *w = r->w;
     for (int round = 0; round < 4; round++) {
@@ -142,6 +147,7 @@ static int read_slot(struct reader *r, uint32_t slot) {
         web_add(&w->ctr.events, r->batch.events - before);
         if (r->batch.nolane) web_count(&w->ctr.nolane, r->batch.nolane);
         r->batch.nolane = 0;
+        if (batch_bytes(&r->batch) >= FLUSH_BYTES) flush(r, source_now(r));
         if (n) {
             /* A time past our own clock is bogus (the segment cannot be
              * from the future): it must not drag the page's now along. */
