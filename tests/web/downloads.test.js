@@ -55,8 +55,11 @@ function stuckDownload(port, token, readHead) {
 
 main(async () => {
   /* A program that records 600 000 events and then goes quiet: the model
-   * and its log stop growing, so what grows after is the downloads'. */
-  const target = await startTarget(['--threads', '4', '--rate', '200000', '--work-ns', '0', '--events', '150000']);
+   * and its log stop growing, so what grows after is the downloads'.
+   * Rings of 512 Ki entries hold them all whatever the reader's speed:
+   * the snapshot is the same size in every build. */
+  const target = await startTarget(['--threads', '4', '--rate', '100000', '--work-ns', '0', '--events', '150000'],
+    { RECORDER_RING_KB: '8192' });
   const quietLine = lineMatching(target.proc, /^done$/, 120000, 'web_target');
   const asanEnv = { ASAN_OPTIONS: (process.env.ASAN_OPTIONS ? process.env.ASAN_OPTIONS + ':' : '') + 'quarantine_size_mb=16' };
   const srv = await startServer([String(target.pid), '--port', '0', '--log-events', '600000',

@@ -4,8 +4,10 @@
  * the RECORDER environment's defaults (256 slots) every slot is reused
  * over and over, so the viewer sees a new thread generation per thread.
  *
- *   thread_flood [--rate THREADS_PER_SEC] [--seconds S]
+ *   thread_flood [--rate THREADS_PER_SEC] [--seconds S] [--count N]
  *
+ * It stops after S seconds or N threads, whichever comes first (a build
+ * with sanitizers starts threads several times slower: tests give N).
  * Each thread names itself, records one scope and one instant, and exits.
  * Prints "ready PID" after the first threads, "done N" (threads started)
  * when the flood is over, then idles, alive and recording nothing, until
@@ -51,9 +53,11 @@ static void on_signal(int sig) {
 
 int main(int argc, char **argv) {
     double rate = 1000, seconds = 10;
+    long count = -1;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--rate")) rate = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--seconds")) seconds = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--count")) count = atol(argv[i + 1]);
         else {
             fprintf(stderr, "thread_flood: unknown option %s\n", argv[i]);
             return 2;
@@ -75,9 +79,10 @@ int main(int argc, char **argv) {
     long started = 0;
     int said_ready = 0;
     pthread_t t[BATCH_MAX];
-    while (!atomic_load(&stop) && now_s() < end) {
+    while (!atomic_load(&stop) && now_s() < end && started != count) {
         /* The threads due by now, at most BATCH_MAX at a time. */
         long due = (long)((now_s() - t0) * rate) + 1;
+        if (count >= 0 && due > count) due = count;
         while (started < due && !atomic_load(&stop)) {
             int n = 0;
             while (n < BATCH_MAX && started < due) {

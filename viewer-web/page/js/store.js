@@ -25,7 +25,7 @@ const ITEMS_MAX = 10e6;       /* ...and at most this many stored items (~250 MB)
 class Columns {
   constructor(kinds) {
     this.kinds = kinds;
-    this.cap = 256;
+    this.cap = 16;          /* grows by doubling; most lanes of short threads stay small */
     this.lo = 0;
     this.n = 0;
     this.cols = kinds.map((K) => new K(this.cap));
@@ -92,7 +92,7 @@ class Row extends Columns {
 class Instants extends Columns {
   constructor() {
     super([Float64Array, Int32Array, Int32Array, Uint8Array]);
-    this.arena = new Uint8Array(4096);
+    this.arena = new Uint8Array(256);
     this.used = 0;
     this.bind();
   }
