@@ -229,6 +229,7 @@ window.__recorder = {
       lanesRetired: store.lanesRetired,
       threadsFolded: store.threadsFolded,
       offLane: store.offLane,
+      nonFinite: store.nonFinite,
       nolane: st ? st.nolane : 0,
       lanesText: $('m-lanes').textContent,
       labels: [...timeline.labels],

@@ -206,6 +206,7 @@ class Store {
     this.lanesRetired = 0;    /* lanes recorder-web retired, in all (THREADS) */
     this.threadsFolded = 0;   /* threads it gave no lane: too many alive at once */
     this.offLane = 0;         /* events received for lanes this page does not have */
+    this.nonFinite = 0;       /* counter values that were not finite numbers */
     this.counters = new Map();  /* name id -> Counter */
     this.counterOrder = [];
     this.flowLast = new Map();
@@ -378,6 +379,9 @@ class Store {
   }
   counter(t, name, v) {
     if (!this.cur) { this.offLane++; return; }
+    /* NaN or infinite (a buggy program): no track can show it, and one
+     * would break the track's scale.  Counted, not stored. */
+    if (!Number.isFinite(v)) { this.nonFinite++; return; }
     if (t < this.changedFrom) this.changedFrom = t;
     let c = this.counters.get(name);
     if (!c) {
