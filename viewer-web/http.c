@@ -92,6 +92,7 @@ static int write_body(struct lws *wsi, struct web *w, struct pss *p) {
         dl_end(w, p);
         return status(wsi, HTTP_STATUS_INTERNAL_SERVER_ERROR, "snapshot failed");
     }
+    if (p->state == HTTP_WAIT_SNAPSHOT) return 0;   /* not ours to send yet */
     if (p->downloading && dl_progress(w, p) != 0) return -1;   /* too slow: cut */
     if (p->state == HTTP_HEADERS) {
         char disp[160], age[32];

@@ -147,13 +147,13 @@ static int read_slot(struct reader *r, uint32_t slot) {
         web_add(&w->ctr.events, r->batch.events - before);
         if (r->batch.nolane) web_count(&w->ctr.nolane, r->batch.nolane);
         r->batch.nolane = 0;
-        if (batch_bytes(&r->batch) >= FLUSH_BYTES) flush(r, source_now(r));
         if (n) {
             /* A time past our own clock is bogus (the segment cannot be
              * from the future): it must not drag the page's now along. */
             double ts = (double)web_ns(rec_seg_ticks_to_ns(w->seg, r->evs[n - 1].ticks));
             if (ts > r->max_ts && ts <= clock_ns(w) + FUTURE_SLACK_NS) r->max_ts = ts;
         }
+        if (batch_bytes(&r->batch) >= FLUSH_BYTES) flush(r, source_now(r));
         if (got < READ_CAP) return 0;
     }
     return 1;

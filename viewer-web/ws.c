@@ -227,7 +227,8 @@ int web_ws(struct lws *wsi, enum lws_callback_reasons reason, struct pss *p, voi
         if (web_load(&w->clients.count) >= w->opts.max_pages) {
             /* 1013 Try Again Later; the page retries by itself. */
             static const char why[] = "too many pages (--max-pages)";
-            lws_close_reason(wsi, (enum lws_close_status)CLOSE_TRY_AGAIN_LATER, (unsigned char *)why, sizeof why - 1);
+            lws_close_reason(wsi, (enum lws_close_status)CLOSE_TRY_AGAIN_LATER, (unsigned char *)why,
+                             sizeof why - 1);
             return -1;
         }
         p->client = client_add(&w->clients, wsi);
