@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "batch.h"
+#include "clamp.h"
 
 int batch_init(struct batch *b) {
     memset(b, 0, sizeof *b);
@@ -26,11 +27,12 @@ static void close_chunk(struct batch *b) {
     b->lane = 0;
 }
 
-/* A chunk starts with its lane's stack as it stands. */
+/* A chunk starts with its lane's stack as it stands.  lane is a handle;
+ * the page knows the lane by its id. */
 static void open_chunk(struct batch *b, struct lanes *l, uint32_t lane, int loss) {
     close_chunk(b);
     const struct lane *ln = &l->v[lane];
-    wb_varint(&b->body, lane);
+    wb_varint(&b->body, ln->id);
     wb_u8(&b->body, loss ? CHUNK_LOSS : 0);
     int known = ln->depth < LANE_STACK ? ln->depth : LANE_STACK;
     wb_varint(&b->body, (uint64_t)known);
@@ -43,9 +45,7 @@ static void open_chunk(struct batch *b, struct lanes *l, uint32_t lane, int loss
     b->prev = b->base;
 }
 
-/* Nanoseconds to the nearest integer, without a libm call per event. */
-static inline int64_t round_ns(double ns) { return ns >= 0 ? (int64_t)(ns + 0.5) : -(int64_t)(0.5 - ns); }
-
+/* ts and prev are web_ns values: the delta cannot overflow (clamp.h). */
 static void put_time(struct batch *b, int64_t ts) {
     wb_svarint(&b->chunk, ts - b->prev);
     b->prev = ts;
@@ -53,13 +53,19 @@ static void put_time(struct batch *b, int64_t ts) {
 
 void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *seg, uint32_t slot,
                const struct rec_event *ev, size_t n, int loss) {
-    if (slot >= l->max_slots) return;
+    if (slot >= l->max_slots) {
+        b->nolane += n;
+        return;
+    }
     uint32_t lane = l->cur[slot];
     if (n && !b->started) {
-        b->base = round_ns(rec_seg_ticks_to_ns(seg, ev[0].ticks));
+        b->base = web_ns(rec_seg_ticks_to_ns(seg, ev[0].ticks));
         b->started = 1;
     }
     if (loss && lane) lane_reset(&l->v[lane]);
+    /* Once a THREAD_START or the slot table said which lane these events
+     * belong to (maybe none), the table is not asked again. */
+    int known = lane != 0;
     int pending_loss = loss;
     for (size_t i = 0; i < n; i++) {
         const struct rec_event *e = &ev[i];
@@ -67,15 +73,23 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *
             /* Events before it in this read belong to the generation
              * before; the new generation's lane starts here. */
             lane = lanes_get(l, slot, e->gen);
-            lanes_set_tid(l, lane, e->tid);
+            if (lane) lanes_set_tid(l, lane, e->tid);
+            known = 1;
             continue;
         }
-        if (!lane) {
+        if (!lane && !known) {
             struct rec_thread_info t;
-            if (rec_seg_thread(seg, slot, &t) != 0) continue;
-            lanes_update(l, &t);
-            lane = l->cur[slot];
-            if (!lane) continue;
+            if (rec_seg_thread(seg, slot, &t) == 0) {
+                lanes_update(l, &t);
+                lane = l->cur[slot];
+            }
+            known = 1;
+        }
+        if (!lane) {
+            /* Retired, folded, or a slot the table cannot say: not shown,
+             * and counted (docs/web.md, "Bounds"). */
+            if (e->type != REC_EV_THREAD_NAME) b->nolane++;
+            continue;
         }
         if (e->type == REC_EV_THREAD_NAME) {
             lanes_set_name(l, lane, rec_seg_string(seg, e->name_id));
@@ -84,7 +98,7 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *
         if (b->lane != lane) open_chunk(b, l, lane, pending_loss);
         pending_loss = 0;
         struct lane *ln = &l->v[lane];
-        int64_t ts = round_ns(rec_seg_ticks_to_ns(seg, e->ticks));
+        int64_t ts = web_ns(rec_seg_ticks_to_ns(seg, e->ticks));
         switch (e->type) {
         case REC_EV_BEGIN: {
             uint32_t id = strtab_id(names, seg, e->name_id);

@@ -16,10 +16,12 @@ struct batch {
     struct wbuf chunk;        /* the open chunk's events */
     uint32_t n_chunks;
     uint64_t events;          /* in the whole batch */
-    uint32_t lane;            /* open chunk's lane, 0 = none */
+    uint64_t nolane;          /* events not encoded: their thread has no lane (ever) */
+    uint32_t lane;            /* open chunk's lane handle, 0 = none */
     uint32_t chunk_events;
     int64_t base;             /* ns; every time in the batch is relative to it */
     int64_t prev;             /* previous event's time in the open chunk */
+                              /* (both, and the lanes' stack times, are web_ns values) */
     int started;
 };
 

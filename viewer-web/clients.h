@@ -46,6 +46,8 @@ struct client {
     size_t rx_len;
     int close_code;                   /* set: close with it at the next writable */
     const char *close_why;
+    int peer_closed;                  /* the page sent a close frame */
+    int rx_swallow;                   /* the refused message is still arriving */
     struct wbuf tx;                   /* per-client messages being built */
 };
 

@@ -1,15 +1,18 @@
 /*
  * http.c -- the HTTP side: the page and the snapshot download, nothing
  * else.  Every request needs the token; paths are matched exactly against
- * the two names we serve, so there is nothing to traverse.
+ * the two names we serve, so there is nothing to traverse.  What bounds
+ * the downloads is downloads.c's.
  */
 #include <stdio.h>
 #include <string.h>
 #include "auth.h"
+#include "downloads.h"
 #include "service.h"
 #include "shared.h"
 
-enum { HTTP_IDLE = 0, HTTP_WAIT_SNAPSHOT, HTTP_HEADERS, HTTP_BODY, HTTP_FAILED };
+#define DL_WAIT_S 300         /* for the reader to make a snapshot */
+#define RETRY_AFTER "10"      /* seconds, in a 503 */
 
 #define BODY_CHUNK (256 * 1024)
 
@@ -25,36 +28,33 @@ static int add(struct lws *wsi, const char *name, const char *value, unsigned ch
                                        (int)strlen(value), p, end);
 }
 
-/* Headers for a 200 whose body follows in HTTP_WRITEABLE. */
-static int headers(struct lws *wsi, const char *type, size_t len, const char *disposition) {
+/* Headers for a response whose body follows in HTTP_WRITEABLE: the page
+ * (no disposition), a download (disposition, and the snapshot's age), or
+ * a refusal (a status other than 200, Retry-After). */
+static int headers(struct lws *wsi, unsigned code, const char *type, size_t len, const char *disposition,
+                   const char *age_ms) {
     unsigned char buf[LWS_PRE + 2048], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
     char csp[1024];
-    if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, type, len, &p, end)) return -1;
+    if (lws_add_http_common_headers(wsi, code, type, len, &p, end)) return -1;
     if (add(wsi, "cache-control:", "no-store", &p, end) || add(wsi, "x-content-type-options:", "nosniff", &p, end) ||
         add(wsi, "referrer-policy:", "no-referrer", &p, end) || add(wsi, "x-frame-options:", "DENY", &p, end))
         return -1;
-    if (!disposition) {
+    if (code != HTTP_STATUS_OK) {
+        if (add(wsi, "retry-after:", RETRY_AFTER, &p, end)) return -1;
+    } else if (!disposition) {
         /* The page may open a WebSocket to the host it came from, and
          * run only the script and style it was built with. */
         char host[128] = "";
         lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST);
         snprintf(csp, sizeof csp, "%s; connect-src 'self' ws://%s", web_page_csp, host);
         if (add(wsi, "content-security-policy:", csp, &p, end)) return -1;
-    } else if (add(wsi, "content-disposition:", disposition, &p, end)) {
+    } else if (add(wsi, "content-disposition:", disposition, &p, end) ||
+               add(wsi, "x-recorder-snapshot-age-ms:", age_ms, &p, end)) {
         return -1;
     }
     if (lws_finalize_write_http_header(wsi, start, &p, end)) return -1;
     lws_callback_on_writable(wsi);
     return 0;
-}
-
-static void unwait(struct web *w, struct pss *p) {
-    for (struct pss **q = &w->waiters; *q; q = &(*q)->next_waiter)
-        if (*q == p) {
-            *q = p->next_waiter;
-            break;
-        }
-    p->next_waiter = NULL;
 }
 
 static int request(struct lws *wsi, struct web *w, struct pss *p, const char *path) {
@@ -67,16 +67,21 @@ static int request(struct lws *wsi, struct web *w, struct pss *p, const char *pa
         p->len = web_page_len;
         p->off = 0;
         p->state = HTTP_BODY;
-        return headers(wsi, "text/html; charset=utf-8", p->len, NULL);
+        return headers(wsi, HTTP_STATUS_OK, "text/html; charset=utf-8", p->len, NULL, NULL);
     }
     if (!strcmp(path, "/trace.json")) {
-        /* The reader thread owns the model: ask it, and wait. */
-        p->state = HTTP_WAIT_SNAPSHOT;
-        p->next_waiter = w->waiters;
-        w->waiters = p;
-        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, 300);
-        web_store(&w->export_req, 1);
-        return 0;
+        if (dl_begin(w, p) == 0) {
+            if (p->state == HTTP_WAIT_SNAPSHOT) lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, DL_WAIT_S);
+            return 0;
+        }
+        snprintf(p->msg, sizeof p->msg,
+                 "recorder-web: too many downloads at once (%u, --max-downloads); try again when one finishes\n",
+                 w->opts.max_downloads);
+        p->body = (const unsigned char *)p->msg;
+        p->len = strlen(p->msg);
+        p->off = 0;
+        p->state = HTTP_BODY;
+        return headers(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", p->len, NULL, NULL);
     }
     return status(wsi, HTTP_STATUS_NOT_FOUND, "not found");
 }
@@ -84,13 +89,17 @@ static int request(struct lws *wsi, struct web *w, struct pss *p, const char *pa
 static int write_body(struct lws *wsi, struct web *w, struct pss *p) {
     if (p->state == HTTP_FAILED) {
         p->state = HTTP_IDLE;
+        dl_end(w, p);
         return status(wsi, HTTP_STATUS_INTERNAL_SERVER_ERROR, "snapshot failed");
     }
+    if (p->state == HTTP_WAIT_SNAPSHOT) return 0;   /* not ours to send yet */
+    if (p->downloading && dl_progress(w, p) != 0) return -1;   /* too slow: cut */
     if (p->state == HTTP_HEADERS) {
-        char disp[160];
+        char disp[160], age[32];
         snprintf(disp, sizeof disp, "attachment; filename=\"recorder-%d.json\"", w->info.pid);
+        snprintf(age, sizeof age, "%.0f", dl_now_ms() - p->snap_ms);
         p->state = HTTP_BODY;
-        return headers(wsi, "application/json", p->len, disp);
+        return headers(wsi, HTTP_STATUS_OK, "application/json", p->len, disp, age);
     }
     if (p->state != HTTP_BODY) return 0;
     static unsigned char buf[LWS_PRE + BODY_CHUNK];   /* one service thread */
@@ -104,8 +113,7 @@ static int write_body(struct lws *wsi, struct web *w, struct pss *p) {
         return 0;
     }
     p->state = HTTP_IDLE;
-    snapshot_unref(p->snap);
-    p->snap = NULL;
+    dl_end(w, p);
     p->body = NULL;
     return done(wsi);
 }
@@ -118,9 +126,7 @@ int web_http(struct lws *wsi, enum lws_callback_reasons reason, struct pss *p, v
     case LWS_CALLBACK_HTTP_WRITEABLE: return write_body(wsi, w, p);
     case LWS_CALLBACK_CLOSED_HTTP:
         if (p) {
-            unwait(w, p);
-            snapshot_unref(p->snap);
-            p->snap = NULL;
+            dl_end(w, p);
             p->state = HTTP_IDLE;
         }
         return 0;
@@ -129,26 +135,4 @@ int web_http(struct lws *wsi, enum lws_callback_reasons reason, struct pss *p, v
 }
 
 /* A snapshot is ready (or failed): hand it to every download waiting. */
-void web_http_wakeup(struct web *w) {
-    void *d = web_xchg(&w->export_done, NULL);
-    if (!d) return;
-    struct snapshot *s = d == (void *)1 ? NULL : d;
-    while (w->waiters) {
-        struct pss *p = w->waiters;
-        w->waiters = p->next_waiter;
-        p->next_waiter = NULL;
-        if (!s) {
-            p->state = HTTP_FAILED;
-            lws_callback_on_writable(p->wsi);
-            continue;
-        }
-        snapshot_ref(s);
-        p->snap = s;
-        p->body = (const unsigned char *)s->json;
-        p->len = s->len;
-        p->off = 0;
-        p->state = HTTP_HEADERS;
-        lws_callback_on_writable(p->wsi);
-    }
-    snapshot_unref(s);
-}
+void web_http_wakeup(struct web *w) { dl_wakeup(w); }

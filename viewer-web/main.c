@@ -37,7 +37,11 @@ static const char usage_text[] =
     "                      ADDR and learns the URL can watch the program\n"
     "  --log-events N      events kept for the snapshot download (default 1000000)\n"
     "  --client-queue KB   data queued per page before it is thinned (default 8192)\n"
+    "  --client-timeout S  drop a page that takes nothing for S seconds (default 30)\n"
+    "  --max-pages N       pages at once, 1-256 (default 16)\n"
     "  --flush-ms N        how often events are sent, 5-1000 ms (default 50)\n"
+    "  --max-downloads N   snapshot downloads at once, 1-64 (default 4); more get 503\n"
+    "  --download-timeout S  cut a download that takes nothing for S seconds (default 10)\n"
     "  -v, --verbose       print libwebsockets' messages\n"
     "  -h, --help          this help\n"
     "\n"
@@ -81,19 +85,27 @@ static int number(const char *s, long lo, long hi, long *out) {
     return 0;
 }
 
-enum { OPT_BIND = 256, OPT_LOG, OPT_QUEUE, OPT_FLUSH };
+enum { OPT_BIND = 256, OPT_LOG, OPT_QUEUE, OPT_FLUSH, OPT_MAXDL, OPT_DLTIMEOUT, OPT_CTIMEOUT, OPT_MAXPAGES };
 
 static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
     static const struct option longopts[] = {
         {"port", required_argument, NULL, 'p'},  {"bind", required_argument, NULL, OPT_BIND},
         {"log-events", required_argument, NULL, OPT_LOG}, {"client-queue", required_argument, NULL, OPT_QUEUE},
         {"flush-ms", required_argument, NULL, OPT_FLUSH}, {"verbose", no_argument, NULL, 'v'},
+        {"max-downloads", required_argument, NULL, OPT_MAXDL},
+        {"client-timeout", required_argument, NULL, OPT_CTIMEOUT},
+        {"max-pages", required_argument, NULL, OPT_MAXPAGES},
+        {"download-timeout", required_argument, NULL, OPT_DLTIMEOUT},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     o->port = DEFAULT_PORT;
     o->log_events = 1000000;
     o->client_queue = 8192u << 10;
     o->flush_ms = 50;
+    o->max_downloads = 4;
+    o->client_timeout = 30;
+    o->max_pages = 16;
+    o->download_timeout = 10;
     opterr = 0;
     int c;
     long v;
@@ -120,6 +132,22 @@ static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
             if (number(optarg, 5, 1000, &v)) return usage_error("--flush-ms wants 5-1000, not '%s'", optarg);
             o->flush_ms = (int)v;
             break;
+        case OPT_MAXDL:
+            if (number(optarg, 1, 64, &v)) return usage_error("--max-downloads wants 1-64, not '%s'", optarg);
+            o->max_downloads = (unsigned)v;
+            break;
+        case OPT_DLTIMEOUT:
+            if (number(optarg, 1, 3600, &v)) return usage_error("--download-timeout wants 1-3600 (s), not '%s'", optarg);
+            o->download_timeout = (int)v;
+            break;
+        case OPT_CTIMEOUT:
+            if (number(optarg, 1, 3600, &v)) return usage_error("--client-timeout wants 1-3600 (s), not '%s'", optarg);
+            o->client_timeout = (int)v;
+            break;
+        case OPT_MAXPAGES:
+            if (number(optarg, 1, 256, &v)) return usage_error("--max-pages wants 1-256, not '%s'", optarg);
+            o->max_pages = (unsigned)v;
+            break;
         case 'v': o->verbose = 1; break;
         case 'h': fputs(usage_text, stdout); exit(0);
         case ':': return usage_error("%s needs a value", argv[optind - 1]);
@@ -142,7 +170,7 @@ static void print_url(const struct web *w) {
 }
 
 static void free_published(struct web *w) {
-    frame_publish(&w->threads, NULL);
+    threads_pub_free(web_xchg(&w->threads, NULL));
     for (int i = 0; i < 3; i++) frame_publish(&w->stats[i], NULL);
     void *d = web_xchg(&w->export_done, NULL);
     if (d && d != (void *)1) snapshot_unref(d);

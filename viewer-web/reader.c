@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "batch.h"
+#include "clamp.h"
 #include "lanes.h"
 #include "reader.h"
 #include "shared.h"
@@ -24,6 +25,7 @@
 #define FLUSH_BYTES (256u << 10)
 #define STATS_MS 500
 #define IDLE_SLEEP_MS 4
+#define FUTURE_SLACK_NS 1e9    /* calibration error we accept in event times */
 
 struct reader {
     struct web *w;
@@ -50,6 +52,13 @@ static double mono_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* CLOCK_MONOTONIC as the segment's ns (time 0 = its calibration point). */
+static double clock_ns(const struct web *w) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec - (double)w->info.mono_ns0;
+}
+
 /* What a ring overwrote before we attached is history we never had, not
  * a loss: start each ring at its oldest entry (a little past it, so the
  * writer does not overwrite it while we read). */
@@ -59,7 +68,7 @@ static void skip_overwritten(struct reader *r) {
     int n = rec_seg_threads(w->seg, r->ti, (int)w->info.max_threads);
     for (int i = 0; i < n; i++) {
         uint64_t head = r->ti[i].head;
-        if (head > ring - margin) rec_seg_set_cursor(w->seg, r->ti[i].slot, head - ring + margin);
+        if (head > ring - margin) rec_seg_set_cursor(w->seg, r->ti[i].slot, head - (ring - margin));
     }
 }
 
@@ -109,32 +118,42 @@ static int sync_threads(struct reader *r) {
     return n;
 }
 
+static void flush(struct reader *r, double now);
+static double source_now(struct reader *r);
+
 /* Read one slot until it has nothing more (at most a few reads, so one
- * busy thread cannot starve the others); returns 1 if it may have more. */
+ * busy thread cannot starve the others); returns 1 if it may have more.
+ * A batch past FLUSH_BYTES goes out at once: a frame is at most that
+ * plus one read (docs/web.md, "Bounds"). */
 static int read_slot(struct reader *r, uint32_t slot) {
     struct web *w = r->w;
     for (int round = 0; round < 4; round++) {
         uint64_t first;
         struct rec_loss loss = {0};
         size_t got = rec_seg_read(w->seg, slot, r->ents, READ_CAP, &first, &loss);
-        if (loss.overwritten) web_add(&w->ctr.overwritten, loss.overwritten);
-        if (loss.dropped) web_add(&w->ctr.dropped, loss.dropped);
+        if (loss.overwritten) web_count(&w->ctr.overwritten, loss.overwritten);
+        if (loss.dropped) web_count(&w->ctr.dropped, loss.dropped);
         if (!got && !loss.overwritten && !loss.dropped) return 0;
         size_t used = 0;
         uint64_t bad = 0;
         size_t n = rec_decode(r->ents, got, first, r->evs, READ_CAP, &used, &bad);
         rec_model_feed(r->model, slot, r->evs, n, &loss);
         if (bad) {
-            web_add(&w->ctr.bad, bad);
+            web_count(&w->ctr.bad, bad);
             rec_model_add_bad(r->model, slot, bad);
         }
         uint64_t before = r->batch.events;
         batch_add(&r->batch, &r->lanes, &r->names, w->seg, slot, r->evs, n, loss.overwritten != 0);
         web_add(&w->ctr.events, r->batch.events - before);
+        if (r->batch.nolane) web_count(&w->ctr.nolane, r->batch.nolane);
+        r->batch.nolane = 0;
         if (n) {
-            double ts = rec_seg_ticks_to_ns(w->seg, r->evs[n - 1].ticks);
-            if (ts > r->max_ts) r->max_ts = ts;
+            /* A time past our own clock is bogus (the segment cannot be
+             * from the future): it must not drag the page's now along. */
+            double ts = (double)web_ns(rec_seg_ticks_to_ns(w->seg, r->evs[n - 1].ticks));
+            if (ts > r->max_ts && ts <= clock_ns(w) + FUTURE_SLACK_NS) r->max_ts = ts;
         }
+        if (batch_bytes(&r->batch) >= FLUSH_BYTES) flush(r, source_now(r));
         if (got < READ_CAP) return 0;
     }
     return 1;
@@ -142,9 +161,7 @@ static int read_slot(struct reader *r, uint32_t slot) {
 
 static double source_now(struct reader *r) {
     if (!r->alive) return r->max_ts;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double now = (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec - (double)r->w->info.mono_ns0;
+    double now = clock_ns(r->w);
     return now > r->max_ts ? now : r->max_ts;
 }
 

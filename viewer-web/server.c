@@ -33,6 +33,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
     case LWS_CALLBACK_ESTABLISHED:
     case LWS_CALLBACK_CLOSED:
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
     case LWS_CALLBACK_SERVER_WRITEABLE:
     case LWS_CALLBACK_RECEIVE: return web_ws(wsi, reason, p, in, len);
     default: return lws_callback_http_dummy(wsi, reason, user, in, len);

@@ -9,7 +9,10 @@
 
 #include "web.h"
 
-#define WEB_PROTOCOL "recorder-web.v1"
+#define WEB_PROTOCOL "recorder-web.v2"
+
+/* An HTTP response's progress. */
+enum { HTTP_IDLE = 0, HTTP_WAIT_SNAPSHOT, HTTP_HEADERS, HTTP_BODY, HTTP_FAILED };
 
 /* Per-connection state (lws allocates it with the connection). */
 struct pss {
@@ -20,8 +23,13 @@ struct pss {
     int state;                /* HTTP_IDLE, ... */
     const unsigned char *body;
     size_t len, off;
-    struct snapshot *snap;    /* holds the body of a snapshot download */
+    /* A snapshot download (downloads.c) */
+    int downloading;          /* counted in w->dl.active */
+    struct snapshot *snap;    /* holds the body */
+    double snap_ms;           /* when the snapshot was made */
+    double deadline_ms;       /* cut it if still sending then */
     struct pss *next_waiter;  /* waiting for a snapshot */
+    char msg[192];            /* a short plain-text body (503) */
 };
 
 /* The page (generated from page/ by gen_page.py). */

@@ -4,7 +4,8 @@
  *
  * Threads: main = the lws service thread (HTTP, WebSocket, timers); one
  * reader thread (reader.c) drains the segment.  They share only:
- *   - RCU-published objects: the name table, THREADS, STATS per window;
+ *   - RCU-published objects: the name table, THREADS (threads_pub.h),
+ *     STATS per window;
  *   - the client list and per-client queues (clients.h);
  *   - counters and flags, C11 atomics;
  *   - the snapshot hand-off (export_req / export_done).
@@ -17,9 +18,11 @@
 
 #include "aggregate.h"
 #include "clients.h"
+#include "downloads.h"
 #include "frame.h"
 #include "recorder/reader.h"
 #include "strtab.h"
+#include "threads_pub.h"
 
 struct lws_context;
 struct pss;
@@ -31,14 +34,19 @@ struct web_opts {
     size_t log_events;        /* event log kept for the snapshot */
     size_t client_queue;      /* bytes per client */
     int flush_ms;             /* EVENTS period */
+    unsigned max_pages;       /* WebSocket pages at once */
+    int client_timeout;       /* s a page may take nothing before it is dropped */
+    unsigned max_downloads;   /* snapshot downloads at once */
+    int download_timeout;     /* s a download may take nothing before it is cut */
     int verbose;
 };
 
 struct web_counters {
-    unsigned long events;     /* decoded and offered to pages */
-    unsigned long overwritten, dropped, bad;   /* lost before we could read them */
-    unsigned long unsent;     /* events in frames we failed to allocate */
-    unsigned long frames;
+    uint64_t events;          /* decoded and offered to pages */
+    uint64_t overwritten, dropped, bad;   /* lost before we could read them */
+    uint64_t unsent;          /* events in frames we failed to allocate */
+    uint64_t nolane;          /* events of threads with no lane (retired, folded) */
+    uint64_t frames;
 };
 
 struct web {
@@ -53,7 +61,7 @@ struct web {
 
     /* Published by the reader (RCU). */
     struct strtab_pub *names;
-    struct frame *threads;
+    struct threads_pub *threads;
     struct frame *stats[3];
     /* Status, written by the reader (atomics). */
     struct web_counters ctr;
@@ -66,7 +74,7 @@ struct web {
      * answers with export_done (a struct snapshot *, or 1 on failure). */
     int export_req;
     void *export_done;
-    struct pss *waiters;      /* service thread: downloads waiting for it */
+    struct downloads dl;      /* service thread: the downloads and their bounds */
 };
 
 double web_now(struct web *w);

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define WIRE_VERSION 1u
+#define WIRE_VERSION 2u
 
 /* Server to page. */
 enum wire_msg {

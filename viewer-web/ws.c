@@ -10,6 +10,11 @@
  *
  * A page sends only tiny binary commands; anything else closes its
  * connection, and only its connection.
+ *
+ * Once a close frame is on its way, either way, nothing more is sent:
+ * send_buf is the only place that writes, and it refuses.  A page that
+ * takes nothing for --client-timeout seconds is dropped (its queue is
+ * bounded anyway, see clients.h), and at most --max-pages are served.
  */
 #include <assert.h>
 #include <string.h>
@@ -22,8 +27,14 @@
 static_assert(LWS_PRE <= WIRE_PRE, "frames keep WIRE_PRE bytes of headroom for lws_write");
 
 #define STRINGS_PER_MSG 4096
+#define STRINGS_BYTES (256u << 10)   /* a STRINGS message stops after this much */
+#define REFUSE_TIMEOUT_S 5
+#define CLOSE_TRY_AGAIN_LATER 1013  /* RFC 6455 registry; lws has no name for it */
 
+/* The only write.  After a close frame was sent or received, no more
+ * data frames: the page must see the close last. */
 static int send_buf(struct lws *wsi, struct client *c, unsigned char *data, size_t len) {
+    if (c->close_code || c->peer_closed) return 0;
     c->bytes_sent += len;
     return lws_write(wsi, data, len, LWS_WRITE_BINARY) < 0 ? -1 : 0;
 }
@@ -38,7 +49,7 @@ static int send_hello(struct lws *wsi, struct web *w, struct client *c) {
     wb_reset(b);
     wb_u8(b, MSG_HELLO);
     wb_u8(b, WIRE_VERSION);
-    wb_varint(b, (uint64_t)w->info.pid);
+    wb_varint(b, w->info.pid > 0 ? (uint64_t)w->info.pid : 0);
     wb_str(b, w->info.process_name, sizeof w->info.process_name - 1);
     wb_str(b, w->info.path, sizeof w->info.path - 1);
     wb_f64(b, web_now(w));
@@ -49,10 +60,14 @@ static int send_hello(struct lws *wsi, struct web *w, struct client *c) {
     return send_tx(wsi, c);
 }
 
+/* The names the page lacks, as many as fit STRINGS_PER_MSG and
+ * STRINGS_BYTES (so c->tx stays small whatever the names are). */
 static int send_strings(struct lws *wsi, struct client *c, struct strtab_pub *t, uint32_t n) {
     struct wbuf *b = &c->tx;
-    uint32_t first = c->strings_sent, count = n - first;
-    if (count > STRINGS_PER_MSG) count = STRINGS_PER_MSG;
+    uint32_t first = c->strings_sent, count = 0;
+    size_t bytes = 0;
+    while (first + count < n && count < STRINGS_PER_MSG && bytes < STRINGS_BYTES)
+        bytes += strnlen(t->names[first + count++], 4096) + 2;
     wb_reset(b);
     wb_u8(b, MSG_STRINGS);
     wb_varint(b, first);
@@ -79,6 +94,7 @@ static int send_status(struct lws *wsi, struct web *w, struct client *c) {
     wb_varint(b, c->events_sent);
     wb_varint(b, web_load(&c->queued_bytes));
     wb_varint(b, web_load(&w->clients.count));
+    wb_varint(b, web_load(&w->ctr.nolane));
     c->status_due = 0;
     return send_tx(wsi, c);
 }
@@ -95,26 +111,34 @@ static int send_pong(struct lws *wsi, struct client *c) {
 /* One message; then ask for another callback if anything is left. */
 static int writable(struct lws *wsi, struct web *w, struct client *c) {
     if (c->close_code) {
+        /* Not while the refused message is still coming in: closing with
+         * unread input makes the kernel send a reset, which destroys the
+         * close frame on its way (the page sees 1006). */
+        if (c->rx_swallow) return 0;   /* receive() asks again at its end */
         /* Now, between whole frames, the close frame can go out. */
         lws_close_reason(wsi, (enum lws_close_status)c->close_code, (unsigned char *)c->close_why,
                          strlen(c->close_why));
         return -1;
     }
+    if (c->peer_closed) return 0;   /* lws answers the close; we send nothing more */
+    /* It takes data: it is not stuck.  One that takes nothing for this
+     * long is dropped by lws. */
+    lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, w->opts.client_timeout);
     if (!c->pending) c->pending = client_dequeue(c);
     cmm_smp_mb();
     int rc = 0, more;
     web_read_lock();
     struct frame *stats = web_subscribe(&w->stats[c->window]);
-    struct frame *threads = web_subscribe(&w->threads);
+    struct threads_pub *threads = web_subscribe(&w->threads);
+    struct frame *tf;
     struct strtab_pub *names = web_subscribe(&w->names);
     uint32_t nn = names ? __atomic_load_n(&names->count, __ATOMIC_ACQUIRE) : 0;
     if (!c->hello_sent) {
         rc = send_hello(wsi, w, c);
     } else if (c->strings_sent < nn) {
         rc = send_strings(wsi, c, names, nn);
-    } else if (threads && threads->version != c->threads_ver) {
-        c->threads_ver = threads->version;
-        rc = send_buf(wsi, c, frame_data(threads), threads->len);
+    } else if ((tf = threads_next(threads, &c->threads_ver))) {
+        rc = send_buf(wsi, c, frame_data(tf), tf->len);
     } else if (c->pong_due) {
         rc = send_pong(wsi, c);
     } else if (c->status_due) {
@@ -145,7 +169,7 @@ static int refuse(struct lws *wsi, struct client *c, enum lws_close_status code,
         c->close_code = (int)code;
         c->close_why = why;
         /* A page that sends garbage and does not read goes anyway. */
-        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, 5);
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, REFUSE_TIMEOUT_S);
     }
     lws_callback_on_writable(wsi);
     return 0;
@@ -172,12 +196,22 @@ static int command(struct lws *wsi, struct client *c) {
 }
 
 static int receive(struct lws *wsi, struct client *c, const void *in, size_t len) {
-    if (c->close_code) return 0;
+    int end = lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi);
+    if (c->close_code || c->peer_closed) {
+        /* A refused message is read to its end before the close (writable). */
+        if (c->rx_swallow && end) {
+            c->rx_swallow = 0;
+            lws_callback_on_writable(wsi);
+        }
+        return 0;
+    }
+    c->rx_swallow = !end;
     if (!lws_frame_is_binary(wsi)) return refuse(wsi, c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary only");
     if (c->rx_len + len > sizeof c->rx) return refuse(wsi, c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "too long");
+    c->rx_swallow = 0;
     memcpy(c->rx + c->rx_len, in, len);
     c->rx_len += len;
-    if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi)) return 0;
+    if (!end) return 0;
     return command(wsi, c);
 }
 
@@ -190,10 +224,22 @@ int web_ws(struct lws *wsi, enum lws_callback_reasons reason, struct pss *p, voi
         return 0;
     case LWS_CALLBACK_ESTABLISHED:
         p->wsi = wsi;
+        if (web_load(&w->clients.count) >= w->opts.max_pages) {
+            /* 1013 Try Again Later; the page retries by itself. */
+            static const char why[] = "too many pages (--max-pages)";
+            lws_close_reason(wsi, (enum lws_close_status)CLOSE_TRY_AGAIN_LATER, (unsigned char *)why,
+                             sizeof why - 1);
+            return -1;
+        }
         p->client = client_add(&w->clients, wsi);
         if (!p->client) return -1;
         p->client->status_due = 1;
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, w->opts.client_timeout);
         lws_callback_on_writable(wsi);
+        return 0;
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        /* 0: lws echoes the close; from now on we send nothing. */
+        if (p && p->client) p->client->peer_closed = 1;
         return 0;
     case LWS_CALLBACK_CLOSED:
         if (p && p->client) {

@@ -203,6 +203,24 @@ main(async () => {
     const exited = await until(async () => (await page.textContent('#conn')).includes('exited'), 30000, 100);
     check(exited, 'when the program exits, the status says so');
     await page.screenshot({ path: path.join(shots, 'exited.png') });
+
+    /* ---- a thread flood: lanes are retired, and the page says how many ---- */
+    const flood = await startTarget(['--rate', '1000', '--seconds', '10'], {}, 'THREAD_FLOOD');
+    const fsrv = await startServer([String(flood.pid), '--port', '0']);
+    try {
+      await page.goto(fsrv.url);
+      const retired = await until(async () => (await state()).lanesRetired > 2000, 60000, 250);
+      s = await state();
+      await page.screenshot({ path: path.join(shots, 'flood-lanes.png') });
+      check(retired && s.lanes.length <= 4096, 'a thread flood: at most 4096 lanes on the page', { lanes: s.lanes.length, retired: s.lanesRetired });
+      await until(async () => /retired/.test(await page.textContent('#m-lanes')), 5000, 100);
+      const shown = await page.textContent('#m-lanes'), tip = await page.getAttribute('#m-lanes-box', 'title');
+      check(/^\d[\d.k]* · [\d.]+k? retired/.test(shown) && /were retired/.test(tip), 'the header shows the lanes and how many were retired', { shown, tip });
+      check(errors.length === 0 && s.decodeErrors === 0, 'no errors in the page during the flood', errors.slice(0, 5));
+    } finally {
+      await stop(fsrv.proc);
+      await stop(flood.proc);
+    }
   } finally {
     await ctx.close();
     fs.rmSync(profile, { recursive: true, force: true });

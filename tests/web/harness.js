@@ -37,19 +37,21 @@ function collect(stream) {
   return out;
 }
 
-async function startTarget(args = [], env = {}) {
-  const proc = spawn(need('WEB_TARGET'), args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/* An instrumented program that prints "ready PID": web_target, or the
+ * program named by the environment variable exeVar. */
+async function startTarget(args = [], env = {}, exeVar = 'WEB_TARGET') {
+  const proc = spawn(need(exeVar), args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   procs.add(proc);
   proc.on('exit', () => procs.delete(proc));
   const err = collect(proc.stderr);
-  const m = await lineMatching(proc, /^ready (\d+)/, 20000, 'web_target').catch((e) => {
+  const m = await lineMatching(proc, /^ready (\d+)/, 20000, exeVar).catch((e) => {
     throw new Error(e.message + ': ' + err.text);
   });
   return { proc, pid: Number(m[1]) };
 }
 
-async function startServer(args = []) {
-  const proc = spawn(need('RECORDER_WEB'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+async function startServer(args = [], env = {}) {
+  const proc = spawn(need('RECORDER_WEB'), args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   procs.add(proc);
   proc.on('exit', () => procs.delete(proc));
   const err = collect(proc.stderr);
@@ -143,4 +145,30 @@ async function until(cond, ms, step = 50) {
   }
 }
 
-module.exports = { need, startTarget, startServer, run, stop, request, check, main, sleep, until };
+/* Resident memory of a process, kB (VmRSS in /proc/PID/status). */
+function rssKb(pid) {
+  const m = require('fs').readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);
+  return m ? Number(m[1]) : NaN;
+}
+
+/* Which sanitizer a process runs under ('asan', 'tsan' or ''): memory
+ * bounds are looser there (shadow memory, ASan's quarantine). */
+function sanitizer(pid) {
+  const maps = require('fs').readFileSync(`/proc/${pid}/maps`, 'utf8');
+  return /libasan/.test(maps) ? 'asan' : /libtsan/.test(maps) ? 'tsan' : '';
+}
+
+/* Until a page's STATUS says the server read nothing new for `times`
+ * STATUS periods in a row (the program is quiet, or gone). */
+async function quiet(peer, ms = 120000, times = 8) {
+  let last = -1, same = 0;
+  return until(() => {
+    const s = peer.statusMsg;
+    if (!s) return false;
+    if (s.events === last) same++;
+    else { same = 0; last = s.events; }
+    return same >= times;
+  }, ms, 250);
+}
+
+module.exports = { lineMatching, rssKb, sanitizer, quiet, need, startTarget, startServer, run, stop, request, check, main, sleep, until };

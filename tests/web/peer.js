@@ -11,7 +11,11 @@ class Peer {
     this.ws = ws;
     this.helloMsg = null;
     this.names = [''];
-    this.lanes = new Map();
+    this.lanes = new Map();   /* the lane table as THREADS messages left it */
+    this.laneIds = new Set(); /* every lane id ever announced */
+    this.threadsMsgs = 0;
+    this.retiredTotal = 0;
+    this.foldedTotal = 0;
     this.events = 0;
     this.frames = 0;
     this.kinds = {};
@@ -22,6 +26,9 @@ class Peer {
     this.pongs = [];
     this.errors = [];
     this.seqs = [];
+    this.tMin = Infinity;     /* the earliest and latest event times decoded */
+    this.tMax = -Infinity;
+    this.badTimes = 0;        /* times that are not finite numbers */
     ws.on('message', (m) => {
       try {
         P.decodeMessage(m, this);
@@ -38,17 +45,29 @@ class Peer {
   /* the sink (its methods are the message names, so the data is *Msg) */
   hello(h) { this.helloMsg = h; }
   strings(first, names) { names.forEach((n, i) => { this.names[first + i] = n; }); }
-  threads(list) { for (const t of list) this.lanes.set(t.id, t); }
+  threads(t) {
+    this.threadsMsgs++;
+    if (t.full) this.lanes.clear();
+    for (const id of t.retired) this.lanes.delete(id);
+    for (const l of t.lanes) { this.lanes.set(l.id, l); this.laneIds.add(l.id); }
+    this.retiredTotal = t.retiredTotal;
+    this.foldedTotal = t.foldedTotal;
+  }
   stats(s) { this.statsMsg = s; }
   status(s) { this.statusMsg = s; this.statusEvents = this.events; }
   pong(n) { this.pongs.push(n); }
   batch(seq) { this.frames++; this.seqs.push(seq); }
   chunk() {}
-  begin(t, name) { this.kinds.begin = (this.kinds.begin || 0) + 1; this.begun.add(this.names[name]); }
-  end() { this.kinds.end = (this.kinds.end || 0) + 1; }
-  instant() { this.kinds.instant = (this.kinds.instant || 0) + 1; }
-  counter() { this.kinds.counter = (this.kinds.counter || 0) + 1; }
-  flow() { this.kinds.flow = (this.kinds.flow || 0) + 1; }
+  time(t) {
+    if (!Number.isFinite(t)) this.badTimes++;
+    if (t < this.tMin) this.tMin = t;
+    if (t > this.tMax) this.tMax = t;
+  }
+  begin(t, name) { this.time(t); this.kinds.begin = (this.kinds.begin || 0) + 1; this.begun.add(this.names[name]); }
+  end(t) { this.time(t); this.kinds.end = (this.kinds.end || 0) + 1; }
+  instant(t) { this.time(t); this.kinds.instant = (this.kinds.instant || 0) + 1; }
+  counter(t) { this.time(t); this.kinds.counter = (this.kinds.counter || 0) + 1; }
+  flow(t) { this.time(t); this.kinds.flow = (this.kinds.flow || 0) + 1; }
   eventsDone(n) { this.events += n; }
 
   laneNames() { return [...this.lanes.values()].map((l) => l.name); }

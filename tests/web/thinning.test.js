@@ -13,7 +13,8 @@ main(async () => {
   const doneLine = new Promise((resolve) => {
     target.proc.stdout.on('data', (d) => { if (/^done$/m.test(String(d))) resolve(); });
   });
-  const srv = await startServer([String(target.pid), '--port', '0', '--client-queue', '64']);
+  /* The slow page stops reading for a long while: it must not be dropped. */
+  const srv = await startServer([String(target.pid), '--port', '0', '--client-queue', '64', '--client-timeout', '3600']);
   const slow = await Peer.open(srv.port, srv.token);
   slow.ws.pause();
   const fast = await Peer.open(srv.port, srv.token);

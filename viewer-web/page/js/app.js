@@ -32,7 +32,7 @@ function setConn(state, text) {
 function connect() {
   setConn('connecting', 'connecting');
   const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws?t=' + encodeURIComponent(token);
-  const sock = new WebSocket(url, 'recorder-web.v1');
+  const sock = new WebSocket(url, 'recorder-web.v2');
   sock.binaryType = 'arraybuffer';
   ws = sock;
   sock.onopen = () => {
@@ -140,6 +140,18 @@ function updateHeader() {
   $('m-thin-box').title = st
     ? `events recorder-web skipped for this page because it fell behind: ${st.thinned} in ${st.thinnedFrames} frames`
     : '';
+  /* Lanes: never dropped silently.  Retired lanes (oldest exited threads,
+   * past recorder-web's bound) and folded threads (no lane: too many alive
+   * at once) are shown next to the count. */
+  const nl = store.laneOrder.length, ret = store.lanesRetired, fold = store.threadsFolded;
+  let lanesText = fmtCount(nl);
+  if (ret) lanesText += ' · ' + fmtCount(ret) + ' retired';
+  if (fold) lanesText += ' · ' + fmtCount(fold) + ' folded';
+  setMetric('m-lanes', lanesText, fold ? 'warn' : '', 'm-lanes-box');
+  $('m-lanes-box').title = `${nl} thread lanes on this page. recorder-web keeps at most 4096: ` +
+    `${ret} lanes of exited threads were retired (their slices went with them); ` +
+    `${fold} threads got no lane because more than 4096 were alive at once; ` +
+    `${st ? st.nolane : 0} events of threads without a lane were not sent, ${store.offLane} arrived after their lane was retired`;
   $('view-span').textContent = fmtDur(timeline.span);
   $('tl-empty').hidden = store.laneOrder.length > 0;
 }
@@ -214,6 +226,12 @@ window.__recorder = {
       rafCount: perf.rafCount,
       decodeErrors,
       lanes: store.laneOrder.map((L) => ({ id: L.id, name: L.name, tid: L.tid, alive: L.alive, depth: L.maxDepth })),
+      lanesRetired: store.lanesRetired,
+      threadsFolded: store.threadsFolded,
+      offLane: store.offLane,
+      nonFinite: store.nonFinite,
+      nolane: st ? st.nolane : 0,
+      lanesText: $('m-lanes').textContent,
       labels: [...timeline.labels],
       topRows: store.statsMsg ? store.statsMsg.rows.map((r) => store.name(r.name)) : [],
       flameNodes: flame.nodes.length,

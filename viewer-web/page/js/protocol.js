@@ -7,7 +7,8 @@ const CMSG = { SET_WINDOW: 0x81, PING: 0x82 };
 const KIND = { BEGIN: 1, END: 2, INSTANT: 3, COUNTER: 4, FLOW_BEGIN: 5, FLOW_STEP: 6, FLOW_END: 7 };
 const CHUNK_LOSS = 1;
 const STATUS_ALIVE = 1, STATUS_CLOSED = 2;
-const PROTOCOL_VERSION = 1;
+const THREADS_FULL = 1;
+const PROTOCOL_VERSION = 2;
 
 const utf8Decoder = new TextDecoder('utf-8');
 
@@ -55,8 +56,19 @@ class WireReader {
     return x;
   }
   svarint() {
+    const p0 = this.p;
     const n = this.varint();
-    return n % 2 ? -(n + 1) / 2 : n / 2;
+    if (n <= Number.MAX_SAFE_INTEGER) return n % 2 ? -(n + 1) / 2 : n / 2;
+    /* Past 2^53 a double has lost the low (sign) bit: decode it exactly
+     * (only absurd times get here: deltas of more than 52 days). */
+    this.p = p0;
+    let x = 0n, shift = 0n, c;
+    do {
+      c = this.b[this.p++];
+      x |= BigInt(c & 127) << shift;
+      shift += 7n;
+    } while (c >= 128);
+    return Number(x & 1n ? -((x + 1n) >> 1n) : x >> 1n);
   }
   f64() {
     if (this.p + 8 > this.b.length) throw new RangeError('truncated f64');
@@ -171,11 +183,16 @@ function decodeStrings(r) {
   return { first, names };
 }
 
+/* THREADS: a delta (lanes new or changed, lanes retired) or, with
+ * THREADS_FULL, the whole table (every lane not listed is gone). */
 function decodeThreads(r) {
-  const n = r.varint(), lanes = [];
+  const t = { full: (r.u8() & THREADS_FULL) !== 0, retiredTotal: r.varint(), foldedTotal: r.varint(), lanes: [], retired: [] };
+  const n = r.varint();
   for (let i = 0; i < n; i++)
-    lanes.push({ id: r.varint(), slot: r.varint(), gen: r.varint(), tid: r.svarint(), alive: r.u8() === 1, name: r.str() });
-  return lanes;
+    t.lanes.push({ id: r.varint(), slot: r.varint(), gen: r.varint(), tid: r.svarint(), alive: r.u8() === 1, name: r.str() });
+  const k = r.varint();
+  for (let i = 0; i < k; i++) t.retired.push(r.varint());
+  return t;
 }
 
 function decodeStats(r) {
@@ -207,6 +224,7 @@ function decodeStatus(r) {
   s.sent = r.varint();
   s.queued = r.varint();
   s.clients = r.varint();
+  s.nolane = r.varint();
   return s;
 }
 
@@ -235,4 +253,4 @@ function encodePing(nonce) {
 }
 
 if (typeof module === 'object' && module.exports)
-  module.exports = { MSG, CMSG, KIND, CHUNK_LOSS, PROTOCOL_VERSION, WireReader, decodeMessage, encodeSetWindow, encodePing, utf8 };
+  module.exports = { MSG, CMSG, KIND, CHUNK_LOSS, THREADS_FULL, PROTOCOL_VERSION, WireReader, decodeMessage, encodeSetWindow, encodePing, utf8 };

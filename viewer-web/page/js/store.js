@@ -7,7 +7,13 @@
  * slice by binary search.  Open slices live on the lane's stack until
  * their END.  Pairing follows docs/web.md ("Pairing"), the server's rules:
  * each chunk starts with the lane's stack as the server has it, so a page
- * that missed frames (thinned) or just joined rebuilds its stack from it. */
+ * that missed frames (thinned) or just joined rebuilds its stack from it.
+ *
+ * Lanes come and go with THREADS messages: recorder-web keeps a bounded
+ * table and retires the oldest exited lanes (docs/web.md, "Bounds"); a
+ * retired lane's data goes with it.  Events that arrive for a lane the
+ * page does not have (retired while they were on their way) are counted
+ * in offLane and not stored. */
 
 const MAX_STACK = 128;
 const SLICE_CUT = 1;          /* closed by an outer scope's END: its own END was lost */
@@ -19,7 +25,7 @@ const ITEMS_MAX = 10e6;       /* ...and at most this many stored items (~250 MB)
 class Columns {
   constructor(kinds) {
     this.kinds = kinds;
-    this.cap = 256;
+    this.cap = 16;          /* grows by doubling; most lanes of short threads stay small */
     this.lo = 0;
     this.n = 0;
     this.cols = kinds.map((K) => new K(this.cap));
@@ -86,7 +92,7 @@ class Row extends Columns {
 class Instants extends Columns {
   constructor() {
     super([Float64Array, Int32Array, Int32Array, Uint8Array]);
-    this.arena = new Uint8Array(4096);
+    this.arena = new Uint8Array(256);
     this.used = 0;
     this.bind();
   }
@@ -195,8 +201,12 @@ class Store {
 
   reset() {
     this.names = [''];
-    this.lanes = [];          /* by id; [0] unused */
+    this.lanes = new Map();   /* id -> Lane */
     this.laneOrder = [];
+    this.lanesRetired = 0;    /* lanes recorder-web retired, in all (THREADS) */
+    this.threadsFolded = 0;   /* threads it gave no lane: too many alive at once */
+    this.offLane = 0;         /* events received for lanes this page does not have */
+    this.nonFinite = 0;       /* counter values that were not finite numbers */
     this.counters = new Map();  /* name id -> Counter */
     this.counterOrder = [];
     this.flowLast = new Map();
@@ -225,13 +235,35 @@ class Store {
   name(id) { return this.names[id] !== undefined ? this.names[id] : '#' + id; }
 
   lane(id) {
-    let L = this.lanes[id];
+    let L = this.lanes.get(id);
     if (!L) {
-      L = this.lanes[id] = new Lane(id);
+      L = new Lane(id);
+      this.lanes.set(id, L);
       this.laneOrder.push(L);
       this.layoutVersion++;
     }
     return L;
+  }
+
+  /* Forget lanes and everything drawn in them. */
+  dropLanes(ids) {
+    if (!ids.size) return;
+    let gone = 0;
+    for (const id of ids) {
+      const L = this.lanes.get(id);
+      if (!L) continue;
+      this.lanes.delete(id);
+      for (const r of L.rows) gone += r.count;
+      gone += L.instants.count + L.flows.count;
+      for (const c of this.counterOrder) {
+        const S = c.series.get(id);
+        if (S) { gone += S.count; c.series.delete(id); }
+      }
+      if (this.cur === L) this.cur = null;
+    }
+    this.laneOrder = this.laneOrder.filter((L) => !ids.has(L.id));
+    this.items = Math.max(0, this.items - gone);
+    this.layoutVersion++;
   }
 
   /* ---- the decoder's sink ---- */
@@ -241,8 +273,16 @@ class Store {
     this.version++;
     this.changedFrom = -Infinity;
   }
-  threads(list) {
-    for (const t of list) {
+  threads(msg) {
+    const drop = new Set(msg.retired);
+    if (msg.full) {
+      const listed = new Set(msg.lanes.map((t) => t.id));
+      for (const L of this.laneOrder) if (!listed.has(L.id)) drop.add(L.id);
+    }
+    this.dropLanes(drop);
+    this.lanesRetired = msg.retiredTotal;
+    this.threadsFolded = msg.foldedTotal;
+    for (const t of msg.lanes) {
       const L = this.lane(t.id);
       if (L.name !== t.name || L.alive !== t.alive || L.tid !== t.tid) this.layoutVersion++;
       Object.assign(L, { slot: t.slot, gen: t.gen, tid: t.tid, alive: t.alive, name: t.name });
@@ -268,8 +308,11 @@ class Store {
     this.setNow(now);
   }
   chunk(laneId, flags, names, times) {
-    const L = this.lane(laneId);
+    /* recorder-web announces every lane before its first chunk: one the
+     * page lacks was retired, and its events are counted, not kept. */
+    const L = this.lanes.get(laneId) || null;
     this.cur = L;
+    if (!L) return;
     if (flags & CHUNK_LOSS) this.lossChunks++;
     /* Keep the open slices both sides agree on; the rest of ours ended
      * while we were not looking, and the rest of theirs began then. */
@@ -294,6 +337,7 @@ class Store {
   }
   begin(t, name) {
     const L = this.cur;
+    if (!L) { this.offLane++; return; }
     if (t < this.changedFrom) this.changedFrom = t;
     const d = L.depth++;
     if (d < MAX_STACK) {
@@ -305,6 +349,7 @@ class Store {
   }
   end(t, name) {
     const L = this.cur;
+    if (!L) { this.offLane++; return; }
     if (t < this.changedFrom) this.changedFrom = t;
     if (t > L.lastTs) L.lastTs = t;
     if (L.depth === 0) { this.orphanEnds++; return; }
@@ -326,12 +371,17 @@ class Store {
   }
   instant(t, name, msg) {
     const L = this.cur;
+    if (!L) { this.offLane++; return; }
     if (t < this.changedFrom) this.changedFrom = t;
     L.instants.push(t, name, msg);
     this.items++;
     if (t > L.lastTs) L.lastTs = t;
   }
   counter(t, name, v) {
+    if (!this.cur) { this.offLane++; return; }
+    /* NaN or infinite (a buggy program): no track can show it, and one
+     * would break the track's scale.  Counted, not stored. */
+    if (!Number.isFinite(v)) { this.nonFinite++; return; }
     if (t < this.changedFrom) this.changedFrom = t;
     let c = this.counters.get(name);
     if (!c) {
@@ -353,6 +403,7 @@ class Store {
   }
   flow(t, kind, key) {
     const L = this.cur;
+    if (!L) { this.offLane++; return; }
     if (t < this.changedFrom) this.changedFrom = t;
     const depth = Math.min(L.depth, MAX_STACK);
     const prev = kind !== KIND.FLOW_BEGIN ? this.flowLast.get(key) : undefined;
@@ -370,7 +421,9 @@ class Store {
   eventsDone(n) {
     this.events += n;
     const L = this.cur;
-    if (L && L.lastTs > this.maxTs) this.maxTs = L.lastTs;
+    /* A time past the source's clock is bogus: it must not move the end
+     * of the timeline (1 s of slack for clock calibration). */
+    if (L && L.lastTs > this.maxTs && L.lastTs <= this.now + 1e9) this.maxTs = L.lastTs;
     this.version++;
   }
 

@@ -568,7 +568,7 @@ class Timeline {
     const c = tr.c, vals = [];
     for (const [laneId, S] of c.series) {
       const i = S.lowerBound(0, t + 1) - 1;
-      if (i >= S.lo) vals.push({ lane: this.store.lanes[laneId], v: S.v[i], t: S.t[i] });
+      if (i >= S.lo) vals.push({ lane: this.store.lanes.get(laneId), v: S.v[i], t: S.t[i] });
     }
     return { kind: 'counter', c, vals };
   }
