@@ -67,7 +67,7 @@ int main(void) {
     REQUIRE(rec_model_threads(s.model, &t) == 1);
     CHECK(t[0].history > 0);                 /* ... though the model saw it, as not kept */
     CHECK_EQ_U(t[0].overwritten, 0);
-    CHECK_EQ_U(source_thread_lost(&s, &t[0]), 0);
+    CHECK_EQ_U(source_thread_lost(&t[0]), 0);
 
     /* A pass reads at most a quarter ring of a thread. */
     scopes(15000);                           /* 30000 entries */
