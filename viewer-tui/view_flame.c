@@ -108,11 +108,18 @@ void view_flame_draw(struct app *a, int y, int h) {
             k += snprintf(buf + k, sizeof buf - (size_t)k, " %s %s", sym(SYM_PATH), node_name(a, chain[i], nb, sizeof nb));
         if ((size_t)k < sizeof buf) snprintf(buf + k, sizeof buf - (size_t)k, "   (Backspace: zoom out)");
     } else {
-        snprintf(buf + k, sizeof buf - (size_t)k, "%scall paths over %s, widths by total time %s Enter zooms into a frame",
-                 s->cover.partial ? PARTIAL_MARK " partial (entries lost): " : "", app_window_name(a->win),
-                 sym(SYM_SEP));
+        snprintf(buf + k, sizeof buf - (size_t)k, "call paths over %s, widths by total time %s Enter zooms into a frame",
+                 app_window_name(a->win), sym(SYM_SEP));
     }
-    draw_text(y, 0, COLS, buf, FIT_KEEP_END, theme_attr(R_DIM));
+    /* The partial mark first, never cut; then the zoom path, cut at its
+     * start (the innermost frames matter), or the heading, cut at its end. */
+    int hx = 0;
+    if (s->cover.partial) {
+        char pm[64];
+        snprintf(pm, sizeof pm, "%s partial (entries lost) %s", PARTIAL_MARK, sym(SYM_SEP));
+        hx = draw_put(y, 0, pm, theme_attr(R_WARN));
+    }
+    draw_text(y, hx, COLS - hx, buf, a->zoom_len ? FIT_KEEP_END : FIT_LEFT, theme_attr(R_DIM));
 
     if (a->n_spans == 0 || s->n_tree == 0 || !(s->tree[zr].total_ns > 0)) {
         draw_center(y + 1 + rows / 2, "No call paths in this window yet. Press w for a longer window.",

@@ -130,13 +130,12 @@ void view_threads_draw(struct app *a, int y, int h) {
         }
     }
     if (n == 0) draw_center(y + 1 + rows / 2, "No thread has recorded an event yet.", theme_attr(R_DIM));
-    /* The selected thread's losses by cause, then the counts. */
+    /* The selected thread's losses by cause, what the mark means, the
+     * counts. */
     char msg[400], n1[FMT_BUF], n2[FMT_BUF], n3[FMT_BUF], n4[FMT_BUF], n5[FMT_BUF];
     int k = 0, any_partial = 0;
     for (int i = 0; i < n; i++) any_partial |= s->thr_cover[i].partial;
-    if (any_partial)
-        k += snprintf(msg + k, sizeof msg - (size_t)k, "%s lost entries in the last second %s", PARTIAL_MARK,
-                      sym(SYM_SEP));
+    msg[0] = 0;
     if (a->thr_sel < n) {
         const struct rec_model_thread *t = &s->threads[a->thr_sel];
         k += snprintf(msg + k, sizeof msg - (size_t)k, " %s: lost %s (overwritten %s, dropped %s, bad %s), not kept %s %s",
@@ -144,11 +143,13 @@ void view_threads_draw(struct app *a, int y, int h) {
                       fmt_si(n2, sizeof n2, (double)t->overwritten), fmt_si(n3, sizeof n3, (double)t->dropped),
                       fmt_si(n4, sizeof n4, (double)t->bad), fmt_si(n5, sizeof n5, (double)t->history), sym(SYM_SEP));
     }
+    if (any_partial && k >= 0 && (size_t)k < sizeof msg)
+        k += snprintf(msg + k, sizeof msg - (size_t)k, " %s lost entries in the last second %s", PARTIAL_MARK,
+                      sym(SYM_SEP));
     if (k >= 0 && (size_t)k < sizeof msg)
         snprintf(msg + k, sizeof msg - (size_t)k, " %d threads, %d live %s Enter: this thread in Top", n, live,
                  sym(SYM_SEP));
     draw_text(y + h - 1, 0, COLS, msg, FIT_LEFT, theme_attr(R_DIM));
-    if (any_partial) draw_text(y + h - 1, 0, 1, PARTIAL_MARK, FIT_LEFT, theme_attr(R_WARN));
 }
 
 int view_threads_key(struct app *a, enum action act, int page) {
