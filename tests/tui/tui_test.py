@@ -1,211 +1,28 @@
 #!/usr/bin/env python3
 """recorder-top end-to-end tests, driven through tmux.
 
-    tui_test.py CASE --top PATH --workload PATH
+    tui_test.py CASE --top PATH --workload PATH --stress PATH
 
 Each case starts tests/tui/tui_workload (a multi-threaded instrumented
 program), runs recorder-top in a detached tmux session on a socket of its
 own (tmux -L, so cases run in parallel), sends keys and asserts on what
 capture-pane shows.  Every wait polls the screen until the text appears,
-up to a generous deadline: nothing here measures time.
+up to a generous deadline: nothing here measures time.  The harness is
+tui_harness.py; the hostile cases (tests/tui/tui_stress) are in
+tui_hostile.py.
 """
 import argparse
 import os
 import re
 import shlex
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 
-DEADLINE = 15.0          # seconds to wait for anything to appear
-BLOCKS = "▁▂▃▄▅▆▇█"
-
-
-class Fail(Exception):
-    pass
-
-
-class Tmux:
-    """One tmux server on a private socket, one session, one pane."""
-
-    def __init__(self, name, term="tmux-256color"):
-        self.sock = f"rtop-{name}-{os.getpid()}"
-        self.conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
-        # No status line: the pane is the whole window.  remain-on-exit
-        # keeps a pane whose program ended, for the failure message.
-        self.conf.write(f'set -g default-terminal "{term}"\n'
-                        "set -g status off\nset -g remain-on-exit on\n"
-                        "set -g escape-time 0\nset -g history-limit 50\n")
-        self.conf.close()
-        self.last = ""
-
-    def tmux(self, *args, check=True):
-        r = subprocess.run(["tmux", "-L", self.sock, "-f", self.conf.name, *args],
-                           capture_output=True, text=True)
-        if check and r.returncode != 0:
-            raise Fail(f"tmux {' '.join(args)}: {r.stderr.strip()}")
-        return r.stdout
-
-    def start(self, argv, width=120, height=40, env=None):
-        env = dict(env or {})
-        env.setdefault("LANG", "C.UTF-8")
-        env.setdefault("LC_ALL", "C.UTF-8")
-        for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "MSAN_OPTIONS"):
-            if k in os.environ and k not in env:
-                env[k] = os.environ[k]
-        # The exit status goes to a file: tmux's #{pane_dead_status} is
-        # sometimes never filled in.
-        self.status_file = self.conf.name + ".status"
-        cmd = "env " + " ".join(shlex.quote(f"{k}={v}") for k, v in env.items()) + " " + \
-              " ".join(shlex.quote(a) for a in argv) + f"; echo $? > {shlex.quote(self.status_file)}"
-        self.tmux("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), cmd)
-
-    def keys(self, *keys):
-        """Key names as tmux knows them: 'q', 'Enter', 'BSpace', 'Down'..."""
-        self.tmux("send-keys", "-t", "t", *keys)
-
-    def type(self, text):
-        self.tmux("send-keys", "-t", "t", "-l", text)
-
-    def screen(self, escapes=False):
-        args = ["capture-pane", "-p", "-t", "t"] + (["-e"] if escapes else [])
-        out = self.tmux(*args)
-        if not escapes:
-            self.last = out
-        return out
-
-    def wait(self, pred, what, timeout=DEADLINE, escapes=False):
-        end = time.monotonic() + timeout
-        while True:
-            s = self.screen(escapes)
-            try:
-                ok = pred(s)
-            except (ValueError, IndexError, AttributeError, StopIteration):
-                ok = False
-            if ok:
-                return s
-            if time.monotonic() > end:
-                raise Fail(f"waited {timeout:.0f}s for {what}; the screen shows:\n{self.screen()}")
-            time.sleep(0.1)
-
-    def wait_text(self, *texts, timeout=DEADLINE):
-        return self.wait(lambda s: all(t in s for t in texts), " and ".join(repr(t) for t in texts), timeout)
-
-    def wait_gone(self, *texts, timeout=DEADLINE):
-        return self.wait(lambda s: not any(t in s for t in texts),
-                         "no " + " or ".join(repr(t) for t in texts), timeout)
-
-    def resize(self, w, h):
-        self.tmux("resize-window", "-t", "t", "-x", str(w), "-y", str(h))
-
-    def wait_exit(self):
-        """recorder-top's exit status, once it has exited."""
-        end = time.monotonic() + DEADLINE
-        while time.monotonic() < end:
-            try:
-                with open(self.status_file) as f:
-                    text = f.read()
-                if text.endswith("\n"):
-                    return int(text)
-            except FileNotFoundError:
-                pass
-            time.sleep(0.1)
-        raise Fail(f"recorder-top did not exit; the screen shows:\n{self.screen()}")
-
-    def close(self):
-        self.tmux("kill-server", check=False)
-        for p in (self.conf.name, self.conf.name + ".status"):
-            if os.path.exists(p):
-                os.unlink(p)
-
-
-class Workload:
-    def __init__(self, path, workers=3, comm=None, env=None):
-        argv = [path, "--workers", str(workers)] + (["--comm", comm] if comm else [])
-        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
-        line = self.p.stdout.readline()
-        m = re.match(r"ready (\d+)", line)
-        if not m:
-            raise Fail(f"tui_workload did not start: {line!r}")
-        self.pid = int(m.group(1))
-        seg = f"/dev/shm/recorder.{self.pid}"
-        end = time.monotonic() + DEADLINE
-        while not os.path.exists(seg):
-            if time.monotonic() > end:
-                raise Fail(f"{seg} did not appear")
-            time.sleep(0.05)
-
-    def stop(self):
-        if self.p.poll() is None:
-            self.p.send_signal(signal.SIGTERM)
-            try:
-                self.p.wait(DEADLINE)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
-        return self.p.returncode
-
-
-class Stress(Workload):
-    """tests/tui/tui_stress in one of its modes (busy, truncate, wrap N)."""
-
-    def __init__(self, path, mode, env=None):
-        self.p = subprocess.Popen([path, *mode], stdout=subprocess.PIPE, text=True,
-                                  env={**os.environ, **(env or {})})
-        line = self.p.stdout.readline()
-        m = re.match(r"ready (\d+) (\S+)", line)
-        if not m:
-            raise Fail(f"tui_stress did not start: {line!r}")
-        self.pid, self.seg = int(m.group(1)), m.group(2)
-
-    def line(self):
-        return self.p.stdout.readline()
-
-    def stop(self):
-        rc = super().stop()
-        # A truncated segment is left behind by design (tui_stress removes
-        # its own, but not if it died): it is ours, remove it.
-        if os.path.exists(self.seg) and os.stat(self.seg).st_size <= 4096:
-            os.unlink(self.seg)
-        return rc
-
-
-def line_with(screen, text):
-    for l in screen.split("\n"):
-        if text in l:
-            return l
-    raise ValueError(text)
-
-
-def table_rows(screen):
-    """The Top view's rows: the lines between the column titles and the summary."""
-    lines = screen.split("\n")
-    h = next(i for i, l in enumerate(lines) if "CALLS/S" in l)
-    rows = []
-    for l in lines[h + 1:]:
-        if re.match(r"^ \d+( of \d+)? scopes", l) or not l.strip():
-            break
-        rows.append(l)
-    return rows
-
-
-def row_names(screen):
-    return [r.split()[0] for r in table_rows(screen)]
-
-
-def top_ready(t, pid):
-    """Top shows the workload with numbers in the matmul row, in a whole
-    frame: capture-pane can catch the terminal mid-redraw, with the rows up
-    to matmul new and the key bar at the bottom not yet written."""
-    return t.wait(lambda s: f"pid {pid}" in s and re.search(r"matmul\s+[\d.]+k?\s+[\d.]+%", s)
-                  and "q Quit" in s.rstrip("\n").split("\n")[-1],
-                  "the Top view with matmul's figures")
-
-
-def tab_bar(screen):
-    return screen.split("\n")[1]
+import tui_hostile
+from tui_harness import (BLOCKS, Fail, Tmux, Workload, line_with, row_names, run_plain,
+                         selected_name, tab_bar, table_rows, top_ready)
 
 
 # ---- cases ----------------------------------------------------------------
@@ -285,15 +102,6 @@ def case_keys(a, t, w):
     status = t.wait_exit()
     if status != 0:
         raise Fail(f"q: exit status {status}")
-
-
-def details(screen):
-    """The Flame view's line about the selected frame (above the key bar)."""
-    return screen.rstrip("\n").split("\n")[-2]
-
-
-def selected_name(screen):
-    return details(screen).split()[0]
 
 
 def case_flame(a, t, w):
@@ -475,10 +283,6 @@ def case_colors(a, t, w):
     t.wait_text("wait_for_input > deep_sleep")
 
 
-def run_plain(argv):
-    return subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=DEADLINE)
-
-
 def case_errors(a, t, w):
     def expect(argv, code, text):
         r = run_plain(argv)
@@ -545,185 +349,6 @@ def case_postmortem(a, t, w):
             os.unlink(seg)
 
 
-def si(text):
-    """'1.23k' -> 1230.0, as format.c writes counts."""
-    m = re.fullmatch(r"([\d.]+)([kMGTP]?)", text)
-    return float(m.group(1)) * 10 ** (3 * " kMGTP".index(m.group(2) or " "))
-
-
-def case_partial(a, t, w):
-    """A writer no reader keeps up with: every figure is marked partial,
-    and the share of its always-busy scope is taken over the time the
-    decoded data covers (~100%), not over the window (the share decoded)."""
-    st = Stress(a.stress, ["busy"], env={"RECORDER_RING_KB": "64"})
-    try:
-        t.start([a.top, str(st.pid)], width=80, height=24)
-        hot = re.compile(r"^~ hot\s+[\d.]+[kM]?\s+([\d.]+)%")
-
-        def busy_share(s):
-            title = s.split("\n")[0]
-            for m in map(hot.match, s.split("\n")):
-                if m:
-                    return re.search(r"partial: (<1|\d+)% decoded", title) and float(m.group(1)) > 80
-            return False
-
-        # The share moves with what each refresh decoded: wait for it to
-        # read as it should (without the correction it never exceeds the
-        # few % decoded).
-        s = t.wait(busy_share, "'partial: N% decoded' and hot's TOTAL% over 80%")
-        print("partial header at 80x24:\n" + "\n".join(s.split("\n")[:4]), file=sys.stderr)
-        if not re.search(r"^~ partial \(entries lost\)", s.split("\n")[-3]):
-            raise Fail("the summary line does not explain the mark:\n" + s)
-        if not re.search(r"lost [\d.]+[kMG]", s.split("\n")[0]):
-            raise Fail("the title does not count the loss:\n" + s)
-        # Threads: the thread is marked, its losses are by cause.
-        t.keys("3")
-        t.wait(lambda s: re.search(r"^~ stress\s", s, re.M) and
-               re.search(r"stress: lost [\d.]+[kMG] \(overwritten [\d.]+[kMG], dropped 0, bad 0\)", s),
-               "the thread marked ~, and its losses by cause")
-        # Flame: the selected frame's shares are marked.
-        t.keys("2")
-        t.wait(lambda s: "~ partial (entries lost)" in s and re.search(r"total \S+ \(~[\d.]+%\)", details(s)),
-               "the flame view marked partial")
-        # The help says what the mark means.
-        t.keys("?")
-        t.wait_text("recorder-top help")
-        t.keys("PageDown", "PageDown")
-        t.wait_text("~ partial", "entries were lost in the window", "not kept", "flight recorder")
-    finally:
-        st.stop()
-
-
-def case_truncate(a, t, w):
-    """The program shrinks its segment while it is watched: recorder-top
-    stays up, says so, and keeps what it showed."""
-    st = Stress(a.stress, ["truncate"])
-    try:
-        t.start([a.top, str(st.pid)])
-        t.wait(lambda s: "before_truncation" in row_names(s) and "running" in s.split("\n")[0],
-               "the scope written before the truncation")
-        st.p.send_signal(signal.SIGUSR1)
-        if st.line().strip() != "truncated":
-            raise Fail("tui_stress did not truncate its segment")
-        s = t.wait_text("segment truncated", "nothing more can be read")
-        if "running" in s.split("\n")[0]:
-            raise Fail("the title still says running:\n" + s)
-        if "before_truncation" not in row_names(s):
-            raise Fail("the data shown before the truncation is gone:\n" + s)
-        # Still answering keys, every view.
-        t.keys("3")
-        t.wait(lambda s: "stress" in s and "INSIDE NOW" in s, "the threads view after the truncation")
-        t.keys("2")
-        t.wait(lambda s: "▏before_truncation" in s, "the flame view after the truncation")
-        t.keys("1")
-        t.wait(lambda s: "before_truncation" in row_names(s), "the top view, as it was")
-        t.keys("q")
-        status = t.wait_exit()
-        if status != 0:
-            raise Fail(f"q after the truncation: status {status}")
-    finally:
-        st.stop()
-
-
-def case_picker_hostile(a, t, w):
-    """A FIFO named like a segment, a segment still starting and (as root)
-    another user's segment: the picker lists each for what it is, and
-    nothing hangs."""
-    me = os.getpid()
-    fifo = f"/dev/shm/recorder.tuififo{me}"
-    starting = f"/dev/shm/recorder.tuistart{me}"
-    by_pid = f"/dev/shm/recorder.{me}"   # this script's pid: no writer has it
-    other = f"/dev/shm/recorder.tuiuid{me}"
-    made = []
-    small = None
-
-    def zeroes(path):
-        """A file whose header is not written yet (a writer creating it)."""
-        with open(path, "wb") as f:
-            f.write(b"\0" * 8192)
-        made.append(path)
-
-    try:
-        os.mkfifo(fifo, 0o600)
-        made.append(fifo)
-        if os.geteuid() == 0:
-            # A copy of a small live segment, given to another user.
-            small = Stress(a.stress, ["wrap", "10"], env={"RECORDER_RING_KB": "4", "RECORDER_MAX_THREADS": "2",
-                                                         "RECORDER_STRINGS_KB": "16"})
-            if small.line().strip() != "wrapped":
-                raise Fail("tui_stress wrap 10 did not start")
-            with open(small.seg, "rb") as src, open(other, "wb") as dst:
-                dst.write(src.read())
-            made.append(other)
-            os.chown(other, 65534, 65534)
-        # On the command line: one line, the right status, no hang.
-        r = run_plain([a.top, fifo])
-        if r.returncode != 5 or "FIFO" not in r.stderr or r.stderr.count("\n") != 1:
-            raise Fail(f"recorder-top FIFO: status {r.returncode}, {r.stderr!r}")
-        zeroes(by_pid)   # young: a pid's segment is waited for while it is
-        r = run_plain([a.top, str(me)])
-        if r.returncode != 11 or "still starting" not in r.stderr or r.stderr.count("\n") != 1:
-            raise Fail(f"recorder-top PID of a starting segment: status {r.returncode}, {r.stderr!r}")
-        # The picker.  The file still being created first: after 10 s
-        # without a header it is called incomplete.
-        zeroes(starting)
-        t.start([a.top])
-        t.wait_text("pick a program to watch")
-        t.keys("/")
-        t.type(f"tuistart{me}")
-        t.wait(lambda s: re.search(r"\(header not written yet\)\s+-\s+starting\s", s), "the starting segment")
-        t.keys("Enter", "BSpace", "/")
-        t.type(f"tuififo{me}")
-        s = t.wait(lambda s: re.search(r"^\s+-\s+\(a FIFO\)\s+-\s+skipped\s", s, re.M) and
-                   len([l for l in s.split("\n")[2:] if re.match(r"^\s+(-|\d+)\s", l)]) == 1, "the FIFO, skipped")
-        t.keys("Enter")   # closes the prompt
-        t.keys("Enter")   # on the row: why not
-        t.wait(lambda s: f"Cannot watch recorder.tuififo{me}: skipped, a FIFO" in s.split("\n")[-2],
-               "why the FIFO cannot be watched")
-        if os.geteuid() == 0:
-            t.keys("BSpace", "/")
-            t.type(f"tuiuid{me}")
-            t.wait(lambda s: re.search(rf"\b{small.pid}\s+tui_stress \(owned by uid 65534\)\s+\d+\s+running", s),
-                   "another user's segment, labelled with its owner")
-            t.keys("Enter")
-        t.keys("q")
-        status = t.wait_exit()
-        if status != 0:
-            raise Fail(f"q in the picker: status {status}")
-    finally:
-        if small:
-            small.stop()
-        for path in made:
-            if os.path.exists(path):
-                os.unlink(path)
-
-
-def case_notkept(a, t, w):
-    """A ring that wrapped before the attach: its oldest entries were not
-    kept, which is no loss of recorder-top's."""
-    st = Stress(a.stress, ["wrap", "200000"])   # 400000 entries, a 65536-entry ring
-    try:
-        if st.line().strip() != "wrapped":
-            raise Fail("tui_stress did not wrap its ring")
-        t.start([a.top, str(st.pid)])
-        s = t.wait(lambda s: re.search(r"│ lost 0 │.*│ not kept [\d.]+k", s.split("\n")[0]),
-                   "lost 0 and not kept > 0 in the title")
-        if "partial" in s.split("\n")[0]:
-            raise Fail("history not kept made the window partial:\n" + s)
-        t.keys("3")
-        s = t.wait(lambda s: "NOT KEPT" in s and
-                   re.search(r"stress: lost 0 \(overwritten 0, dropped 0, bad 0\), not kept [\d.]+k", s),
-                   "the thread's history not kept, and no loss")
-        head = line_with(s, "NOT KEPT")
-        row = line_with(s, " stress ")
-        lost = row[head.index("LOST") - 3:head.index("LOST") + 4].split()
-        kept = row[head.index("NOT KEPT"):head.index("NOT KEPT") + 8].split()
-        if lost != ["0"] or si(kept[0]) < 100000:
-            raise Fail(f"LOST {lost}, NOT KEPT {kept}: want 0 and over 100k (400000 written, a 65536 ring)\n{s}")
-    finally:
-        st.stop()
-
-
 def case_stats(a, t, w):
     """--exit-after and --stats: what the benchmark relies on."""
     out = tempfile.NamedTemporaryFile(delete=False)
@@ -737,7 +362,7 @@ def case_stats(a, t, w):
         raise Fail(f"--exit-after 2 --stats: status {status}, stderr {text!r}")
 
 
-CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
+CASES = {n[5:]: f for n, f in [*globals().items(), *vars(tui_hostile).items()] if n.startswith("case_")}
 
 
 def main():
