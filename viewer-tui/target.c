@@ -130,9 +130,12 @@ int target_resolve(const char *arg, char *out, size_t cap, char *err, size_t err
         return REC_ERR_USAGE;
     }
     /* Pids, paths and segment names go to rec_seg_open as they are: it
-     * gives the precise error (no such process, not instrumented, ...). */
+     * gives the precise error (no such process, not instrumented, a FIFO,
+     * a link...).  lstat, not access: a link named like a segment is one
+     * to refuse, whether or not it points anywhere. */
+    struct stat st;
     if (all_digits(arg) || strchr(arg, '/') || !strncmp(arg, REC_SEG_PREFIX, strlen(REC_SEG_PREFIX)) ||
-        (rec_seg_resolve(arg, path, sizeof path) == REC_OK && access(path, F_OK) == 0)) {
+        (rec_seg_resolve(arg, path, sizeof path) == REC_OK && lstat(path, &st) == 0)) {
         snprintf(out, cap, "%s", arg);
         return REC_OK;
     }

@@ -96,6 +96,7 @@ def case_picker_hostile(a, t, w):
     starting = f"/dev/shm/recorder.tuistart{me}"
     by_pid = f"/dev/shm/recorder.{me}"   # this script's pid: no writer has it
     other = f"/dev/shm/recorder.tuiuid{me}"
+    link = f"/dev/shm/recorder.tuilink{me}"
     made = []
     small = None
 
@@ -108,6 +109,8 @@ def case_picker_hostile(a, t, w):
     try:
         os.mkfifo(fifo, 0o600)
         made.append(fifo)
+        os.symlink("/nonexistent", link)   # dangling: by name it is still a link, refused
+        made.append(link)
         if os.geteuid() == 0:
             # A copy of a small live segment, given to another user.
             small = Stress(a.stress, ["wrap", "10"], env={"RECORDER_RING_KB": "4", "RECORDER_MAX_THREADS": "2",
@@ -122,6 +125,9 @@ def case_picker_hostile(a, t, w):
         r = run_plain([a.top, fifo])
         if r.returncode != 5 or "FIFO" not in r.stderr or r.stderr.count("\n") != 1:
             raise Fail(f"recorder-top FIFO: status {r.returncode}, {r.stderr!r}")
+        r = run_plain([a.top, f"tuilink{me}"])
+        if r.returncode != 5 or "symbolic link" not in r.stderr:
+            raise Fail(f"recorder-top NAME of a dangling link: status {r.returncode}, {r.stderr!r}")
         zeroes(by_pid)   # young: a pid's segment is waited for while it is
         r = run_plain([a.top, str(me)])
         if r.returncode != 11 or "still starting" not in r.stderr or r.stderr.count("\n") != 1:
@@ -156,7 +162,7 @@ def case_picker_hostile(a, t, w):
         if small:
             small.stop()
         for path in made:
-            if os.path.exists(path):
+            if os.path.lexists(path):
                 os.unlink(path)
 
 
