@@ -34,40 +34,45 @@ const char *app_thread_name(struct app *a, char *buf, size_t cap) {
     return buf;
 }
 
-/* The title line's items, most important first when they do not all fit:
- * each has a priority, and the lowest go until the rest fit. */
+/* The title line's items.  When they do not all fit, the least
+ * important step goes first: an item taking its shorter form (the loss
+ * rate left out, "partial 26%") or, later, going altogether. */
 struct title_item {
     char text[96];
-    char longer[96];      /* a fuller form, used when there is room ("" if none) */
+    char shorter[96];     /* "" if none */
     attr_t attr;
-    int prio;             /* 100: always shown */
+    int prio;             /* of keeping it; 100: always shown */
+    int full_prio;        /* of keeping its full form, when it has a shorter one */
 };
 
 /* An item is " text " after a bar; the first one has no bar. */
-static int item_width(const struct title_item *it, int longer) {
-    return text_width(longer && it->longer[0] ? it->longer : it->text, draw_utf8) + 3;
+static int item_width(const struct title_item *it, int form) {
+    return text_width(form == 2 ? it->shorter : it->text, draw_utf8) + 3;
 }
 
-/* Which items fit in width: shown[i] = 1 or 2 (its longer form). */
+/* Which items fit in width: shown[i] = 0 (left out), 1 (full) or 2
+ * (shorter). */
 static void title_fit(const struct title_item *it, int n, int width, int *shown) {
     int need = -1;   /* no bar before the first */
     for (int i = 0; i < n; i++) {
         shown[i] = 1;
-        need += item_width(&it[i], 0);
+        need += item_width(&it[i], 1);
     }
     while (need > width) {
-        int drop = -1;
-        for (int i = 0; i < n; i++)
-            if (shown[i] && (drop < 0 || it[i].prio < it[drop].prio)) drop = i;
-        if (drop < 0 || it[drop].prio >= 100) break;
-        shown[drop] = 0;
-        need -= item_width(&it[drop], 0);
-    }
-    for (int i = 0; i < n; i++)
-        if (shown[i] && it[i].longer[0] && need + item_width(&it[i], 1) - item_width(&it[i], 0) <= width) {
-            need += item_width(&it[i], 1) - item_width(&it[i], 0);
-            shown[i] = 2;
+        int best = -1, best_prio = 0;
+        for (int i = 0; i < n; i++) {
+            int p = shown[i] == 1 && it[i].shorter[0] ? it[i].full_prio : shown[i] ? it[i].prio : 1000;
+            if (p < 100 && (best < 0 || p < best_prio)) best = i, best_prio = p;
         }
+        if (best < 0) break;   /* the program and its state always stay */
+        need -= item_width(&it[best], shown[best]);
+        if (shown[best] == 1 && it[best].shorter[0]) {
+            shown[best] = 2;
+            need += item_width(&it[best], 2);
+        } else {
+            shown[best] = 0;
+        }
+    }
 }
 
 static int title_items(struct app *a, struct title_item *it) {
@@ -97,7 +102,9 @@ static int title_items(struct app *a, struct title_item *it) {
         if (pct > 0 && pct < 1) snprintf(n1, sizeof n1, "<1%%");
         else snprintf(n1, sizeof n1, "%.0f%%", pct > 99 ? 99 : pct);
         snprintf(it[n].text, sizeof it[n].text, "partial: %s decoded", n1);
+        snprintf(it[n].shorter, sizeof it[n].shorter, "partial %s", n1);
         it[n].attr = theme_attr(R_EXITED);
+        it[n].full_prio = 60;
         it[n++].prio = 90;
     }
     snprintf(it[n].text, sizeof it[n].text, "%s ev/s", fmt_si(n1, sizeof n1, s->ev_rate));
@@ -105,9 +112,12 @@ static int title_items(struct app *a, struct title_item *it) {
     it[n++].prio = 50;
     /* Lost: since attach, while reading (overwritten, dropped, bad). */
     snprintf(it[n].text, sizeof it[n].text, "lost %s", fmt_si(n1, sizeof n1, (double)s->lost));
-    if (s->loss_rate > 0)
-        snprintf(it[n].longer, sizeof it[n].longer, "lost %s (+%s/s)", fmt_si(n1, sizeof n1, (double)s->lost),
+    if (s->loss_rate > 0) {
+        snprintf(it[n].shorter, sizeof it[n].shorter, "%s", it[n].text);
+        snprintf(it[n].text, sizeof it[n].text, "lost %s (+%s/s)", fmt_si(n1, sizeof n1, (double)s->lost),
                  fmt_si(n2, sizeof n2, s->loss_rate));
+        it[n].full_prio = 40;
+    }
     it[n].attr = s->lost ? theme_attr(R_EXITED) : title;
     it[n++].prio = 80;
     snprintf(it[n].text, sizeof it[n].text, "ring %s",
@@ -140,7 +150,7 @@ int chrome_draw_top(struct app *a) {
     int x = 0, firsts = 0;
     for (int i = 0; i < n; i++) {
         if (!shown[i]) continue;
-        const char *t = shown[i] == 2 ? it[i].longer : it[i].text;
+        const char *t = shown[i] == 2 ? it[i].shorter : it[i].text;
         if (firsts++) {
             x = draw_put(0, x, sym(SYM_VBAR), title);
         }
