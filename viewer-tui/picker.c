@@ -35,6 +35,7 @@ struct picker {
     int filtering;
     struct line_edit edit;
     char msg[600];               /* why Enter did nothing; until the next key */
+    int scanned;                 /* a scan has finished */
 };
 
 static void apply_filter(struct picker *p) {
@@ -108,7 +109,10 @@ static void draw(struct picker *p) {
         }
     }
     if (p->n_shown == 0) {
-        draw_center(LINES / 2 - 1, p->n_all ? "No program matches the filter." : "No recorder segment in /dev/shm yet.",
+        draw_center(LINES / 2 - 1,
+                    !p->scanned ? "Looking at /dev/shm..."
+                    : p->n_all  ? "No program matches the filter."
+                                : "No recorder segment in /dev/shm yet.",
                     theme_attr(R_DIM));
         draw_center(LINES / 2, "Start a program built with recorder.h; this list refreshes every second.",
                     theme_attr(R_DIM));
@@ -152,11 +156,18 @@ int picker_run(char *path, size_t cap) {
     nodelay(stdscr, TRUE);
     int chosen = 0, done = 0;
     double next_scan = 0;
+    draw(&p);   /* at once: the first scan may take a while */
     while (!done && !app_interrupted) {
         if (now_s() >= next_scan) {
+            /* rec_seg_list opens every segment there: with many large
+             * ones (or under a sanitizer) that takes long, and keys wait
+             * meanwhile, so a slow scan comes back less often. */
+            double t0 = now_s();
             p.n_all = target_list(p.all, MAX_SEGS);
+            p.scanned = 1;
             apply_filter(&p);
-            next_scan = now_s() + 1;
+            double took = now_s() - t0;
+            next_scan = now_s() + (took * 4 > 1 ? took * 4 : 1);
         }
         draw(&p);
         struct pollfd pf = {STDIN_FILENO, POLLIN, 0};

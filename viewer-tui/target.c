@@ -46,7 +46,8 @@ static const char *kind_of(const char *path) {
     return "not a regular file";
 }
 
-static void describe(const struct rec_seg_entry *e, struct seg_entry *s) {
+/* now: when the listing started (a listing can take seconds). */
+static void describe(const struct rec_seg_entry *e, struct seg_entry *s, time_t now) {
     s->pid = e->pid;
     s->status = e->status;
     snprintf(s->name, sizeof s->name, "%s", e->process_name);
@@ -82,7 +83,7 @@ static void describe(const struct rec_seg_entry *e, struct seg_entry *s) {
      * (rec_seg_open would say REC_ERR_STARTING), or one that died doing it. */
     if (!s->viewable && (e->status == REC_ERR_STARTING || e->all_zero_header) && strcmp(state, "skipped") &&
         strcmp(state, "refused")) {
-        int young = time(NULL) - e->mtime <= STARTING_SEC;
+        int young = now - e->mtime <= STARTING_SEC;
         state = e->status == REC_ERR_STARTING || young ? "starting" : "incomplete";
         note = e->status == REC_ERR_STARTING || young ? "header not written yet" : "header never written";
     }
@@ -99,6 +100,7 @@ size_t target_list(struct seg_entry *out, size_t cap) {
     struct rec_seg_entry *v = NULL;
     size_t n = 0, k = 0;
     char err[256];
+    time_t now = time(NULL);
     if (rec_seg_list(NULL, &v, &n, err, sizeof err) != REC_OK) return 0;
     for (size_t i = 0; i < n && k < cap; i++) {
         struct seg_entry *s = &out[k];
@@ -108,7 +110,7 @@ size_t target_list(struct seg_entry *out, size_t cap) {
          * drawn through text_fit like every name, which shows control
          * bytes as '?'. */
         snprintf(s->file, sizeof s->file, "%s", v[i].name);
-        describe(&v[i], s);
+        describe(&v[i], s, now);
         k++;
     }
     free(v);

@@ -13,6 +13,9 @@ import tempfile
 import time
 
 DEADLINE = 15.0          # seconds to wait for anything to appear
+# The picker's first list: rec_seg_list opens every segment in /dev/shm,
+# which takes seconds under ASan when other tests left many large ones.
+LIST_DEADLINE = 90.0
 BLOCKS = "▁▂▃▄▅▆▇█"
 
 
@@ -211,7 +214,9 @@ def selected_name(screen):
 
 
 def run_plain(argv):
-    return subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=DEADLINE)
+    """recorder-top without a terminal; a name is looked up in the whole
+    list of segments, hence the list's deadline."""
+    return subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=LIST_DEADLINE)
 
 
 def si(text):

@@ -10,7 +10,7 @@ import re
 import signal
 import sys
 
-from tui_harness import Fail, Stress, details, line_with, row_names, run_plain, si
+from tui_harness import LIST_DEADLINE, Fail, Stress, details, line_with, row_names, run_plain, si
 
 
 def case_partial(a, t, w):
@@ -139,7 +139,8 @@ def case_picker_hostile(a, t, w):
         t.wait_text("pick a program to watch")
         t.keys("/")
         t.type(f"tuistart{me}")
-        t.wait(lambda s: re.search(r"\(header not written yet\)\s+-\s+starting\s", s), "the starting segment")
+        t.wait(lambda s: re.search(r"\(header not written yet\)\s+-\s+starting\s", s), "the starting segment",
+               timeout=LIST_DEADLINE)
         t.keys("Enter", "BSpace", "/")
         t.type(f"tuififo{me}")
         t.wait(lambda s: re.search(r"^\s+-\s+\(a FIFO\)\s+-\s+skipped\s", s, re.M) and

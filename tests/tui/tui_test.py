@@ -21,7 +21,7 @@ import tempfile
 import time
 
 import tui_hostile
-from tui_harness import (BLOCKS, Fail, Tmux, Workload, line_with, row_names, run_plain,
+from tui_harness import (BLOCKS, LIST_DEADLINE, Fail, Tmux, Workload, line_with, row_names, run_plain,
                          selected_name, tab_bar, table_rows, top_ready)
 
 
@@ -233,7 +233,7 @@ def case_picker(a, t, w):
     t.start([a.top])
     t.wait_text("pick a program to watch", "PID", "PROCESS", "THREADS")
     s = t.wait(lambda s: re.search(rf"\b{w.pid}\s+tui_workload\s+5\s+running", s),
-               f"pid {w.pid}, tui_workload, 5 threads, running")
+               f"pid {w.pid}, tui_workload, 5 threads, running", timeout=LIST_DEADLINE)
     t.keys("/")
     t.type(str(w.pid))
     # Rows whose pid contains ours have longer pids, so ours comes first.
