@@ -323,7 +323,7 @@ def case_byname(a, t, w):
     w2 = Workload(a.workload, comm=name)
     try:
         t.start([a.top, name])
-        top_ready(t, w2.pid)
+        top_ready(t, w2.pid, LIST_DEADLINE)   # a name is looked up in the list of segments
         t.wait_text(name)
     finally:
         w2.stop()
