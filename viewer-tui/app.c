@@ -84,10 +84,19 @@ void app_snapshot(struct app *a) {
     }
     const struct rec_model_thread *t;
     size_t n = rec_model_threads(m, &t);
-    if (reserve((void **)&s->threads, &s->cap_threads, n, sizeof *s->threads)) {
+    if (reserve((void **)&s->threads, &s->cap_threads, n, sizeof *s->threads) &&
+        reserve((void **)&s->thr_cover, &s->cap_thr_cover, n, sizeof *s->thr_cover)) {
         memcpy(s->threads, t, n * sizeof *t);
         s->n_threads = n;
+        /* Threads shows each thread's last second: whether entries were
+         * lost in it says if its EV/S and UTIL are partial. */
+        for (size_t i = 0; i < n; i++)
+            if (rec_model_window_cover(m, REC_WIN_1S, s->threads[i].tid, &s->thr_cover[i]) != 0)
+                memset(&s->thr_cover[i], 0, sizeof s->thr_cover[i]);
     }
+    /* Whether the statistics shown are partial: entries lost in the window
+     * (for the thread shown, or any). */
+    if (rec_model_window_cover(m, a->win, a->tid, &s->cover) != 0) memset(&s->cover, 0, sizeof s->cover);
     s->span_ns = rec_model_window_span(m, a->win);
     s->now_ns = a->src->now_ns;
     app_rows(a);
@@ -98,6 +107,7 @@ void app_free(struct app *a) {
     free(a->snap.rows);
     free(a->snap.tree);
     free(a->snap.threads);
+    free(a->snap.thr_cover);
     free(a->spans);
     memset(&a->snap, 0, sizeof a->snap);
     a->spans = NULL;
@@ -160,8 +170,8 @@ static void on_key(struct app *a, uint32_t ch, int code) {
     }
     enum action act = input_action(ch, code);
     if (act == ACT_RESIZE) return;
-    if (a->help) {   /* any key closes the help */
-        a->help = 0;
+    if (a->help) {   /* any key closes the help, but those that scroll it */
+        if (!view_help_key(a, act)) a->help = 0;
         return;
     }
     int page = LINES - 6 > 1 ? LINES - 6 : 1;
@@ -199,7 +209,10 @@ static void on_key(struct app *a, uint32_t ch, int code) {
         a->paused = !a->paused;
         if (!a->paused) app_snapshot(a);
         return;
-    case ACT_HELP: a->help = 1; return;
+    case ACT_HELP:
+        a->help = 1;
+        a->help_scroll = 0;
+        return;
     case ACT_REDRAW: clearok(curscr, TRUE); return;
     default: break;
     }

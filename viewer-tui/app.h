@@ -27,9 +27,17 @@ struct snap {
     size_t n_tree, cap_tree;
     struct rec_model_thread *threads;
     size_t n_threads, cap_threads;
+    struct rec_window_cover *thr_cover;   /* each thread's last second (UTIL, EV/S) */
+    size_t cap_thr_cover;
+    struct rec_window_cover cover;    /* the window and thread shown: partial or not */
     double span_ns;                   /* time the window covers */
     double now_ns;
 };
+
+/* The mark of a figure computed from partial data (entries were lost in
+ * its window): at the start of a row, before a share.  ASCII, so that it
+ * reads the same in every locale and without color. */
+#define PARTIAL_MARK "~"
 
 struct app_opts {
     int color;                        /* 0: monochrome */
@@ -46,6 +54,7 @@ struct app {
     enum rec_window win;
     int tid;                          /* -1: every thread */
     int paused, help, quit;
+    int help_scroll;                  /* first line of the help shown */
     int sort_rev;
     enum top_col sort;
     int filtering;                    /* the filter prompt is open */
@@ -90,6 +99,7 @@ int view_flame_key(struct app *a, enum action act);
 void view_threads_draw(struct app *a, int y, int h);
 int view_threads_key(struct app *a, enum action act, int page);
 void view_help_draw(struct app *a);
+int view_help_key(struct app *a, enum action act);   /* 1: it scrolled */
 
 /* The bars around the views. */
 int chrome_draw_top(struct app *a);          /* returns rows used */

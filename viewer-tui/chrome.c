@@ -1,7 +1,9 @@
 /*
  * chrome.c -- the bars around the views: the title bar (program, state,
- * event rate, losses, ring fill), the tab bar (views and the current
- * window, thread, sort and filter), the exit banner, and the key bar.
+ * whether the statistics are partial, event rate, losses, ring fill,
+ * history not kept), the tab bar (views and the current
+ * window, thread, sort and filter), the exit or truncation banner, and
+ * the key bar.
  */
 #include <stdio.h>
 #include <string.h>
@@ -32,47 +34,131 @@ const char *app_thread_name(struct app *a, char *buf, size_t cap) {
     return buf;
 }
 
-/* An item of the title line, after a bar. */
-static int item(int y, int x, const char *s, attr_t a) {
-    x = draw_put(y, x, sym(SYM_VBAR), theme_attr(R_TITLE));
-    x = draw_put(y, x, " ", theme_attr(R_TITLE));
-    x = draw_put(y, x, s, a);
-    return draw_put(y, x, " ", theme_attr(R_TITLE));
+/* The title line's items.  When they do not all fit, the least
+ * important step goes first: an item taking its shorter form (the loss
+ * rate left out, "partial 26%") or, later, going altogether. */
+struct title_item {
+    char text[96];
+    char shorter[96];     /* "" if none */
+    attr_t attr;
+    int prio;             /* of keeping it; 100: always shown */
+    int full_prio;        /* of keeping its full form, when it has a shorter one */
+};
+
+/* An item is " text " after a bar; the first one has no bar. */
+static int item_width(const struct title_item *it, int form) {
+    return text_width(form == 2 ? it->shorter : it->text, draw_utf8) + 3;
+}
+
+/* Which items fit in width: shown[i] = 0 (left out), 1 (full) or 2
+ * (shorter). */
+static void title_fit(const struct title_item *it, int n, int width, int *shown) {
+    int need = -1;   /* no bar before the first */
+    for (int i = 0; i < n; i++) {
+        shown[i] = 1;
+        need += item_width(&it[i], 1);
+    }
+    while (need > width) {
+        int best = -1, best_prio = 0;
+        for (int i = 0; i < n; i++) {
+            int p = shown[i] == 1 && it[i].shorter[0] ? it[i].full_prio : shown[i] ? it[i].prio : 1000;
+            if (p < 100 && (best < 0 || p < best_prio)) best = i, best_prio = p;
+        }
+        if (best < 0) break;   /* the program and its state always stay */
+        need -= item_width(&it[best], shown[best]);
+        if (shown[best] == 1 && it[best].shorter[0]) {
+            shown[best] = 2;
+            need += item_width(&it[best], 2);
+        } else {
+            shown[best] = 0;
+        }
+    }
+}
+
+static int title_items(struct app *a, struct title_item *it) {
+    struct source *s = a->src;
+    const struct rec_window_cover *cv = &a->snap.cover;
+    attr_t title = theme_attr(R_TITLE);
+    char n1[FMT_BUF], n2[FMT_BUF];
+    int n = 0;
+    memset(it, 0, 8 * sizeof *it);
+    snprintf(it[n].text, sizeof it[n].text, "recorder-top");
+    it[n].attr = theme_attr(R_TITLE_KEY);
+    it[n++].prio = 1;
+    snprintf(it[n].text, sizeof it[n].text, "%s pid %d", s->info.process_name[0] ? s->info.process_name : "?",
+             s->info.pid);
+    it[n].attr = theme_attr(R_TITLE_KEY);
+    it[n++].prio = 100;
+    if (s->truncated) snprintf(it[n].text, sizeof it[n].text, "%s segment truncated", sym(SYM_SQUARE));
+    else if (s->exited) snprintf(it[n].text, sizeof it[n].text, "%s exited", sym(SYM_SQUARE));
+    else snprintf(it[n].text, sizeof it[n].text, "%s running", sym(SYM_DOT));
+    it[n].attr = theme_attr(s->exited || s->truncated ? R_EXITED : R_ALIVE);
+    it[n++].prio = 100;
+    /* The statistics below are computed from partial data: say how much
+     * of it was decoded (the window's events against its lost entries). */
+    if (cv->partial) {
+        /* Whole percents, never rounded to 100% or to 0% of something. */
+        double pct = 100 * cv->decoded_frac;
+        if (pct > 0 && pct < 1) snprintf(n1, sizeof n1, "<1%%");
+        else snprintf(n1, sizeof n1, "%.0f%%", pct > 99 ? 99 : pct);
+        snprintf(it[n].text, sizeof it[n].text, "partial: %s decoded", n1);
+        snprintf(it[n].shorter, sizeof it[n].shorter, "partial %s", n1);
+        it[n].attr = theme_attr(R_EXITED);
+        it[n].full_prio = 60;
+        it[n++].prio = 90;
+    }
+    snprintf(it[n].text, sizeof it[n].text, "%s ev/s", fmt_si(n1, sizeof n1, s->ev_rate));
+    it[n].attr = title;
+    it[n++].prio = 50;
+    /* Lost: since attach, while reading (overwritten, dropped, bad). */
+    snprintf(it[n].text, sizeof it[n].text, "lost %s", fmt_si(n1, sizeof n1, (double)s->lost));
+    if (s->loss_rate > 0) {
+        snprintf(it[n].shorter, sizeof it[n].shorter, "%s", it[n].text);
+        snprintf(it[n].text, sizeof it[n].text, "lost %s (+%s/s)", fmt_si(n1, sizeof n1, (double)s->lost),
+                 fmt_si(n2, sizeof n2, s->loss_rate));
+        it[n].full_prio = 40;
+    }
+    it[n].attr = s->lost ? theme_attr(R_EXITED) : title;
+    it[n++].prio = 80;
+    snprintf(it[n].text, sizeof it[n].text, "ring %s",
+             fmt_pct(n1, sizeof n1, 100 * (s->fill_shown > 1 ? 1 : s->fill_shown)));
+    it[n].attr = s->fill_shown > 0.5 ? theme_attr(R_EXITED) : title;
+    it[n++].prio = 30;
+    /* History the rings no longer held when we attached: not a loss, so
+     * not in the loss's color, and the first to go. */
+    if (s->not_kept) {
+        snprintf(it[n].text, sizeof it[n].text, "not kept %s", fmt_si(n1, sizeof n1, (double)s->not_kept));
+        it[n].attr = title;
+        it[n++].prio = 10;
+    }
+    return n;
 }
 
 int chrome_draw_top(struct app *a) {
     struct source *s = a->src;
     attr_t title = theme_attr(R_TITLE);
-    char buf[160], n1[FMT_BUF], n2[FMT_BUF];
+    char buf[160];
     draw_fill(0, 0, COLS, title);
-    /* The tool's own name only when there is room for everything. */
-    int x = COLS >= 96 ? draw_put(0, 0, " recorder-top ", theme_attr(R_TITLE_KEY)) : 0;
-    snprintf(buf, sizeof buf, "%s pid %d", s->info.process_name[0] ? s->info.process_name : "?", s->info.pid);
-    if (x) {
-        x = item(0, x, buf, theme_attr(R_TITLE_KEY));
-    } else {
-        x = draw_put(0, 0, " ", title);
-        x = draw_put(0, x, buf, theme_attr(R_TITLE_KEY));
-        x = draw_put(0, x, " ", title);
-    }
-    if (s->exited) snprintf(buf, sizeof buf, "%s exited", sym(SYM_SQUARE));
-    else snprintf(buf, sizeof buf, "%s running", sym(SYM_DOT));
-    x = item(0, x, buf, theme_attr(s->exited ? R_EXITED : R_ALIVE));
-    snprintf(buf, sizeof buf, "%s ev/s", fmt_si(n1, sizeof n1, s->ev_rate));
-    x = item(0, x, buf, title);
-    if (s->loss_rate > 0)
-        snprintf(buf, sizeof buf, "lost %s (+%s/s)", fmt_si(n1, sizeof n1, (double)s->lost),
-                 fmt_si(n2, sizeof n2, s->loss_rate));
-    else snprintf(buf, sizeof buf, "lost %s", fmt_si(n1, sizeof n1, (double)s->lost));
-    x = item(0, x, buf, s->lost ? theme_attr(R_EXITED) : title);
-    snprintf(buf, sizeof buf, "ring %s", fmt_pct(n1, sizeof n1, 100 * (s->fill_shown > 1 ? 1 : s->fill_shown)));
-    x = item(0, x, buf, s->fill_shown > 0.5 ? theme_attr(R_EXITED) : title);
-    (void)x;
+    struct title_item it[8];
+    int shown[8], n = title_items(a, it);
+    int pause_w = 0;
     if (a->paused) {
         snprintf(buf, sizeof buf, " %s PAUSED ", sym(SYM_PAUSE));
-        int w = text_width(buf, draw_utf8);
-        draw_put(0, COLS - w, buf, theme_attr(R_PAUSED));
+        pause_w = text_width(buf, draw_utf8);
     }
+    title_fit(it, n, COLS - pause_w, shown);
+    int x = 0, firsts = 0;
+    for (int i = 0; i < n; i++) {
+        if (!shown[i]) continue;
+        const char *t = shown[i] == 2 ? it[i].shorter : it[i].text;
+        if (firsts++) {
+            x = draw_put(0, x, sym(SYM_VBAR), title);
+        }
+        x = draw_put(0, x, " ", title);
+        x = draw_put(0, x, t, it[i].attr);
+        x = draw_put(0, x, " ", title);
+    }
+    if (a->paused) draw_put(0, COLS - pause_w, buf, theme_attr(R_PAUSED));
 
     /* Tabs, then where we are. */
     static const char *const tabs[VIEW_COUNT] = {" 1 Top ", " 2 Flame ", " 3 Threads "};
@@ -94,9 +180,12 @@ int chrome_draw_top(struct app *a) {
     if (x + w > COLS) w = COLS - x;
     if (w > 2) draw_text(1, COLS - w, w, buf, FIT_LEFT, theme_attr(R_TAB));
 
-    if (!s->exited) return 2;
+    if (!s->exited && !s->truncated) return 2;
     draw_fill(2, 0, COLS, theme_attr(R_BANNER));
-    const char *msg = s->dead_at_attach
+    const char *msg = s->truncated
+                          ? " The segment was truncated (its file shrank): nothing more can be read. Showing the "
+                            "last data; q quits."
+                      : s->dead_at_attach
                           ? " The program had exited before recorder-top attached: showing what its segment holds."
                           : " The program has exited: showing its last data. Press q to quit.";
     draw_text(2, 0, COLS, msg, FIT_LEFT, theme_attr(R_BANNER));

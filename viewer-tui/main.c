@@ -39,9 +39,17 @@ static void usage(FILE *f) {
             "  -h, --help       this text\n"
             "\n"
             "Keys: Tab/1/2/3 views, w window, s/S sort, / filter, t thread,\n"
-            "p pause, ? help, q quit.  Exit status: 0 ok, 2 usage or no terminal,\n"
-            "3 no such process or segment, 4 permission denied, 5 corrupt segment,\n"
-            "6 other format version, 7 truncated, 8 I/O error.\n");
+            "p pause, ? help, q quit.\n"
+            "\n"
+            "A ~ before a row: entries were lost in its window, and the title says\n"
+            "how much was decoded (partial: N%% decoded); shares are then over the\n"
+            "time the decoded data covers.  lost: entries written since attaching\n"
+            "that were never read (overwritten, dropped, bad); not kept: history\n"
+            "the rings had already overwritten before.\n"
+            "\n"
+            "Exit status: 0 ok, 2 usage or no terminal, 3 no such process or\n"
+            "segment, 4 permission denied, 5 not a segment or corrupt, 6 other\n"
+            "format version, 7 truncated, 8 I/O error, 11 segment still starting.\n");
 }
 
 static void on_signal(int sig) {
@@ -163,10 +171,12 @@ int main(int argc, char **argv) {
         double user = cpu_seconds(ru.ru_utime), sys = cpu_seconds(ru.ru_stime);
         fprintf(stderr,
                 "recorder-top stats: seconds=%.2f decoded=%llu lost=%llu drains=%llu draws=%llu "
-                "cpu_user=%.3f cpu_sys=%.3f cpu_share=%.3f drain_s=%.3f draw_s=%.3f wait_s=%.3f exited=%d\n",
+                "cpu_user=%.3f cpu_sys=%.3f cpu_share=%.3f drain_s=%.3f draw_s=%.3f wait_s=%.3f exited=%d "
+                "not_kept=%llu truncated=%d\n",
                 secs, (unsigned long long)src.decoded, (unsigned long long)src.lost,
                 (unsigned long long)src.drains, (unsigned long long)app.draws, user, sys,
-                secs > 0 ? (user + sys) / secs : 0, app.drain_s, app.draw_s, app.wait_s, src.exited);
+                secs > 0 ? (user + sys) / secs : 0, app.drain_s, app.draw_s, app.wait_s, src.exited,
+                (unsigned long long)src.not_kept, src.truncated);
     }
     app_free(&app);
     source_close(&src);

@@ -1,5 +1,11 @@
 /*
  * picker.c -- choose a segment to watch (see picker.h).
+ *
+ * Every file named recorder.* is listed, not only those that can be
+ * watched: a segment still being created says "starting", a FIFO or a
+ * link "skipped" with what it is, another user's "refused" (or, for root,
+ * "owned by uid N"), so that nothing is silently missing.  Enter on one
+ * that cannot be watched says why on the bottom line.
  */
 #include "picker.h"
 
@@ -24,22 +30,27 @@
 struct picker {
     struct seg_entry *all, *shown;
     size_t n_all, n_shown;
-    int sel, scroll, sel_pid;
+    int sel, scroll;
+    char sel_path[256];          /* the selection follows its file */
     int filtering;
     struct line_edit edit;
+    char msg[600];               /* why Enter did nothing; until the next key */
+    int scanned;                 /* a scan has finished */
 };
 
 static void apply_filter(struct picker *p) {
     char pid[16];
     p->n_shown = 0;
     for (size_t i = 0; i < p->n_all; i++) {
-        snprintf(pid, sizeof pid, "%d", p->all[i].pid);
-        if (text_contains(p->all[i].name, p->edit.buf) || text_contains(pid, p->edit.buf))
-            p->shown[p->n_shown++] = p->all[i];
+        const struct seg_entry *e = &p->all[i];
+        snprintf(pid, sizeof pid, "%d", e->pid);
+        if (text_contains(e->name, p->edit.buf) || (e->pid > 0 && text_contains(pid, p->edit.buf)) ||
+            text_contains(e->file, p->edit.buf) || text_contains(e->state, p->edit.buf))
+            p->shown[p->n_shown++] = *e;
     }
-    /* The selection stays on the same program when the list changes. */
+    /* The selection stays on the same file when the list changes. */
     for (size_t i = 0; i < p->n_shown; i++)
-        if (p->shown[i].pid == p->sel_pid) p->sel = (int)i;
+        if (!strcmp(p->shown[i].path, p->sel_path)) p->sel = (int)i;
     if (p->sel >= (int)p->n_shown) p->sel = (int)p->n_shown - 1;
     if (p->sel < 0) p->sel = 0;
 }
@@ -58,8 +69,8 @@ static void draw(struct picker *p) {
     enum { C_PID, C_NAME, C_THREADS, C_STATE, C_PATH, C_N };
     static const struct col_def cols[C_N] = {
         [C_PID] = {"PID", 8, 100, 0, 1},       [C_NAME] = {"PROCESS", 16, 1000, 1, 0},
-        [C_THREADS] = {"THREADS", 7, 80, 0, 1}, [C_STATE] = {"STATE", 8, 90, 0, 0},
-        [C_PATH] = {"SEGMENT", 28, 50, 0, 0},
+        [C_THREADS] = {"THREADS", 7, 80, 0, 1}, [C_STATE] = {"STATE", 10, 90, 0, 0},
+        [C_PATH] = {"SEGMENT", 16, 50, 0, 0},
     };
     int cx[C_N], cw[C_N];
     columns_layout(cols, C_N, COLS - 2, 1, cx, cw);
@@ -74,21 +85,34 @@ static void draw(struct picker *p) {
         const struct seg_entry *e = &p->shown[i];
         attr_t base = i == p->sel ? theme_attr(R_SELECTED) : e->alive ? A_NORMAL : theme_attr(R_DIM);
         if (i == p->sel) draw_fill(y, 0, COLS, base);
-        char v[300];
+        char v[600];
         for (int c = 0; c < C_N; c++) {
             if (!cw[c]) continue;
             switch (c) {
-            case C_PID: snprintf(v, sizeof v, "%d", e->pid); break;
-            case C_NAME: snprintf(v, sizeof v, "%s", e->name[0] ? e->name : "?"); break;
-            case C_THREADS: snprintf(v, sizeof v, "%d", e->threads); break;
-            case C_STATE: snprintf(v, sizeof v, "%s", e->alive ? "running" : "exited"); break;
-            default: snprintf(v, sizeof v, "%s", e->path); break;
+            case C_PID:
+                if (e->pid > 0) snprintf(v, sizeof v, "%d", e->pid);
+                else snprintf(v, sizeof v, "-");
+                break;
+            case C_NAME:
+                /* The process, and what is special about the file. */
+                if (e->note[0]) snprintf(v, sizeof v, "%s%s(%s)", e->name, e->name[0] ? " " : "", e->note);
+                else snprintf(v, sizeof v, "%s", e->name[0] ? e->name : "?");
+                break;
+            case C_THREADS:
+                if (e->viewable) snprintf(v, sizeof v, "%d", e->threads);
+                else snprintf(v, sizeof v, "-");
+                break;
+            case C_STATE: snprintf(v, sizeof v, "%s", e->state); break;
+            default: snprintf(v, sizeof v, "%s", e->file); break;
             }
             draw_text(y, 1 + cx[c], cw[c], v, cols[c].right ? FIT_RIGHT : FIT_LEFT, base);
         }
     }
     if (p->n_shown == 0) {
-        draw_center(LINES / 2 - 1, p->n_all ? "No program matches the filter." : "No recorder segment in /dev/shm yet.",
+        draw_center(LINES / 2 - 1,
+                    !p->scanned ? "Looking at /dev/shm..."
+                    : p->n_all  ? "No program matches the filter."
+                                : "No recorder segment in /dev/shm yet.",
                     theme_attr(R_DIM));
         draw_center(LINES / 2, "Start a program built with recorder.h; this list refreshes every second.",
                     theme_attr(R_DIM));
@@ -100,6 +124,8 @@ static void draw(struct picker *p) {
         x = draw_put(y, x, " ", theme_attr(R_PROMPT));
         x = draw_put(y, x, p->edit.buf, theme_attr(R_PROMPT));
         draw_put(y, x, "_", theme_attr(R_PROMPT));
+    } else if (p->msg[0]) {
+        draw_text(y, 0, COLS, p->msg, FIT_LEFT, theme_attr(R_WARN));
     } else {
         x = draw_put(y, 0, "Enter", theme_attr(R_KEY));
         x = draw_put(y, x, " Watch  ", theme_attr(R_KEYLABEL));
@@ -127,15 +153,21 @@ int picker_run(char *path, size_t cap) {
         free(p.shown);
         return 0;
     }
-    p.sel_pid = -1;
     nodelay(stdscr, TRUE);
     int chosen = 0, done = 0;
     double next_scan = 0;
+    draw(&p);   /* at once: the first scan may take a while */
     while (!done && !app_interrupted) {
         if (now_s() >= next_scan) {
+            /* rec_seg_list opens every segment there: with many large
+             * ones (or under a sanitizer) that takes long, and keys wait
+             * meanwhile, so a slow scan comes back less often. */
+            double t0 = now_s();
             p.n_all = target_list(p.all, MAX_SEGS);
+            p.scanned = 1;
             apply_filter(&p);
-            next_scan = now_s() + 1;
+            double took = now_s() - t0;
+            next_scan = now_s() + (took * 4 > 1 ? took * 4 : 1);
         }
         draw(&p);
         struct pollfd pf = {STDIN_FILENO, POLLIN, 0};
@@ -144,6 +176,7 @@ int picker_run(char *path, size_t cap) {
         int r;
         while (!done && (r = get_wch(&ch)) != ERR) {
             int code = r == KEY_CODE_YES;
+            p.msg[0] = 0;
             if (p.filtering) {
                 enum edit_result e = line_edit_key(&p.edit, (uint32_t)ch, code);
                 if (e == EDIT_CANCEL) line_edit_set(&p.edit, "");
@@ -163,16 +196,20 @@ int picker_run(char *path, size_t cap) {
                 apply_filter(&p);
                 break;
             case ACT_ENTER:
-                if (p.n_shown) {
+                if (p.n_shown && p.shown[p.sel].viewable) {
                     snprintf(path, cap, "%s", p.shown[p.sel].path);
                     chosen = done = 1;
+                } else if (p.n_shown) {
+                    const struct seg_entry *e = &p.shown[p.sel];
+                    snprintf(p.msg, sizeof p.msg, " Cannot watch %s: %s%s%s", e->file, e->state, e->note[0] ? ", " : "",
+                             e->note);
                 }
                 break;
             default: break;
             }
             if (p.sel >= (int)p.n_shown) p.sel = (int)p.n_shown - 1;
             if (p.sel < 0) p.sel = 0;
-            if (p.n_shown) p.sel_pid = p.shown[p.sel].pid;
+            if (p.n_shown) snprintf(p.sel_path, sizeof p.sel_path, "%s", p.shown[p.sel].path);
         }
     }
     free(p.all);

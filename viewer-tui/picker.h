@@ -1,7 +1,8 @@
 /*
  * picker.h -- with no argument, recorder-top lists the programs that have
  * a recorder segment and lets the user pick one (the list refreshes every
- * second, so a program started later shows up).
+ * second, or less often when listing is slow, so a program started later
+ * shows up).
  */
 #ifndef TUI_PICKER_H
 #define TUI_PICKER_H

@@ -4,7 +4,9 @@
  *
  * Reading never touches the program: the segment is mapped read-only
  * (rec_seg_open without REC_OPEN_STREAM), the writers never wait for us,
- * and what they overwrite before we copy it is counted as lost.
+ * and what they overwrite before we copy it is counted as lost.  What
+ * their rings had already overwritten when we attached is the model's
+ * history (not kept), apart from the start: no baseline to subtract.
  */
 #define _GNU_SOURCE
 #include "source.h"
@@ -20,12 +22,10 @@ int source_open(struct source *s, const char *target, char *err, size_t errlen) 
     rec_seg_get_info(s->seg, &s->info);
     struct rec_model_opts o = {0, 0};   /* statistics only: no event log */
     s->model = rec_model_new_seg(s->seg, &o);
-    s->max_slots = (int)s->info.max_threads;
-    s->base = calloc((size_t)s->max_slots, sizeof *s->base);
     /* Per pass: up to a quarter ring of each thread, two rings in all. */
     uint64_t ring = s->info.ring_entries;
     int drc = drain_init(&s->drain, s->info.max_threads, ring, ring / 4 < 4096 ? 4096 : ring / 4, 2 * ring);
-    if (!s->model || !s->base || drc != 0) {
+    if (!s->model || drc != 0) {
         source_close(s);
         snprintf(err, errlen, "out of memory");
         return REC_ERR_NOMEM;
@@ -38,68 +38,61 @@ void source_close(struct source *s) {
     if (s->model) rec_model_free(s->model);
     if (s->seg) rec_seg_close(s->seg);
     drain_free(&s->drain);
-    free(s->base);
     memset(s, 0, sizeof *s);
 }
 
-static uint64_t lost_of(const struct rec_model_thread *t) { return t->overwritten + t->dropped + t->bad; }
-
-/* The first drain reads whatever history the rings still hold; what the
- * writers overwrote before we attached is not a loss of ours, so each
- * thread's counters at that point become its baseline. */
-static void take_baseline(struct source *s) {
-    const struct rec_model_thread *t;
-    size_t n = rec_model_threads(s->model, &t);
-    for (size_t i = 0; i < n; i++)
-        if (t[i].slot < (uint32_t)s->max_slots) {
-            s->base[t[i].slot].gen = t[i].gen;
-            s->base[t[i].slot].lost = lost_of(&t[i]);
-            s->base[t[i].slot].set = 1;
-        }
-}
-
-uint64_t source_thread_lost(const struct source *s, const struct rec_model_thread *t) {
-    uint64_t l = lost_of(t);
-    if (t->slot < (uint32_t)s->max_slots) {
-        const struct source_base *b = &s->base[t->slot];
-        if (b->set && b->gen == t->gen) l = l > b->lost ? l - b->lost : 0;
-    }
-    return l;
-}
+uint64_t source_thread_lost(const struct rec_model_thread *t) { return t->overwritten + t->dropped + t->bad; }
 
 size_t source_drain(struct source *s) {
+    if (s->truncated) {           /* the segment reads as empty from now on */
+        s->drain.more = 0;
+        return 0;
+    }
     double fill;
     size_t got = drain_pass(&s->drain, s->seg, s->model, &fill);
     s->fill = fill;
     if (fill > s->fill_peak) s->fill_peak = fill;
     s->decoded += got;
-    if (s->drains++ == 0) take_baseline(s);
+    s->drains++;
     return got;
 }
 
 int source_tick(struct source *s, double mono_ns) {
     int noticed = 0;
     rec_seg_get_info(s->seg, &s->info);
+    /* A segment that shrank (its owner truncated the file) cannot be read
+     * any more; librecorder's guard turned the faults into this status.
+     * What was read stays, and is shown as it was. */
+    if (!s->truncated && rec_seg_status(s->seg) == REC_ERR_TRUNCATED) {
+        s->truncated = 1;
+        s->fill = s->fill_peak = 0;
+        noticed = 1;
+    }
     if (!s->exited && !s->info.alive) {
         source_drain(s);   /* what it wrote last */
         s->exited = 1;
         s->exit_ns = s->now_ns;
         noticed = 1;
     }
-    if (!s->exited) {
+    if (!s->exited && !s->truncated) {
         /* The writers' clock read now, so windows keep sliding while the
          * program's threads are quiet. */
         rec_model_set_now_live(s->model, s->seg);
-        s->now_ns = rec_model_now(s->model);
-    } else if (s->dead_at_attach) {
-        s->now_ns = rec_model_now(s->model);
     }
-    /* Losses since attach. */
+    /* Once nothing more comes, the model's now stays where the last
+     * clock reading or event left it (a dead program's: its last event). */
+    s->now_ns = rec_model_now(s->model);
+    /* Losses since attach, and the history that was not kept. */
     const struct rec_model_thread *t;
     size_t n = rec_model_threads(s->model, &t);
-    uint64_t lost = 0;
-    for (size_t i = 0; i < n; i++) lost += source_thread_lost(s, &t[i]);
-    s->lost = lost;
+    s->overwritten = s->dropped = s->bad = s->not_kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        s->overwritten += t[i].overwritten;
+        s->dropped += t[i].dropped;
+        s->bad += t[i].bad;
+        s->not_kept += t[i].history;
+    }
+    s->lost = s->overwritten + s->dropped + s->bad;
     /* Rates over the samples of the last second or so. */
     if (s->nsamples == RATE_SAMPLES) {
         memmove(s->samples, s->samples + 1, (RATE_SAMPLES - 1) * sizeof s->samples[0]);

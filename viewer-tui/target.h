@@ -7,17 +7,25 @@
 
 #include <stddef.h>
 
+/* A file named recorder.* in /dev/shm, as librecorder's rec_seg_list
+ * judged it; every text is printable (it came from the file). */
 struct seg_entry {
     char path[256];
-    char name[64];      /* process name */
-    int pid;
+    char file[256];     /* its name in /dev/shm */
+    char name[64];      /* process name ("" if unknown) */
+    char state[16];     /* running, exited, closed, starting, incomplete, corrupt, version, skipped, refused... */
+    char note[256];     /* why it cannot be watched, or whose it is ("owned by uid N") */
+    int pid;            /* 0 if unknown */
     int alive;
     int threads;        /* live threads */
+    int viewable;       /* recorder-top can attach to it */
     int status;         /* REC_OK, or why it could not be opened */
 };
 
-/* The segments in /dev/shm (recorder.*) that we can open, live ones first,
- * then by pid.  Returns the count (at most cap). */
+/* The files in /dev/shm named recorder.*: those that can be watched
+ * first (running ones first, then by pid), then the others with the
+ * reason.  Nothing is opened that could block or follow a link
+ * (rec_seg_list).  Returns the count (at most cap). */
 size_t target_list(struct seg_entry *out, size_t cap);
 
 /* Turns the command-line argument into something rec_seg_open accepts.

@@ -5,6 +5,13 @@
  *
  * Zoom and selection are kept as name paths (tree_path), not node indices:
  * every refresh rebuilds the tree, and a path finds the same frame again.
+ *
+ * The selected frame's shares of the window are Top's TOTAL% and SELF%
+ * for a call path.  When entries were lost in the window they are taken
+ * over the time the decoded data covers, as Top's are: a frame's time is
+ * weighed as its name's (rec_stat.total_frac / total_ns, which folds in
+ * each thread's covered time), so a path whose name runs on threads that
+ * lost different shares is approximate -- which the partial mark says.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +53,32 @@ static void layout(struct app *a, int rows) {
                                 : 0;
 }
 
+/* Share of the window per ns of a name's time (total or self): 1 / span
+ * without loss; with loss, its threads' covered time folded in. */
+static double per_ns(const struct snap *s, uint32_t name_id, int self) {
+    double span = s->span_ns > 0 ? s->span_ns : 1;
+    for (size_t i = 0; i < s->n_stats; i++) {
+        const struct rec_stat *st = &s->stats[i];
+        if (st->name_id != name_id) continue;
+        double ns = self ? st->self_ns : st->total_ns, frac = self ? st->self_frac : st->total_frac;
+        return ns > 0 ? frac / ns : 1 / span;
+    }
+    return 1 / span;
+}
+
+/* A node's total or self time as a share of the window; the root's is
+ * its children's. */
+static double node_share(const struct snap *s, uint32_t node, int self) {
+    const struct rec_tree_node *n = &s->tree[node];
+    if (node != 0) return (self ? n->self_ns : n->total_ns) * per_ns(s, n->name_id, self);
+    if (self) return 0;
+    double sum = 0;
+    size_t steps = 0;
+    for (uint32_t c = n->first_child; c && c < s->n_tree && steps++ < s->n_tree; c = s->tree[c].next_sibling)
+        sum += node_share(s, c, 0);
+    return sum;
+}
+
 static const char *node_name(struct app *a, uint32_t i, char *buf, size_t cap) {
     const struct rec_tree_node *n = &a->snap.tree[i];
     if (i == 0) {
@@ -78,7 +111,15 @@ void view_flame_draw(struct app *a, int y, int h) {
         snprintf(buf + k, sizeof buf - (size_t)k, "call paths over %s, widths by total time %s Enter zooms into a frame",
                  app_window_name(a->win), sym(SYM_SEP));
     }
-    draw_text(y, 0, COLS, buf, FIT_KEEP_END, theme_attr(R_DIM));
+    /* The partial mark first, never cut; then the zoom path, cut at its
+     * start (the innermost frames matter), or the heading, cut at its end. */
+    int hx = 0;
+    if (s->cover.partial) {
+        char pm[64];
+        snprintf(pm, sizeof pm, "%s partial (entries lost) %s", PARTIAL_MARK, sym(SYM_SEP));
+        hx = draw_put(y, 0, pm, theme_attr(R_WARN));
+    }
+    draw_text(y, hx, COLS - hx, buf, a->zoom_len ? FIT_KEEP_END : FIT_LEFT, theme_attr(R_DIM));
 
     if (a->n_spans == 0 || s->n_tree == 0 || !(s->tree[zr].total_ns > 0)) {
         draw_center(y + 1 + rows / 2, "No call paths in this window yet. Press w for a longer window.",
@@ -104,14 +145,15 @@ void view_flame_draw(struct app *a, int y, int h) {
     }
     /* The selected frame's figures. */
     const struct rec_tree_node *n = &s->tree[sel];
-    char tot[FMT_BUF], self[FMT_BUF], p1[FMT_BUF], p2[FMT_BUF], calls[FMT_BUF], avg[FMT_BUF];
-    double span = s->span_ns > 0 ? s->span_ns : 1, zt = s->tree[zr].total_ns;
-    snprintf(buf, sizeof buf, " %s  total %s (%s)  self %s (%s)  calls %s  avg %s  %s of %s",
-             node_name(a, sel, nb, sizeof nb), fmt_duration(tot, sizeof tot, n->total_ns, draw_utf8),
-             fmt_pct(p1, sizeof p1, 100 * n->total_ns / span), fmt_duration(self, sizeof self, n->self_ns, draw_utf8),
-             fmt_pct(p2, sizeof p2, 100 * n->self_ns / span), fmt_si(calls, sizeof calls, (double)n->calls),
+    char tot[FMT_BUF], self[FMT_BUF], p1[FMT_BUF], p2[FMT_BUF], p3[FMT_BUF], calls[FMT_BUF], avg[FMT_BUF];
+    double zt = s->tree[zr].total_ns;
+    const char *mark = s->cover.partial ? PARTIAL_MARK : "";
+    snprintf(buf, sizeof buf, " %s  total %s (%s%s)  self %s (%s%s)  calls %s  avg %s  %s of %s",
+             node_name(a, sel, nb, sizeof nb), fmt_duration(tot, sizeof tot, n->total_ns, draw_utf8), mark,
+             fmt_pct(p1, sizeof p1, 100 * node_share(s, sel, 0)), fmt_duration(self, sizeof self, n->self_ns, draw_utf8),
+             mark, fmt_pct(p2, sizeof p2, 100 * node_share(s, sel, 1)), fmt_si(calls, sizeof calls, (double)n->calls),
              fmt_duration(avg, sizeof avg, n->calls ? n->total_ns / (double)n->calls : -1, draw_utf8),
-             fmt_pct(p1, sizeof p1, zt > 0 ? 100 * n->total_ns / zt : 0), a->zoom_len ? "the zoomed frame" : "all");
+             fmt_pct(p3, sizeof p3, zt > 0 ? 100 * n->total_ns / zt : 0), a->zoom_len ? "the zoomed frame" : "all");
     draw_fill(y + h - 1, 0, COLS, theme_attr(R_TAB));
     draw_text(y + h - 1, 0, COLS, buf, FIT_LEFT, theme_attr(R_TAB));
 }

@@ -1,6 +1,7 @@
 /*
- * view_help.c -- the help box (?): keys, and what the columns mean.
- * Any key closes it.
+ * view_help.c -- the help box (?): keys, what the columns mean, and the
+ * words for partial data and losses.  Up and Down (PgUp, PgDn) scroll it
+ * when the terminal is too short to hold it; any other key closes it.
  */
 #include <string.h>
 
@@ -27,13 +28,45 @@ static const struct {
     {"SELF%", "the same without the time in scopes it called"},
     {"AVG P50", "mean and percentiles of the calls that completed in the"},
     {"P99 MAX", "window (percentiles within 3%)"},
+    {"UTIL", "Threads: share of the last second inside a scope"},
     {"ring", "unread share of the fullest ring when we drained it"},
+    {"", ""},
+    {PARTIAL_MARK " partial", "entries were lost in the window (the title says how many"},
+    {"", "of its events were decoded): counts are of what was read;"},
+    {"", "TOTAL%, SELF% and UTIL are per second of the time the"},
+    {"", "decoded data covers, not of the whole window"},
+    {"lost", "written after recorder-top attached but never read:"},
+    {"", "overwritten (the writer lapped it), dropped (stream mode), bad"},
+    {"not kept", "history the ring had already overwritten when recorder-top"},
+    {"", "attached: a flight recorder's normal forgetting, not a loss"},
+    {"truncated", "the program shrank its segment: nothing more can be read;"},
+    {"", "the last data stays on screen"},
 };
 
+#define N_LINES ((int)(sizeof lines / sizeof lines[0]))
+
+/* Lines of text the box shows at this terminal size. */
+static int help_rows(void) {
+    int h = N_LINES + 4;
+    if (h > LINES - 2) h = LINES - 2;
+    return h - 4;
+}
+
+int view_help_key(struct app *a, enum action act) {
+    int rows = help_rows(), max = N_LINES - rows;
+    if (max <= 0) return 0;
+    int step = act == ACT_PAGE_DOWN || act == ACT_PAGE_UP ? rows : 1;
+    if (act == ACT_DOWN || act == ACT_PAGE_DOWN) a->help_scroll += step;
+    else if (act == ACT_UP || act == ACT_PAGE_UP) a->help_scroll -= step;
+    else return 0;
+    if (a->help_scroll > max) a->help_scroll = max;
+    if (a->help_scroll < 0) a->help_scroll = 0;
+    return 1;
+}
+
 void view_help_draw(struct app *a) {
-    (void)a;
-    int n = (int)(sizeof lines / sizeof lines[0]);
-    int h = n + 4, w = 72;
+    int n = N_LINES;
+    int h = n + 4, w = 74;
     if (w > COLS - 2) w = COLS - 2;
     if (h > LINES - 2) h = LINES - 2;
     if (w < 20 || h < 5) return;
@@ -51,9 +84,18 @@ void view_help_draw(struct app *a) {
     mvaddch(y0 + h - 1, x0 + w - 1, ACS_LRCORNER);
     attrset(A_NORMAL);
     draw_put(y0, x0 + 2, " recorder-top help ", theme_attr(R_TITLE));
-    for (int i = 0; i < n && i < h - 4; i++) {
-        draw_text(y0 + 1 + i, x0 + 2, 10, lines[i].key, FIT_LEFT, key);
-        draw_text(y0 + 1 + i, x0 + 13, w - 15, lines[i].what, FIT_LEFT, body);
+    int rows = h - 4, max = n - rows > 0 ? n - rows : 0;
+    if (a->help_scroll > max) a->help_scroll = max;
+    if (a->help_scroll < 0) a->help_scroll = 0;
+    for (int r = 0; r < rows; r++) {
+        int i = a->help_scroll + r;
+        if (i >= n) break;
+        draw_text(y0 + 1 + r, x0 + 2, 10, lines[i].key, FIT_LEFT, key);
+        draw_text(y0 + 1 + r, x0 + 13, w - 15, lines[i].what, FIT_LEFT, body);
     }
-    draw_text(y0 + h - 2, x0 + 2, w - 4, "Press any key to close.", FIT_LEFT, body | A_BOLD);
+    draw_text(y0 + h - 2, x0 + 2, w - 4,
+              !max                    ? "Press any key to close."
+              : a->help_scroll < max ? "Down, PgDn: more. Press any other key to close."
+                                     : "Up, PgUp: back. Press any other key to close.", FIT_LEFT,
+              body | A_BOLD);
 }

@@ -3,6 +3,14 @@
  * event rate, losses, utilization (now and as a sparkline of the last
  * seconds), and the scopes it is inside right now, innermost last, with
  * how long the innermost has been open.  Enter shows the thread in Top.
+ *
+ * The words are the CLI's: LOST is what recorder-top lost since it
+ * attached (overwritten, dropped, bad), NOT KEPT the history the ring
+ * had already overwritten when it first looked (not a loss).  A thread
+ * that lost entries in the last second has PARTIAL_MARK in the first
+ * column: its EV/S and UTIL come from partial data (UTIL is busy time
+ * over the part of the second its data covers, librecorder's util[]).
+ * The line at the bottom gives the selected thread's losses by cause.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +21,7 @@
 #include "format.h"
 #include "sparkline.h"
 
-enum { C_TID, C_NAME, C_STATE, C_EVS, C_LOST, C_UTIL, C_HIST, C_INSIDE, C_N };
+enum { C_TID, C_NAME, C_STATE, C_EVS, C_LOST, C_NOT_KEPT, C_UTIL, C_HIST, C_INSIDE, C_N };
 
 /* The open scopes, outermost first, joined by a path mark; when there are
  * many, the outermost are left out (the innermost matter most). */
@@ -47,13 +55,14 @@ void view_threads_draw(struct app *a, int y, int h) {
         [C_STATE] = {"STATE", 6, 78, 0, 0},
         [C_EVS] = {"EV/S", 7, 80, 0, 1},
         [C_LOST] = {"LOST", 7, 82, 0, 1},
+        [C_NOT_KEPT] = {"NOT KEPT", 8, 74, 0, 1},
         [C_UTIL] = {"UTIL", 6, 86, 0, 1},
         [C_HIST] = {hist >= 40 ? "UTILIZATION, LAST SECONDS" : "UTIL HISTORY", hist, 88, 0, 0},
         [C_INSIDE] = {"INSIDE NOW", 24, 1000, 1, 0},
     };
     int x[C_N], w[C_N];
-    const int margin = 1;
-    columns_layout(cols, C_N, COLS - 2 * margin, 1, x, w);
+    const int margin = 2;   /* the partial mark, then a blank */
+    columns_layout(cols, C_N, COLS - margin - 1, 1, x, w);
     draw_fill(y, 0, COLS, theme_attr(R_COLHEAD));
     for (int c = 0; c < C_N; c++)
         if (w[c]) draw_text(y, margin + x[c], w[c], cols[c].title, cols[c].right ? FIT_RIGHT : FIT_LEFT,
@@ -75,6 +84,7 @@ void view_threads_draw(struct app *a, int y, int h) {
         int exited = t->state != REC_SLOT_LIVE || a->src->exited;
         attr_t base = sel ? theme_attr(R_SELECTED) : exited ? theme_attr(R_DIM) : A_NORMAL;
         if (sel) draw_fill(yy, 0, COLS, base);
+        if (s->thr_cover[i].partial) draw_text(yy, 0, 1, PARTIAL_MARK, FIT_LEFT, sel ? base : theme_attr(R_WARN));
         char v[256], st[4096];
         for (int c = 0; c < C_N; c++) {
             if (!w[c]) continue;
@@ -86,11 +96,12 @@ void view_threads_draw(struct app *a, int y, int h) {
             case C_STATE: snprintf(v, sizeof v, "%s", exited ? "exited" : "live"); break;
             case C_EVS: fmt_si(v, sizeof v, t->events_per_sec); break;
             case C_LOST: {
-                uint64_t l = source_thread_lost(a->src, t);
+                uint64_t l = source_thread_lost(t);
                 fmt_si(v, sizeof v, (double)l);
                 if (l && !sel) at = theme_attr(R_WARN);
                 break;
             }
+            case C_NOT_KEPT: fmt_si(v, sizeof v, (double)t->history); break;
             case C_UTIL: fmt_pct(v, sizeof v, 100 * t->util[59]); break;
             case C_HIST:
                 sparkline(v, sizeof v, t->util, 60, w[c], draw_utf8);
@@ -119,9 +130,25 @@ void view_threads_draw(struct app *a, int y, int h) {
         }
     }
     if (n == 0) draw_center(y + 1 + rows / 2, "No thread has recorded an event yet.", theme_attr(R_DIM));
-    char msg[160];
-    snprintf(msg, sizeof msg, " %d threads, %d live %s UTIL: share of the last second inside a scope %s Enter: this thread in Top",
-             n, live, sym(SYM_SEP), sym(SYM_SEP));
+    /* The selected thread's losses by cause, what the mark means, the
+     * counts. */
+    char msg[400], n1[FMT_BUF], n2[FMT_BUF], n3[FMT_BUF], n4[FMT_BUF], n5[FMT_BUF];
+    int k = 0, any_partial = 0;
+    for (int i = 0; i < n; i++) any_partial |= s->thr_cover[i].partial;
+    msg[0] = 0;
+    if (a->thr_sel < n) {
+        const struct rec_model_thread *t = &s->threads[a->thr_sel];
+        k += snprintf(msg + k, sizeof msg - (size_t)k, " %s: lost %s (overwritten %s, dropped %s, bad %s), not kept %s %s",
+                      t->name[0] ? t->name : "-", fmt_si(n1, sizeof n1, (double)source_thread_lost(t)),
+                      fmt_si(n2, sizeof n2, (double)t->overwritten), fmt_si(n3, sizeof n3, (double)t->dropped),
+                      fmt_si(n4, sizeof n4, (double)t->bad), fmt_si(n5, sizeof n5, (double)t->history), sym(SYM_SEP));
+    }
+    if (any_partial && k >= 0 && (size_t)k < sizeof msg)
+        k += snprintf(msg + k, sizeof msg - (size_t)k, " %s lost entries in the last second %s", PARTIAL_MARK,
+                      sym(SYM_SEP));
+    if (k >= 0 && (size_t)k < sizeof msg)
+        snprintf(msg + k, sizeof msg - (size_t)k, " %d threads, %d live %s Enter: this thread in Top", n, live,
+                 sym(SYM_SEP));
     draw_text(y + h - 1, 0, COLS, msg, FIT_LEFT, theme_attr(R_DIM));
 }
 

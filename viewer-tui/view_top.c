@@ -5,6 +5,13 @@
  * TOTAL% is time inside the scope per unit of wall time in the window,
  * summed over threads, as top counts CPU: 100% is one thread inside it all
  * the time, so a scope run by four threads at once can show 400%.
+ *
+ * When entries were lost in the window, every figure is computed from
+ * partial data and each row says so with PARTIAL_MARK in its first
+ * column (a margin, a blank after it, so no name is mistaken for it).  TOTAL% and SELF%
+ * then come from librecorder's shares over the time the decoded data
+ * covers (rec_stat.total_frac), not over the whole window: a thread
+ * inside one scope all the time reads ~100%, not the share we decoded.
  */
 #include <stdio.h>
 #include <string.h>
@@ -47,8 +54,10 @@ static void place_selection(struct app *a, int rows) {
 
 void view_top_draw(struct app *a, int y, int h) {
     int x[TOP_NCOLS], w[TOP_NCOLS];
-    const int margin = 1;
-    columns_layout(cols, TOP_NCOLS, COLS - 2 * margin, 1, x, w);
+    /* Two columns on the left: the partial mark, then a blank before the
+     * name, so that a name is never read as starting with the mark. */
+    const int margin = 2;
+    columns_layout(cols, TOP_NCOLS, COLS - margin - 1, 1, x, w);
     char t[32];
     draw_fill(y, 0, COLS, theme_attr(R_COLHEAD));
     for (int c = 0; c < TOP_NCOLS; c++) {
@@ -63,6 +72,7 @@ void view_top_draw(struct app *a, int y, int h) {
     place_selection(a, rows);
     const struct snap *s = &a->snap;
     double span = s->span_ns;
+    int partial = s->cover.partial;
     for (int r = 0; r < rows; r++) {
         int i = a->top_scroll + r;
         if (i >= (int)s->n_rows) break;
@@ -70,6 +80,7 @@ void view_top_draw(struct app *a, int y, int h) {
         int yy = y + 1 + r, sel = i == a->top_sel;
         attr_t base = sel ? theme_attr(R_SELECTED) : A_NORMAL;
         if (sel) draw_fill(yy, 0, COLS, base);
+        if (partial) draw_text(yy, 0, 1, PARTIAL_MARK, FIT_LEFT, sel ? base : theme_attr(R_WARN));
         char v[FMT_BUF];
         for (int c = 0; c < TOP_NCOLS; c++) {
             if (!w[c]) continue;
@@ -81,7 +92,7 @@ void view_top_draw(struct app *a, int y, int h) {
             case TOP_CALLS: fmt_si(v, sizeof v, st->calls_per_sec); break;
             case TOP_TOTAL:
             case TOP_SELF:
-                pct = span > 0 ? 100 * (c == TOP_TOTAL ? st->total_ns : st->self_ns) / span : -1;
+                pct = span > 0 ? 100 * (c == TOP_TOTAL ? st->total_frac : st->self_frac) : -1;
                 if (pct < 0) snprintf(v, sizeof v, "-");
                 else fmt_pct(v, sizeof v, pct);
                 if (!sel) at = pct_attr(pct);
@@ -103,13 +114,18 @@ void view_top_draw(struct app *a, int y, int h) {
         else snprintf(msg, sizeof msg, "No scope has completed in this window yet.");
         draw_center(y + 1 + rows / 2, msg, theme_attr(R_DIM));
     }
-    /* Summary. */
-    char msg[200], d[FMT_BUF];
-    int k = snprintf(msg, sizeof msg, " %zu", s->n_rows);
+    /* Summary; when partial, what the mark means comes first. */
+    char msg[240], d[FMT_BUF];
+    int k = 0;
+    if (partial)
+        k = snprintf(msg, sizeof msg, "%s partial (entries lost): %% of the decoded time %s", PARTIAL_MARK,
+                     sym(SYM_SEP));
+    k += snprintf(msg + k, sizeof msg - (size_t)k, " %zu", s->n_rows);
     if (s->n_rows != s->n_stats) k += snprintf(msg + k, sizeof msg - (size_t)k, " of %zu", s->n_stats);
     snprintf(msg + k, sizeof msg - (size_t)k, " scopes %s over %s %s 100%% = one thread inside it all the time",
              sym(SYM_SEP), fmt_duration(d, sizeof d, span, draw_utf8), sym(SYM_SEP));
     draw_text(y + h - 1, 0, COLS, msg, FIT_LEFT, theme_attr(R_DIM));
+    if (partial) draw_text(y + h - 1, 0, 1, PARTIAL_MARK, FIT_LEFT, theme_attr(R_WARN));
 }
 
 int view_top_key(struct app *a, enum action act, int page) {

@@ -1,187 +1,28 @@
 #!/usr/bin/env python3
 """recorder-top end-to-end tests, driven through tmux.
 
-    tui_test.py CASE --top PATH --workload PATH
+    tui_test.py CASE --top PATH --workload PATH --stress PATH
 
 Each case starts tests/tui/tui_workload (a multi-threaded instrumented
 program), runs recorder-top in a detached tmux session on a socket of its
 own (tmux -L, so cases run in parallel), sends keys and asserts on what
 capture-pane shows.  Every wait polls the screen until the text appears,
-up to a generous deadline: nothing here measures time.
+up to a generous deadline: nothing here measures time.  The harness is
+tui_harness.py; the hostile cases (tests/tui/tui_stress) are in
+tui_hostile.py.
 """
 import argparse
 import os
 import re
 import shlex
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 
-DEADLINE = 15.0          # seconds to wait for anything to appear
-BLOCKS = "▁▂▃▄▅▆▇█"
-
-
-class Fail(Exception):
-    pass
-
-
-class Tmux:
-    """One tmux server on a private socket, one session, one pane."""
-
-    def __init__(self, name, term="tmux-256color"):
-        self.sock = f"rtop-{name}-{os.getpid()}"
-        self.conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
-        # No status line: the pane is the whole window.  remain-on-exit
-        # keeps a pane whose program ended, for the failure message.
-        self.conf.write(f'set -g default-terminal "{term}"\n'
-                        "set -g status off\nset -g remain-on-exit on\n"
-                        "set -g escape-time 0\nset -g history-limit 50\n")
-        self.conf.close()
-        self.last = ""
-
-    def tmux(self, *args, check=True):
-        r = subprocess.run(["tmux", "-L", self.sock, "-f", self.conf.name, *args],
-                           capture_output=True, text=True)
-        if check and r.returncode != 0:
-            raise Fail(f"tmux {' '.join(args)}: {r.stderr.strip()}")
-        return r.stdout
-
-    def start(self, argv, width=120, height=40, env=None):
-        env = dict(env or {})
-        env.setdefault("LANG", "C.UTF-8")
-        env.setdefault("LC_ALL", "C.UTF-8")
-        for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "MSAN_OPTIONS"):
-            if k in os.environ and k not in env:
-                env[k] = os.environ[k]
-        # The exit status goes to a file: tmux's #{pane_dead_status} is
-        # sometimes never filled in.
-        self.status_file = self.conf.name + ".status"
-        cmd = "env " + " ".join(shlex.quote(f"{k}={v}") for k, v in env.items()) + " " + \
-              " ".join(shlex.quote(a) for a in argv) + f"; echo $? > {shlex.quote(self.status_file)}"
-        self.tmux("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), cmd)
-
-    def keys(self, *keys):
-        """Key names as tmux knows them: 'q', 'Enter', 'BSpace', 'Down'..."""
-        self.tmux("send-keys", "-t", "t", *keys)
-
-    def type(self, text):
-        self.tmux("send-keys", "-t", "t", "-l", text)
-
-    def screen(self, escapes=False):
-        args = ["capture-pane", "-p", "-t", "t"] + (["-e"] if escapes else [])
-        out = self.tmux(*args)
-        if not escapes:
-            self.last = out
-        return out
-
-    def wait(self, pred, what, timeout=DEADLINE, escapes=False):
-        end = time.monotonic() + timeout
-        while True:
-            s = self.screen(escapes)
-            try:
-                ok = pred(s)
-            except (ValueError, IndexError, AttributeError):
-                ok = False
-            if ok:
-                return s
-            if time.monotonic() > end:
-                raise Fail(f"waited {timeout:.0f}s for {what}; the screen shows:\n{self.screen()}")
-            time.sleep(0.1)
-
-    def wait_text(self, *texts, timeout=DEADLINE):
-        return self.wait(lambda s: all(t in s for t in texts), " and ".join(repr(t) for t in texts), timeout)
-
-    def wait_gone(self, *texts, timeout=DEADLINE):
-        return self.wait(lambda s: not any(t in s for t in texts),
-                         "no " + " or ".join(repr(t) for t in texts), timeout)
-
-    def resize(self, w, h):
-        self.tmux("resize-window", "-t", "t", "-x", str(w), "-y", str(h))
-
-    def wait_exit(self):
-        """recorder-top's exit status, once it has exited."""
-        end = time.monotonic() + DEADLINE
-        while time.monotonic() < end:
-            try:
-                with open(self.status_file) as f:
-                    text = f.read()
-                if text.endswith("\n"):
-                    return int(text)
-            except FileNotFoundError:
-                pass
-            time.sleep(0.1)
-        raise Fail(f"recorder-top did not exit; the screen shows:\n{self.screen()}")
-
-    def close(self):
-        self.tmux("kill-server", check=False)
-        for p in (self.conf.name, self.conf.name + ".status"):
-            if os.path.exists(p):
-                os.unlink(p)
-
-
-class Workload:
-    def __init__(self, path, workers=3, comm=None, env=None):
-        argv = [path, "--workers", str(workers)] + (["--comm", comm] if comm else [])
-        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
-        line = self.p.stdout.readline()
-        m = re.match(r"ready (\d+)", line)
-        if not m:
-            raise Fail(f"tui_workload did not start: {line!r}")
-        self.pid = int(m.group(1))
-        seg = f"/dev/shm/recorder.{self.pid}"
-        end = time.monotonic() + DEADLINE
-        while not os.path.exists(seg):
-            if time.monotonic() > end:
-                raise Fail(f"{seg} did not appear")
-            time.sleep(0.05)
-
-    def stop(self):
-        if self.p.poll() is None:
-            self.p.send_signal(signal.SIGTERM)
-            try:
-                self.p.wait(DEADLINE)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
-        return self.p.returncode
-
-
-def line_with(screen, text):
-    for l in screen.split("\n"):
-        if text in l:
-            return l
-    raise ValueError(text)
-
-
-def table_rows(screen):
-    """The Top view's rows: the lines between the column titles and the summary."""
-    lines = screen.split("\n")
-    h = next(i for i, l in enumerate(lines) if "CALLS/S" in l)
-    rows = []
-    for l in lines[h + 1:]:
-        if re.match(r"^ \d+( of \d+)? scopes", l) or not l.strip():
-            break
-        rows.append(l)
-    return rows
-
-
-def row_names(screen):
-    return [r.split()[0] for r in table_rows(screen)]
-
-
-def top_ready(t, pid):
-    """Top shows the workload with numbers in the matmul row, in a whole
-    frame: capture-pane can catch the terminal mid-redraw, with the rows up
-    to matmul new and the key bar at the bottom not yet written."""
-    return t.wait(lambda s: f"pid {pid}" in s and re.search(r"matmul\s+[\d.]+k?\s+[\d.]+%", s)
-                  and "q Quit" in s.rstrip("\n").split("\n")[-1],
-                  "the Top view with matmul's figures")
-
-
-def tab_bar(screen):
-    return screen.split("\n")[1]
+import tui_hostile
+from tui_harness import (BLOCKS, LIST_DEADLINE, Fail, Tmux, Workload, line_with, row_names, run_plain,
+                         selected_name, tab_bar, table_rows, top_ready)
 
 
 # ---- cases ----------------------------------------------------------------
@@ -261,15 +102,6 @@ def case_keys(a, t, w):
     status = t.wait_exit()
     if status != 0:
         raise Fail(f"q: exit status {status}")
-
-
-def details(screen):
-    """The Flame view's line about the selected frame (above the key bar)."""
-    return screen.rstrip("\n").split("\n")[-2]
-
-
-def selected_name(screen):
-    return details(screen).split()[0]
 
 
 def case_flame(a, t, w):
@@ -401,7 +233,7 @@ def case_picker(a, t, w):
     t.start([a.top])
     t.wait_text("pick a program to watch", "PID", "PROCESS", "THREADS")
     s = t.wait(lambda s: re.search(rf"\b{w.pid}\s+tui_workload\s+5\s+running", s),
-               f"pid {w.pid}, tui_workload, 5 threads, running")
+               f"pid {w.pid}, tui_workload, 5 threads, running", timeout=LIST_DEADLINE)
     t.keys("/")
     t.type(str(w.pid))
     # Rows whose pid contains ours have longer pids, so ours comes first.
@@ -451,10 +283,6 @@ def case_colors(a, t, w):
     t.wait_text("wait_for_input > deep_sleep")
 
 
-def run_plain(argv):
-    return subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=DEADLINE)
-
-
 def case_errors(a, t, w):
     def expect(argv, code, text):
         r = run_plain(argv)
@@ -495,7 +323,7 @@ def case_byname(a, t, w):
     w2 = Workload(a.workload, comm=name)
     try:
         t.start([a.top, name])
-        top_ready(t, w2.pid)
+        top_ready(t, w2.pid, LIST_DEADLINE)   # a name is looked up in the list of segments
         t.wait_text(name)
     finally:
         w2.stop()
@@ -534,7 +362,7 @@ def case_stats(a, t, w):
         raise Fail(f"--exit-after 2 --stats: status {status}, stderr {text!r}")
 
 
-CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
+CASES = {n[5:]: f for n, f in [*globals().items(), *vars(tui_hostile).items()] if n.startswith("case_")}
 
 
 def main():
@@ -542,6 +370,7 @@ def main():
     ap.add_argument("case", choices=sorted(CASES))
     ap.add_argument("--top", required=True)
     ap.add_argument("--workload", required=True)
+    ap.add_argument("--stress", required=True)
     a = ap.parse_args()
     w = Workload(a.workload)
     t = Tmux(a.case)
