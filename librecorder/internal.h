@@ -15,7 +15,8 @@ struct rec_cursor {
     uint64_t dropped_seen;    /* slot->dropped already reported */
     uint64_t stream_from;     /* stream mode: the writer cannot overwrite from here on */
     uint64_t bad_head;        /* the last implausible head counted (counted once) */
-    int read_once;            /* a read happened: later overwrites are losses, not history */
+    uint64_t kept_from;       /* the oldest entry the ring held when we attached: what is
+                                 gone below it is history (not kept), above it lost */
 };
 
 struct rec_seg {
@@ -110,6 +111,10 @@ int rec__find_pid_segment(int pid, char *path, size_t cap);
  * writer may still be filling the page around it); returns 0 if id is not
  * a valid, published string. */
 int rec__seg_string_raw(const struct rec_seg *s, uint32_t id, const char **text, size_t *len);
+
+/* At attach: where each ring's kept history begins (rec_cursor.kept_from).
+ * Unguarded: call through REC__GUARDED. */
+int rec__seg_attach_heads(struct rec_seg *s);
 
 /* Guarded copies out of the string table: string id and the byte after
  * it into buf (REC_STR_MAXLEN + 1 bytes), returning its length or -1 (not

@@ -267,6 +267,8 @@ static int take_stream(rec_seg *s, char *err, size_t errlen) {
     return REC_OK;
 }
 
+static int attach_heads_guarded(rec_seg *s) { REC__GUARDED(s, -1, rec__seg_attach_heads(s)); }
+
 static int take_stream_guarded(rec_seg *s, char *err, size_t errlen) {
     REC__GUARDED(s, rec__fail(err, errlen, REC_ERR_TRUNCATED, "%s: segment truncated", s->path),
                  take_stream(s, err, errlen));
@@ -355,6 +357,10 @@ int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t
     if (!s->cursors || !s->strcache) {
         rec_seg_close(s);
         return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    }
+    if (attach_heads_guarded(s) != 0) {
+        rec_seg_close(s);
+        return rec__fail(err, errlen, REC_ERR_TRUNCATED, "%s: segment truncated", path);
     }
     if (flags & REC_OPEN_STREAM) {
         struct stat st2;

@@ -157,6 +157,15 @@ static void publish_limit(rec_seg *s, uint32_t slot) {
     if (cur == UINT64_MAX) s->stream = 0;
 }
 
+int rec__seg_attach_heads(rec_seg *s) {
+    const uint64_t ring = s->hcopy.ring_entries;
+    for (uint32_t i = 0; i < s->hcopy.max_threads; i++) {
+        uint64_t h = LOAD(s->slots[i].head);
+        s->cursors[i].kept_from = h > ring ? h - ring : 0;
+    }
+    return 0;
+}
+
 uint64_t rec_seg_cursor(const rec_seg *s, uint32_t slot) {
     return slot < s->hcopy.max_threads ? s->cursors[slot].pos : 0;
 }
@@ -169,7 +178,7 @@ static int publish_limit_ret(rec_seg *s, uint32_t slot) {
 void rec_seg_set_cursor(rec_seg *s, uint32_t slot, uint64_t pos) {
     if (slot >= s->hcopy.max_threads) return;
     s->cursors[slot].pos = pos;
-    s->cursors[slot].read_once = 1;   /* what lies before pos was skipped on purpose */
+    /* What lies before pos is skipped on purpose: neither history nor lost. */
     if (s->stream) REC__GUARDED_VOID(s, publish_limit_ret(s, slot));
 }
 
@@ -189,6 +198,17 @@ static uint64_t head_bound(const rec_seg *s) {
 static void count_bad(struct rec_cursor *c, uint64_t value, struct rec_loss *loss) {
     if (c->bad_head != value) loss->bad++;
     c->bad_head = value;
+}
+
+/* Entries [from, to) that a read cannot return: below kept_from they
+ * were already gone when we attached (history, not kept), from there on
+ * we lost them.  The margin of a writer mid-event at attach counts as
+ * history too: we never had a chance at it. */
+static void count_gone(const struct rec_cursor *c, uint64_t from, uint64_t to, struct rec_loss *loss) {
+    uint64_t edge = c->kept_from + REC_MAX_ENTRIES_PER_EVENT;
+    uint64_t hist = to <= edge ? to - from : from < edge ? edge - from : 0;
+    loss->history += hist;
+    loss->overwritten += (to - from) - hist;
 }
 
 static size_t read_ring(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t cap, uint64_t *first,
@@ -219,12 +239,8 @@ static size_t read_ring(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t
     }
     uint64_t start = c->pos;
     uint64_t oldest = h1 > ring ? h1 - ring : 0;
-    /* What our first read of the ring cannot return is history the ring
-     * did not keep when we came; what a later read cannot, we lost. */
-    uint64_t *gone = c->read_once ? &loss->overwritten : &loss->history;
-    c->read_once = 1;
     if (start < oldest) {
-        *gone += oldest - start;
+        count_gone(c, start, oldest, loss);
         start = oldest;
     }
     uint64_t n = h1 - start;
@@ -246,7 +262,7 @@ static size_t read_ring(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t
         uint64_t bad = valid - start < n ? valid - start : n;
         memmove(out, out + bad, (n - bad) * sizeof *out);
         n -= bad;
-        *gone += bad;
+        count_gone(c, start, start + bad, loss);
         start += bad;
     }
     /* Skip continuation entries whose head was lost (counted as lost), and
@@ -256,7 +272,7 @@ static size_t read_ring(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t
     if (lead) {
         memmove(out, out + lead, (n - lead) * sizeof *out);
         n -= lead;
-        *gone += lead;
+        count_gone(c, start, start + lead, loss);
         start += lead;
     }
     /* Only the last event can be cut: find its first entry (at most

@@ -128,7 +128,7 @@ const char *rec_seg_string(rec_seg *s, uint32_t id);
 struct rec_loss {
     uint64_t overwritten;     /* lost: the writer overwrote them before we copied them */
     uint64_t dropped;         /* lost: the writer dropped them (stream mode, ring full) */
-    uint64_t history;         /* not kept: overwritten before our first read of the ring */
+    uint64_t history;         /* not kept: overwritten before we attached */
     uint64_t bad;             /* implausible heads or counters seen (each counted once) */
 };
 

@@ -119,6 +119,8 @@ struct trec {
     int pend_loss;            /* any is set, or pend_gap */
     int pend_gap;             /* a loss since the last event: a gap ends at the next one */
     double loss_from;         /* the last event before the pending loss (gap start) */
+    double last_gap_from;     /* the start of the latest gap: every open scope was open then */
+    int gap_frames;           /* open scopes marked gap (suspect: their end may be lost) */
     /* Events of the current 100 ms, counted into the tables when it ends
      * (cover.c). */
     double ev_lo, ev_hi;

@@ -117,6 +117,13 @@ static int pick_record(rec_model *m, struct slot_state *s, uint32_t slot, const 
     return s->cur;
 }
 
+/* Every open scope spans the gap: its end may be among what was lost. */
+static void mark_open(struct trec *r) {
+    for (int i = 0; i < r->depth; i++) r->stack[i].gap = 1;
+    r->gap_frames = r->depth;
+    if (r->seen) r->last_gap_from = r->last_ns;
+}
+
 /* Entries lost (or history not kept) before the thread's next event.
  * A loss is a gap in what we know: open scopes are marked, and the gap
  * runs from the last event seen to the next (place_loss).  History comes
@@ -131,7 +138,7 @@ static void mark_gap(struct trec *r, uint64_t over, uint64_t drop, uint64_t hist
         r->pend_over += over;
         r->pend_drop += drop;
         r->pend_gap = 1;
-        for (int i = 0; i < r->depth; i++) r->stack[i].gap = 1;
+        mark_open(r);
     }
     r->pend_loss = 1;
 }
@@ -151,13 +158,14 @@ static void late_drop(rec_model *m, struct trec *r, int rec, uint64_t n) {
     if (!r->pend_gap) r->loss_from = r->seen ? r->last_ns : NAN;
     r->pend_gap = 1;
     r->pend_loss = 1;
-    for (int i = 0; i < r->depth; i++) r->stack[i].gap = 1;
+    mark_open(r);
 }
 
 /* ---- slices ------------------------------------------------------------- */
 
 static void close_top(rec_model *m, struct trec *r, double end, unsigned flags) {
     struct frame *f = &r->stack[--r->depth];
+    if (f->gap && r->gap_frames > 0) r->gap_frames--;
     double dur = end > f->ts ? end - f->ts : 0;
     double self = dur - f->child_ns;
     if (self < 0) self = 0;
@@ -197,7 +205,30 @@ static void unmatched_end(rec_model *m, struct trec *r, int rec, uint32_t id, do
     elog_add(&m->log, &it, NULL, 0);
 }
 
+/* A scope that was open across a loss, and begins again: its end (and
+ * those of the scopes opened inside it) was among the lost entries --
+ * a loop's next iteration, not a recursion.  Close them where we last
+ * knew them open, end lost, instead of nesting every new iteration under
+ * stale ones.  Only the top of the stack, and only scopes all open across
+ * the loss, are taken so: a recursion across a gap is mislabelled at
+ * worst, and flagged. */
+static void close_stale(rec_model *m, struct trec *r, uint32_t id) {
+    /* Scopes marked at a loss are the bottom gap_frames of the stack
+     * (scopes close from the top); new ones above them mean the thread
+     * went on inside them after the gap: leave them be. */
+    if (r->depth != r->gap_frames) return;
+    int k = -1;
+    for (int i = r->depth - 1; i >= 0; i--)
+        if (r->stack[i].name_id == id) {
+            k = i;
+            break;
+        }
+    if (k < 0) return;
+    while (r->depth > k) close_top(m, r, r->last_gap_from, REC_SLICE_NO_END);
+}
+
 static void on_begin(rec_model *m, struct trec *r, int rec, uint32_t id, double ts) {
+    if (r->gap_frames > 0) close_stale(m, r, id);
     if (r->depth >= REC_MAX_DEPTH) {
         r->overflow++;
         r->too_deep++;

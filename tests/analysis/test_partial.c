@@ -154,7 +154,42 @@ static void test_window_edges(void) {
     rec_model_free(m);
 }
 
+/* A loop's scopes open across a loss, and the loop goes on: each new
+ * iteration closes the stale ones (end lost) instead of nesting under
+ * them, so the stack stays as deep as the loop. */
+static void test_stale_after_loss(void) {
+    rec_model *m = tu_model(1, 0);
+    tu_start(m, 0, 0, 5, 1);
+    uint64_t t = 10;
+    for (int i = 0; i < 100; i++) {
+        TU_B(m, 0, t, "hot");
+        TU_B(m, 0, t + 1, "inner");
+        /* the ends of this iteration are lost */
+        feed_loss(m, 0, tu_ev(REC_EV_BEGIN, t + 100, "hot"), 4, 0, 0);
+        TU_B(m, 0, t + 101, "inner");
+        TU_E(m, 0, t + 102, "inner");
+        TU_E(m, 0, t + 103, "hot");
+        t += 200;
+    }
+    const struct rec_model_thread *th;
+    REQUIRE(rec_model_threads(m, &th) == 1);
+    CHECK_EQ_U((uint64_t)th[0].depth, 0);
+    const struct rec_item *it;
+    size_t n = rec_model_items(m, &it), stale = 0, whole = 0, deepest = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (it[i].kind != REC_ITEM_SLICE) continue;
+        if (it[i].depth > deepest) deepest = it[i].depth;
+        if (it[i].flags & REC_SLICE_NO_END) stale++;
+        else if (!it[i].flags) whole++;
+    }
+    CHECK(deepest <= 1);
+    CHECK_EQ_U(stale, 200);      /* hot and inner of every iteration whose ends were lost */
+    CHECK_EQ_U(whole, 200);      /* and the ones after the gap, whole */
+    rec_model_free(m);
+}
+
 int main(void) {
+    test_stale_after_loss();
     test_window_edges();
     test_saturated();
     test_history();

@@ -241,6 +241,19 @@ int main(int argc, char **argv) {
         CHECK(later.overwritten > 0);
         CHECK_EQ_U(before + later.overwritten, first);
         rec_seg_close(fresh);
+
+        /* Attach, then the writer laps the ring before the first read:
+         * only what was gone at attach is history; the rest, which the
+         * ring held when we came, we lost. */
+        REQUIRE(rec_seg_open(rec_segment_path(), 0, &fresh, err, sizeof err) == REC_OK);
+        uint64_t at_attach = slot_info(me).head;
+        for (int i = 0; i < 1000; i++) emitted += emit_indexed();
+        struct rec_loss lap = {0};
+        got = rec_seg_read(fresh, (uint32_t)me, buf, 512, &first, &lap);
+        CHECK_EQ_U(lap.history, at_attach - 256 + REC_MAX_ENTRIES_PER_EVENT);
+        CHECK(lap.overwritten > 0);
+        CHECK_EQ_U(lap.history + lap.overwritten, first);
+        rec_seg_close(fresh);
     }
 
     /* 2. A stream consumer that never reads, then dies. */
