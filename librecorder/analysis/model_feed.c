@@ -135,12 +135,7 @@ static void close_top(rec_model *m, struct trec *r, double end, unsigned flags) 
     if (r->depth > 0) add_child(&r->stack[r->depth - 1], f->ts, end);
     else add_busy(r, f->ts, end, &r->busy_until);
     if (f->gap) flags |= REC_SLICE_GAP;
-    struct litem *it = f->seq != UINT64_MAX ? elog_at(&m->log, f->seq) : NULL;
-    if (it) {
-        it->end = model_round_ns(end);
-        if (it->end < it->ts) it->end = it->ts;
-        it->flags = (uint8_t)flags;
-    }
+    if (f->seq != UINT64_MAX) elog_close(&m->log, f->seq, end, flags);
     if (!flags) stats_slice_fast(m, r, f->node, m->node_name[f->node], end, dur, self);
 }
 

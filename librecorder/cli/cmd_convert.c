@@ -78,7 +78,7 @@ int cmd_convert(int argc, char **argv) {
     struct cli_out o;
     rc = cli_out_open(&o, out);
     if (rc == REC_OK) {
-        struct rec_export_opts eo = {last};
+        struct rec_export_opts eo = {.last_sec = last};
         int e = fmt == FMT_JSON  ? rec_export_json(src.model, o.f, &eo)
                 : fmt == FMT_CSV ? rec_export_csv(src.model, o.f, &eo)
                                  : rec_export_folded(src.model, o.f, &eo);

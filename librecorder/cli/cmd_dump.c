@@ -32,7 +32,7 @@ int cli_dump(const char *target, const char *out, double last_sec) {
     struct cli_out o;
     rc = cli_out_open(&o, out);
     if (rc == REC_OK) {
-        struct rec_export_opts eo = {last_sec};
+        struct rec_export_opts eo = {.last_sec = last_sec};
         if (rec_export_json(src.model, o.f, &eo) != 0) {
             cli_out_abort(&o);
             rc = cli_error(REC_ERR_IO, "%s: writing the JSON failed", o.path);
