@@ -123,6 +123,9 @@ def scan(path):
                 st = stacks[tid] = []
             if ph == b"B":
                 st.append(name)
+            elif ph == b"i":   # a zero-length slice is an instant
+                key = (name, len(st))
+                names[key] = names.get(key, 0) + 1
             elif ph == b"E":
                 if not st or st[-1] != name:
                     problems.append(f"line {k}: E {name!r} does not close the innermost B ({st[-1:]})")
@@ -159,7 +162,8 @@ def test_big():
         check(rss < 256 * 1024, f"peak RSS {rss / 1024:.0f} MiB < 256 MiB for {SCOPES} scopes")
     n, threads, names, other = scan(out)
     os.unlink(out)
-    check(n["B"] == n["E"] == slices, f"every slice is there: {n['B']} B, {n['E']} E, {slices} recorded")
+    check(n["B"] == n["E"] and n["B"] + n["i"] == slices,
+          f"every slice is there: {n['B']} B, {n['E']} E, {n['i']} of zero length, {slices} recorded")
     check(names.get(("work", 1)) == SCOPES and names.get(("main", 0)) == 1 and names.get(("side", 0)) == 3,
           f"work inside main, side alone: {names}")
     got = {"slices": n["B"], "instants": n["i"], "counters": n["C"], "flows": n["s"] + n["t"] + n["f"],
@@ -198,7 +202,8 @@ def test_threads():
     doc = json.load(open(out))
     named = [e for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name"]
     check(len(named) == nthreads == s["threads"], f"{nthreads} threads named, summary {s['threads']}, file {len(named)}")
-    check(sum(1 for e in doc["traceEvents"] if e["ph"] == "B") == slices == s["slices"], "every job is there")
+    jobs = sum(1 for e in doc["traceEvents"] if e["ph"] in "Bi" and e["name"] == "job")   # zero-length: "i"
+    check(jobs == slices == s["slices"] + s["instants"], f"every job is there ({jobs}, {s})")
     code, err, _ = rec("dump", cap, "-o", out)
     check(code == 0 and summary(err)["threads"] == nthreads, f"dump says {nthreads} threads too")
 
