@@ -313,9 +313,10 @@ void rec_export_free(rec_export *x) {
 
 int xs_export_model(rec_model *m, enum rec_export_format f, FILE *out, const struct rec_export_opts *o,
                     struct rec_export_counts *c) {
-    /* Everything is in memory already: no lookahead bound (unless asked),
-     * so the output is that of the whole log read at once. */
-    struct xs *x = xs_new(m, XS_WRITE, NULL, NULL, o && o->lookahead ? o->lookahead : SIZE_MAX);
+    /* The same lookahead as a stream: a log that fits in it comes out as
+     * if read at once (queues holding the whole log instead would cost
+     * more than the log itself). */
+    struct xs *x = xs_new(m, XS_WRITE, NULL, NULL, o ? o->lookahead : 0);
     if (!x) return -1;
     x->t0 = xs_log_first(m);
     xs_window(o, x->t0, rec_model_now(m), &x->from, &x->to);
