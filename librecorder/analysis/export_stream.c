@@ -592,36 +592,3 @@ void xs_free(struct xs *x) {
     free(x->work);
     free(x);
 }
-
-void xs_window(const struct rec_export_opts *o, int64_t t0, double end_ns, int64_t *from, int64_t *to) {
-    *from = INT64_MIN;
-    *to = INT64_MAX;
-    if (!o) return;
-    if (o->from_sec > 0 && isfinite(o->from_sec)) *from = t0 + model_round_ns(o->from_sec * 1e9);
-    if (o->last_sec > 0 && isfinite(o->last_sec)) {
-        int64_t c = model_round_ns(end_ns - o->last_sec * 1e9);
-        if (c > *from) *from = c;
-    }
-    if (o->to_sec > 0 && isfinite(o->to_sec)) *to = t0 + model_round_ns(o->to_sec * 1e9);
-}
-
-/* ---- a model's log, exported as if it were being fed -------------------------- */
-
-int64_t xs_log_first(rec_model *m) {
-    struct elog *l = &m->log;
-    int64_t first = INT64_MAX;
-    for (uint64_t s = l->head; s < l->tail; s++) {
-        const struct litem *it = elog_item(l, s);
-        if (it->ts < first) first = it->ts;
-    }
-    return first == INT64_MAX ? 0 : first;
-}
-
-void xs_replay_log(struct xs *x) {
-    struct elog *l = &x->m->log;
-    for (uint64_t s = l->head; s < l->tail; s++) {
-        const struct litem *it = elog_item(l, s);
-        const char *msg = it->kind == REC_ITEM_INSTANT ? elog_msg(l, it) : "";
-        xs_add(x, it, msg, (unsigned)strlen(msg));
-    }
-}

@@ -147,8 +147,10 @@ void xs_wake(struct xs *x, uint32_t rec);
  * everything is written, threads in (slot, generation) order. */
 void xs_finish(struct xs *x);
 
-/* A model's event log fed to x as if live (the model keeps its log), and
- * the earliest begin in it (0 if empty): rec_export_* of a logged model. */
+/* export_source.c: a model's event log fed to x as if live (the model
+ * keeps its log), and the earliest begin in it (0 if empty), for
+ * rec_export_* of a logged model; and the window in ns from opts and the
+ * source's start and end (both ns). */
 void xs_replay_log(struct xs *x);
 int64_t xs_log_first(rec_model *m);
 
@@ -171,7 +173,6 @@ int folded_write_tree(rec_model *m, FILE *out, double last, uint64_t *rows);
 int xs_export_model(rec_model *m, enum rec_export_format f, FILE *out, const struct rec_export_opts *o,
                     struct rec_export_counts *c);
 
-/* The window in ns from opts and the source's start and end (both ns). */
 void xs_window(const struct rec_export_opts *o, int64_t t0, double end_ns, int64_t *from, int64_t *to);
 
 #pragma GCC visibility pop
