@@ -185,7 +185,7 @@ struct rec_export_opts {
     double last_sec;          /* > 0: only the last N seconds */
     double from_sec;          /* > 0: only from N seconds after the start */
     double to_sec;            /* > 0: only up to N seconds after the start */
-    size_t lookahead;         /* streaming: items held back at most; 0 = 1 Mi */
+    size_t lookahead;         /* streaming: items held back at most; 0 = 2^20 - 1 */
 };
 
 /* What an export wrote.  JSON: trace events by phase ("M" not counted in
@@ -202,8 +202,12 @@ struct rec_export_counts {
     uint64_t overwritten, dropped, bad;   /* entries lost, all threads */
     uint64_t forced;          /* slices whose B was written before their end was known */
     uint64_t late_flags;      /* ... of which ended with other flags (a marker says which) */
-    uint64_t unbound_flows;   /* flow events left out: no slice or no start to bind to */
-    uint64_t too_deep;        /* slices nested past 1024 levels, left out */
+    /* left out, and counted (also in the JSON's otherData): */
+    uint64_t unbound_flows;   /* flow events with no slice or no start to bind to */
+    uint64_t too_deep;        /* slices nested past 1024 levels in the export */
+    uint64_t deep_scopes;     /* scopes nested past REC_MAX_DEPTH in the model */
+    uint64_t nonfinite_counters;   /* NaN or Inf values: JSON has none */
+    uint64_t untracked_events;     /* of threads past the model's 65535 records */
 };
 
 /* Perfetto / Chrome trace-event JSON ({"traceEvents":[...]}) of a model
@@ -249,8 +253,9 @@ int rec_export_open(const struct rec_source_info *src, rec_string_fn strings, vo
 int rec_export_open_seg(rec_seg *s, const struct rec_export_opts *o, rec_export **out, char *err, size_t errlen);
 int rec_export_open_cap(rec_cap *c, const struct rec_export_opts *o, rec_export **out, char *err, size_t errlen);
 void rec_export_get_info(const rec_export *x, struct rec_export_info *info);
-/* Writes it once, in any format; 0, or a rec_status (REC_ERR_IO: writing
- * failed, REC_ERR_NOMEM) with err filled.  *c (may be NULL) gets the counts. */
+/* Reads the source again and writes it, in any format (as often as
+ * asked); 0, or a rec_status (REC_ERR_IO: writing failed, REC_ERR_NOMEM)
+ * with err filled.  *c (may be NULL) gets the counts. */
 int rec_export_write(rec_export *x, enum rec_export_format f, FILE *out, struct rec_export_counts *c, char *err,
                      size_t errlen);
 void rec_export_free(rec_export *x);

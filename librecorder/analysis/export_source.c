@@ -214,13 +214,17 @@ void rec_export_get_info(const rec_export *x, struct rec_export_info *in) {
 
 /* ---- writing ------------------------------------------------------------------ */
 
-static void loss_totals(const rec_model *m, struct rec_export_counts *c) {
-    c->overwritten = c->dropped = c->bad = 0;
+/* What the model read and lost, and left out before the export saw it. */
+static void source_totals(const rec_model *m, struct rec_export_counts *c) {
+    c->overwritten = c->dropped = c->bad = c->deep_scopes = 0;
     for (size_t i = 0; i < m->n_recs; i++) {
         c->overwritten += m->recs[i].overwritten;
         c->dropped += m->recs[i].dropped;
         c->bad += m->recs[i].bad;
+        c->deep_scopes += m->recs[i].too_deep;
     }
+    c->nonfinite_counters = m->nonfinite_counters;
+    c->untracked_events = m->untracked_events;
 }
 
 /* The format's sink on x; span: the window's length for CSV rates. */
@@ -262,7 +266,7 @@ int rec_export_write(rec_export *x, enum rec_export_format f, FILE *out, struct 
     if (f != REC_EXPORT_JSON && !window) {   /* the plan's statistics are the answer */
         int r = f == REC_EXPORT_CSV ? csv_write_stats(x->plan, out, 0, &c.rows) : folded_write_tree(x->plan, out, 0, &c.rows);
         c.events_read = x->events;
-        loss_totals(x->plan, &c);
+        source_totals(x->plan, &c);
         if (cnt) *cnt = c;
         return r == 0 ? REC_OK : rec__fail(err, errlen, REC_ERR_IO, "writing failed");
     }
@@ -290,7 +294,9 @@ int rec_export_write(rec_export *x, enum rec_export_format f, FILE *out, struct 
     uint64_t read = c.events_read;
     int e = sink_end(s, f, &x->opts, &c);
     c.events_read = read;
-    loss_totals(m, &c);
+    c.forced = s->forced;
+    c.too_deep = s->too_deep;
+    source_totals(m, &c);
     if (rc == REC_OK && e != 0)
         rc = s->oom ? rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory") : rec__fail(err, errlen, REC_ERR_IO, "writing failed");
     xs_free(s);

@@ -114,6 +114,12 @@ static void summary(const struct cli_export_opts *o, const char *path, const str
         fprintf(stderr, "; %llu entries were lost (%llu overwritten, %llu dropped)",
                 (unsigned long long)(c->overwritten + c->dropped), (unsigned long long)c->overwritten,
                 (unsigned long long)c->dropped);
+    if (c->unbound_flows || c->too_deep || c->deep_scopes || c->nonfinite_counters || c->untracked_events)
+        fprintf(stderr, "; left out: %llu flow events that cannot bind, %llu slices nested past 1024 levels, %llu "
+                "scopes nested past %d, %llu NaN or infinite counter values, %llu events of threads past 65535",
+                (unsigned long long)c->unbound_flows, (unsigned long long)c->too_deep,
+                (unsigned long long)c->deep_scopes, REC_MAX_DEPTH, (unsigned long long)c->nonfinite_counters,
+                (unsigned long long)c->untracked_events);
     if (c->forced)
         fprintf(stderr, "; %llu slices began before the lookahead and were written before they ended (%llu with "
                 "flags marked late)", (unsigned long long)c->forced, (unsigned long long)c->late_flags);
