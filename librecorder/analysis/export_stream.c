@@ -10,8 +10,9 @@
  *     begin earlier than the last item queued, wait in the heap instead;
  *   - what enters the walker comes in begin order, and never begins before
  *     R->frontier (an unmatched end arriving after that point was written
- *     is moved to it), so the file's events of a thread never go back in
- *     time and its slices nest strictly;
+ *     is moved to it, and one that would outlive a slice it overlaps moves
+ *     past that slice: late_fits), so the file's events of a thread never
+ *     go back in time and its slices nest strictly;
  *   - R->done counts items gone from the queue (written, left out by the
  *     window, or dropped); added - done items are queued, and the FIFO of
  *     the lookahead keeps added - popped >= added - done, so all queues
