@@ -731,24 +731,33 @@ def summary_matches(what, err, path):
     check(s == f and f["slices"] > 0, f"{what}: the summary line is what the file holds ({s} vs {f})")
 
 
+def begins(doc, q):
+    """The q-quantile of the slices' begins (us, rounded down): windows
+    placed by where the slices are, not by the trace's span, which a late
+    event of a descheduled program can stretch."""
+    b = sorted(e["ts"] for e in doc["traceEvents"] if e["ph"] == "B")
+    require(len(b) > 20, f"the trace has slices ({len(b)})")
+    return int(b[int(len(b) * q)])
+
+
 def activity(cap):
-    """The capture's events span [0, span] us of its JSON; `last` us from
-    its end (the capture's end) back to ts 0."""
+    """Where the capture's slices begin: the 20%, 70% and 50% quantiles
+    (us), and its end (us from ts 0)."""
     out = os.path.join(WORK, "span.json")
     code, _, err = rec("convert", cap, "-o", out)
     require(code == OK, f"convert ({err.strip()[-200:]})")
     doc = validate_trace(out)
     other = doc["otherData"]["recorder"]
-    return max(e["ts"] for e in doc["traceEvents"] if "ts" in e), (other["end_ns"] - other["t0_ns"]) / 1000
+    return begins(doc, 0.2), begins(doc, 0.7), begins(doc, 0.5), (other["end_ns"] - other["t0_ns"]) / 1000
 
 
 def test_export_counts():
     # convert of a capture, whole and windowed
     code, so, err, cap = launch([], ["scopes", "40"])
     require(code == OK, f"captured cli_prog scopes ({err.strip()[-200:]})")
-    span, last = activity(cap)
-    for extra in ([], ["--last", f"{last * 0.5 / 1e6:.6f}"],
-                  ["--from", f"{span * 0.2 / 1e6:.6f}", "--to", f"{span * 0.7 / 1e6:.6f}"]):
+    lo, hi, mid, end = activity(cap)
+    for extra in ([], ["--last", f"{(end - mid) / 1e6:.6f}"],
+                  ["--from", f"{lo / 1e6:.6f}", "--to", f"{hi / 1e6:.6f}"]):
         out = os.path.join(WORK, "conv.json")
         code, _, err = rec("convert", cap, "-o", out, *extra)
         require(code == OK, f"convert {' '.join(extra)} ({err.strip()[-200:]})")
@@ -849,17 +858,17 @@ def test_export_window():
     full = validate_trace(full_path)
     other = full["otherData"]["recorder"]
     end = (other["end_ns"] - other["t0_ns"]) / 1000
-    span = max(e["ts"] for e in full["traceEvents"] if "ts" in e)
-    require(span > 100, f"the trace's events span {span} us")
-    # --from/--to at whole microseconds: exact in ns, so exact in the file
-    lo, hi = int(span * 0.3), int(span * 0.6)
+    # --from/--to at whole microseconds (exact in ns, so exact in the
+    # file), around the middle of the slices
+    lo, hi = begins(full, 0.3), begins(full, 0.6)
+    require(hi > lo, f"a window of the slices: [{lo}, {hi}] us")
     out = os.path.join(WORK, "ft.json")
     code, _, err = rec("convert", cap, "-o", out, "--from", f"{lo / 1e6:.6f}", "--to", f"{hi / 1e6:.6f}")
     require(code == OK, f"convert --from --to ({err.strip()[-200:]})")
     check_window("--from/--to", full, validate_trace(out), lo, hi)
     # --last counts back from the end (otherData.end_ns, the capture's end):
-    # from 70% of the events' span on
-    last = round(end - span * 0.7) / 1e6
+    # from the last 30% of the slices' begins on
+    last = round(end - begins(full, 0.7)) / 1e6
     out = os.path.join(WORK, "last.json")
     code, _, err = rec("convert", cap, "-o", out, "--last", f"{last:.6f}")
     require(code == OK, f"convert --last ({err.strip()[-200:]})")
