@@ -294,6 +294,6 @@ static size_t read_ring(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t
 size_t rec_seg_read(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t cap, uint64_t *first,
                     struct rec_loss *loss) {
     *first = 0;
-    if (slot >= s->hcopy.max_threads || cap == 0) return 0;
+    if (slot >= s->hcopy.max_threads) return 0;
     REC__GUARDED(s, (size_t)0, read_ring(s, slot, out, cap, first, loss));
 }

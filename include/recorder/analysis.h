@@ -9,7 +9,9 @@
  *
  * Memory is bounded: the event log keeps at most opts.max_events events
  * (oldest dropped first, and counted), statistics are fixed-size
- * histograms, and windows are rings of one-second buckets.
+ * histograms, and windows are rings of one-second buckets.  Exports of a
+ * whole segment or capture stream instead of keeping a log
+ * (rec_export_open_*).
  *
  * Not thread-safe: one thread polls and queries a model.  (recorder-web
  * publishes snapshots to its other thread with liburcu.)
@@ -202,17 +204,88 @@ uint64_t rec_model_items_dropped(const rec_model *m);
 
 /* ---- export ----------------------------------------------------------- */
 
+/* A window (docs/analysis.md, "Windows"): items from `from` to `to`, in
+ * seconds; every field 0 = no bound.  last_sec counts back from the end
+ * of the trace (now), from_sec and to_sec forward from its start (the
+ * first item: ts 0 in the JSON). */
 struct rec_export_opts {
     double last_sec;          /* > 0: only the last N seconds */
+    double from_sec;          /* > 0: only from N seconds after the start */
+    double to_sec;            /* > 0: only up to N seconds after the start */
+    size_t lookahead;         /* streaming: items held back at most; 0 = 2^20 - 1 */
 };
-/* Perfetto / Chrome trace-event JSON ({"traceEvents":[...]}); 0 or -1.
- * Slices are B/E pairs, their REC_SLICE_* flags in "cat"; loss totals in
- * "otherData" (docs/analysis.md, "JSON export"). */
+
+/* What an export wrote.  JSON: trace events by phase ("M" not counted in
+ * trace_events); CSV and folded stacks: rows (lines). */
+struct rec_export_counts {
+    uint64_t slices;          /* B/E pairs */
+    uint64_t instants;        /* "i": instants, zero-length slices, loss and late-flags markers */
+    uint64_t counters;        /* "C" */
+    uint64_t flows;           /* "s", "t" and "f" */
+    uint64_t threads;         /* thread_name M events */
+    uint64_t trace_events;    /* 2 * slices + instants + counters + flows */
+    uint64_t rows;            /* CSV rows, folded lines */
+    uint64_t events_read;     /* events decoded from the source (whole-source exports) */
+    uint64_t overwritten, dropped, bad;   /* entries lost, all threads */
+    uint64_t forced;          /* slices whose B was written before their end was known */
+    uint64_t late_flags;      /* ... of which ended with other flags (a marker says which) */
+    /* left out, and counted (also in the JSON's otherData): */
+    uint64_t unbound_flows;   /* flow events with no slice or no start to bind to */
+    uint64_t too_deep;        /* slices nested past 1024 levels in the export */
+    uint64_t deep_scopes;     /* scopes nested past REC_MAX_DEPTH in the model */
+    uint64_t nonfinite_counters;   /* NaN or Inf values: JSON has none */
+    uint64_t untracked_events;     /* of threads past the model's 65535 records */
+};
+
+/* Perfetto / Chrome trace-event JSON ({"traceEvents":[...]}) of a model
+ * that kept its log; 0 or -1.  Slices are B/E pairs, their REC_SLICE_*
+ * flags in "cat"; loss totals in "otherData" (docs/analysis.md, "JSON
+ * export").  The same writer as the streaming export, fed the log. */
 int rec_export_json(rec_model *m, FILE *out, const struct rec_export_opts *o);
 /* CSV: one row per scope name (docs/analysis.md, "CSV", gives the columns). */
 int rec_export_csv(rec_model *m, FILE *out, const struct rec_export_opts *o);
 /* Folded stacks ("a;b;c <ns>") for flamegraph.pl and speedscope. */
 int rec_export_folded(rec_model *m, FILE *out, const struct rec_export_opts *o);
+
+/* ---- streaming export of a whole source -------------------------------
+ * Everything a segment or a capture holds, in bounded memory whatever its
+ * size (docs/analysis.md, "Streaming export"): rec_export_open_* reads the
+ * source once (the trace's start, end and threads, and what an export
+ * would hold), rec_export_write reads it again and writes as it goes. */
+typedef struct rec_export rec_export;
+typedef struct rec_cap rec_cap;   /* recorder/capture.h */
+
+enum rec_export_format { REC_EXPORT_JSON = 1, REC_EXPORT_CSV = 2, REC_EXPORT_FOLDED = 3 };
+
+struct rec_export_info {
+    uint64_t events;          /* events in the source */
+    uint64_t threads;         /* thread records */
+    uint64_t slices, instants, counters, flows, losses;   /* items, whole trace */
+    double start_ns, end_ns;  /* the first item, and now (the end) */
+    double window_ns;         /* the window's length (the whole trace without one) */
+    double json_bytes;        /* the JSON's size, estimated */
+};
+
+/* A source of one's own: feed(ctx, m, pass) gives m everything the source
+ * holds (rec_model_thread, rec_model_feed or _feed_entries, and
+ * rec_model_set_now for its end), the same way for pass 0 (the plan) and
+ * pass 1 (the write); returns 0 or a rec_status.  m is made from src,
+ * strings and sctx as rec_model_new makes it. */
+typedef int (*rec_export_feed_fn)(void *ctx, rec_model *m, int pass);
+int rec_export_open(const struct rec_source_info *src, rec_string_fn strings, void *sctx, rec_export_feed_fn feed,
+                    void *fctx, const struct rec_export_opts *o, rec_export **out, char *err, size_t errlen);
+/* A segment or a capture (s or c must stay open; a live segment's
+ * snapshot is what the first read sees).  0, or a rec_status with err
+ * filled. */
+int rec_export_open_seg(rec_seg *s, const struct rec_export_opts *o, rec_export **out, char *err, size_t errlen);
+int rec_export_open_cap(rec_cap *c, const struct rec_export_opts *o, rec_export **out, char *err, size_t errlen);
+void rec_export_get_info(const rec_export *x, struct rec_export_info *info);
+/* Reads the source again and writes it, in any format (as often as
+ * asked); 0, or a rec_status (REC_ERR_IO: writing failed, REC_ERR_NOMEM)
+ * with err filled.  *c (may be NULL) gets the counts. */
+int rec_export_write(rec_export *x, enum rec_export_format f, FILE *out, struct rec_export_counts *c, char *err,
+                     size_t errlen);
+void rec_export_free(rec_export *x);
 
 /* JSON string escaping as the exporter does it: quotes, backslashes,
  * control characters as \u00XX, invalid UTF-8 as U+FFFD. */

@@ -135,7 +135,8 @@ struct rec_loss {
 /* Copy the slot's entries that are new since the last call, at most cap,
  * oldest first.  *first is the ring index of out[0].  Entries lost since
  * the last call are added to *loss.  Never returns part of an event.
- * Returns the number of entries copied. */
+ * Returns the number of entries copied.  With cap 0, copies nothing and
+ * only counts what was lost (and moves past what is gone). */
 size_t rec_seg_read(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t cap, uint64_t *first,
                     struct rec_loss *loss);
 /* Where the next rec_seg_read of the slot starts, and moving it (for

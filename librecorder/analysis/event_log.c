@@ -10,10 +10,16 @@
  * time in the kernel clearing pages than in the model).  Instant messages
  * (up to 45 bytes, rare) sit in a ring of their own in the same order, so
  * items stay 32 bytes.
+ *
+ * A model being exported as it is fed (export_stream.h) has no log: its
+ * items go to the streaming export instead, through the same two calls
+ * (elog_add when an item is logged, elog_close when a slice ends), so the
+ * model does not know which of the two it feeds.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "export_stream.h"
 #include "model.h"
 
 void elog_init(struct elog *l, size_t max) {
@@ -95,6 +101,7 @@ static int new_block(struct elog *l) {
 }
 
 uint64_t elog_add(struct elog *l, const struct litem *it, const char *msg, unsigned msg_len) {
+    if (l->xs) return xs_add(l->xs, it, msg, msg_len);
     if (!l->max) return UINT64_MAX;
     if (l->tail - l->head >= l->max) drop_head(l);
     if ((l->tail & (ELOG_BLOCK - 1)) == 0 && new_block(l) != 0) {
@@ -110,4 +117,16 @@ uint64_t elog_add(struct elog *l, const struct litem *it, const char *msg, unsig
 const char *elog_msg(const struct elog *l, const struct litem *it) {
     if (it->kind != REC_ITEM_INSTANT || it->u == UINT64_MAX || it->u < l->mhead || it->u >= l->mtail) return "";
     return l->msgs[it->u & (l->mcap - 1)];
+}
+
+void elog_close(struct elog *l, uint64_t seq, double end, unsigned flags) {
+    int64_t e = model_round_ns(end);
+    if (l->xs) {
+        xs_close(l->xs, seq, e, flags);
+        return;
+    }
+    struct litem *it = elog_at(l, seq);
+    if (!it) return;   /* dropped meanwhile */
+    it->end = e < it->ts ? it->ts : e;
+    it->flags = (uint8_t)flags;
 }

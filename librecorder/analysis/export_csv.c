@@ -3,9 +3,11 @@
  *
  *   name,calls,total_ns,self_ns,min_ns,avg_ns,p50_ns,p95_ns,p99_ns,max_ns,calls_per_sec
  *
- * Over the whole run from the statistics (completed slices only), or with
- * last_sec over that many seconds from the event log.  Without a log,
- * last_sec picks the nearest window (1 s, 10 s, whole run).  Names are
+ * Over the whole run from the model's statistics (completed slices only),
+ * or over a window (last_sec, from_sec, to_sec) from the slices the
+ * streaming core hands over: per name, so memory is bounded by the names,
+ * not the slices.  A model without a log picks the window nearest to
+ * last_sec (1 s, 10 s, whole run).  Names are
  * always quoted (RFC 4180: a quote is doubled); control characters become
  * '?' and invalid UTF-8 U+FFFD, so every row is one line of valid UTF-8.
  */
@@ -13,26 +15,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export_stream.h"
 #include "outbuf.h"
-#include "view.h"
 
-struct stats_ctx {
+/* ---- the streaming sink: complete slices of a window, by name ---------------- */
+
+struct cctx {
     rec_model *m;
-    struct agg *a;
+    struct agg a;
+    FILE *out;
+    double span;
 };
 
-static void stats_pop(void *ctx, const struct nest_frame *f, int64_t dur, int64_t self) {
-    struct stats_ctx *c = ctx;
-    if (f->flags) return;  /* only slices whose begin and end were both seen */
+static void c_pop(struct xs *x, uint32_t rec, const struct xframe *f, int64_t dur, int64_t self) {
+    struct cctx *c = x->ctx;
+    (void)rec;
+    if (f->flags) return;  /* only slices whose begin and end were both seen, inside the window */
     uint32_t name = model_name(c->m, f->name_id);  /* the name's canonical id */
-    agg_add(c->a, 0, name, name, hist_bin((double)dur), (double)dur, (double)(self > 0 ? self : 0), (double)dur);
+    agg_add(&c->a, 0, name, name, hist_bin((double)dur), (double)dur, (double)(self > 0 ? self : 0), (double)dur);
 }
 
-/* Statistics of the complete slices of the view, as one table keyed by name. */
-static int view_stats(rec_model *m, const struct view *v, struct agg *a) {
-    struct stats_ctx c = {m, a};
-    struct view_walk w = {NULL, stats_pop, &c};
-    return view_walk_slices(v, &w);
+static const struct xs_sink csv_sink = {1, NULL, c_pop, NULL, NULL, NULL};
+
+int csv_sink_start(struct xs *x, FILE *out, double span_ns) {
+    struct cctx *c = calloc(1, sizeof *c);
+    if (!c) return -1;
+    c->m = x->m;
+    agg_init(&c->a);
+    c->out = out;
+    c->span = span_ns;
+    x->sink = &csv_sink;
+    x->ctx = c;
+    return 0;
 }
 
 static void put_num(struct outbuf *o, double v) {
@@ -41,38 +55,12 @@ static void put_num(struct outbuf *o, double v) {
     o->p = fmt_i64(p, llround(v));
 }
 
-int rec_export_csv(rec_model *m, FILE *out, const struct rec_export_opts *opt) {
-    double last = opt && opt->last_sec > 0 && isfinite(opt->last_sec) ? opt->last_sec : 0;
-    size_t n = 0, total = 0;
-    struct rec_stat *st = NULL;
-    int rc = -1;
-    if (last > 0 && m->opts.keep_log) {
-        struct view v;
-        struct agg a;
-        agg_init(&a);
-        if (view_build(m, last, &v) != 0) return -1;
-        int ok = view_stats(m, &v, &a) == 0;
-        double start = (double)v.cut > m->run_first_ns ? (double)v.cut : m->run_first_ns;
-        double span = rec_model_now(m) - start;
-        struct agg *aggs[1] = {&a};
-        if (ok) stats_query(m, aggs, 1, 0, 1, span, NULL, 0, &total);
-        st = calloc(total ? total : 1, sizeof *st);
-        if (ok && st) n = stats_query(m, aggs, 1, 0, 1, span, st, total, &total);
-        view_free(&v);
-        agg_free(&a);
-        if (!ok || !st) goto done;
-    } else {
-        enum rec_window w = last <= 0 ? REC_WIN_ALL : last <= 1 ? REC_WIN_1S : last <= 10 ? REC_WIN_10S : REC_WIN_ALL;
-        rec_model_stats(m, w, -1, NULL, 0, &total);
-        st = calloc(total ? total : 1, sizeof *st);
-        if (!st) return -1;
-        n = rec_model_stats(m, w, -1, st, total, &total);
-    }
-
+static int write_rows(FILE *out, const struct rec_stat *st, size_t n, uint64_t *rows) {
     struct outbuf o;
-    if (ob_init(&o, out, (size_t)1 << 16) != 0) goto done;
+    if (ob_init(&o, out, (size_t)1 << 16) != 0) return -1;
     OB_LIT(&o, "name,calls,total_ns,self_ns,min_ns,avg_ns,p50_ns,p95_ns,p99_ns,max_ns,calls_per_sec\n");
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    for (; i < n; i++) {
         const struct rec_stat *s = &st[i];
         size_t len = strlen(s->name);
         char *clean = malloc(3 * len + 1);
@@ -106,8 +94,51 @@ int rec_export_csv(rec_model *m, FILE *out, const struct rec_export_opts *opt) {
         *p++ = '\n';
         o.p = p;
     }
-    rc = ob_finish(&o);
-done:
+    if (rows) *rows = i;
+    int rc = ob_finish(&o);
+    return rc != 0 || i < n ? -1 : 0;
+}
+
+int csv_sink_end(struct xs *x, struct rec_export_counts *cnt) {
+    struct cctx *c = x->ctx;
+    if (!c) return -1;
+    struct agg *aggs[1] = {&c->a};
+    size_t total = 0, n = 0;
+    stats_query(c->m, aggs, 1, 0, 1, c->span, NULL, 0, &total);
+    struct rec_stat *st = calloc(total ? total : 1, sizeof *st);
+    int rc = -1;
+    if (st) {
+        n = stats_query(c->m, aggs, 1, 0, 1, c->span, st, total, &total);
+        struct rec_export_counts k = {0};
+        rc = write_rows(c->out, st, n, &k.rows);
+        if (cnt) *cnt = k;
+    }
+    free(st);
+    agg_free(&c->a);
+    free(c);
+    x->ctx = NULL;
+    x->sink = NULL;
+    return rc != 0 || x->oom ? -1 : 0;
+}
+
+/* The whole run (or the window nearest to last_sec) from the model's
+ * statistics: no log needed. */
+int csv_write_stats(rec_model *m, FILE *out, double last, uint64_t *rows) {
+    enum rec_window w = last <= 0 ? REC_WIN_ALL : last <= 1 ? REC_WIN_1S : last <= 10 ? REC_WIN_10S : REC_WIN_ALL;
+    size_t total = 0;
+    rec_model_stats(m, w, -1, NULL, 0, &total);
+    struct rec_stat *st = calloc(total ? total : 1, sizeof *st);
+    if (!st) return -1;
+    size_t n = rec_model_stats(m, w, -1, st, total, &total);
+    int rc = write_rows(out, st, n, rows);
     free(st);
     return rc;
+}
+
+int rec_export_csv(rec_model *m, FILE *out, const struct rec_export_opts *opt) {
+    double last = opt && opt->last_sec > 0 && isfinite(opt->last_sec) ? opt->last_sec : 0;
+    int window = last > 0 || (opt && (opt->from_sec > 0 || opt->to_sec > 0));
+    if (window && m->opts.keep_log) return xs_export_model(m, REC_EXPORT_CSV, out, opt, NULL);
+    if (window && last <= 0) return -1;   /* from/to need the log */
+    return csv_write_stats(m, out, last, NULL);
 }

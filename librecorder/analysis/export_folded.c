@@ -4,17 +4,18 @@
  *
  * One line per call path with its self time in integer nanoseconds, all
  * threads merged, paths with no self time left out.  Over the whole run
- * from the call tree, or with last_sec from the event log (a path then
- * runs through every enclosing slice, complete or not; only complete
- * slices add self time).  In names ';' becomes ':' (it separates frames),
+ * from the model's call tree, or over a window from the slices the
+ * streaming core hands over (a path then runs through every enclosing
+ * slice, complete or not; only complete slices add self time): memory is
+ * bounded by the paths, not the slices.  In names ';' becomes ':' (it separates frames),
  * control characters '?', invalid UTF-8 U+FFFD.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "export_stream.h"
 #include "outbuf.h"
-#include "view.h"
 
 struct paths {
     struct u64map idx;        /* parent << 32 | name local -> path */
@@ -48,30 +49,40 @@ static uint32_t path_of(struct paths *p, uint32_t parent, uint32_t name) {
     return (uint32_t)p->n++;
 }
 
-struct paths_ctx {
+/* ---- the streaming sink: paths of a window's slices ------------------------- */
+
+struct fctx {
     rec_model *m;
-    struct paths *p;
+    struct paths p;
+    FILE *out;
 };
 
-static void paths_push(void *ctx, struct nest *ns) {
-    struct paths_ctx *c = ctx;
-    struct nest_frame *f = &ns->f[ns->n - 1];
-    uint32_t parent = ns->n > 1 ? ns->f[ns->n - 2].aux : 0;
-    f->aux = path_of(c->p, parent, model_name(c->m, f->name_id));
+static void f_push(struct xs *x, uint32_t rec) {
+    struct fctx *c = x->ctx;
+    struct xrec *R = &x->r[rec];
+    struct xframe *f = &R->st[R->n - 1];
+    uint32_t parent = R->n > 1 ? R->st[R->n - 2].aux : 0;
+    f->aux = path_of(&c->p, parent, model_name(c->m, f->name_id));
 }
 
-static void paths_pop(void *ctx, const struct nest_frame *f, int64_t dur, int64_t self) {
-    struct paths_ctx *c = ctx;
+static void f_pop(struct xs *x, uint32_t rec, const struct xframe *f, int64_t dur, int64_t self) {
+    struct fctx *c = x->ctx;
+    (void)rec;
     (void)dur;
-    if (!f->flags && self > 0) c->p->self[f->aux] += (double)self;
+    if (!f->flags && self > 0) c->p.self[f->aux] += (double)self;
 }
 
-/* Paths of the view's slices; path 0 is the root. */
-static int view_paths(rec_model *m, const struct view *v, struct paths *p) {
-    struct paths_ctx c = {m, p};
-    struct view_walk w = {paths_push, paths_pop, &c};
-    path_of(p, 0, UINT32_MAX);   /* the root */
-    return view_walk_slices(v, &w);
+static const struct xs_sink folded_sink = {1, f_push, f_pop, NULL, NULL, NULL};
+
+int folded_sink_start(struct xs *x, FILE *out) {
+    struct fctx *c = calloc(1, sizeof *c);
+    if (!c) return -1;
+    c->m = x->m;
+    c->out = out;
+    path_of(&c->p, 0, UINT32_MAX);   /* the root */
+    x->sink = &folded_sink;
+    x->ctx = c;
+    return 0;
 }
 
 static void put_name(struct outbuf *o, const char *s) {
@@ -98,60 +109,76 @@ static void put_line(rec_model *m, struct outbuf *o, const uint32_t *parent, con
     o->p = p;
 }
 
-int rec_export_folded(rec_model *m, FILE *out, const struct rec_export_opts *opt) {
-    double last = opt && opt->last_sec > 0 && isfinite(opt->last_sec) ? opt->last_sec : 0;
+static int write_lines(rec_model *m, FILE *out, const uint32_t *parent, const char *const *names,
+                       const double *self, size_t n, uint64_t *rows) {
     struct outbuf o;
-    int rc = -1;
-    uint32_t *parent = NULL, *chain = NULL;
-    const char **names = NULL;
-    double *self = NULL;
-    size_t n = 0;
-    struct paths p = {0};
-    struct rec_tree_node *nodes = NULL;
+    uint32_t *chain = malloc(65536 * sizeof *chain);
+    if (!chain || ob_init(&o, out, (size_t)1 << 18) != 0) {
+        free(chain);
+        return -1;
+    }
+    uint64_t k = 0;
+    for (size_t i = 1; i < n; i++)
+        if (llround(self[i]) > 0) {
+            put_line(m, &o, parent, names, i, self[i], chain);
+            k++;
+        }
+    free(chain);
+    if (rows) *rows = k;
+    return ob_finish(&o);
+}
 
-    if (last > 0 && m->opts.keep_log) {
-        struct view v;
-        if (view_build(m, last, &v) != 0) return -1;
-        int ok = view_paths(m, &v, &p) == 0;
-        view_free(&v);
-        if (!ok) goto done;
-        n = p.n;
-        parent = p.parent;
-        self = p.self;
-        names = malloc((n ? n : 1) * sizeof *names);
-        if (!names) goto done;
-        for (size_t i = 1; i < n; i++) names[i] = model_name_text(m, p.name[i]);
-    } else {
-        enum rec_window w = last <= 0 ? REC_WIN_ALL : last <= 1 ? REC_WIN_1S : last <= 10 ? REC_WIN_10S : REC_WIN_ALL;
-        nodes = malloc(m->n_nodes * sizeof *nodes);
-        if (!nodes) goto done;
-        n = rec_model_tree(m, w, -1, nodes, m->n_nodes);
-        parent = malloc((n ? n : 1) * sizeof *parent);
-        self = malloc((n ? n : 1) * sizeof *self);
-        names = malloc((n ? n : 1) * sizeof *names);
-        if (!parent || !self || !names) goto done;
+int folded_sink_end(struct xs *x, struct rec_export_counts *cnt) {
+    struct fctx *c = x->ctx;
+    if (!c) return -1;
+    int rc = -1;
+    const char **names = malloc((c->p.n ? c->p.n : 1) * sizeof *names);
+    if (names) {
+        for (size_t i = 1; i < c->p.n; i++) names[i] = model_name_text(c->m, c->p.name[i]);
+        struct rec_export_counts k = {0};
+        rc = write_lines(c->m, c->out, c->p.parent, names, c->p.self, c->p.n, &k.rows);
+        if (cnt) *cnt = k;
+    }
+    free(names);
+    u64map_free(&c->p.idx);
+    free(c->p.parent);
+    free(c->p.name);
+    free(c->p.self);
+    free(c);
+    x->ctx = NULL;
+    x->sink = NULL;
+    return rc != 0 || x->oom ? -1 : 0;
+}
+
+/* The whole run (or the window nearest to last_sec) from the model's call
+ * tree: no log needed. */
+int folded_write_tree(rec_model *m, FILE *out, double last, uint64_t *rows) {
+    enum rec_window w = last <= 0 ? REC_WIN_ALL : last <= 1 ? REC_WIN_1S : last <= 10 ? REC_WIN_10S : REC_WIN_ALL;
+    int rc = -1;
+    struct rec_tree_node *nodes = malloc((m->n_nodes ? m->n_nodes : 1) * sizeof *nodes);
+    size_t n = nodes ? rec_model_tree(m, w, -1, nodes, m->n_nodes) : 0;
+    uint32_t *parent = malloc((n ? n : 1) * sizeof *parent);
+    double *self = malloc((n ? n : 1) * sizeof *self);
+    const char **names = malloc((n ? n : 1) * sizeof *names);
+    if (nodes && parent && self && names) {
         for (size_t i = 0; i < n; i++) {
             parent[i] = nodes[i].parent;
             self[i] = nodes[i].self_ns;
             names[i] = nodes[i].name;
         }
-    }
-    chain = malloc(65536 * sizeof *chain);
-    if (!chain || ob_init(&o, out, (size_t)1 << 18) != 0) goto done;
-    for (size_t i = 1; i < n; i++)
-        if (llround(self[i]) > 0) put_line(m, &o, parent, names, i, self[i], chain);
-    rc = ob_finish(&o);
-done:
-    if (nodes) {
-        free(parent);
-        free(self);
+        rc = write_lines(m, out, parent, names, self, n, rows);
     }
     free(nodes);
+    free(parent);
+    free(self);
     free(names);
-    free(chain);
-    u64map_free(&p.idx);
-    free(p.parent);
-    free(p.name);
-    free(p.self);
     return rc;
+}
+
+int rec_export_folded(rec_model *m, FILE *out, const struct rec_export_opts *opt) {
+    double last = opt && opt->last_sec > 0 && isfinite(opt->last_sec) ? opt->last_sec : 0;
+    int window = last > 0 || (opt && (opt->from_sec > 0 || opt->to_sec > 0));
+    if (window && m->opts.keep_log) return xs_export_model(m, REC_EXPORT_FOLDED, out, opt, NULL);
+    if (window && last <= 0) return -1;   /* from/to need the log */
+    return folded_write_tree(m, out, last, NULL);
 }

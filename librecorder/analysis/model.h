@@ -104,6 +104,7 @@ struct trec {
     int seen;                 /* any event yet */
     uint64_t last_ticks;      /* per-thread time never goes back */
     double first_ns, last_ns;
+    double prev_ns;           /* the event before the last one */
     double epoch_ns;          /* first event after the last loss: the known history starts here */
     double exit_ns;           /* < 0 if unknown */
     uint64_t start_head;      /* ring index where this generation began */
@@ -172,6 +173,7 @@ struct elog {
     char (*msgs)[REC_MSG_MAX + 1];
     size_t mcap;
     uint64_t mhead, mtail;
+    struct xs *xs;            /* a streaming export takes the items instead (export_stream.h) */
 };
 
 /* ---- the model ------------------------------------------------------- */
@@ -269,6 +271,10 @@ static inline uint32_t model_node_of(rec_model *m, uint32_t parent, uint32_t id)
 /* Record indexes in (slot, generation) order; order has n_recs entries. */
 size_t model_record_order(rec_model *m, uint32_t *order);
 struct slot_state *model_slot(rec_model *m, uint32_t slot);  /* NULL if out of range */
+
+/* model_poll.c: rec_model_poll_seg reading each slot only up to the ring
+ * index stop[slot] (stop has the segment's max_threads entries). */
+size_t model_poll_seg_to(rec_model *m, rec_seg *s, const uint64_t *stop);
 
 /* model_feed.c */
 void model_switch(rec_model *m, struct slot_state *s, int rec);
@@ -368,6 +374,9 @@ static inline struct litem *elog_at(struct elog *l, uint64_t seq) {  /* NULL if 
     return seq >= l->head && seq < l->tail ? elog_item(l, seq) : NULL;
 }
 const char *elog_msg(const struct elog *l, const struct litem *it); /* "" if none */
+/* A slice logged at seq (elog_add's result) ends at end with its final
+ * flags: completed in place, or handed to the streaming export. */
+void elog_close(struct elog *l, uint64_t seq, double end, unsigned flags);
 
 #pragma GCC visibility pop
 

@@ -179,12 +179,7 @@ static void close_top(rec_model *m, struct trec *r, double end, unsigned flags) 
         if (gapped > 0) r->busy_ns -= gapped < dur ? gapped : dur;
     }
     if (f->gap) flags |= REC_SLICE_GAP;
-    struct litem *it = f->seq != UINT64_MAX ? elog_at(&m->log, f->seq) : NULL;
-    if (it) {
-        it->end = model_round_ns(end);
-        if (it->end < it->ts) it->end = it->ts;
-        it->flags = (uint8_t)flags;
-    }
+    if (f->seq != UINT64_MAX) elog_close(&m->log, f->seq, end, flags);
     if (!flags) stats_slice_fast(m, r, f->node, m->node_name[f->node], end, dur, self);
 }
 
@@ -211,7 +206,8 @@ static void unmatched_end(rec_model *m, struct trec *r, int rec, uint32_t id, do
  * knew them open, end lost, instead of nesting every new iteration under
  * stale ones.  Only the top of the stack, and only scopes all open across
  * the loss, are taken so: a recursion across a gap is mislabelled at
- * worst, and flagged. */
+ * worst, and flagged.  They end at the thread's previous event: nothing
+ * after the loss closed them, so everything logged since lies inside. */
 static void close_stale(rec_model *m, struct trec *r, uint32_t id) {
     /* Scopes marked at a loss are the bottom gap_frames of the stack
      * (scopes close from the top); new ones above them mean the thread
@@ -224,7 +220,10 @@ static void close_stale(rec_model *m, struct trec *r, uint32_t id) {
             break;
         }
     if (k < 0) return;
-    while (r->depth > k) close_top(m, r, r->last_gap_from, REC_SLICE_NO_END);
+    /* At the thread's event before this one: what the log holds inside
+     * them (events after the gap, while they looked open) stays inside. */
+    double end = r->prev_ns > r->last_gap_from ? r->prev_ns : r->last_gap_from;
+    while (r->depth > k) close_top(m, r, end, REC_SLICE_NO_END);
 }
 
 static void on_begin(rec_model *m, struct trec *r, int rec, uint32_t id, double ts) {
@@ -338,6 +337,7 @@ static inline double event_time(rec_model *m, struct trec *r, int rec, uint64_t 
     r->last_ticks = ticks;
     double ts = model_ticks_to_ns(m, ticks);
     if (!r->seen) first_event(m, r, ts);
+    r->prev_ns = r->last_ns;
     r->last_ns = ts;
     if (ts > m->newest_ns) m->newest_ns = ts;
     r->events++;

@@ -30,7 +30,9 @@ rec_model *rec_model_new_seg(rec_seg *s, const struct rec_model_opts *opts) {
     return rec_model_new(&src, seg_string, s, opts);
 }
 
-size_t rec_model_poll_seg(rec_model *m, rec_seg *s) {
+/* One pass over the slots; with stop, each slot only up to the ring index
+ * stop[slot] (a second read of what an earlier one saw). */
+static size_t poll(rec_model *m, rec_seg *s, const uint64_t *stop) {
     if (!m->ent_buf) m->ent_buf = malloc(POLL_ENTRIES * sizeof *m->ent_buf);
     if (!m->ent_buf) return 0;
     struct rec_seg_info info;
@@ -56,12 +58,24 @@ size_t rec_model_poll_seg(rec_model *m, rec_seg *s) {
         rec_model_thread(m, t);
         uint64_t budget = 2 * info.ring_entries + POLL_ENTRIES;
         for (;;) {
+            size_t cap = POLL_ENTRIES;
+            if (stop) {
+                /* At the stop, a read of nothing still counts what the
+                 * first read counted as lost (bad heads, drops): both
+                 * reads must say the same. */
+                uint64_t at = rec_seg_cursor(s, t->slot);
+                if (at >= stop[t->slot]) cap = 0;
+                else if (stop[t->slot] - at < cap) cap = (size_t)(stop[t->slot] - at);
+            }
             struct rec_loss loss = {0};
             uint64_t first;
-            size_t got = rec_seg_read(s, t->slot, m->ent_buf, POLL_ENTRIES, &first, &loss);
+            size_t got = rec_seg_read(s, t->slot, m->ent_buf, cap, &first, &loss);
             total += rec_model_feed_entries(m, t->slot, m->ent_buf, got, first, &loss);
-            if (got < POLL_ENTRIES || got >= budget) break;
-            budget -= got;
+            if (got < cap || cap == 0) break;
+            if (!stop) {
+                if (got >= budget) break;
+                budget -= got;
+            }
         }
     }
     m->conv = NULL;
@@ -69,6 +83,10 @@ size_t rec_model_poll_seg(rec_model *m, rec_seg *s) {
     m->ns_per_tick = save_npt;
     return total;
 }
+
+size_t rec_model_poll_seg(rec_model *m, rec_seg *s) { return poll(m, s, NULL); }
+
+size_t model_poll_seg_to(rec_model *m, rec_seg *s, const uint64_t *stop) { return poll(m, s, stop); }
 
 void rec_model_set_now_live(rec_model *m, rec_seg *s) {
     struct rec_seg_info info;

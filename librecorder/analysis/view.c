@@ -1,6 +1,6 @@
 /*
  * view.c -- building the sorted per-thread view of the log (view.h), and
- * rec_model_items on top of it.
+ * rec_model_items on top of it.  (Exports stream instead: export_stream.h.)
  *
  * The log is in begin order per thread already, except for the few items
  * logged late with an earlier time (unmatched ends, which start back at
@@ -30,32 +30,6 @@ int nest_push(struct nest *n, int64_t begin, int64_t end, uint32_t name_id, unsi
 void nest_free(struct nest *n) {
     free(n->f);
     memset(n, 0, sizeof *n);
-}
-
-int view_walk_slices(const struct view *v, const struct view_walk *w) {
-    struct nest ns = {0};
-    int rc = 0;
-    for (size_t g = 0; g < v->nrec && rc == 0; g++) {
-        ns.n = 0;
-        for (size_t i = v->start[g]; i <= v->start[g + 1]; i++) {
-            const struct litem *it = i < v->start[g + 1] ? view_item(v, v->off[i]) : NULL;
-            int64_t b = INT64_MAX, e = INT64_MAX;
-            unsigned fl = 0;
-            if (it) view_span(v, it, &b, &e, &fl);
-            while (ns.n && (!it || nest_should_pop(&ns, b, e))) {
-                struct nest_frame *f = &ns.f[--ns.n];
-                int64_t dur = f->end - f->begin;
-                if (ns.n) ns.f[ns.n - 1].child += dur;
-                if (w->pop) w->pop(w->ctx, f, dur, dur - f->child);
-            }
-            if (!it || it->kind != REC_ITEM_SLICE) continue;
-            e = nest_clamp(&ns, e);
-            if (nest_push(&ns, b, e, it->name_id, fl) != 0) rc = -1;
-            else if (w->push) w->push(w->ctx, &ns);
-        }
-    }
-    nest_free(&ns);
-    return rc;
 }
 
 struct skey {

@@ -1,8 +1,9 @@
 /*
- * view.h -- the event log as exporters and rec_model_items see it: per
- * thread record, in (slot, generation) order, items sorted by time, open
- * slices closed, --last applied; and the nesting walker that makes the
- * slices of a thread strictly nested whatever the log holds.
+ * view.h -- the event log as rec_model_items sees it: per thread record,
+ * in (slot, generation) order, items sorted by time, open slices closed,
+ * --last applied; and the nesting rule that makes the slices of a thread
+ * strictly nested whatever the log holds (the streaming exporter's walker,
+ * export_stream.c, follows the same rule).
  *
  * Times are integer nanoseconds from here on: rounding happened once, when
  * the item was logged, so a child's begin and end can never cross its
@@ -86,17 +87,6 @@ static inline int64_t nest_clamp(const struct nest *n, int64_t e) {
 
 int nest_push(struct nest *n, int64_t begin, int64_t end, uint32_t name_id, unsigned flags);
 void nest_free(struct nest *n);
-
-/* Walk the view's slices thread by thread, strictly nested as above:
- * push(ctx, ns) right after a slice enters (it is ns->f[ns->n - 1], its
- * parent ns->f[ns->n - 2]); pop(ctx, f, dur, self) after its children.
- * Returns 0, or -1 if memory ran out. */
-struct view_walk {
-    void (*push)(void *ctx, struct nest *ns);
-    void (*pop)(void *ctx, const struct nest_frame *f, int64_t dur, int64_t self);
-    void *ctx;
-};
-int view_walk_slices(const struct view *v, const struct view_walk *w);
 
 #pragma GCC visibility pop
 

@@ -44,7 +44,7 @@ static void tally_threads(struct cli_source *src) {
     }
 }
 
-static int load_segment(const char *target, struct cli_source *src) {
+static int open_segment(const char *target, struct cli_source *src) {
     char err[512];
     int rc = rec_seg_open(target, 0, &src->seg, err, sizeof err);
     if (rc != REC_OK) return cli_error(rc, "%s", err);
@@ -56,6 +56,12 @@ static int load_segment(const char *target, struct cli_source *src) {
     src->state = info.alive ? "alive" : info.closed ? "exited" : "dead";
     src->foreign_owner = info.foreign_owner;
     src->owner_uid = info.owner_uid;
+    return REC_OK;
+}
+
+static int load_segment(struct cli_source *src) {
+    struct rec_seg_info info;
+    rec_seg_get_info(src->seg, &info);
     struct rec_model_opts mo = {0, 1};
     src->model = rec_model_new_seg(src->seg, &mo);
     if (!src->model) return cli_error(REC_ERR_NOMEM, "out of memory");
@@ -71,7 +77,7 @@ static int load_segment(const char *target, struct cli_source *src) {
     return REC_OK;
 }
 
-static int load_capture(const char *path, struct cli_source *src) {
+static int open_capture(const char *path, struct cli_source *src) {
     char err[512];
     int rc = rec_cap_open(path, &src->cap, err, sizeof err);
     if (rc != REC_OK) return cli_error(rc, "%s", err);
@@ -81,6 +87,11 @@ static int load_capture(const char *path, struct cli_source *src) {
     src->pid = in->pid;
     memcpy(src->process_name, in->process_name, sizeof src->process_name);
     src->state = "capture";
+    return REC_OK;
+}
+
+static int load_capture(struct cli_source *src) {
+    const struct rec_cap_info *in = rec_cap_get_info(src->cap);
     struct rec_source_info si = {in->pid, "", in->ticks_per_sec, in->ticks0, in->real_ns0};
     memcpy(si.process_name, in->process_name, sizeof si.process_name);
     struct rec_model_opts mo = {0, 1};
@@ -95,7 +106,7 @@ static int load_capture(const char *path, struct cli_source *src) {
         }
         src->events += rec_model_feed_entries(src->model, it.slot, it.entries, it.n, it.first, &it.loss);
     }
-    if (r < 0) return cli_error(-r, "%s: %s while reading", path, rec_status_str(-r));
+    if (r < 0) return cli_error(-r, "%s: %s while reading", src->path, rec_status_str(-r));
     /* Scopes still open at the end of the capture end there. */
     if (in->end_ticks > in->ticks0)
         rec_model_set_now(src->model, (double)(in->end_ticks - in->ticks0) * 1e9 / in->ticks_per_sec);
@@ -103,7 +114,7 @@ static int load_capture(const char *path, struct cli_source *src) {
     return REC_OK;
 }
 
-int cli_source_load(const char *target, struct cli_source *src) {
+int cli_source_open(const char *target, struct cli_source *src) {
     memset(src, 0, sizeof *src);
     struct stat st;
     int rc;
@@ -113,10 +124,19 @@ int cli_source_load(const char *target, struct cli_source *src) {
         /* rec_seg_open treats a bare name as a segment name: give it a path. */
         char path[1024];
         snprintf(path, sizeof path, "%s%s", strchr(target, '/') ? "" : "./", target);
-        rc = probe ? load_capture(target, src) : load_segment(path, src);
+        rc = probe ? open_capture(target, src) : open_segment(path, src);
     } else {
-        rc = load_segment(target, src);
+        rc = open_segment(target, src);
     }
+    src->is_capture = src->cap != NULL;
+    if (rc != REC_OK) cli_source_close(src);
+    return rc;
+}
+
+int cli_source_load(const char *target, struct cli_source *src) {
+    int rc = cli_source_open(target, src);
+    if (rc != REC_OK) return rc;
+    rc = src->cap ? load_capture(src) : load_segment(src);
     if (rc != REC_OK) cli_source_close(src);
     return rc;
 }

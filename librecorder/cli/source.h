@@ -1,6 +1,6 @@
 /*
  * source.h -- what dump, report and convert read: a segment (by pid, name
- * or path) or a capture file, loaded into an analysis model.
+ * or path) or a capture file, opened, or loaded into an analysis model.
  */
 #ifndef RECORDER_CLI_SOURCE_H
 #define RECORDER_CLI_SOURCE_H
@@ -23,9 +23,12 @@ struct cli_source {
     uint64_t overwritten, dropped;   /* entries lost, all threads */
 };
 
-/* Open target (a pid, a segment name, a path to a segment or a capture)
- * and load everything it holds into a model that keeps its event log.
- * Prints a one-line error and returns its status on failure. */
+/* Open target (a pid, a segment name, a path to a segment or a capture):
+ * src->seg or src->cap, and what describes it; no model.  Prints a
+ * one-line error (and a capture's warning) and returns its status. */
+int cli_source_open(const char *target, struct cli_source *src);
+/* The same, and everything it holds loaded into a model that keeps its
+ * event log (report; exports stream instead: export.c). */
 int cli_source_load(const char *target, struct cli_source *src);
 void cli_source_close(struct cli_source *src);
 /* "pid 123 (prog), dead", the name escaped for a terminal (cli_safe) */

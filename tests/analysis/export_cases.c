@@ -3,9 +3,20 @@
  * exporters (unmatched ends, ends naming deeper scopes, open scopes, reused
  * slots and clashing tids, --last cuts, flows that cannot bind, zero-length
  * and touching slices, extreme counter values, loss, deep nesting, time
- * going backwards), each exported as OUTDIR/<case>.json (and .csv/.folded
- * for some).  test_export_cases.py checks every file with check_trace.py
- * and the answers each case must give.
+ * going backwards), each exported two ways:
+ *
+ *   OUTDIR/<case>.json .csv .folded      from a model that kept its log
+ *                                        (rec_export_json / _csv / _folded)
+ *   OUTDIR/<case>.s<K>.json              streamed (rec_export_open with the
+ *                                        case as its source), lookahead K
+ *                                        items (0: the default), with
+ *                                        <case>.s<K>.counts: what the export
+ *                                        says it wrote; .s0 also .csv/.folded
+ *
+ * test_export_cases.py checks every file with check_trace.py, the answers
+ * each case must give, that the stream with room to spare writes what the
+ * log export writes, byte for byte, and that a lookahead too small to hold
+ * a case still writes every slice and says what it learnt late.
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,26 +28,91 @@
 
 static const char *outdir;
 
-static int save(rec_model *m, const char *name, double last) {
-    const char *ext[3] = {"json", "csv", "folded"};
+/* ---- the two ways out ------------------------------------------------------ */
+
+typedef void (*case_fn)(rec_model *m);
+
+static FILE *open_out(const char *name, const char *suffix) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s%s", outdir, name, suffix);
+    FILE *f = fopen(path, "w");
+    if (!f) perror(path);
+    return f;
+}
+
+static int save_log(case_fn fn, size_t max_events, const char *name, double last) {
+    rec_model *m = tu_model(1, max_events);
+    fn(m);
+    const char *ext[3] = {".json", ".csv", ".folded"};
+    int rc = 0;
     for (int k = 0; k < 3; k++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s.%s", outdir, name, ext[k]);
-        FILE *f = fopen(path, "w");
-        if (!f) {
-            perror(path);
-            return 1;
-        }
-        struct rec_export_opts o = {last};
+        FILE *f = open_out(name, ext[k]);
+        if (!f) return 1;
+        struct rec_export_opts o = {.last_sec = last};
         int r = k == 0 ? rec_export_json(m, f, &o) : k == 1 ? rec_export_csv(m, f, &o) : rec_export_folded(m, f, &o);
         if (fclose(f) != 0 || r != 0) {
-            fprintf(stderr, "export_cases: %s failed\n", path);
-            return 1;
+            fprintf(stderr, "export_cases: %s%s failed\n", name, ext[k]);
+            rc = 1;
         }
     }
     rec_model_free(m);
+    return rc;
+}
+
+struct feed_ctx {
+    case_fn fn;
+};
+
+static int feed(void *ctx, rec_model *m, int pass) {
+    (void)pass;
+    ((struct feed_ctx *)ctx)->fn(m);
     return 0;
 }
+
+static int save_stream(case_fn fn, const char *name, double last, size_t lookahead) {
+    struct rec_source_info src;
+    memset(&src, 0, sizeof src);
+    src.pid = 4242;
+    strcpy(src.process_name, "unit");
+    src.ticks_per_sec = 1e9;
+    struct feed_ctx fc = {fn};
+    struct rec_export_opts o = {.last_sec = last, .lookahead = lookahead};
+    rec_export *x;
+    char err[256];
+    if (rec_export_open(&src, tu_string, NULL, feed, &fc, &o, &x, err, sizeof err) != 0) {
+        fprintf(stderr, "export_cases: %s: %s\n", name, err);
+        return 1;
+    }
+    int rc = 0;
+    const char *ext[3] = {"json", "csv", "folded"};
+    enum rec_export_format fmt[3] = {REC_EXPORT_JSON, REC_EXPORT_CSV, REC_EXPORT_FOLDED};
+    for (int k = 0; k < (lookahead ? 1 : 3); k++) {
+        char suffix[64];
+        snprintf(suffix, sizeof suffix, ".s%zu.%s", lookahead, ext[k]);
+        FILE *f = open_out(name, suffix);
+        if (!f) return 1;
+        struct rec_export_counts c;
+        int r = rec_export_write(x, fmt[k], f, &c, err, sizeof err);
+        if (fclose(f) != 0 || r != 0) {
+            fprintf(stderr, "export_cases: %s%s failed: %s\n", name, suffix, err);
+            rc = 1;
+        }
+        if (k) continue;
+        snprintf(suffix, sizeof suffix, ".s%zu.counts", lookahead);
+        f = open_out(name, suffix);
+        if (!f) return 1;
+        fprintf(f, "{\"slices\":%llu,\"instants\":%llu,\"counters\":%llu,\"flows\":%llu,\"threads\":%llu,"
+                   "\"trace_events\":%llu,\"forced\":%llu,\"late_flags\":%llu}\n",
+                (unsigned long long)c.slices, (unsigned long long)c.instants, (unsigned long long)c.counters,
+                (unsigned long long)c.flows, (unsigned long long)c.threads, (unsigned long long)c.trace_events,
+                (unsigned long long)c.forced, (unsigned long long)c.late_flags);
+        fclose(f);
+    }
+    rec_export_free(x);
+    return rc;
+}
+
+/* ---- the cases ------------------------------------------------------------- */
 
 static void slice(rec_model *m, uint32_t slot, uint64_t b, uint64_t e, const char *name) {
     TU_B(m, slot, b, name);
@@ -49,18 +125,9 @@ static void flow(rec_model *m, uint32_t slot, unsigned type, uint64_t t, uint64_
     tu_feed1(m, slot, e);
 }
 
-int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: export_cases OUTDIR\n");
-        return 2;
-    }
-    outdir = argv[1];
-    int rc = 0;
-    rec_model *m;
-
+static void case_unmatched(rec_model *m) {
     /* unmatched: ends before their begins, an end naming nothing open,
      * and a scope open at the snapshot. */
-    m = tu_model(1, 0);
     tu_start(m, 0, 100, 7, 1);
     slice(m, 0, 150, 180, "w");
     TU_E(m, 0, 200, "x");
@@ -73,22 +140,22 @@ int main(int argc, char **argv) {
     TU_E0(m, 0, 900);            /* nothing open, no name */
     TU_B(m, 0, 950, "at-end");
     rec_model_set_now(m, 1000);
-    rc |= save(m, "unmatched", 0);
+}
 
+static void case_deeper(rec_model *m) {
     /* deeper: an end naming a scope below the innermost. */
-    m = tu_model(1, 0);
     tu_start(m, 0, 0, 9, 1);
     TU_B(m, 0, 100, "a");
     TU_B(m, 0, 200, "b");
     TU_B(m, 0, 250, "c");
     TU_E(m, 0, 400, "a");
     slice(m, 0, 500, 600, "d");
-    rc |= save(m, "deeper", 0);
+}
 
+static void case_generations(rec_model *m) {
     /* generations: a slot reused by a thread with the same tid (fine, one
      * after the other), and two slots claiming one tid at the same time
      * (a hostile segment: one of them must get another tid). */
-    m = tu_model(1, 0);
     tu_start(m, 0, 0, 11, 1);
     TU_B(m, 0, 10, "job");       /* left open when the thread goes */
     tu_start(m, 0, 100, 11, 2);
@@ -97,10 +164,10 @@ int main(int argc, char **argv) {
     slice(m, 1, 20, 130, "other");
     tu_start(m, 2, 0, -5, 1);    /* a negative tid */
     slice(m, 2, 30, 40, "neg");
-    rc |= save(m, "generations", 0);
+}
 
+static void case_last(rec_model *m) {
     /* last: --last 1 s at now = 3 s cuts at 2 s. */
-    m = tu_model(1, 0);
     tu_start(m, 0, 0, 1, 1);
     slice(m, 0, 0, 1 * SEC, "before");
     TU_B(m, 0, 1500000000, "straddles");
@@ -111,11 +178,11 @@ int main(int argc, char **argv) {
     inst = tu_ev(REC_EV_INSTANT, 2600000000, "late-mark");
     tu_feed1(m, 0, inst);
     rec_model_set_now(m, 3.0 * SEC);
-    rc |= save(m, "last", 1.0);
+}
 
+static void case_flows(rec_model *m) {
     /* flows: a start outside any slice cannot bind (and its end would
      * dangle); a step and end inside slices, on another thread. */
-    m = tu_model(1, 0);
     tu_start(m, 0, 0, 1, 1);
     tu_start(m, 1, 0, 2, 1);
     flow(m, 0, REC_EV_FLOW_BEGIN, 5, 1);          /* unbound */
@@ -128,10 +195,10 @@ int main(int argc, char **argv) {
     flow(m, 1, REC_EV_FLOW_END, 60, 2);
     TU_E(m, 1, 70, "consumer");
     flow(m, 1, REC_EV_FLOW_END, 80, 2);           /* outside any slice */
-    rc |= save(m, "flows", 0);
+}
 
+static void case_zero(rec_model *m) {
     /* zero: zero-length and touching slices, same names back to back. */
-    m = tu_model(1, 0);
     tu_start(m, 0, 0, 1, 1);
     slice(m, 0, 100, 200, "a");
     slice(m, 0, 200, 300, "a");
@@ -140,10 +207,10 @@ int main(int argc, char **argv) {
     slice(m, 0, 450, 450, "z");
     slice(m, 0, 500, 500, "z");
     TU_E(m, 0, 500, "p");
-    rc |= save(m, "zero", 0);
+}
 
+static void case_counters(rec_model *m) {
     /* counters: values JSON and importers must read back exactly. */
-    m = tu_model(1, 0);
     tu_start(m, 0, 0, 1, 1);
     const double vals[] = {1e300, -0.0, 1e-300, 1152921504606846976.0, 0.1, -2.5, 123456789.125, NAN, INFINITY};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
@@ -151,10 +218,10 @@ int main(int argc, char **argv) {
         c.value = vals[i];
         tu_feed1(m, 0, c);
     }
-    rc |= save(m, "counters", 0);
+}
 
+static void case_loss(rec_model *m) {
     /* loss: entries lost mid-way, with scopes open across the gap. */
-    m = tu_model(1, 0);
     tu_start(m, 0, 0, 1, 1);
     TU_B(m, 0, 100, "main");
     TU_B(m, 0, 200, "step");
@@ -162,50 +229,81 @@ int main(int argc, char **argv) {
     struct rec_event after[3] = {tu_ev(REC_EV_END, 900, "zzz"), tu_ev(REC_EV_END, 950, "step"),
                                  tu_ev(REC_EV_END, 1000, "main")};
     rec_model_feed(m, 0, after, 3, &loss);
-    rc |= save(m, "loss", 0);
+}
 
+static void case_deep(rec_model *m) {
     /* deep: 200 levels (128 tracked), then time going backwards. */
-    m = tu_model(1, 0);
     tu_start(m, 0, 0, 1, 1);
     for (int i = 0; i < 200; i++) TU_B(m, 0, 10 + (uint64_t)i, "r");
     for (int i = 0; i < 200; i++) TU_E(m, 0, 1000 + (uint64_t)i, "r");
     slice(m, 0, 5000, 4000, "backwards");
     slice(m, 0, 3000, 6000, "earlier");
-    rc |= save(m, "deep", 0);
+}
 
-    /* random: hostile sequences (any type, unknown and special name ids,
-     * time jumping back and forth, reused slots, loss) must still export
-     * as a valid, strictly nested trace. */
-    for (int seed = 1; seed <= 3; seed++) {
-        m = tu_model(1, 5000);
-        uint64_t x = (uint64_t)seed * 0x9e3779b97f4a7c15ull, t = 1000;
-        const char *pool[] = {"a", "b", "c", "d\"q", "e\\", "f\x01", "g\xff"};
-        for (int i = 0; i < 20000; i++) {
-            x = x * 6364136223846793005ull + 1442695040888963407ull;
-            uint32_t r = (uint32_t)(x >> 32);
-            uint32_t slot = r % 5;
-            struct rec_event e = tu_ev(1 + (r >> 3) % 9, 0, NULL);
-            if ((r >> 8) % 4) e.type = (r >> 10) % 2 ? REC_EV_BEGIN : REC_EV_END;
-            uint32_t pick = (r >> 12) % 10;
-            e.name_id = pick < 7 ? tu_id(pool[pick]) : pick == 7 ? 0 : pick == 8 ? 2 : 60000;
-            t += (r >> 16) % 1000;
-            if ((r >> 23) % 512 == 0) t -= 5000;   /* time goes back */
-            e.ticks = t;
-            e.tid = 100 + (int)slot;
-            e.gen = 1 + (r >> 28) % 3;   /* THREAD_START: 1 in 36 events */
-            e.flow_id = (r >> 4) % 8;
-            e.value = (double)(r % 1000) / 7;
-            e.msg_len = (unsigned)snprintf(e.msg, sizeof e.msg, "m%u\"\\", r % 100);
-            struct rec_loss loss = {(r >> 20) % 97 == 0 ? 5 : 0, 0, 0, 0};
-            rec_model_feed(m, slot, &e, 1, &loss);
-        }
+/* random: hostile sequences (any type, unknown and special name ids,
+ * time jumping back and forth, reused slots, loss) must still export as a
+ * valid, strictly nested trace. */
+static int seed;
+
+static void case_random(rec_model *m) {
+    uint64_t x = (uint64_t)seed * 0x9e3779b97f4a7c15ull, t = 1000;
+    const char *pool[] = {"a", "b", "c", "d\"q", "e\\", "f\x01", "g\xff"};
+    for (int i = 0; i < 20000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t r = (uint32_t)(x >> 32);
+        uint32_t slot = r % 5;
+        struct rec_event e = tu_ev(1 + (r >> 3) % 9, 0, NULL);
+        if ((r >> 8) % 4) e.type = (r >> 10) % 2 ? REC_EV_BEGIN : REC_EV_END;
+        uint32_t pick = (r >> 12) % 10;
+        e.name_id = pick < 7 ? tu_id(pool[pick]) : pick == 7 ? 0 : pick == 8 ? 2 : 60000;
+        t += (r >> 16) % 1000;
+        if ((r >> 23) % 512 == 0) t -= 5000;   /* time goes back */
+        e.ticks = t;
+        e.tid = 100 + (int)slot;
+        e.gen = 1 + (r >> 28) % 3;   /* THREAD_START: 1 in 36 events */
+        e.flow_id = (r >> 4) % 8;
+        e.value = (double)(r % 1000) / 7;
+        e.msg_len = (unsigned)snprintf(e.msg, sizeof e.msg, "m%u\"\\", r % 100);
+        struct rec_loss loss = {(r >> 20) % 97 == 0 ? 5 : 0, 0, 0, 0};
+        rec_model_feed(m, slot, &e, 1, &loss);
+    }
+}
+
+/* empty: nothing at all. */
+static void case_empty(rec_model *m) { (void)m; }
+
+static const struct {
+    const char *name;
+    case_fn fn;
+    double last;
+} cases[] = {
+    {"unmatched", case_unmatched, 0}, {"deeper", case_deeper, 0}, {"generations", case_generations, 0},
+    {"last", case_last, 1.0},         {"flows", case_flows, 0},   {"zero", case_zero, 0},
+    {"counters", case_counters, 0},   {"loss", case_loss, 0},     {"deep", case_deep, 0},
+    {"empty", case_empty, 0},
+};
+
+static const size_t lookaheads[] = {0, 1, 2, 3, 5};
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: export_cases OUTDIR\n");
+        return 2;
+    }
+    outdir = argv[1];
+    int rc = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rc |= save_log(cases[i].fn, 0, cases[i].name, cases[i].last);
+        for (size_t k = 0; k < sizeof lookaheads / sizeof lookaheads[0]; k++)
+            rc |= save_stream(cases[i].fn, cases[i].name, cases[i].last, lookaheads[k]);
+    }
+    for (seed = 1; seed <= 3; seed++) {
         char name[32];
         snprintf(name, sizeof name, "random%d", seed);
-        rc |= save(m, name, seed == 3 ? 0.00001 : 0);
+        double last = seed == 3 ? 0.00001 : 0;
+        rc |= save_log(case_random, 5000, name, last);
+        for (size_t k = 0; k < sizeof lookaheads / sizeof lookaheads[0]; k++)
+            rc |= save_stream(case_random, name, last, lookaheads[k]);
     }
-
-    /* empty: nothing at all. */
-    m = tu_model(1, 0);
-    rc |= save(m, "empty", 0);
     return rc;
 }

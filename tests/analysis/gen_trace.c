@@ -105,7 +105,7 @@ static int export_all(const char *dir) {
             perror(path);
             return 1;
         }
-        struct rec_export_opts o = {outs[i].last};
+        struct rec_export_opts o = {.last_sec = outs[i].last};
         int r = outs[i].kind == 0 ? rec_export_json(m, f, &o)
               : outs[i].kind == 1 ? rec_export_csv(m, f, &o)
                                   : rec_export_folded(m, f, &o);

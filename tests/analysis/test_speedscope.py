@@ -5,7 +5,8 @@ gen_trace records and exports a real workload (with a wrapped ring, an open
 scope and flows); speedscope must import the JSON as a Trace Event Format
 profile with the three threads and no nesting warnings; so must the hard
 cases of export_cases.c (unmatched ends, lost ends, zero-length and
-touching slices, deep nesting, loss, --last cuts, reused tids).  Then a
+touching slices, deep nesting, loss, --last cuts, reused tids), also
+streamed with a lookahead too small to hold them.  Then a
 trace that
 is mis-nested on purpose must make speedscope_check.js fail: the check can
 fail, so its passing means something.
@@ -43,7 +44,10 @@ def main():
         if r.returncode != 0:
             print(f"export_cases failed: {r.stderr}")
             sys.exit(1)
-        for case in ("unmatched", "deeper", "zero", "deep", "loss", "last", "generations", "flows"):
+        # .s1: streamed with a lookahead of one item (forced begins, flags
+        # known late, unmatched ends moved).
+        for case in ("unmatched", "deeper", "zero", "deep", "loss", "last", "generations", "flows",
+                     "loss.s1", "unmatched.s1", "last.s1", "deep.s1"):
             r = subprocess.run([node, check, os.path.join(cd, case + ".json")], capture_output=True, text=True,
                                timeout=300)
             print(f"{case}: {r.stdout.strip().splitlines()[0] if r.stdout.strip() else r.stderr.strip()}")

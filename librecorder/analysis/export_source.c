@@ -1,0 +1,370 @@
+/*
+ * export_source.c -- exporting everything a segment or a capture holds, in
+ * memory bounded whatever its size (rec_export_*, recorder dump / convert
+ * / run), and exporting a model that kept its log through the same writer.
+ *
+ * Two reads of the source:
+ *   1. the plan: a statistics-only model, with a counting stream in place
+ *      of a log, reads it all: the trace's start (its first item: ts 0 in
+ *      the JSON) and end (now), every thread with its span and name (tids
+ *      are fixed and M events written before anything else), what an
+ *      export would hold (the size estimate), and the statistics that are
+ *      the whole-run CSV and folded stacks;
+ *   2. the write: a second model reads the source again with a stream
+ *      attached, which writes as items come (export_stream.h).
+ * A segment's second read restores the reader's cursors and stops where
+ * the first stopped, so both see the same snapshot even of a live program
+ * (what the program overwrote in between is counted as lost); the clock
+ * conversion is the same reader's.  A capture is read from its start again.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../internal.h"
+#include "export_stream.h"
+#include "recorder/capture.h"
+
+struct rec_export {
+    struct rec_source_info src;   /* for the models of both reads */
+    rec_string_fn strings;
+    void *sctx;
+    rec_export_feed_fn feed;      /* reads the whole source into a model */
+    void *fctx;
+    rec_model *plan;
+    struct xs *px;            /* the plan's counting stream */
+    struct rec_export_opts opts;
+    double now;
+    uint64_t events;          /* read by the plan */
+    /* segments: */
+    rec_seg *seg;
+    struct rec_cursor *c0, *c1;   /* the reader's cursors before and after the plan's read */
+    uint32_t nslots;
+    uint64_t *stop;           /* c1's positions */
+};
+
+static const char *cap_string(void *ctx, uint32_t id) { return rec_cap_string((rec_cap *)ctx, id); }
+static const char *seg_string(void *ctx, uint32_t id) { return rec_seg_string((rec_seg *)ctx, id); }
+
+/* ---- reading ------------------------------------------------------------------ */
+
+static int read_cap(void *ctx, rec_model *m, int pass) {
+    rec_cap *c = ctx;
+    (void)pass;
+    rec_cap_rewind(c);
+    struct rec_cap_item it;
+    int r;
+    while ((r = rec_cap_next(c, &it)) == 1) {
+        if (it.kind == REC_CAP_ITEM_THREAD) rec_model_thread(m, &it.thread);
+        else rec_model_feed_entries(m, it.slot, it.entries, it.n, it.first, &it.loss);
+    }
+    if (r < 0) return -r;
+    /* Scopes still open at the end of the capture end there. */
+    const struct rec_cap_info *in = rec_cap_get_info(c);
+    if (in->end_ticks > in->ticks0) rec_model_set_now(m, (double)(in->end_ticks - in->ticks0) * 1e9 / in->ticks_per_sec);
+    return REC_OK;
+}
+
+/* The plan's read of a segment is a snapshot (two polls: what each ring
+ * holds, and what a live writer added meanwhile); the second read goes
+ * from the same cursors to where the first stopped. */
+static int read_seg(void *ctx, rec_model *m, int pass) {
+    struct rec_export *x = ctx;
+    rec_seg *s = x->seg;
+    if (pass == 0) {
+        memcpy(x->c0, s->cursors, x->nslots * sizeof *x->c0);
+        for (int k = 0; k < 2; k++)
+            if (rec_model_poll_seg(m, s) == 0) break;
+        struct rec_seg_info info;
+        rec_seg_get_info(s, &info);
+        if (info.alive) rec_model_set_now_live(m, s);   /* open scopes end now */
+        memcpy(x->c1, s->cursors, x->nslots * sizeof *x->c1);
+        for (uint32_t i = 0; i < x->nslots; i++) x->stop[i] = x->c1[i].pos;
+        return REC_OK;
+    }
+    memcpy(s->cursors, x->c0, x->nslots * sizeof *x->c0);
+    model_poll_seg_to(m, s, x->stop);
+    memcpy(s->cursors, x->c1, x->nslots * sizeof *x->c1);
+    return REC_OK;
+}
+
+/* ---- the plan ----------------------------------------------------------------- */
+
+static rec_model *new_model(const struct rec_export *x) {
+    struct rec_model_opts mo = {0, 0};
+    return rec_model_new(&x->src, x->strings, x->sctx, &mo);
+}
+
+static uint64_t events_of(const rec_model *m) {
+    uint64_t n = m->untracked_events;
+    for (size_t i = 0; i < m->n_recs; i++) n += m->recs[i].events;
+    return n;
+}
+
+static int plan(struct rec_export *x, char *err, size_t errlen) {
+    x->plan = new_model(x);
+    x->px = x->plan ? xs_new(x->plan, XS_PLAN, NULL, NULL, 0) : NULL;
+    if (!x->px) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    xs_attach(x->px);
+    int rc = x->feed(x->fctx, x->plan, 0);
+    xs_detach(x->px);
+    if (rc != REC_OK) return rec__fail(err, errlen, rc, "%s while reading the source", rec_status_str(rc));
+    x->now = rec_model_now(x->plan);
+    x->events = events_of(x->plan);
+    return REC_OK;
+}
+
+int rec_export_open(const struct rec_source_info *src, rec_string_fn strings, void *sctx, rec_export_feed_fn feed,
+                    void *fctx, const struct rec_export_opts *o, rec_export **out, char *err, size_t errlen) {
+    *out = NULL;
+    struct rec_export *x = calloc(1, sizeof *x);
+    if (!x) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    if (src) x->src = *src;
+    x->strings = strings;
+    x->sctx = sctx;
+    x->feed = feed;
+    x->fctx = fctx;
+    if (o) x->opts = *o;
+    int rc = plan(x, err, errlen);
+    if (rc != REC_OK) {
+        rec_export_free(x);
+        return rc;
+    }
+    *out = x;
+    return REC_OK;
+}
+
+int rec_export_open_cap(rec_cap *c, const struct rec_export_opts *o, rec_export **out, char *err, size_t errlen) {
+    const struct rec_cap_info *in = rec_cap_get_info(c);
+    struct rec_source_info si;
+    memset(&si, 0, sizeof si);
+    si.pid = in->pid;
+    memcpy(si.process_name, in->process_name, sizeof si.process_name);
+    si.ticks_per_sec = in->ticks_per_sec;
+    si.ticks0 = in->ticks0;
+    si.real_ns0 = in->real_ns0;
+    return rec_export_open(&si, cap_string, c, read_cap, c, o, out, err, errlen);
+}
+
+int rec_export_open_seg(rec_seg *s, const struct rec_export_opts *o, rec_export **out, char *err, size_t errlen) {
+    *out = NULL;
+    struct rec_seg_info info;
+    rec_seg_get_info(s, &info);
+    struct rec_export *x = calloc(1, sizeof *x);
+    if (x) {
+        x->seg = s;
+        x->nslots = info.max_threads;
+        x->c0 = malloc(x->nslots * sizeof *x->c0);
+        x->c1 = malloc(x->nslots * sizeof *x->c1);
+        x->stop = malloc(x->nslots * sizeof *x->stop);
+    }
+    if (!x || !x->c0 || !x->c1 || !x->stop) {
+        rec_export_free(x);
+        return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    }
+    /* What rec_model_new_seg gives a model of s. */
+    x->src.pid = info.pid;
+    memcpy(x->src.process_name, info.process_name, sizeof x->src.process_name);
+    x->src.ticks_per_sec = info.ticks_per_sec;
+    x->src.ticks0 = info.ticks0;
+    x->src.real_ns0 = info.real_ns0;
+    x->strings = seg_string;
+    x->sctx = s;
+    x->feed = read_seg;
+    x->fctx = x;
+    if (o) x->opts = *o;
+    int rc = plan(x, err, errlen);
+    if (rc != REC_OK) {
+        rec_export_free(x);
+        return rc;
+    }
+    *out = x;
+    return REC_OK;
+}
+
+static int64_t trace_start(const struct rec_export *x) {
+    return x->px->first_b == INT64_MAX ? 0 : x->px->first_b;
+}
+
+void rec_export_get_info(const rec_export *x, struct rec_export_info *in) {
+    memset(in, 0, sizeof *in);
+    const struct xs *p = x->px;
+    in->events = x->events;
+    in->threads = x->plan->n_recs;
+    in->slices = p->n_slices;
+    in->instants = p->n_instants;
+    in->counters = p->n_counters;
+    in->flows = p->n_flows;
+    in->losses = p->n_losses;
+    int64_t t0 = trace_start(x), from, to;
+    in->start_ns = (double)t0;
+    in->end_ns = x->now > in->start_ns ? x->now : in->start_ns;
+    xs_window(&x->opts, t0, x->now, &from, &to);
+    double lo = from > t0 ? (double)from : in->start_ns, hi = to < INT64_MAX && (double)to < in->end_ns ? (double)to : in->end_ns;
+    double span = in->end_ns - in->start_ns;
+    in->window_ns = hi > lo ? hi - lo : 0;
+    /* Bytes per item as the writer makes them (a slice is a B and an E of
+     * about 75 bytes each with a short name), scaled by the window. */
+    double share = span > 0 ? in->window_ns / span : 1;
+    if (share > 1) share = 1;
+    in->json_bytes = share * (150.0 * (double)p->n_slices + 80.0 * (double)(p->n_instants + p->n_losses) +
+                              95.0 * (double)p->n_counters + 85.0 * (double)p->n_flows) +
+                     200.0 * (double)x->plan->n_recs + 4096;
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+/* What the model read and lost, and left out before the export saw it. */
+static void source_totals(const rec_model *m, struct rec_export_counts *c) {
+    c->overwritten = c->dropped = c->bad = c->deep_scopes = 0;
+    for (size_t i = 0; i < m->n_recs; i++) {
+        c->overwritten += m->recs[i].overwritten;
+        c->dropped += m->recs[i].dropped;
+        c->bad += m->recs[i].bad;
+        c->deep_scopes += m->recs[i].too_deep;
+    }
+    c->nonfinite_counters = m->nonfinite_counters;
+    c->untracked_events = m->untracked_events;
+}
+
+/* The format's sink on x; span: the window's length for CSV rates. */
+static int sink_start(struct xs *x, rec_model *plan, enum rec_export_format f, FILE *out, double span) {
+    switch (f) {
+    case REC_EXPORT_JSON: return json_sink_start(x, plan, out);
+    case REC_EXPORT_CSV: return csv_sink_start(x, out, span);
+    case REC_EXPORT_FOLDED: return folded_sink_start(x, out);
+    }
+    return -1;
+}
+
+static int sink_end(struct xs *x, enum rec_export_format f, const struct rec_export_opts *o,
+                    struct rec_export_counts *c) {
+    if (!x->ctx) return -1;
+    switch (f) {
+    case REC_EXPORT_JSON: return json_sink_end(x, o, c);
+    case REC_EXPORT_CSV: return csv_sink_end(x, c);
+    case REC_EXPORT_FOLDED: return folded_sink_end(x, c);
+    }
+    return -1;
+}
+
+/* The window's length for rates: from its start (or the first event) to
+ * its end (or now). */
+static double window_span(const rec_model *m, int64_t from, int64_t to, double now) {
+    double lo = from != INT64_MIN && (double)from > m->run_first_ns ? (double)from : m->run_first_ns;
+    double hi = to != INT64_MAX && (double)to < now ? (double)to : now;
+    return isfinite(lo) && hi > lo ? hi - lo : 0;
+}
+
+int rec_export_write(rec_export *x, enum rec_export_format f, FILE *out, struct rec_export_counts *cnt, char *err,
+                     size_t errlen) {
+    struct rec_export_counts c;
+    memset(&c, 0, sizeof c);
+    int64_t t0 = trace_start(x), from, to;
+    xs_window(&x->opts, t0, x->now, &from, &to);
+    int window = from != INT64_MIN || to != INT64_MAX;
+    if (f != REC_EXPORT_JSON && !window) {   /* the plan's statistics are the answer */
+        int r = f == REC_EXPORT_CSV ? csv_write_stats(x->plan, out, 0, &c.rows) : folded_write_tree(x->plan, out, 0, &c.rows);
+        c.events_read = x->events;
+        source_totals(x->plan, &c);
+        if (cnt) *cnt = c;
+        return r == 0 ? REC_OK : rec__fail(err, errlen, REC_ERR_IO, "writing failed");
+    }
+    rec_model *m = new_model(x);
+    struct xs *s = m ? xs_new(m, XS_WRITE, NULL, NULL, x->opts.lookahead) : NULL;
+    if (!s) {
+        rec_model_free(m);
+        return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    }
+    s->t0 = t0;
+    s->from = from;
+    s->to = to;
+    int rc = REC_OK;
+    if (sink_start(s, x->plan, f, out, window_span(x->plan, from, to, x->now)) != 0) {
+        rc = rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    } else {
+        xs_attach(s);
+        rc = x->feed(x->fctx, m, 1);
+        if (rc != REC_OK) rec__fail(err, errlen, rc, "%s while reading the source", rec_status_str(rc));
+        xs_detach(s);
+        c.events_read = events_of(m);
+        rec_model_set_now(m, x->now);
+        xs_finish(s);
+    }
+    uint64_t read = c.events_read;
+    int e = sink_end(s, f, &x->opts, &c);
+    c.events_read = read;
+    c.forced = s->forced;
+    c.too_deep = s->too_deep;
+    source_totals(m, &c);
+    if (rc == REC_OK && e != 0)
+        rc = s->oom ? rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory") : rec__fail(err, errlen, REC_ERR_IO, "writing failed");
+    xs_free(s);
+    rec_model_free(m);
+    if (cnt) *cnt = c;
+    return rc;
+}
+
+void rec_export_free(rec_export *x) {
+    if (!x) return;
+    xs_free(x->px);
+    rec_model_free(x->plan);
+    free(x->c0);
+    free(x->c1);
+    free(x->stop);
+    free(x);
+}
+
+/* ---- a model that kept its log ------------------------------------------------ */
+
+void xs_window(const struct rec_export_opts *o, int64_t t0, double end_ns, int64_t *from, int64_t *to) {
+    *from = INT64_MIN;
+    *to = INT64_MAX;
+    if (!o) return;
+    if (o->from_sec > 0 && isfinite(o->from_sec)) *from = t0 + model_round_ns(o->from_sec * 1e9);
+    if (o->last_sec > 0 && isfinite(o->last_sec)) {
+        int64_t c = model_round_ns(end_ns - o->last_sec * 1e9);
+        if (c > *from) *from = c;
+    }
+    if (o->to_sec > 0 && isfinite(o->to_sec)) *to = t0 + model_round_ns(o->to_sec * 1e9);
+}
+
+int64_t xs_log_first(rec_model *m) {
+    struct elog *l = &m->log;
+    int64_t first = INT64_MAX;
+    for (uint64_t s = l->head; s < l->tail; s++) {
+        const struct litem *it = elog_item(l, s);
+        if (it->ts < first) first = it->ts;
+    }
+    return first == INT64_MAX ? 0 : first;
+}
+
+void xs_replay_log(struct xs *x) {
+    struct elog *l = &x->m->log;
+    for (uint64_t s = l->head; s < l->tail; s++) {
+        const struct litem *it = elog_item(l, s);
+        const char *msg = it->kind == REC_ITEM_INSTANT ? elog_msg(l, it) : "";
+        xs_add(x, it, msg, (unsigned)strlen(msg));
+    }
+}
+
+
+int xs_export_model(rec_model *m, enum rec_export_format f, FILE *out, const struct rec_export_opts *o,
+                    struct rec_export_counts *c) {
+    /* The same lookahead as a stream: a log that fits in it comes out as
+     * if read at once (queues holding the whole log instead would cost
+     * more than the log itself). */
+    struct xs *x = xs_new(m, XS_WRITE, NULL, NULL, o ? o->lookahead : 0);
+    if (!x) return -1;
+    x->t0 = xs_log_first(m);
+    xs_window(o, x->t0, rec_model_now(m), &x->from, &x->to);
+    int rc = -1;
+    if (sink_start(x, m, f, out, window_span(m, x->from, x->to, rec_model_now(m))) == 0) {
+        xs_replay_log(x);
+        xs_finish(x);
+        rc = 0;
+    }
+    if (sink_end(x, f, o, c) != 0) rc = -1;
+    xs_free(x);
+    return rc;
+}

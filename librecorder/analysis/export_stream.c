@@ -1,0 +1,595 @@
+/*
+ * export_stream.c -- the streaming exporter's core (export_stream.h):
+ * per-thread queues of items in time order, the hold after a loss, the
+ * bounded lookahead, and the walker that nests what leaves a queue and
+ * hands it to the format.
+ *
+ * Invariants, per record R:
+ *   - queued items [qhead, qtail) are in arrival order, their begins never
+ *     decreasing (a thread's time never goes back); unmatched ends, which
+ *     begin earlier than the last item queued, wait in the heap instead;
+ *   - what enters the walker comes in begin order, and never begins before
+ *     R->frontier (an unmatched end arriving after that point was written
+ *     is moved to it, and one that would outlive a slice it overlaps moves
+ *     past that slice: late_fits), so the file's events of a thread never
+ *     go back in time and its slices nest strictly;
+ *   - R->done counts items gone from the queue (written, left out by the
+ *     window, or dropped); added - done items are queued, and the FIFO of
+ *     the lookahead keeps added - popped >= added - done, so all queues
+ *     together hold at most `limit` items.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_stream.h"
+
+_Static_assert(sizeof(struct xitem) == 32, "queued items stay 32 bytes");
+
+#define POS_BITS 48
+#define POS_MASK ((UINT64_C(1) << POS_BITS) - 1)
+
+/* ---- records -------------------------------------------------------------- */
+
+static struct xrec *rec_at(struct xs *x, uint32_t rec) {
+    if (rec >= x->nr) {
+        size_t n = x->nr ? x->nr : 64;
+        while (n <= rec) n *= 2;
+        struct xrec *p = realloc(x->r, n * sizeof *p);
+        if (!p) return NULL;
+        memset(p + x->nr, 0, (n - x->nr) * sizeof *p);
+        for (size_t i = x->nr; i < n; i++) {
+            p[i].hold = XS_NONE;
+            p[i].last_b = INT64_MIN;
+            p[i].frontier = INT64_MIN;
+        }
+        x->r = p;
+        x->nr = n;
+    }
+    return &x->r[rec];
+}
+
+/* ---- the queue: a ring indexed by queue position --------------------------- */
+
+static int ring_resize(struct xrec *R, uint64_t ncap) {
+    struct xitem *q = malloc(ncap * sizeof *q);
+    if (!q) return -1;
+    for (uint64_t p = R->qhead; p < R->qtail; p++) q[p & (ncap - 1)] = R->q[p & (R->qcap - 1)];
+    free(R->q);
+    R->q = q;
+    R->qcap = ncap;
+    return 0;
+}
+
+static int q_push(struct xrec *R, const struct xitem *it) {
+    if (R->qtail - R->qhead == R->qcap && ring_resize(R, R->qcap ? R->qcap * 2 : 16) != 0) return -1;
+    R->q[R->qtail & (R->qcap - 1)] = *it;
+    R->qtail++;
+    return 0;
+}
+
+/* A queue that emptied gives its memory back: a thread that once queued a
+ * lot (a long open slice) must not keep it for the rest of the run. */
+static void q_shrink(struct xrec *R) {
+    uint64_t n = R->qtail - R->qhead;
+    if (R->qcap > 256 && n * 8 < R->qcap) ring_resize(R, R->qcap / 2);
+    if (R->mcap > 64 && R->mhead == R->mtail) {
+        free(R->msg);
+        R->msg = NULL;
+        R->mcap = 0;
+    }
+}
+
+static uint64_t msg_push(struct xrec *R, const char *msg, unsigned len) {
+    if (R->mtail - R->mhead == R->mcap) {
+        uint64_t ncap = R->mcap ? R->mcap * 2 : 16;
+        char (*m)[REC_MSG_MAX + 1] = malloc(ncap * sizeof *m);
+        if (!m) return XS_NONE;
+        for (uint64_t p = R->mhead; p < R->mtail; p++) memcpy(m[p & (ncap - 1)], R->msg[p & (R->mcap - 1)], sizeof *m);
+        free(R->msg);
+        R->msg = m;
+        R->mcap = ncap;
+    }
+    char *d = R->msg[R->mtail & (R->mcap - 1)];
+    if (len > REC_MSG_MAX) len = REC_MSG_MAX;
+    memcpy(d, msg, len);
+    d[len] = 0;
+    return R->mtail++;
+}
+
+/* ---- the heap of unmatched ends -------------------------------------------- */
+
+static int late_less(const struct xitem *a, const struct xitem *b) {
+    if (a->b != b->b) return a->b < b->b;
+    if (a->e != b->e) return a->e > b->e;   /* the longer first: it is the parent */
+    return (int16_t)(a->lseq - b->lseq) < 0;
+}
+
+static int heap_push(struct xrec *R, const struct xitem *it) {
+    if (R->nlate == R->late_cap) {
+        uint32_t ncap = R->late_cap ? R->late_cap * 2 : 8;
+        struct xitem *p = realloc(R->late, ncap * sizeof *p);
+        if (!p) return -1;
+        R->late = p;
+        R->late_cap = ncap;
+    }
+    uint32_t i = R->nlate++;
+    while (i > 0 && late_less(it, &R->late[(i - 1) / 2])) {
+        R->late[i] = R->late[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    R->late[i] = *it;
+    return 0;
+}
+
+/* Puts v at the root and sifts it down (v is not smaller than the root's children's parent). */
+static void sift_root(struct xrec *R, const struct xitem *v) {
+    uint32_t i = 0, n = R->nlate;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && late_less(&R->late[c + 1], &R->late[c])) c++;
+        if (!late_less(&R->late[c], v)) break;
+        R->late[i] = R->late[c];
+        i = c;
+    }
+    if (n) R->late[i] = *v;
+}
+
+static void heap_pop(struct xrec *R) {
+    struct xitem last = R->late[--R->nlate];
+    uint32_t n = R->nlate;
+    sift_root(R, &last);
+    if (!n && R->late_cap > 64) {
+        free(R->late);
+        R->late = NULL;
+        R->late_cap = 0;
+    }
+}
+
+/* The next item of R in time order: the queue's front or the heap's top.
+ * At equal begins an unmatched end goes first only before a slice that is
+ * strictly shorter (it is then that slice's parent); instants and the like
+ * queued at that time stay ahead of it. */
+static struct xitem *pick(struct xrec *R, int *from_heap) {
+    struct xitem *d = R->qhead < R->qtail ? &R->q[R->qhead & (R->qcap - 1)] : NULL;
+    struct xitem *h = R->nlate ? &R->late[0] : NULL;
+    int th = h && (!d || h->b < d->b || (h->b == d->b && d->kind == REC_ITEM_SLICE && d->e < h->e));
+    *from_heap = th;
+    return th ? h : d;
+}
+
+static struct xitem take(struct xrec *R, int from_heap, uint64_t *pos) {
+    struct xitem it;
+    if (from_heap) {
+        it = R->late[0];
+        heap_pop(R);
+        *pos = XS_NONE;
+    } else {
+        *pos = R->qhead;
+        it = R->q[R->qhead & (R->qcap - 1)];
+        R->qhead++;
+        q_shrink(R);
+    }
+    return it;
+}
+
+/* The heap's top is next; it must nest with the slices in the walker.
+ * One of them that ends before it does could not hold it (it would be cut
+ * at that end): then it begins just after the outermost such one instead,
+ * a sibling (1 ns later, so that no importer pairs that end with this
+ * begin).  Returns 1 if it moved (its place in time order may change). */
+static int late_fits(struct xrec *R) {
+    struct xitem *y = &R->late[0];
+    int64_t nb = INT64_MIN;
+    for (uint32_t i = R->n; i-- > 0;) {
+        int64_t e = R->st[i].e;
+        if (e == XS_OPEN || e >= y->e) break;
+        nb = e;
+    }
+    if (nb == INT64_MIN || nb < y->b) return 0;
+    struct xitem v = *y;
+    v.b = nb + 1;   /* <= v.e: nb < v.e */
+    sift_root(R, &v);
+    return 1;
+}
+
+/* Items after the hold point wait for a possible unmatched end that would
+ * wrap them (it can begin as early as the thread's last loss). */
+static int held(const struct xrec *R, int from_heap) {
+    return R->hold != XS_NONE && (from_heap || R->qhead >= R->hold);
+}
+
+/* ---- the walker ------------------------------------------------------------ */
+
+static int should_pop(const struct xrec *R, int64_t b, int64_t e) {
+    int64_t top = R->st[R->n - 1].e;
+    return top < b || (top == b && e > b);
+}
+
+static void pop_frame(struct xs *x, uint32_t rec) {
+    struct xrec *R = &x->r[rec];
+    struct xframe f = R->st[--R->n];
+    int64_t dur = f.e - f.b;
+    if (R->n) R->st[R->n - 1].child += dur;
+    if (x->sink && x->sink->pop) x->sink->pop(x, rec, &f, dur, dur - f.child);
+    if (f.e >= R->frontier) {
+        R->frontier = f.e;
+        R->frontier_is_end = 1;
+    }
+}
+
+static int push_frame(struct xrec *R, const struct xframe *f) {
+    if (R->n == R->cap) {
+        uint32_t ncap = R->cap ? R->cap * 2 : 16;
+        struct xframe *p = realloc(R->st, ncap * sizeof *p);
+        if (!p) return -1;
+        R->st = p;
+        R->cap = ncap;
+    }
+    R->st[R->n++] = *f;
+    return 0;
+}
+
+/* An item leaves R's queue into the walker (forced: an open slice whose B
+ * is due before its end is known). */
+static void enter(struct xs *x, uint32_t rec, struct xitem *it, uint64_t pos, int forced) {
+    struct xrec *R = &x->r[rec];
+    R->done++;
+    const char *msg = "";
+    if (it->kind == REC_ITEM_INSTANT && it->u != XS_NONE) {   /* messages leave in the order they came */
+        msg = R->msg[it->u & (R->mcap - 1)];
+        R->mhead = it->u + 1;
+    }
+    int slice = it->kind == REC_ITEM_SLICE;
+    int64_t b = it->b, e = it->e;
+    unsigned fl = slice ? it->flags : 0;
+    if (slice) {
+        if ((e != XS_OPEN && e < x->from) || b > x->to) return;
+        if (b < x->from) {
+            b = x->from;
+            fl |= ITEM_CLIPPED;
+        }
+        if (e != XS_OPEN && e > x->to) {
+            e = x->to;
+            fl |= ITEM_CLIPPED;
+        }
+        if (forced) fl &= ~REC_SLICE_OPEN;   /* its flags are those known so far */
+    } else if (b < x->from || b > x->to) {
+        return;
+    }
+    while (R->n && should_pop(R, b, slice ? e : b)) pop_frame(x, rec);
+    if (b > R->frontier) {
+        R->frontier = b;
+        R->frontier_is_end = 0;
+    }
+    struct xitem shown = *it;
+    shown.b = b;
+    shown.e = e;
+    shown.flags = (uint8_t)(slice ? fl : it->flags);
+    if (!slice) {
+        if (x->sink && x->sink->item) x->sink->item(x, rec, &shown, msg);
+        return;
+    }
+    if (R->n && R->st[R->n - 1].e != XS_OPEN && e > R->st[R->n - 1].e) shown.e = e = R->st[R->n - 1].e;
+    if (e == b && x->sink && !x->sink->push_points) {
+        if (x->sink->item) x->sink->item(x, rec, &shown, msg);
+        return;
+    }
+    if (R->n >= XS_MAX_DEPTH) {
+        x->too_deep++;
+        return;
+    }
+    struct xframe f = {b, e, 0, pos, it->name_id, 0, (uint8_t)fl, 0, 0, (uint8_t)forced, 0};
+    if (push_frame(R, &f) != 0) {
+        x->oom = 1;
+        return;
+    }
+    if (x->sink && x->sink->push) x->sink->push(x, rec);
+}
+
+/* May it leave the queue now? */
+static int ready(struct xs *x, uint32_t rec, const struct xrec *R, const struct xitem *it) {
+    if (it->kind == REC_ITEM_SLICE) return it->e != XS_OPEN;
+    if (it->kind != REC_ITEM_FLOW || it->flags == REC_EV_FLOW_BEGIN || !x->sink || !x->sink->ready) return 1;
+    if (it->b < x->from || it->b > x->to) return 1;        /* left out anyway */
+    if (!R->n || R->st[0].e < it->b) return 1;               /* inside no slice: cannot bind, goes at once */
+    return x->sink->ready(x, rec, it);
+}
+
+static void flush(struct xs *x, uint32_t rec) {
+    struct xrec *R = &x->r[rec];
+    for (;;) {
+        int h;
+        struct xitem *p = pick(R, &h);
+        if (!p || held(R, h) || !ready(x, rec, R, p)) return;
+        if (h && late_fits(R)) continue;
+        uint64_t pos;
+        struct xitem it = take(R, h, &pos);
+        enter(x, rec, &it, pos, 0);
+    }
+}
+
+/* Past the lookahead: R must let at least one item go now. */
+static void force(struct xs *x, uint32_t rec) {
+    struct xrec *R = &x->r[rec];
+    uint64_t done0 = R->done;
+    if (R->hold != XS_NONE) {
+        R->hold = XS_NONE;
+        flush(x, rec);
+        if (R->done != done0) return;
+    }
+    int h;
+    do
+        if (!pick(R, &h)) return;
+    while (h && late_fits(R));
+    uint64_t pos;
+    struct xitem it = take(R, h, &pos);
+    if (it.kind == REC_ITEM_SLICE && it.e == XS_OPEN) {
+        x->forced++;
+        enter(x, rec, &it, pos, 1);
+    } else if (!ready(x, rec, R, &it)) {
+        R->done++;
+        if (x->sink->unready) x->sink->unready(x, rec, &it);
+    } else {
+        enter(x, rec, &it, pos, 0);
+    }
+    flush(x, rec);
+}
+
+void xs_wake(struct xs *x, uint32_t rec) {
+    struct xrec *R = &x->r[rec];
+    if (R->queued) return;
+    if (x->nwork == x->wcap) {
+        size_t n = x->wcap ? x->wcap * 2 : 64;
+        uint32_t *p = realloc(x->work, n * sizeof *p);
+        if (!p) {
+            x->oom = 1;
+            return;
+        }
+        x->work = p;
+        x->wcap = n;
+    }
+    R->queued = 1;
+    x->work[x->nwork++] = rec;
+}
+
+static void drain(struct xs *x) {
+    while (x->nwork) {
+        uint32_t rec = x->work[--x->nwork];
+        x->r[rec].queued = 0;
+        flush(x, rec);
+    }
+}
+
+/* The oldest entry of the lookahead goes: its record must have let as many
+ * items go as entries it had retired. */
+static void fifo_retire(struct xs *x) {
+    uint32_t rec = x->fifo[x->fhead++ & (x->fcap - 1)];
+    struct xrec *R = &x->r[rec];
+    while (R->done <= R->popped && R->done < R->added) force(x, rec);
+    R->popped++;
+}
+
+/* ---- in --------------------------------------------------------------------- */
+
+static void plan_add(struct xs *x, const struct litem *it) {
+    switch (it->kind) {
+    case REC_ITEM_SLICE: x->n_slices++; break;
+    case REC_ITEM_INSTANT: x->n_instants++; break;
+    case REC_ITEM_COUNTER: x->n_counters++; break;
+    case REC_ITEM_FLOW: x->n_flows++; break;
+    case REC_ITEM_LOSS: x->n_losses++; break;
+    }
+    if (it->ts < x->first_b) x->first_b = it->ts;
+}
+
+uint64_t xs_add(struct xs *x, const struct litem *li, const char *msg, unsigned msg_len) {
+    if (x->mode == XS_PLAN) {
+        plan_add(x, li);
+        return XS_NONE;
+    }
+    struct xrec *R = rec_at(x, li->rec);
+    if (!R) {
+        x->oom = 1;
+        return XS_NONE;
+    }
+    struct xitem it = {li->ts, li->ts, li->u, li->name_id, 0, li->kind, li->flags};
+    if (li->kind == REC_ITEM_SLICE) it.e = (li->flags & REC_SLICE_OPEN) ? XS_OPEN : li->end < li->ts ? li->ts : li->end;
+    if (li->kind == REC_ITEM_INSTANT) it.u = msg && msg_len ? msg_push(R, msg, msg_len) : XS_NONE;
+    if (it.b < x->t0) {   /* before the trace start: only a hostile clock gets here */
+        it.b = x->t0;
+        if (it.e < it.b) it.e = it.b;
+    }
+    if (!R->seen) {   /* a thread's first items may be wrapped by an unmatched end too */
+        R->seen = 1;
+        R->hold = R->qtail;
+    }
+    uint64_t handle = XS_NONE;
+    int rc;
+    if (it.b < R->last_b && it.e != XS_OPEN) {
+        /* An unmatched end beginning back in time: merged by time.  Not
+         * before what was written already, nor at a sibling's end (an
+         * importer could pair that end with this begin). */
+        if (it.b < R->frontier || (it.b == R->frontier && R->frontier_is_end)) {
+            it.b = R->frontier + (R->frontier_is_end ? 1 : 0);
+            if (it.b > it.e) it.b = it.e;
+        }
+        it.lseq = R->lseq++;
+        rc = heap_push(R, &it);
+    } else {
+        if (it.b < R->last_b) it.b = R->last_b;
+        R->last_b = it.b;
+        if (it.kind == REC_ITEM_LOSS && R->hold == XS_NONE) R->hold = R->qtail;
+        if (it.e == XS_OPEN) handle = (uint64_t)li->rec << POS_BITS | (R->qtail & POS_MASK);
+        rc = q_push(R, &it);
+    }
+    if (rc != 0) {
+        x->oom = 1;
+        return XS_NONE;
+    }
+    R->added++;
+    if (x->fifo) {
+        x->fifo[x->ftail++ & (x->fcap - 1)] = li->rec;
+        if (x->ftail - x->fhead > x->limit) fifo_retire(x);
+    }
+    flush(x, li->rec);
+    drain(x);
+    return handle;
+}
+
+/* A forced slice (in the walker) ends: its end, window and parent applied. */
+static void close_frame(struct xs *x, struct xrec *R, uint32_t i, int64_t e, unsigned flags) {
+    struct xframe *f = &R->st[i];
+    unsigned fl = (flags & ~(unsigned)ITEM_CLIPPED) | (f->flags & ITEM_CLIPPED);
+    if (e > x->to) {
+        e = x->to;
+        fl |= ITEM_CLIPPED;
+    }
+    if (e < f->b) {   /* it began before the window and ended before it too */
+        e = f->b;
+        f->outside = 1;
+    }
+    if (i > 0 && R->st[i - 1].e != XS_OPEN && e > R->st[i - 1].e) e = R->st[i - 1].e;
+    f->e = e;
+    f->flags = (uint8_t)fl;
+}
+
+void xs_close(struct xs *x, uint64_t handle, int64_t e, unsigned flags) {
+    if (handle == XS_NONE || x->mode == XS_PLAN || (handle >> POS_BITS) >= x->nr) return;
+    uint32_t rec = (uint32_t)(handle >> POS_BITS);
+    struct xrec *R = &x->r[rec];
+    uint64_t pos = (R->qtail & ~POS_MASK) | (handle & POS_MASK);
+    if (pos > R->qtail) pos -= UINT64_C(1) << POS_BITS;
+    if (pos >= R->qhead && pos < R->qtail) {
+        struct xitem *it = &R->q[pos & (R->qcap - 1)];
+        it->e = e < it->b ? it->b : e;
+        it->flags = (uint8_t)flags;
+        if (pos == R->qhead) {
+            flush(x, rec);
+            drain(x);
+        }
+        return;
+    }
+    /* Entered already: a forced slice on the walker's stack, or left out. */
+    for (uint32_t i = R->n; i-- > 0;)
+        if (R->st[i].dseq == pos && R->st[i].forced && R->st[i].e == XS_OPEN) {
+            close_frame(x, R, i, e, flags);
+            return;
+        }
+}
+
+/* ---- the end ------------------------------------------------------------------ */
+
+void xs_finish(struct xs *x) {
+    if (x->mode == XS_PLAN) return;
+    rec_model *m = x->m;
+    x->finishing = 1;
+    size_t n = m->n_recs < x->nr ? m->n_recs : x->nr;
+    /* What is still open ends where its thread's open slices do. */
+    for (size_t rec = 0; rec < n; rec++) {
+        struct xrec *R = &x->r[rec];
+        if (!R->seen) continue;
+        const struct trec *t = &m->recs[rec];
+        int64_t c = model_round_ns(model_close_ns(m, t)), last = model_round_ns(t->last_ns);
+        if (c < last) c = last;
+        if (c < x->t0) c = x->t0;
+        for (uint64_t p = R->qhead; p < R->qtail; p++) {
+            struct xitem *it = &R->q[p & (R->qcap - 1)];
+            if (it->kind != REC_ITEM_SLICE || it->e != XS_OPEN) continue;
+            it->e = c < it->b ? it->b : c;
+            it->flags = REC_SLICE_OPEN;
+        }
+        for (uint32_t i = 0; i < R->n; i++)
+            if (R->st[i].e == XS_OPEN) close_frame(x, R, i, c, REC_SLICE_OPEN);
+        R->hold = XS_NONE;
+    }
+    /* Thread by thread in (slot, generation) order, each to its last E; a
+     * thread whose flow waits for a start on a later thread resumes when
+     * that start is written. */
+    uint32_t *order = malloc((m->n_recs ? m->n_recs : 1) * sizeof *order);
+    if (!order) {
+        x->oom = 1;
+        return;
+    }
+    size_t no = model_record_order(m, order);
+    for (size_t k = 0; k < no; k++) {
+        if (order[k] >= n) continue;
+        struct xrec *R = &x->r[order[k]];
+        flush(x, order[k]);
+        drain(x);
+        if (R->qhead == R->qtail && !R->nlate)
+            while (R->n) pop_frame(x, order[k]);
+    }
+    /* Flows still waiting: their start never comes (it was left out, or
+     * there is none).  The one with the earliest time cannot be waiting on
+     * another (a start comes before what it starts), so this ends. */
+    for (size_t k = 0; k < no; k++) {
+        if (order[k] >= n) continue;
+        struct xrec *R = &x->r[order[k]];
+        while (R->qhead < R->qtail || R->nlate) {
+            force(x, order[k]);
+            drain(x);
+        }
+    }
+    for (size_t k = 0; k < no; k++)
+        if (order[k] < n)
+            while (x->r[order[k]].n) pop_frame(x, order[k]);
+    free(order);
+}
+
+/* ---- lifetime ----------------------------------------------------------------- */
+
+struct xs *xs_new(rec_model *m, enum xs_mode mode, const struct xs_sink *sink, void *ctx, size_t lookahead) {
+    struct xs *x = calloc(1, sizeof *x);
+    if (!x) return NULL;
+    x->m = m;
+    x->mode = mode;
+    x->sink = sink;
+    x->ctx = ctx;
+    x->from = INT64_MIN;
+    x->to = INT64_MAX;
+    x->first_b = INT64_MAX;
+    x->t0 = INT64_MIN;
+    if (lookahead == 0) lookahead = XS_DEFAULT_LOOKAHEAD;
+    if (mode == XS_WRITE && lookahead != SIZE_MAX) {
+        x->limit = lookahead;
+        x->fcap = 16;
+        while (x->fcap <= lookahead) x->fcap *= 2;
+        x->fifo = malloc(x->fcap * sizeof *x->fifo);
+        if (!x->fifo) {
+            free(x);
+            return NULL;
+        }
+    }
+    return x;
+}
+
+void xs_attach(struct xs *x) {
+    struct elog *l = &x->m->log;
+    x->saved_max = l->max;
+    l->xs = x;
+    if (!l->max) l->max = 1;   /* the model logs only when its log has room */
+}
+
+void xs_detach(struct xs *x) {
+    struct elog *l = &x->m->log;
+    if (l->xs != x) return;
+    l->xs = NULL;
+    l->max = x->saved_max;
+}
+
+void xs_free(struct xs *x) {
+    if (!x) return;
+    xs_detach(x);
+    for (size_t i = 0; i < x->nr; i++) {
+        free(x->r[i].q);
+        free(x->r[i].late);
+        free(x->r[i].st);
+        free(x->r[i].msg);
+    }
+    free(x->r);
+    free(x->fifo);
+    free(x->work);
+    free(x);
+}

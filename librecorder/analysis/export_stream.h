@@ -1,0 +1,180 @@
+/*
+ * export_stream.h -- the streaming exporter's core: items in, as the model
+ * makes them, and out to a format (a "sink": JSON, CSV or folded stacks)
+ * per thread, in time order and strictly nested, with memory bounded
+ * whatever the length of the input (docs/analysis.md, "Streaming export").
+ *
+ * The model logs an item when it happens (a slice at its BEGIN, open) and
+ * completes a slice at its END (elog_add / elog_close in event_log.c hand
+ * both to xs_add / xs_close when a stream is attached).  A slice's flags
+ * (open, begin_lost, end_lost, gap) are only known at its end, and a
+ * thread's items must come out in begin order, so each thread (record)
+ * has a queue:
+ *
+ *   - items wait in arrival order; the front is written as soon as it is
+ *     ready (a closed slice, or anything else) and nothing holds it;
+ *   - an unmatched end (a slice logged at its END, beginning earlier) goes
+ *     into a small heap and is merged back by time;
+ *   - after a loss, and from a thread's first item, items are held: a
+ *     later unmatched end may begin at that point and wrap them
+ *     (docs/analysis.md, "unmatched ends");
+ *   - all queues together hold at most `lookahead` items: past that, the
+ *     thread of the oldest item is forced: its hold is released, or its
+ *     oldest open slice is written now with the flags known so far (its E
+ *     keeps that category; the sink says what was learnt later).
+ *
+ * Items leave a queue into the thread's walker, which keeps the stack of
+ * slices entered and not yet ended (their E is written when the next item
+ * begins after their end), applies the window [from, to] and nests
+ * strictly, as view.h's walker does for a whole log.
+ */
+#ifndef REC_ANALYSIS_EXPORT_STREAM_H
+#define REC_ANALYSIS_EXPORT_STREAM_H
+
+#include "model.h"
+
+/* Internal to librecorder: not exported from the shared library. */
+#pragma GCC visibility push(hidden)
+
+#define XS_OPEN INT64_MAX             /* the end of a slice not ended yet */
+#define XS_NONE UINT64_MAX
+#define XS_MAX_DEPTH 1024             /* walker frames per thread; deeper slices are left out, counted */
+#define XS_DEFAULT_LOOKAHEAD (((size_t)1 << 20) - 1)   /* one thread's queue then fits 2^20 items */
+
+struct xitem {
+    int64_t b, e;             /* ns; e = XS_OPEN while a slice is open, = b for the rest */
+    uint64_t u;               /* counter bits, flow id, loss: overwritten; instant: message seq or XS_NONE */
+    uint32_t name_id;         /* loss: dropped */
+    uint16_t lseq;            /* unmatched ends: arrival order among them (ties only) */
+    uint8_t kind;             /* REC_ITEM_* */
+    uint8_t flags;            /* slices: REC_SLICE_*; flows: REC_EV_FLOW_* */
+};                            /* 32 bytes: the lookahead's memory is this times its items */
+
+/* A slice in the walker: entered (its B written or due), its E not yet. */
+struct xframe {
+    int64_t b, e;             /* as shown (window applied); e = XS_OPEN until known */
+    int64_t child;            /* closed children's time, for self time */
+    uint64_t dseq;            /* its queue position, to find it when a forced one ends */
+    uint32_t name_id;
+    uint32_t aux;             /* the sink's (folded stacks: its path) */
+    uint8_t flags;            /* REC_SLICE_* | ITEM_CLIPPED; final once e is known */
+    uint8_t wflags;           /* the flags its B was written with (JSON) */
+    uint8_t emitted;          /* its B is written (JSON) */
+    uint8_t forced;           /* entered before its end was known */
+    uint8_t outside;          /* ended before the window: nothing of it is shown */
+};
+
+struct xrec {
+    struct xitem *q;          /* ring of queued items, [qhead, qtail) by queue position */
+    uint64_t qcap, qhead, qtail;
+    struct xitem *late;       /* min-heap of unmatched ends, by (b, -e, lseq) */
+    uint32_t nlate, late_cap;
+    uint16_t lseq;
+    uint64_t hold;            /* queue position from which items are held; XS_NONE */
+    int64_t last_b;           /* begin of the last item queued */
+    int64_t frontier;         /* latest time handed to the walker (begin entered, end popped) */
+    int frontier_is_end;      /* ... and it was an end */
+    struct xframe *st;        /* the walker's stack */
+    uint32_t n, cap;
+    char (*msg)[REC_MSG_MAX + 1];   /* messages of queued instants, in order */
+    uint64_t mcap, mhead, mtail;
+    uint64_t added, done, popped;   /* items queued, items gone from the queue, lookahead entries retired */
+    int seen;                 /* an item arrived */
+    int queued;               /* on the worklist */
+};
+
+struct xs;
+
+/* A format.  Times are ns (subtract x->t0 for the file); rec is the model's
+ * record index.  Every callback may be NULL. */
+struct xs_sink {
+    int push_points;          /* zero-length slices enter the walker (statistics) or are points (JSON) */
+    /* A slice entered: r->st[r->n - 1]. */
+    void (*push)(struct xs *x, uint32_t rec);
+    /* A slice leaves the walker: dur and self (its time minus its children's). */
+    void (*pop)(struct xs *x, uint32_t rec, const struct xframe *f, int64_t dur, int64_t self);
+    /* Anything else that entered: instants (msg, "" if none), counters,
+     * flows, loss markers, and zero-length slices when !push_points. */
+    void (*item)(struct xs *x, uint32_t rec, const struct xitem *it, const char *msg);
+    /* A flow step or end inside a slice of its thread: may it be written
+     * now?  0 holds its thread's queue until xs_wake (JSON: its start has
+     * not been written yet). */
+    int (*ready)(struct xs *x, uint32_t rec, const struct xitem *it);
+    /* ... and one that has to go without waiting longer (forced). */
+    void (*unready)(struct xs *x, uint32_t rec, const struct xitem *it);
+};
+
+enum xs_mode { XS_WRITE = 0, XS_PLAN = 1 };
+
+struct xs {
+    rec_model *m;             /* the model fed (its records, names, clock) */
+    enum xs_mode mode;
+    const struct xs_sink *sink;
+    void *ctx;                /* the sink's */
+    int64_t t0;               /* the trace start: ts 0 in the file */
+    int64_t from, to;         /* the window, INT64_MIN / INT64_MAX when open */
+    struct xrec *r;           /* by record index */
+    size_t nr;
+    uint16_t *fifo;           /* record of every item queued, oldest first: the lookahead */
+    size_t fcap, fhead, ftail, limit;
+    uint32_t *work;           /* records to flush (woken) */
+    size_t nwork, wcap;
+    int finishing;
+    size_t saved_max;         /* the model's log bound, while attached */
+    int oom;                  /* memory ran out: the output is incomplete */
+    uint64_t forced;          /* slices written before their end was known */
+    uint64_t too_deep;        /* slices nested past XS_MAX_DEPTH, left out */
+    /* XS_PLAN: what an export would see */
+    uint64_t n_slices, n_instants, n_counters, n_flows, n_losses;
+    int64_t first_b;          /* earliest begin of any item; INT64_MAX before any */
+};
+
+/* Starts a stream on model m (fed from now on, or replayed by the caller
+ * with xs_add); lookahead 0 = XS_DEFAULT_LOOKAHEAD.  NULL if out of memory. */
+struct xs *xs_new(rec_model *m, enum xs_mode mode, const struct xs_sink *sink, void *ctx, size_t lookahead);
+/* Makes the model feed x (through its event log calls) until xs_detach. */
+void xs_attach(struct xs *x);
+void xs_detach(struct xs *x);
+void xs_free(struct xs *x);
+
+/* The item the model logs; returns the handle elog_close passes back for
+ * a slice still open, XS_NONE otherwise. */
+uint64_t xs_add(struct xs *x, const struct litem *it, const char *msg, unsigned msg_len);
+void xs_close(struct xs *x, uint64_t handle, int64_t end, unsigned flags);
+/* A record waiting on its sink's ready() may go on. */
+void xs_wake(struct xs *x, uint32_t rec);
+/* The end: open slices close where their thread's do (model_close_ns),
+ * everything is written, threads in (slot, generation) order. */
+void xs_finish(struct xs *x);
+
+/* export_source.c: a model's event log fed to x as if live (the model
+ * keeps its log), and the earliest begin in it (0 if empty), for
+ * rec_export_* of a logged model; and the window in ns from opts and the
+ * source's start and end (both ns). */
+void xs_replay_log(struct xs *x);
+int64_t xs_log_first(rec_model *m);
+
+/* The formats (export_json.c, export_csv.c, export_folded.c): *_start sets
+ * x->sink and x->ctx and writes what comes first; *_end writes the rest
+ * after xs_finish, fills *c (may be NULL) and frees the sink.  0 or -1. */
+int json_sink_start(struct xs *x, rec_model *plan, FILE *out);
+int json_sink_end(struct xs *x, const struct rec_export_opts *o, struct rec_export_counts *c);
+int csv_sink_start(struct xs *x, FILE *out, double span_ns);
+int csv_sink_end(struct xs *x, struct rec_export_counts *c);
+int folded_sink_start(struct xs *x, FILE *out);
+int folded_sink_end(struct xs *x, struct rec_export_counts *c);
+
+/* Whole-run CSV and folded stacks from a model's statistics (no log). */
+int csv_write_stats(rec_model *m, FILE *out, double last, uint64_t *rows);
+int folded_write_tree(rec_model *m, FILE *out, double last, uint64_t *rows);
+
+/* export_source.c: a model that kept its log, exported through the stream
+ * (rec_export_json, and rec_export_csv / _folded with a window). */
+int xs_export_model(rec_model *m, enum rec_export_format f, FILE *out, const struct rec_export_opts *o,
+                    struct rec_export_counts *c);
+
+void xs_window(const struct rec_export_opts *o, int64_t t0, double end_ns, int64_t *from, int64_t *to);
+
+#pragma GCC visibility pop
+
+#endif

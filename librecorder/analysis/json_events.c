@@ -1,0 +1,517 @@
+/*
+ * json_events.c -- how the JSON exporter writes each thing: names (escaped
+ * once and cached), categories, the pid/tid of a thread (tids fixed from
+ * the plan before anything is written), every kind of event, and
+ * otherData.  export_json.c decides what is written when.
+ */
+#define _GNU_SOURCE 1     /* qsort_r */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_write.h"
+
+/* ---- flow id maps -------------------------------------------------------- */
+
+uint64_t *idmap_get(struct idmap *m, uint64_t id) {
+    if (id == UINT64_MAX) return m->has_max ? &m->max_val : NULL;
+    return u64map_get(&m->map, id);
+}
+
+uint64_t *idmap_put(struct idmap *m, uint64_t id, int *isnew) {
+    if (id == UINT64_MAX) {
+        *isnew = !m->has_max;
+        if (*isnew) m->max_val = 0;
+        m->has_max = 1;
+        return &m->max_val;
+    }
+    return u64map_put(&m->map, id, isnew);
+}
+
+void idmap_clear(struct idmap *m) {
+    u64map_clear(&m->map);
+    m->has_max = 0;
+}
+
+/* ---- fragments ---------------------------------------------------------- */
+
+static char *escaped_field(const char *key, const char *s, uint32_t *len) {
+    size_t n = strlen(s), k = strlen(key);
+    char *f = malloc(k + 6 * n + 8);
+    if (!f) return NULL;
+    char *p = f;
+    *p++ = '"';
+    memcpy(p, key, k);
+    p += k;
+    memcpy(p, "\":\"", 3);
+    p += 3;
+    p += json_escape(p, s, n);
+    *p++ = '"';
+    *len = (uint32_t)(p - f);
+    return f;
+}
+
+/* "name":"..." of a string id.  Resolved names are cached in the model;
+ * a fallback ("(id N)") lives for this export only, since the string may
+ * still be published later. */
+static const char *name_frag(struct jctx *c, uint32_t id, uint32_t *len) {
+    unsigned h = (id ^ (id >> 12)) & (NAME_CACHE - 1);
+    if (c->cache_frag[h] && c->cache_id[h] == id) {
+        *len = c->cache_len[h];
+        return c->cache_frag[h];
+    }
+    rec_model *m = c->m;
+    uint32_t local = model_name(m, id);
+    struct name *nm = &m->names[local];
+    if (!nm->json) {
+        const char *text = model_name_text(m, local);
+        uint32_t flen;
+        char *f = escaped_field("name", text, &flen);
+        if (!f) {
+            *len = 14;
+            return "\"name\":\"(oom)\"";
+        }
+        if (nm->text) {
+            nm->json = f;
+            nm->json_len = flen;
+        } else {
+            if (c->n_temp == c->cap_temp) {
+                size_t nc = c->cap_temp * 2 + 8;
+                char **p = realloc(c->temp, nc * sizeof *p);
+                if (!p) {
+                    free(f);
+                    *len = 14;
+                    return "\"name\":\"(oom)\"";
+                }
+                c->temp = p;
+                c->cap_temp = nc;
+            }
+            c->temp[c->n_temp++] = f;
+            c->cache_id[h] = id;
+            c->cache_frag[h] = f;
+            c->cache_len[h] = flen;
+            *len = flen;
+            return f;
+        }
+    }
+    c->cache_id[h] = id;
+    c->cache_frag[h] = nm->json;
+    c->cache_len[h] = nm->json_len;
+    *len = nm->json_len;
+    return nm->json;
+}
+
+/* A slice's flags go in its category ("cat":"open,gap"), the same on its
+ * B and E.  Not in args: speedscope keys frames by name and args, and
+ * pairs an E with a same-named open frame first, so two nested slices of
+ * one name with different args ending together would trip it. */
+static const char *const flag_names[5] = {"open", "begin_lost", "end_lost", "gap", "clipped"};
+
+size_t flag_list(char *p, unsigned f) {
+    char *s = p;
+    int any = 0;
+    for (int b = 0; b < 5; b++)
+        if (f & (1u << b)) p += sprintf(p, "%s%s", any++ ? "," : "", flag_names[b]);
+    return (size_t)(p - s);
+}
+
+void build_args(struct jctx *c) {
+    for (unsigned f = 0; f < 32; f++) {
+        char buf[160], *p = buf;
+        if (f) {
+            p += sprintf(p, ",\"cat\":\"");
+            p += flag_list(p, f);
+            *p++ = '"';
+        }
+        c->args_len[f] = (uint32_t)(p - buf);
+        c->args[f] = malloc(c->args_len[f] + 1);
+        if (c->args[f]) memcpy(c->args[f], buf, c->args_len[f]);
+        else c->args_len[f] = 0;
+    }
+}
+
+
+/* ---- threads: tids and names, fixed from the plan --------------------------
+ * Exported tids: the record's, unless it is not a valid one or another
+ * record with the same tid overlaps it in time (tids are reused, and a
+ * hostile segment can claim anything): then a synthetic one.  The plan
+ * (the source read beforehand, or the model itself) knows every thread's
+ * span before anything is written. */
+static int cmp_tid(const void *a, const void *b, void *ctx) {
+    const struct trec *r = ctx;
+    const struct trec *x = &r[*(const uint32_t *)a], *y = &r[*(const uint32_t *)b];
+    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+    return (x->first_ns > y->first_ns) - (x->first_ns < y->first_ns);
+}
+
+int64_t close_of(rec_model *m, const struct trec *r) {
+    int64_t c = model_round_ns(model_close_ns(m, r)), last = model_round_ns(r->last_ns);
+    return c > last ? c : last;
+}
+
+int assign_tids(struct jctx *c) {
+    rec_model *p = c->plan;
+    size_t n = p->n_recs;
+    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    c->plan_tid = calloc(n ? n : 1, sizeof *c->plan_tid);
+    c->plan_named = calloc(n ? n : 1, 1);
+    if (!idx || !c->plan_tid || !c->plan_named) {
+        free(idx);
+        return -1;
+    }
+    c->plan_n = n;
+    for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
+    qsort_r(idx, n, sizeof *idx, cmp_tid, p->recs);
+    double busy_until = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct trec *r = &p->recs[idx[i]];
+        int same = i > 0 && p->recs[idx[i - 1]].tid == r->tid;
+        double close = (double)close_of(p, r);
+        if (r->tid < 0 || (same && r->first_ns <= busy_until)) {
+            c->plan_tid[idx[i]] = SYNTH_TID_BASE + (int)idx[i];
+            continue;
+        }
+        c->plan_tid[idx[i]] = r->tid;
+        busy_until = same && busy_until > close ? busy_until : close;
+    }
+    free(idx);
+    return 0;
+}
+
+void set_prefix(struct jctx *c, struct jrec *j, int tid) {
+    int pid = c->m->src.pid > 0 ? c->m->src.pid : 0;
+    char *q = j->prefix;
+    j->tid = tid;
+    memcpy(q, "\"pid\":", 6);
+    q = fmt_i64(q + 6, pid);
+    memcpy(q, ",\"tid\":", 7);
+    q = fmt_i64(q + 7, tid);
+    *q++ = ',';
+    j->prefix_len = (uint8_t)(q - j->prefix);
+}
+
+/* The plan's record for one of the model's (the same one when they are
+ * one model), or -1: a thread the plan never saw (a live segment that
+ * changed between the two reads). */
+static long plan_rec(struct jctx *c, uint32_t rec) {
+    if (c->plan == c->m) return rec;
+    const struct trec *r = &c->m->recs[rec];
+    uint64_t *v = u64map_get(&c->plan->rec_idx, (uint64_t)r->slot << 32 | r->gen);
+    return v ? (long)*v : -1;
+}
+
+struct jrec *jrec_of(struct jctx *c, uint32_t rec) {
+    if (rec >= c->njr) {
+        size_t n = c->njr ? c->njr : 64;
+        while (n <= rec) n *= 2;
+        struct jrec *p = realloc(c->jr, n * sizeof *p);
+        if (!p) return NULL;
+        memset(p + c->njr, 0, (n - c->njr) * sizeof *p);
+        c->jr = p;
+        c->njr = n;
+    }
+    struct jrec *j = &c->jr[rec];
+    if (!j->prefix_len) {
+        long p = plan_rec(c, rec);
+        j->named = p >= 0 && c->plan_named[p];
+        set_prefix(c, j, p >= 0 ? c->plan_tid[p] : SYNTH_TID_BASE + (int)c->plan_n + (int)rec);
+    }
+    return j;
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+/* Starts an event: the separator, {"ph":"X", and the pid/tid prefix. */
+static inline char *ev_start(struct jctx *c, const char *ph, size_t phlen, const struct jrec *j, size_t extra) {
+    size_t need = 2 + phlen + j->prefix_len + 32 + extra;
+    char *p = ob_room(&c->ob, need);
+    if (!c->first) {
+        *p++ = ',';
+        *p++ = '\n';
+    }
+    c->first = 0;
+    memcpy(p, ph, phlen);
+    p += phlen;
+    memcpy(p, j->prefix, j->prefix_len);
+    p += j->prefix_len;
+    memcpy(p, "\"ts\":", 5);
+    return p + 5;
+}
+
+static void ev_meta(struct jctx *c, const struct jrec *j, const char *what, const char *key, const char *text,
+                    int64_t num) {
+    char *p = ev_start(c, "{\"ph\":\"M\",", 10, j, 0);
+    p -= 5;  /* no "ts" */
+    c->ob.p = p;
+    OB_LIT(&c->ob, "\"name\":\"");
+    ob_write(&c->ob, what, strlen(what));
+    OB_LIT(&c->ob, "\",\"args\":{\"");
+    ob_write(&c->ob, key, strlen(key));
+    OB_LIT(&c->ob, "\":");
+    if (text) {
+        ob_json_str(&c->ob, text, strlen(text));
+    } else {
+        p = ob_room(&c->ob, 24);
+        c->ob.p = fmt_i64(p, num);
+    }
+    OB_LIT(&c->ob, "}}");
+}
+
+void write_names(struct jctx *c, const struct jrec *j, const char *name, int64_t sort) {
+    if (!c->process_named) {
+        const char *pn = c->m->src.process_name[0] ? c->m->src.process_name : "process";
+        ev_meta(c, j, "process_name", "name", pn, 0);
+        c->process_named = 1;
+    }
+    char nm[96];
+    snprintf(nm, sizeof nm, "%s", name[0] ? name : "thread");
+    ev_meta(c, j, "thread_name", "name", nm, 0);
+    ev_meta(c, j, "thread_sort_index", "sort_index", NULL, sort);
+    c->c.threads++;
+}
+
+/* The record's thread as written: set up, and named if the plan did not. */
+struct jrec *thread_of(struct jctx *c, uint32_t rec) {
+    struct jrec *j = jrec_of(c, rec);
+    if (!j) {
+        c->x->oom = 1;
+        return NULL;
+    }
+    if (!j->named) {
+        j->named = 1;
+        write_names(c, j, c->m->recs[rec].name, (int64_t)(c->plan_n + rec));
+    }
+    return j;
+}
+
+/* An event that is a name and a slice's flags: B, E, or a zero-length
+ * slice's instant (ph is the opening up to "ph"'s value). */
+static void ev_named(struct jctx *c, const char *ph, size_t phlen, const struct jrec *j, int64_t t, uint32_t name_id,
+                     unsigned ab) {
+    uint32_t nlen;
+    const char *nf = name_frag(c, name_id, &nlen);
+    char *p = ev_start(c, ph, phlen, j, nlen + c->args_len[ab] + 4);
+    p = fmt_us(p, t - c->x->t0);
+    *p++ = ',';
+    memcpy(p, nf, nlen);
+    p += nlen;
+    memcpy(p, c->args[ab], c->args_len[ab]);
+    p += c->args_len[ab];
+    *p++ = '}';
+    c->ob.p = p;
+}
+
+void ev_b(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab) {
+    ev_named(c, "{\"ph\":\"B\",", 10, j, t, name_id, ab);
+}
+
+void ev_e(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab) {
+    ev_named(c, "{\"ph\":\"E\",", 10, j, t, name_id, ab);
+    c->c.slices++;
+}
+
+/* A slice of zero length (after rounding to ns) as a thread-scoped
+ * instant.  Perfetto imports that as the very same zero-length slice; as a
+ * B/E pair at a time where another slice also begins, speedscope would
+ * close it before opening it and complain, and it carries no time anyway. */
+void ev_point(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab) {
+    ev_named(c, "{\"ph\":\"i\",\"s\":\"t\",", 18, j, t, name_id, ab);
+    c->c.instants++;
+}
+
+void ev_instant(struct jctx *c, const struct jrec *j, const struct xitem *it, const char *msg) {
+    uint32_t nlen;
+    const char *nf = name_frag(c, it->name_id, &nlen);
+    size_t ml = strlen(msg);
+    char *p = ev_start(c, "{\"ph\":\"i\",\"s\":\"t\",", 18, j, nlen + 6 * ml + 32);
+    p = fmt_us(p, it->b - c->x->t0);
+    *p++ = ',';
+    memcpy(p, nf, nlen);
+    p += nlen;
+    if (ml) {
+        memcpy(p, ",\"args\":{\"msg\":\"", 16);
+        p += 16;
+        p += json_escape(p, msg, ml);
+        memcpy(p, "\"}", 2);
+        p += 2;
+    }
+    *p++ = '}';
+    c->ob.p = p;
+    c->c.instants++;
+}
+
+void ev_counter(struct jctx *c, const struct jrec *j, const struct xitem *it) {
+    uint32_t nlen;
+    const char *nf = name_frag(c, it->name_id, &nlen);
+    double v;
+    memcpy(&v, &it->u, sizeof v);
+    char *p = ev_start(c, "{\"ph\":\"C\",", 10, j, nlen + 64);
+    p = fmt_us(p, it->b - c->x->t0);
+    *p++ = ',';
+    memcpy(p, nf, nlen);
+    p += nlen;
+    memcpy(p, ",\"args\":{\"value\":", 17);
+    p = fmt_double(p + 17, v);
+    *p++ = '}';
+    *p++ = '}';
+    c->ob.p = p;
+    c->c.counters++;
+}
+
+void ev_flow(struct jctx *c, const struct jrec *j, const struct xitem *it) {
+    const char *ph = it->flags == REC_EV_FLOW_BEGIN  ? "{\"ph\":\"s\","
+                     : it->flags == REC_EV_FLOW_STEP ? "{\"ph\":\"t\","
+                                                     : "{\"ph\":\"f\",\"bp\":\"e\",";
+    char *p = ev_start(c, ph, strlen(ph), j, 80);
+    p = fmt_us(p, it->b - c->x->t0);
+    memcpy(p, ",\"name\":\"flow\",\"cat\":\"flow\",\"id\":", 33);
+    p = fmt_u64(p + 33, it->u);
+    *p++ = '}';
+    c->ob.p = p;
+    c->c.flows++;
+}
+
+void ev_loss(struct jctx *c, const struct jrec *j, const struct xitem *it) {
+    char *p = ev_start(c, "{\"ph\":\"i\",\"s\":\"t\",", 18, j, 128);
+    p = fmt_us(p, it->b - c->x->t0);
+    if (it->flags & REC_LOSS_NOT_KEPT) {   /* history: older than the ring when the reader attached */
+        const char hist[] = ",\"name\":\"recorder: older entries not kept\",\"args\":{\"not_kept\":";
+        memcpy(p, hist, sizeof hist - 1);
+        p = fmt_u64(p + sizeof hist - 1, it->u);
+        *p++ = '}';
+        *p++ = '}';
+        c->ob.p = p;
+        c->c.instants++;
+        return;
+    }
+    const char mid[] = ",\"name\":\"recorder: entries lost\",\"args\":{\"overwritten\":";
+    memcpy(p, mid, sizeof mid - 1);
+    p = fmt_u64(p + sizeof mid - 1, it->u);
+    memcpy(p, ",\"dropped\":", 11);
+    p = fmt_u64(p + 11, it->name_id);
+    *p++ = '}';
+    *p++ = '}';
+    c->ob.p = p;
+    c->c.instants++;
+}
+
+/* Just before the E of a slice whose B went out before its end was known:
+ * the flags it turned out to have, which its category could not say. */
+void ev_late_flags(struct jctx *c, const struct jrec *j, const struct xframe *f) {
+    uint32_t nlen;
+    const char *nf = name_frag(c, f->name_id, &nlen);   /* "name":"..." */
+    char *p = ev_start(c, "{\"ph\":\"i\",\"s\":\"t\",", 18, j, nlen + 160);
+    p = fmt_us(p, f->e - c->x->t0);
+    const char mid[] = ",\"name\":\"recorder: flags known late\",\"args\":{\"slice";
+    memcpy(p, mid, sizeof mid - 1);
+    p += sizeof mid - 1;
+    memcpy(p, nf + 5, nlen - 5);   /* ":"...", the name's value */
+    p += nlen - 5;
+    memcpy(p, ",\"flags\":\"", 10);
+    p += 10;
+    p += flag_list(p, arg_bits(f->flags));
+    memcpy(p, "\"}}", 3);
+    c->ob.p = p + 3;
+    c->c.instants++;
+    c->c.late_flags++;
+}
+
+/* ---- otherData ---------------------------------------------------------- */
+
+static void num_field(struct outbuf *o, const char *key, uint64_t v, int comma) {
+    char *p = ob_room(o, strlen(key) + 32);
+    if (comma) *p++ = ',';
+    *p++ = '"';
+    memcpy(p, key, strlen(key));
+    p += strlen(key);
+    *p++ = '"';
+    *p++ = ':';
+    o->p = fmt_u64(p, v);
+}
+
+static void dbl_field(struct outbuf *o, const char *key, double v) {
+    char *p = ob_room(o, strlen(key) + 48);
+    *p++ = ',';
+    *p++ = '"';
+    memcpy(p, key, strlen(key));
+    p += strlen(key);
+    *p++ = '"';
+    *p++ = ':';
+    o->p = fmt_double(p, isfinite(v) && v > 0 ? v : 0);
+}
+
+void write_other(struct jctx *c, const struct rec_export_opts *opt) {
+    rec_model *m = c->m;
+    struct outbuf *o = &c->ob;
+    uint64_t over = 0, drop = 0, bad = 0, unmatched = 0, hist = 0;
+    for (size_t i = 0; i < m->n_recs; i++) {
+        over += m->recs[i].overwritten;
+        hist += m->recs[i].history;
+        drop += m->recs[i].dropped;
+        bad += m->recs[i].bad;
+        unmatched += m->recs[i].unmatched;
+    }
+    c->c.overwritten = over;
+    c->c.dropped = drop;
+    c->c.bad = bad;
+    OB_LIT(o, "\n],\n\"otherData\":{\"recorder\":{\"format\":\"recorder trace 1\",\"process\":");
+    ob_json_str(o, m->src.process_name, strnlen(m->src.process_name, sizeof m->src.process_name));
+    num_field(o, "pid", (uint64_t)(m->src.pid > 0 ? m->src.pid : 0), 1);
+    num_field(o, "real_ns0", m->src.real_ns0, 1);
+    char *p = ob_room(o, 32);
+    memcpy(p, ",\"t0_ns\":", 9);
+    o->p = fmt_i64(p + 9, c->x->t0);
+    p = ob_room(o, 32);
+    memcpy(p, ",\"end_ns\":", 10);
+    o->p = fmt_i64(p + 10, c->end);
+    dbl_field(o, "last_sec", opt ? opt->last_sec : 0);
+    dbl_field(o, "from_sec", opt ? opt->from_sec : 0);
+    dbl_field(o, "to_sec", opt ? opt->to_sec : 0);
+    uint64_t trace_events = 2 * c->c.slices + c->c.instants + c->c.counters + c->c.flows;
+    num_field(o, "events_written", trace_events, 1);
+    OB_LIT(o, ",\"written\":{");
+    num_field(o, "slices", c->c.slices, 0);
+    num_field(o, "instants", c->c.instants, 1);
+    num_field(o, "counters", c->c.counters, 1);
+    num_field(o, "flows", c->c.flows, 1);
+    num_field(o, "threads", c->c.threads, 1);
+    OB_LIT(o, "}");
+    num_field(o, "entries_not_kept", hist, 1);
+    num_field(o, "entries_overwritten", over, 1);
+    num_field(o, "entries_dropped", drop, 1);
+    num_field(o, "entries_bad", bad, 1);
+    num_field(o, "unmatched_ends", unmatched, 1);
+    num_field(o, "log_dropped", m->log.xs ? 0 : m->log.dropped, 1);
+    num_field(o, "untracked_events", m->untracked_events, 1);
+    num_field(o, "nonfinite_counters", m->nonfinite_counters, 1);
+    num_field(o, "unbound_flows", c->c.unbound_flows, 1);
+    num_field(o, "forced_slices", c->x->forced, 1);
+    num_field(o, "late_flags", c->c.late_flags, 1);
+    num_field(o, "too_deep_slices", c->x->too_deep, 1);
+    OB_LIT(o, ",\"threads\":[");
+    uint32_t *order = malloc((m->n_recs ? m->n_recs : 1) * sizeof *order);
+    size_t n = order ? model_record_order(m, order) : 0;
+    for (size_t g = 0; g < n; g++) {
+        uint32_t i = order[g];
+        const struct trec *r = &m->recs[i];
+        struct jrec *j = jrec_of(c, i);
+        if (g) OB_LIT(o, ",");
+        OB_LIT(o, "{");
+        num_field(o, "tid", (uint64_t)(j ? j->tid : 0), 0);
+        num_field(o, "slot", r->slot, 1);
+        num_field(o, "gen", r->gen, 1);
+        OB_LIT(o, ",\"name\":");
+        ob_json_str(o, r->name, strnlen(r->name, sizeof r->name));
+        num_field(o, "events", r->events, 1);
+        num_field(o, "not_kept", r->history, 1);
+        num_field(o, "overwritten", r->overwritten, 1);
+        num_field(o, "dropped", r->dropped, 1);
+        num_field(o, "bad", r->bad, 1);
+        num_field(o, "unmatched_ends", r->unmatched, 1);
+        num_field(o, "too_deep", r->too_deep, 1);
+        OB_LIT(o, "}");
+    }
+    free(order);
+    OB_LIT(o, "]}}}\n");
+}
+

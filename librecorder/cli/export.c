@@ -1,0 +1,171 @@
+/*
+ * export.c -- `dump`, `convert` and `run` write a whole source the same
+ * way: open it, read it once (rec_export_open_*: what it holds), say up
+ * front when JSON cannot reasonably hold that (and refuse past a limit
+ * without --force), then stream it to the file and print what the file
+ * holds, counted as it was written.
+ */
+#define _GNU_SOURCE
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+
+#include "cli.h"
+#include "export.h"
+#include "source.h"
+
+int cli_export_option(const char *cmd, int c, const char *arg, struct cli_export_opts *o) {
+    double v;
+    switch (c) {
+    case 'l':
+        if (cli_parse_double(arg, &v) != 0 || v <= 0)
+            return cli_usage(cmd, "--last wants a number of seconds, not '%s'", arg);
+        o->last = v;
+        return REC_OK;
+    case CLI_OPT_FROM:
+        if (cli_parse_double(arg, &v) != 0) return cli_usage(cmd, "--from wants a number of seconds, not '%s'", arg);
+        o->from = v;
+        return REC_OK;
+    case CLI_OPT_TO:
+        if (cli_parse_double(arg, &v) != 0 || v <= 0)
+            return cli_usage(cmd, "--to wants a positive number of seconds, not '%s'", arg);
+        o->to = v;
+        return REC_OK;
+    case CLI_OPT_FORCE: o->force = 1; return REC_OK;
+    }
+    return -1;
+}
+
+int cli_export_check(const char *cmd, const struct cli_export_opts *o) {
+    if (o->to > 0 && o->from >= o->to) return cli_usage(cmd, "--from %g is not before --to %g", o->from, o->to);
+    return REC_OK;
+}
+
+/* Free bytes where path will be written, or -1 if unknown. */
+static double free_bytes(const char *path) {
+    if (!strcmp(path, "-")) return -1;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", path);
+    struct statvfs sv;
+    if (statvfs(dirname(buf), &sv) != 0) return -1;
+    return (double)sv.f_bavail * (double)sv.f_frsize;
+}
+
+/* Before writing: JSON of this size is more than viewers load.  A warning
+ * past CLI_JSON_WARN_BYTES; past CLI_JSON_LIMIT_BYTES, or past the free
+ * space, a refusal unless --force.  Both name what to do instead. */
+static double json_limit(void) {
+    unsigned long mb;
+    const char *e = getenv("RECORDER_JSON_LIMIT_MB");
+    if (e && *e && cli_parse_uint(e, &mb) == 0) return (double)mb * 1024 * 1024;
+    return CLI_JSON_LIMIT_BYTES;
+}
+
+static int size_check(const struct cli_export_opts *o, double bytes, double events, double span_s) {
+    double limit = json_limit(), warn = limit < CLI_JSON_WARN_BYTES ? limit : CLI_JSON_WARN_BYTES;
+    if (o->fmt != REC_EXPORT_JSON || bytes < warn) return REC_OK;
+    char sz[32], lim[32], fr[32];
+    cli_bytes(sz, sizeof sz, bytes);
+    cli_bytes(lim, sizeof lim, limit);
+    double avail = free_bytes(o->out);
+    char alt[400];
+    snprintf(alt, sizeof alt,
+             "for statistics write CSV or folded stacks (-o FILE.csv, -o FILE.folded); for a timeline, a window "
+             "(--last S, or --from S --to S: the trace is %.1f s long); a native Perfetto format is planned",
+             span_s);
+    if (!o->force && avail >= 0 && bytes > avail) {
+        cli_bytes(fr, sizeof fr, avail);
+        return cli_error(REC_ERR_USAGE, "%s would be about %s of JSON (%.0f events) and only %s is free there: %s; "
+                         "--force writes it anyway", o->out, sz, events, fr, alt);
+    }
+    if (!o->force && bytes > limit)
+        return cli_error(REC_ERR_USAGE, "%s would be about %s of JSON (%.0f events), past the %s written without "
+                         "--force (RECORDER_JSON_LIMIT_MB); trace viewers load JSON up to about 1-2 GB: %s; --force "
+                         "writes it anyway", o->out, sz, events, lim, alt);
+    cli_warn("%s will be about %s of JSON (%.0f events): ui.perfetto.dev and chrome://tracing load JSON up to about "
+             "1-2 GB (trace_processor_shell more); %s", o->out, sz, events, alt);
+    return REC_OK;
+}
+
+static void print_window(const struct cli_export_opts *o) {
+    if (o->last > 0) fprintf(stderr, "; the last %g s", o->last);
+    if (o->from > 0) fprintf(stderr, "; from %g s", o->from);
+    if (o->to > 0) fprintf(stderr, "; up to %g s", o->to);
+}
+
+static void summary(const struct cli_export_opts *o, const char *path, const struct cli_source *src,
+                    const struct rec_export_counts *c) {
+    char d[160];
+    if (o->fmt == REC_EXPORT_JSON)
+        fprintf(stderr,
+                "recorder: wrote %s: %llu slices, %llu instants, %llu counters, %llu flow events (%llu trace events), "
+                "%llu threads",
+                path, (unsigned long long)c->slices, (unsigned long long)c->instants, (unsigned long long)c->counters,
+                (unsigned long long)c->flows, (unsigned long long)c->trace_events, (unsigned long long)c->threads);
+    else
+        fprintf(stderr, "recorder: wrote %s: %llu %s", path, (unsigned long long)c->rows,
+                o->fmt == REC_EXPORT_CSV ? "rows (scope names)" : "lines (call paths)");
+    fprintf(stderr, "; %llu events read from %s", (unsigned long long)c->events_read,
+            cli_source_desc(src, d, sizeof d));
+    print_window(o);
+    if (c->overwritten || c->dropped)
+        fprintf(stderr, "; %llu entries were lost (%llu overwritten, %llu dropped)",
+                (unsigned long long)(c->overwritten + c->dropped), (unsigned long long)c->overwritten,
+                (unsigned long long)c->dropped);
+    if (c->unbound_flows || c->too_deep || c->deep_scopes || c->nonfinite_counters || c->untracked_events)
+        fprintf(stderr, "; left out: %llu flow events that cannot bind, %llu slices nested past 1024 levels, %llu "
+                "scopes nested past %d, %llu NaN or infinite counter values, %llu events of threads past 65535",
+                (unsigned long long)c->unbound_flows, (unsigned long long)c->too_deep,
+                (unsigned long long)c->deep_scopes, REC_MAX_DEPTH, (unsigned long long)c->nonfinite_counters,
+                (unsigned long long)c->untracked_events);
+    if (c->forced)
+        fprintf(stderr, "; %llu slices began before the lookahead and were written before they ended (%llu with "
+                "flags marked late)", (unsigned long long)c->forced, (unsigned long long)c->late_flags);
+    fputc('\n', stderr);
+}
+
+int cli_export(const char *target, const struct cli_export_opts *o) {
+    struct cli_source src;
+    int rc = cli_source_open(target, &src);
+    if (rc != REC_OK) return rc;
+    struct rec_export_opts eo = {o->last, o->from, o->to, 0};
+    int window = o->last > 0 || o->from > 0 || o->to > 0;
+    char err[512];
+    rec_export *x = NULL;
+    if (src.cap && !window) {
+        /* A capture counts its events when it is opened: say it before
+         * reading it all. */
+        const struct rec_cap_info *in = rec_cap_get_info(src.cap);
+        double span = in->end_ticks > in->start_ticks ? (double)(in->end_ticks - in->start_ticks) / in->ticks_per_sec : 0;
+        rc = size_check(o, 75.0 * (double)in->events, (double)in->events, span);
+    }
+    if (rc == REC_OK) {
+        rc = src.cap ? rec_export_open_cap(src.cap, &eo, &x, err, sizeof err)
+                     : rec_export_open_seg(src.seg, &eo, &x, err, sizeof err);
+        if (rc != REC_OK) cli_error(rc, "%s: %s", src.path, err);
+    }
+    if (rc == REC_OK && (window || !src.cap)) {
+        struct rec_export_info in;
+        rec_export_get_info(x, &in);
+        double share = in.end_ns > in.start_ns ? in.window_ns / (in.end_ns - in.start_ns) : 1;
+        rc = size_check(o, in.json_bytes, share * (double)in.events, (in.end_ns - in.start_ns) / 1e9);
+    }
+    struct cli_out out;
+    struct rec_export_counts c;
+    if (rc == REC_OK) rc = cli_out_open(&out, o->out);
+    if (rc == REC_OK) {
+        int e = rec_export_write(x, o->fmt, out.f, &c, err, sizeof err);
+        if (e != REC_OK) {
+            cli_out_abort(&out);
+            rc = cli_error(e, "%s: %s", out.path, err);
+        } else {
+            rc = cli_out_commit(&out);
+        }
+        if (rc == REC_OK) summary(o, out.path, &src, &c);
+    }
+    rec_export_free(x);
+    cli_source_close(&src);
+    return rc;
+}
