@@ -209,6 +209,11 @@ static void on_key(struct app *a, uint32_t ch, int code) {
         a->paused = !a->paused;
         if (!a->paused) app_snapshot(a);
         return;
+    case ACT_FOLD:
+        rec_model_set_fold(a->src->model, !rec_model_fold(a->src->model));
+        a->top_sel_id = 0;    /* the selected name may fold away */
+        app_snapshot(a);
+        return;
     case ACT_HELP:
         a->help = 1;
         a->help_scroll = 0;

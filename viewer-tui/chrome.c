@@ -174,6 +174,8 @@ int chrome_draw_top(struct app *a) {
     if (a->view == VIEW_TOP && len > 0 && (size_t)len < sizeof buf)
         len += snprintf(buf + len, sizeof buf - (size_t)len, " %s sort %s %s", sym(SYM_SEP),
                         top_col_title[a->sort], sym(a->sort_rev ? SYM_UP : SYM_DOWN));
+    if (a->view == VIEW_TOP && rec_model_fold(a->src->model) && len > 0 && (size_t)len < sizeof buf)
+        len += snprintf(buf + len, sizeof buf - (size_t)len, " %s folded", sym(SYM_SEP));
     if (a->filter[0] && len > 0 && (size_t)len < sizeof buf)
         snprintf(buf + len, sizeof buf - (size_t)len, " %s filter \"%s\"", sym(SYM_SEP), a->filter);
     int w = text_width(buf, draw_utf8) + 1;

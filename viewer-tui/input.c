@@ -48,6 +48,7 @@ enum action input_action(uint32_t key, int is_code) {
     case 't': return ACT_THREAD_NEXT;
     case 'T': return ACT_THREAD_PREV;
     case 'p': case 'P': case ' ': return ACT_PAUSE;
+    case 'f': case 'F': return ACT_FOLD;
     case '?': case 'h': return ACT_HELP;
     case 'k': return ACT_UP;
     case 'j': return ACT_DOWN;

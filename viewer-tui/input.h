@@ -18,6 +18,7 @@ enum action {
     ACT_FILTER,          /* open the filter prompt */
     ACT_THREAD_NEXT, ACT_THREAD_PREV,
     ACT_PAUSE,
+    ACT_FOLD,            /* fold layer numbers out of names (ffn_up-*) */
     ACT_HELP,
     ACT_UP, ACT_DOWN, ACT_LEFT, ACT_RIGHT,
     ACT_PAGE_UP, ACT_PAGE_DOWN, ACT_HOME, ACT_END,

@@ -17,6 +17,7 @@ static const struct {
     {"s S", "Top: sort by the next column / reverse the order"},
     {"/", "Top: filter scope names (Enter applies, Esc cancels)"},
     {"p Space", "pause the view; reading goes on underneath"},
+    {"f", "Top: fold layer numbers (ffn_up-0, ffn_up-1 -> ffn_up-*)"},
     {"arrows", "move (PgUp PgDn Home End too)"},
     {"Enter", "Flame: zoom into the frame; Threads: that thread in Top"},
     {"Bksp Esc", "Flame: zoom out; Top: clear the filter"},

@@ -152,6 +152,17 @@ size_t rec_model_stats(rec_model *m, enum rec_window w, int tid, struct rec_stat
 /* Time span the window covers, in ns (<= the window's nominal length). */
 double rec_model_window_span(const rec_model *m, enum rec_window w);
 
+/* Folding layer numbers (docs/analysis.md): with fold on, rec_model_stats
+ * merges names that differ only in layer numbers (ffn_up-0 ... ffn_up-7
+ * -> one row "ffn_up-*", name_id the first such name's).  Off by default. */
+void rec_model_set_fold(rec_model *m, int on);
+int rec_model_fold(const rec_model *m);
+/* The rule itself: each maximal run of decimal digits that follows '-',
+ * '.' or '_' and ends the name or is followed by one of them becomes '*'.
+ * Writes at most cap bytes, NUL included (out may be NULL if cap is 0);
+ * returns the folded length, as snprintf does. */
+size_t rec_name_fold(const char *in, char *out, size_t cap);
+
 /* ---- call-path tree (flame graphs) ------------------------------------ */
 
 struct rec_tree_node {

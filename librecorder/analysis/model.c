@@ -218,9 +218,11 @@ void rec_model_free(rec_model *m) {
         free(m->names[i].text);
         free(m->names[i].fallback);
         free(m->names[i].json);
+        free(m->names[i].fold_text);
     }
     free(m->names);
     u64map_free(&m->name_idx);
+    u64map_free(&m->fold_idx);
     u64map_free(&m->node_idx);
     free(m->node_parent);
     free(m->node_name);

@@ -46,6 +46,8 @@ struct name {
     char *fallback;           /* shown until then: "(id N)"; kept (pointers to it stay valid) */
     char *json;               /* cached "name":"..." for the exporter, or NULL */
     uint32_t json_len;
+    char *fold_text;          /* fold.c: a representative's folded text, if it differs */
+    uint32_t fold_rep;        /* fold.c: representative's local index + 1; 0 = not yet */
 };
 
 /* ---- statistics aggregation ---------------------------------------- */
@@ -194,6 +196,8 @@ struct rec_model {
     struct u64map name_idx;   /* string id -> local index */
     struct name *names;
     size_t n_names, cap_names;
+    struct u64map fold_idx;   /* fold.c: folded text's hash -> representative */
+    int fold_on;              /* rec_model_set_fold */
 
     struct u64map node_idx;   /* parent << 32 | name -> node */
     struct node_cache {
@@ -238,6 +242,11 @@ struct rec_model {
 /* model.c */
 uint32_t model_name(rec_model *m, uint32_t id);              /* local index */
 const char *model_name_text(rec_model *m, uint32_t local);   /* never NULL */
+
+/* fold.c: the name local folds into (itself when it has no layer number
+ * or is not resolved yet), and a representative's folded text. */
+uint32_t model_fold_rep(rec_model *m, uint32_t local);
+const char *model_fold_text(rec_model *m, uint32_t rep);
 uint32_t model_node(rec_model *m, uint32_t parent, uint32_t name_local);
 uint16_t model_series(rec_model *m, int tid);
 int model_record(rec_model *m, uint32_t slot, uint32_t gen); /* -1 if out of room */

@@ -88,6 +88,7 @@ size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int k
             if (ks != series && !share) continue;
             uint32_t name = keys_are_names ? (uint32_t)key : m->node_name[(uint32_t)key];
             if (name >= nn) continue;
+            if (m->fold_on) name = model_fold_rep(m, name);
             const struct acc *c = &a->accs[a->acc_idx.vals[j]];
             struct rec_stat *s = &st[name];
             if (share) {
@@ -120,8 +121,9 @@ size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int k
         for (size_t j = 0; j < a->cells.cap; j++) {
             uint64_t key = a->cells.keys[j];
             if (key == U64MAP_EMPTY || (int)(key >> 32) != series) continue;
-            uint32_t low = (uint32_t)key;
-            cells[nc++] = (struct cellv){low >> HIST_BIN_BITS, low & ((1u << HIST_BIN_BITS) - 1), a->cells.vals[j]};
+            uint32_t low = (uint32_t)key, name = low >> HIST_BIN_BITS;
+            if (m->fold_on && name < nn) name = model_fold_rep(m, name);
+            cells[nc++] = (struct cellv){name, low & ((1u << HIST_BIN_BITS) - 1), a->cells.vals[j]};
         }
     }
     qsort(cells, nc, sizeof *cells, cmp_cell);
@@ -135,7 +137,7 @@ size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int k
         if (st[name].calls == 0) continue;
         struct rec_stat s = st[name];
         s.name_id = m->names[name].id;
-        s.name = model_name_text(m, name);
+        s.name = m->fold_on ? model_fold_text(m, name) : model_name_text(m, name);
         s.avg_ns = s.total_ns / (double)s.calls;
         if (!thread_shares) {   /* tables without per-thread sums */
             s.total_frac = span_ns > 0 ? s.total_ns / span_ns : 0;

@@ -83,6 +83,18 @@ static int mode_scopes(int n) {
     return 0;
 }
 
+/* Per-layer names, as llama.cpp's graphs have: blk.L.ffn_up for 4 layers,
+ * n times each (report --fold). */
+static int mode_layers(int n) {
+    REC_THREAD_NAME("main");
+    static const char *const name[4] = {"blk.0.ffn_up", "blk.1.ffn_up", "blk.2.ffn_up", "blk.3.ffn_up"};
+    for (int i = 0; i < n; i++)
+        for (int l = 0; l < 4; l++) {
+            REC_SCOPE_DYN(name[l]);
+        }
+    return 0;
+}
+
 static _Noreturn void mode_hold(void) {
     REC_THREAD_NAME("holder");
     for (int i = 0; i < 10; i++) layer(i);
@@ -248,6 +260,7 @@ int main(int argc, char **argv) {
     const char *m = argc > 1 ? argv[1] : "";
     if (!strcmp(m, "scopes")) return mode_scopes(argc > 2 ? atoi(argv[2]) : 20);
     if (!strcmp(m, "hold")) mode_hold();
+    if (!strcmp(m, "layers") && argc > 2) return mode_layers(atoi(argv[2]));
     if (!strcmp(m, "spin") && argc > 2) return mode_spin(atol(argv[2]));
     if (!strcmp(m, "busy") && argc > 2) return mode_busy(atol(argv[2]));
     if (!strcmp(m, "threads") && argc > 3) return mode_threads(atoi(argv[2]), atol(argv[3]));
@@ -266,6 +279,6 @@ int main(int argc, char **argv) {
         raise(SIGSEGV);
         return 0;
     }
-    fprintf(stderr, "usage: cli_prog scopes|hold|spin N|busy N|threads T K|fork|exit CODE|segv|evil\n");
+    fprintf(stderr, "usage: cli_prog scopes|hold|spin N|busy N|layers N|threads T K|fork|exit CODE|segv|evil\n");
     return 2;
 }

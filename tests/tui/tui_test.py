@@ -179,6 +179,20 @@ def case_pause(a, t, w):
     t.wait(lambda s: table_rows(s) != rows1, "the table to move again")
 
 
+def case_fold(a, t, w):
+    t.start([a.top, str(w.pid)])
+    top_ready(t, w.pid)
+    t.wait_text("ffn_up-0", "ffn_up-1", "ffn_up-2")
+    t.keys("f")
+    s = t.wait_text("ffn_up-*", "folded")
+    rows = [r.split()[0] for r in table_rows(s)]
+    if rows.count("ffn_up-*") != 1 or any(r.startswith("ffn_up-") and r != "ffn_up-*" for r in rows):
+        raise Fail("folded, the three layers should be one row:\n" + "\n".join(table_rows(s)))
+    t.keys("f")
+    t.wait_gone("folded")
+    t.wait_text("ffn_up-0", "ffn_up-1")
+
+
 def case_help(a, t, w):
     t.start([a.top, str(w.pid)])
     top_ready(t, w.pid)

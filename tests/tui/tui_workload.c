@@ -105,6 +105,12 @@ int main(int argc, char **argv) {
                 REC_SCOPE("zz_unique_scope");
                 spin_us(10);
             }
+            /* Per-layer names, as llama.cpp's: folded by 'f'. */
+            static const char *const layer[3] = {"ffn_up-0", "ffn_up-1", "ffn_up-2"};
+            for (int l = 0; l < 3; l++) {
+                REC_SCOPE_DYN(layer[l]);
+                spin_us(2);
+            }
             {
                 REC_SCOPE("na\xc3\xafve_\xc3\xbc");   /* "naïve_ü" */
                 spin_us(5);
