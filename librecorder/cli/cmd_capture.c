@@ -231,9 +231,13 @@ int cmd_capture(int argc, char **argv) {
     double t0 = now_sec(), next_check = t0 + 0.1, next_status = t0 + 0.5, last_t = t0;
     uint64_t last_events = 0;
     long idle_us = 100;
+    double last_poll = t0;
     /* A pass that found this much comes back at once: a writer at full
      * speed fills a 1 MiB ring in about a millisecond. */
     const uint64_t busy = info.ring_entries / 8;
+    /* The longest rest: with a command, its children's segments are
+     * noted every pass, and a child may record for only a few ms. */
+    const long max_idle_us = cmd ? 10000 : 100000;
     enum rec_capture_end reason = running ? REC_CAPTURE_END_STOPPED : REC_CAPTURE_END_EXITED;
     while (running) {
         size_t moved = 0;
@@ -272,15 +276,22 @@ int cmd_capture(int argc, char **argv) {
             last_t = t;
             next_status = t + 0.5;
         }
-        /* Keep pace with a busy ring; back off when nothing comes. */
-        if (moved >= busy) idle_us = 50;
-        else if (moved) {
-            idle_us = 100;
-            sleep_us(idle_us);
-        } else {
-            sleep_us(idle_us);
-            if (idle_us < 5000) idle_us *= 2;
+        /* Keep pace with a busy ring; otherwise come back when, at the
+         * rate this pass saw (all of it counted as one ring's), a ring
+         * would be a quarter full.  Each wake-up preempts a thread of a
+         * program that keeps every core busy, and its peers wait for it
+         * at their barrier: fewer is cheaper (docs/cli.md, "capture"). */
+        double since_us = (t - last_poll) * 1e6;
+        last_poll = t;
+        if (moved >= busy) {
+            idle_us = 50;
+            continue;
         }
+        double want = moved ? since_us * 0.25 * (double)info.ring_entries / (double)moved : 2.0 * (double)idle_us;
+        if (want > 2.0 * (double)idle_us) want = 2.0 * (double)idle_us;
+        if (want > (double)max_idle_us) want = (double)max_idle_us;
+        idle_us = want < 100 ? 100 : (long)want;
+        sleep_us(idle_us);
     }
     if (live) fprintf(stderr, "\r\033[K");
     struct rec_capture_stats st;
