@@ -32,7 +32,7 @@ function setConn(state, text) {
 function connect() {
   setConn('connecting', 'connecting');
   const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws?t=' + encodeURIComponent(token);
-  const sock = new WebSocket(url, 'recorder-web.v2');
+  const sock = new WebSocket(url, SUBPROTOCOL);
   sock.binaryType = 'arraybuffer';
   ws = sock;
   sock.onopen = () => {
