@@ -1,13 +1,19 @@
 /* flame.js -- the flame graph of the call-path tree the server computes
  * for the selected window: the root spans the width, each frame sits
  * under its caller, wide as its total time.  Click a frame to zoom into
- * it; click the root or a breadcrumb to zoom back out. */
+ * it; click the root or a breadcrumb to zoom back out.
+ *
+ * A frame's shares of the window are the server's (weighed as its name's
+ * TOTAL% and SELF%, as recorder-top's Flame view does); when entries were
+ * lost in the window the heading and every share say partial. */
 
 const FLAME_ROW = 20;
 
 class Flame {
-  constructor(canvas, crumbs, store, colors, tooltip) {
+  constructor(canvas, crumbs, sub, store, colors, tooltip) {
     this.canvas = canvas;
+    this.sub = sub;
+    this.partial = false;
     this.ctx = canvas.getContext('2d', { alpha: false });
     this.crumbs = crumbs;
     this.store = store;
@@ -22,8 +28,14 @@ class Flame {
     this.bind();
   }
 
-  /* New tree from a STATS message. */
-  setTree(nodes) {
+  /* New tree from a STATS message, and whether it is partial. */
+  setTree(nodes, cover) {
+    const partial = !!(cover && cover.partial);
+    if (partial !== this.partial || !this.sub.textContent) {
+      this.partial = partial;
+      this.sub.textContent = (partial ? PARTIAL_MARK + ' partial (entries lost) · ' : '') + 'click a frame to zoom';
+      this.sub.classList.toggle('partial', partial);
+    }
     const out = nodes.map((n, i) => ({ ...n, i, kids: [], depth: 0 }));
     for (let i = 1; i < out.length; i++) {
       const p = out[out[i].parent < out.length ? out[i].parent : 0];
@@ -192,14 +204,15 @@ class Flame {
   showTooltip(cx, cy) {
     const b = this.hovered, tip = this.tip;
     if (!b) { tip.hidden = true; return; }
-    const n = b.node, root = this.nodes[0];
-    const rows = [
-      ['total', fmtDur(n.total) + (root.total > 0 ? '  (' + ((100 * n.total) / root.total).toFixed(1) + '%)' : '')],
-    ];
+    const n = b.node, root = this.nodes[0], mark = this.partial ? PARTIAL_MARK : '';
+    /* Shares of the window (of the time the decoded data covers when
+     * partial), as the top table's total% and self%. */
+    const rows = [['total', fmtDur(n.total) + '  (' + mark + fmtShare(n.totalFrac) + ')']];
     if (n.i !== 0) {
-      rows.push(['self', fmtDur(n.self)]);
+      rows.push(['self', fmtDur(n.self) + '  (' + mark + fmtShare(n.selfFrac) + ')']);
       rows.push(['calls', fmtCount(n.calls)]);
       if (n.calls) rows.push(['avg', fmtDur(n.total / n.calls)]);
+      if (root.total > 0) rows.push(['of the graph', ((100 * n.total) / root.total).toFixed(1) + '%']);
       rows.push(['path', this.pathOf(n).map((x) => this.store.name(x)).join(' › ')]);
     }
     tip.replaceChildren();
@@ -215,6 +228,12 @@ class Flame {
       g.append(a, bb);
     }
     tip.append(t, g);
+    if (this.partial) {
+      const note = document.createElement('div');
+      note.className = 't-note';
+      note.textContent = 'partial: entries were lost in this window; % are of the time the decoded data covers';
+      tip.append(note);
+    }
     tip.hidden = false;
     const r = tip.getBoundingClientRect();
     let x = cx + 14, y = cy + 16;
