@@ -110,7 +110,10 @@ class Raster {
    * a pixel is stripe when (X + Y + phase) % HATCH_PERIOD < 2, else bg. */
   hatch(Y0, Y1, x0, x1, bg, stripe, phase) {
     const d = this.dpr, w = this.w, buf = this.buf;
-    const X0 = Math.max(this.clipLeft, Math.round(x0 * d)), X1 = Math.min(w, Math.max(Math.round(x1 * d), X0 + 1));
+    /* At least a device pixel wide, then clipped: a stretch left of the
+     * clip paints nothing (not a pixel at its edge). */
+    const xa = Math.round(x0 * d), X0 = Math.max(this.clipLeft, xa), X1 = Math.min(w, Math.max(Math.round(x1 * d), xa + 1));
+    if (X1 <= X0) return;
     for (let y = Math.max(Y0, this.clipTop); y < Math.min(Y1, this.clipBottom); y++) {
       const o = y * w;
       for (let x = X0; x < X1; x++) buf[o + x] = (x + y + phase) % HATCH_PERIOD < 2 ? stripe : bg;

@@ -295,7 +295,6 @@ class Timeline {
     const t0 = this.t0, t1 = this.t1, k = this.plotW / this.span;
     const ts = this.tOf(xs - 12);   /* what can reach into the strip (a triangle is 7 px) */
     const rowsY = y + INSTANT_H;
-    this.drawGaps(L, y, y + INSTANT_H + tr.rows * ROW_H - 2, t0, t1, k, ts);
     for (let d = 0; d < tr.rows; d++) {
       const ry = rowsY + d * ROW_H;
       if (ry > this.H || ry + ROW_H < RULER_H) continue;
@@ -308,6 +307,9 @@ class Timeline {
       if (ts > t1) continue;
       this.drawSlice(L.stkName[d], ts, Math.max(ts, now), rowsY + d * ROW_H, t0, k, true);
     }
+    /* Over the slices: no slice lies in a gap, but a short loss drawn
+     * 3 px wide overlaps its neighbours, and must not hide under them. */
+    this.drawGaps(L, y, y + INSTANT_H + tr.rows * ROW_H - 2, t0, t1, k, ts);
     this.drawInstants(L, y, t0, t1, k, ts);
   }
 

@@ -17,10 +17,14 @@ class TimelineHover {
         const i = I.lowerBound(0, t - tol);
         if (i < I.n && I.t[i] <= t + tol)
           return { kind: 'instant', L, name: I.nm[i], t: I.t[i], msg: I.msg(i) };
-        return this.hitGap(L, t, tol);
+        return this.hitGap(L, t);
       }
       const d = Math.floor((y - ty - INSTANT_H) / ROW_H);
       if (d < 0 || d >= tr.rows) return null;
+      /* Over a gap as drawn, the gap: no slice lies inside one, only
+       * within reach of the pointer's tolerance. */
+      const g = this.hitGap(L, t);
+      if (g) return g;
       if (d < L.depth && L.stkTs[d] <= t + tol)
         return { kind: 'slice', L, d, name: L.stkName[d], ts: L.stkTs[d], te: s.liveNow(), open: true };
       const row = L.rows[d];
@@ -30,18 +34,21 @@ class TimelineHover {
         if (row.s[i] > t && i > row.lo && row.e[i - 1] >= t - tol) i--;
         return { kind: 'slice', L, d, name: row.nm[i], ts: row.s[i], te: row.e[i], cut: (row.fl[i] & SLICE_CUT) !== 0 };
       }
-      return this.hitGap(L, t, tol);
+      return null;
     }
     return null;
   }
 
-  /* A stretch where entries were lost, under the pointer (drawn at least
-   * 3 px wide: within tol of it counts). */
-  hitGap(L, t, tol) {
-    const G = L.gaps;
-    const i = G.lowerBound(1, t - tol);
-    if (i >= G.n || G.a[i] > t + tol) return null;
-    return { kind: 'gap', L, a: G.a[i], b: G.b[i], over: G.over[i], drop: G.drop[i] };
+  /* A stretch where entries were lost, under the pointer, as drawGaps
+   * draws it (at least 3 px wide). */
+  hitGap(L, t) {
+    const G = L.gaps, px = this.span / this.plotW;
+    for (let i = G.lowerBound(1, t - 3 * px); i < G.n && G.a[i] <= t + 3 * px; i++) {
+      let a = G.a[i], b = G.b[i];
+      if (b - a < 3 * px) { a = (a + b) / 2 - 1.5 * px; b = a + 3 * px; }
+      if (t >= a && t <= b) return { kind: 'gap', L, a: G.a[i], b: G.b[i], over: G.over[i], drop: G.drop[i] };
+    }
+    return null;
   }
 
   hitCounter(tr, t) {

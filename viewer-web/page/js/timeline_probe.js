@@ -72,10 +72,11 @@ class TimelineProbe {
     return null;
   }
 
-  /* Gaps: how many of them are in view, and the center of one at least
-   * minWidth pixels wide (page pixels), for a hover. */
-  findGap(minWidth = 4) {
-    const top = RULER_H - this.scrollY, r = this.canvas.getBoundingClientRect();
+  /* Gaps: how many of them are in view, and the center of one drawn at
+   * least minWidth pixels wide (page pixels), for a hover, with whether
+   * the picture is hatched there (the raster's pixel at that point). */
+  findGap(minWidth = 3) {
+    const top = RULER_H - this.scrollY, r = this.canvas.getBoundingClientRect(), R = this.raster;
     const k = this.plotW / this.span, t0 = this.t0, t1 = this.t1;
     let visible = 0, best = null;
     for (const tr of this.tracks) {
@@ -84,8 +85,14 @@ class TimelineProbe {
       if (y < RULER_H + 4 || y > this.H - 4) continue;
       for (let i = G.lowerBound(1, t0); i < G.n && G.a[i] < t1; i++) {
         visible++;
-        const xa = Math.max(GUTTER, GUTTER + (G.a[i] - t0) * k), xb = Math.min(this.W, GUTTER + (G.b[i] - t0) * k);
-        if (!best && xb - xa >= minWidth) best = { x: r.left + (xa + xb) / 2, y: r.top + y, lane: tr.L.label };
+        let xa = GUTTER + (G.a[i] - t0) * k, xb = GUTTER + (G.b[i] - t0) * k;
+        if (xb - xa < 3) { xa = (xa + xb) / 2 - 1.5; xb = xa + 3; }
+        xa = Math.max(GUTTER, xa);
+        xb = Math.min(this.W, xb);
+        if (best || xb - xa < minWidth || xa < GUTTER + 8) continue;
+        const x = (xa + xb) / 2, px = R.buf[Math.floor(y * R.dpr) * R.w + Math.floor(x * R.dpr)];
+        best = { x: r.left + x, y: r.top + y, lane: tr.L.label, width: xb - xa,
+          shaded: px === UI_PX.gap || px === UI_PX.gapStripe };
       }
     }
     return { visible, at: best };
