@@ -95,6 +95,18 @@ for (const b of $('window').querySelectorAll('button')) {
   });
 }
 
+/* Fold layer numbers (fold.js): remembered by this browser. */
+function setFold(on) {
+  nameFold.on = on;
+  $('fold').checked = on;
+  try { localStorage.setItem('recorder.fold', on ? '1' : '0'); } catch (e) { /* storage off */ }
+  table.render();
+  flame.refold();
+  timeline.moved();   /* labels from scratch */
+}
+$('fold').addEventListener('change', () => setFold($('fold').checked));
+try { if (localStorage.getItem('recorder.fold') === '1') setFold(true); } catch (e) { /* storage off */ }
+
 window.addEventListener('keydown', (e) => {
   if (e.target.closest && e.target.closest('input, textarea')) return;
   const step = timeline.span * 0.2;
@@ -287,6 +299,13 @@ window.__recorder = {
       top: store.statsMsg ? store.statsMsg.rows.map((r) => ({ name: store.name(r.name), totalFrac: r.totalFrac, calls: r.calls })) : [],
       topMarked: [...document.querySelectorAll('#top-body tr:not([hidden]) .pmark')].filter((e) => e.textContent === PARTIAL_MARK).length,
       flameSub: $('flame-sub').textContent,
+      folded: nameFold.on,
+      /* The top table as shown (folded or not), and the rows it was made
+       * from (the STATS it shows, which may be older than statsMsg). */
+      tableRows: [...document.querySelectorAll('#top-body tr:not([hidden])')].map((tr, i) => ({
+        name: tr.cells_[0].tx.textContent, calls: table.shown[i].calls, p50: tr.cells_[7].textContent })),
+      tableFrom: table.stats ? table.stats.rows.map((r) => ({ name: store.name(r.name), calls: r.calls })) : [],
+      flameLabels: flame.nodes.slice(1).map((n) => store.label(n.name)),
       flameNodes: flame.nodes.length,
     };
   },

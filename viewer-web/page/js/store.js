@@ -262,6 +262,8 @@ class Store {
   }
 
   name(id) { return this.names[id] !== undefined ? this.names[id] : '#' + id; }
+  /* The name as shown: with layer numbers folded when the page says so. */
+  label(id) { return nameFold.label(this.name(id)); }
 
   lane(id) {
     let L = this.lanes.get(id);

@@ -33,6 +33,7 @@ class TopTable {
     this.sortKey = 'totalFrac';
     this.rows = [];
     this.stats = null;
+    this.shown = [];          /* the rows last shown (tests read them) */
     table.querySelector('thead').addEventListener('click', (e) => {
       const th = e.target.closest('th');
       if (!th) return;
@@ -76,14 +77,36 @@ class TopTable {
     return this.rows[i];
   }
 
+  /* The rows as shown: with layer numbers folded, the rows of one folded
+   * name become one, their counts and times added (time inside two of
+   * them at once, one nested in the other, counts twice).  Percentiles
+   * cannot be added: a folded row of several names has none. */
+  rowsOf(st) {
+    const s = this.store;
+    const rows = st.rows.map((r) => ({ ...r, label: s.label(r.name), folded: 1 }));
+    if (!nameFold.on) return rows;
+    const by = new Map();
+    for (const r of rows) {
+      const g = by.get(r.label);
+      if (!g) { by.set(r.label, r); continue; }
+      g.folded++;
+      for (const k of ['calls', 'rate', 'total', 'self', 'totalFrac', 'selfFrac']) g[k] += r[k];
+      g.min = Math.min(g.min, r.min);
+      g.max = Math.max(g.max, r.max);
+      g.avg = g.calls > 0 ? g.total / g.calls : 0;
+      g.p50 = g.p95 = g.p99 = NaN;
+    }
+    return [...by.values()];
+  }
+
   render() {
     const st = this.stats;
     if (!st) return;
-    const s = this.store;
-    const rows = st.rows.map((r) => ({ ...r, label: s.name(r.name) }));
+    const rows = this.rowsOf(st);
+    this.shown = rows;
     const k = this.sortKey;
     if (k === 'name') rows.sort((a, b) => a.label.localeCompare(b.label));
-    else rows.sort((a, b) => b[k] - a[k]);
+    else rows.sort((a, b) => (b[k] || 0) - (a[k] || 0));   /* a folded row has no percentiles (NaN) */
     const partial = st.cover.partial, mark = partial ? PARTIAL_MARK : '';
     const maxTotal = rows.reduce((m, r) => Math.max(m, r.totalFrac), 0) || 1;
     for (let i = 0; i < rows.length; i++) {
@@ -93,13 +116,14 @@ class TopTable {
       if (cells[0].pm.textContent !== mark) cells[0].pm.textContent = mark;
       cells[0].sw.style.background = this.colors.of(r.name);
       if (cells[0].tx.textContent !== r.label) cells[0].tx.textContent = r.label;
-      cells[0].title = r.label + (partial ? ' (partial: entries were lost in this window)' : '');
+      cells[0].title = r.label + (r.folded > 1 ? ` (${r.folded} names folded into one; no percentiles)` : '') +
+        (partial ? ' (partial: entries were lost in this window)' : '');
       /* The time itself, of the calls decoded, on the share's cell. */
       cells[3].title = `${fmtDur(r.total)} inside it, ${fmtDur(r.self)} in its own code, in the calls decoded` +
         (partial ? '; the share is of the time the decoded data covers' : '');
       for (let j = 1; j < TOP_COLUMNS.length; j++) {
         const c = TOP_COLUMNS[j];
-        const text = r.calls === 0 && j > 2 ? '—' : c.fmt(r[c.k]);
+        const text = (r.calls === 0 && j > 2) || Number.isNaN(r[c.k]) ? '—' : c.fmt(r[c.k]);
         if (cells[j].textContent !== text) cells[j].textContent = text;
         if (c.bar) {
           const pct = Math.max(0, Math.min(100, (100 * r.totalFrac) / maxTotal));
@@ -111,7 +135,7 @@ class TopTable {
     }
     for (let i = rows.length; i < this.rows.length; i++) this.rows[i].hidden = true;
     const win = ['last second', 'last 10 s', 'whole run'][st.window] || '';
-    const text = `${rows.length} of ${st.total} scopes · ${win}` + (st.span > 0 ? ` (${fmtDur(st.span)})` : '');
+    const text = `${rows.length} of ${st.total} scopes${nameFold.on ? ' (folded)' : ''} · ${win}` + (st.span > 0 ? ` (${fmtDur(st.span)})` : '');
     this.sub.title = 'total%: time inside the scope per unit of time, summed over threads (100% = one thread inside ' +
       'it all the time)' + (partial ? '. Entries were lost in this window: every figure is computed from the part ' +
       'decoded; calls and calls/s count what was decoded, and total% and self% are of the time the decoded data ' +

@@ -342,7 +342,7 @@ class Timeline {
 
   label(name, x, ry, w) {
     if (x + w < this.xs) return;   /* kept from the last frame */
-    const full = this.store.name(name);
+    const full = this.store.label(name);
     const text = this.fit(full, w - 8, FONT);
     if (!text) return;
     this.pending.push([text, x + 4, ry + (ROW_H - 2) / 2 + 0.5, x + w, full]);
