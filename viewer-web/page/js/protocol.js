@@ -212,7 +212,7 @@ function decodeThreads(r) {
  * analysis model, with what they are computed from (cover): when entries
  * were lost in the window, every figure is partial, and the shares
  * (totalFrac, selfFrac: TOTAL% and SELF% / 100) are over the time the
- * decoded data covers (docs/web.md, "Partial data"). */
+ * decoded data covers (docs/web.md, "Lost, not kept, partial"). */
 function decodeStats(r) {
   const s = { window: r.u8(), span: r.f64(), now: r.f64() };
   const decoded = r.varint(), lost = r.varint(), gapNs = r.f64(), decodedFrac = r.f64();
