@@ -123,7 +123,15 @@ main(async () => {
     check(xs && xs.p50 === '—', 'a folded row of several names shows no percentiles', xs);
     check(s.flameLabels.includes('x-*') && !s.flameLabels.includes('x-0') && !s.flameLabels.includes('x-1'),
       'the flame graph folds them into one frame', s.flameLabels);
-    /* Zoom onto a "tick" until the scopes inside it are labelled. */
+    /* Zoom onto a "tick" until the scopes inside it are labelled: first
+     * to about 100 ms where the gap was (ticks run on either side; at
+     * 10 s a 0.3 ms tick is a fraction of a pixel), then onto a tick. */
+    if (gap) {
+      await page.mouse.move(gap.x, gap.y);
+      for (let i = 0; i < 6; i++) await page.mouse.wheel(0, -500);
+      await sleep(100);
+      s = await state();
+    }
     for (let i = 0; i < 30 && !s.labels.some((l) => l.includes('*')); i++) {
       const at = await page.evaluate(() => window.__recorder.findSlice('tick', 1));
       if (!at) break;
@@ -145,6 +153,9 @@ main(async () => {
     check(s.decodeErrors === 0 && errors.length === 0, 'no errors in the page', { decode: s.decodeErrors, errors: errors.slice(0, 5) });
 
     /* ---- a truncated segment: the page keeps what it had and says so ---- */
+    /* Leave the page first: it would try to reconnect to the server
+     * stopped here, and report the refusal as an error. */
+    await page.goto('about:blank');
     await stop(target.proc);
     await stop(srv.proc);
     check(fs.existsSync(segPath), 'the program kept its segment (RECORDER_KEEP=1)', segPath);
