@@ -10,9 +10,11 @@
 
 int aggregate_init(struct aggregate *a) {
     memset(a, 0, sizeof *a);
-    a->rows = calloc(AGG_ROWS, sizeof *a->rows);
+    a->cap_rows = AGG_ROWS;
+    a->rows = calloc(a->cap_rows, sizeof *a->rows);
+    a->shares = calloc(a->cap_rows, sizeof *a->shares);
     a->nodes = calloc(AGG_NODES, sizeof *a->nodes);
-    if (!a->rows || !a->nodes) {
+    if (!a->rows || !a->shares || !a->nodes) {
         aggregate_destroy(a);
         return -1;
     }
@@ -21,22 +23,79 @@ int aggregate_init(struct aggregate *a) {
 
 void aggregate_destroy(struct aggregate *a) {
     free(a->rows);
+    free(a->shares);
     free(a->nodes);
     a->rows = NULL;
+    a->shares = NULL;
     a->nodes = NULL;
+}
+
+/* Every name's statistics, not only the rows sent: a call tree's frame
+ * may be of a name past them.  Returns the count (0 if none or out of
+ * memory, with *total 0). */
+static size_t all_stats(struct aggregate *a, rec_model *m, enum rec_window w, size_t *total) {
+    size_t n = rec_model_stats(m, w, -1, a->rows, a->cap_rows, total);
+    if (*total <= a->cap_rows) return n;
+    size_t cap = *total + *total / 2;
+    struct rec_stat *rows = realloc(a->rows, cap * sizeof *rows);
+    if (rows) a->rows = rows;
+    struct agg_share *sh = rows ? realloc(a->shares, cap * sizeof *sh) : NULL;
+    if (sh) {
+        a->shares = sh;
+        a->cap_rows = cap;
+    }
+    /* Out of memory: the rows we have (the largest); the rest's shares
+     * fall back to the window's (share_of). */
+    return rec_model_stats(m, w, -1, a->rows, a->cap_rows, total);
+}
+
+static int by_name(const void *x, const void *y) {
+    uint32_t p = ((const struct agg_share *)x)->name_id, q = ((const struct agg_share *)y)->name_id;
+    return p < q ? -1 : p > q;
+}
+
+/* A frame's share of the window is weighed as its name's is in the top
+ * table (rec_stat.total_frac / total_ns, which folds in each thread's
+ * covered time), as recorder-top's Flame view does: exact for a name on
+ * one thread, close for a name on threads that lost different shares. */
+static void share_of(const struct aggregate *a, size_t n, const struct rec_tree_node *t, double span, double *tot,
+                     double *self) {
+    struct agg_share key = {.name_id = t->name_id};
+    const struct agg_share *s = n ? bsearch(&key, a->shares, n, sizeof key, by_name) : NULL;
+    double pt = s ? s->per_total : span > 0 ? 1 / span : 0;
+    double ps = s ? s->per_self : span > 0 ? 1 / span : 0;
+    *tot = t->total_ns * pt;
+    *self = t->self_ns * ps;
 }
 
 void aggregate_publish(struct aggregate *a, rec_model *m, struct strtab *names, enum rec_window w,
                        double now_ns, struct frame **slot) {
     size_t total = 0;
-    size_t nr = rec_model_stats(m, w, -1, a->rows, AGG_ROWS, &total);
+    size_t ns = all_stats(a, m, w, &total);
+    size_t nr = ns < AGG_ROWS ? ns : AGG_ROWS;
     size_t nn = rec_model_tree(m, w, -1, a->nodes, AGG_NODES);
+    double span = rec_model_window_span(m, w);
+    struct rec_window_cover cv;
+    if (rec_model_window_cover(m, w, -1, &cv) != 0) memset(&cv, 0, sizeof cv);
+    for (size_t i = 0; i < ns; i++) {
+        const struct rec_stat *st = &a->rows[i];
+        a->shares[i].name_id = st->name_id;
+        a->shares[i].per_total = st->total_ns > 0 ? st->total_frac / st->total_ns : span > 0 ? 1 / span : 0;
+        a->shares[i].per_self = st->self_ns > 0 ? st->self_frac / st->self_ns : span > 0 ? 1 / span : 0;
+    }
+    qsort(a->shares, ns, sizeof *a->shares, by_name);
     struct wbuf b;
-    wb_init(&b, 64 + nr * 90 + nn * 24);
+    wb_init(&b, 96 + nr * 106 + nn * 40);
     wb_u8(&b, MSG_STATS);
     wb_u8(&b, (unsigned)w);
-    wb_f64(&b, rec_model_window_span(m, w));
+    wb_f64(&b, span);
     wb_f64(&b, now_ns);
+    /* What the window's figures are computed from (docs/web.md, "Partial
+     * data"): the page marks them partial when entries were lost in it. */
+    wb_varint(&b, cv.decoded);
+    wb_varint(&b, cv.lost);
+    wb_f64(&b, cv.gap_ns);
+    wb_f64(&b, cv.decoded_frac);
     wb_varint(&b, total);
     wb_varint(&b, nr);
     for (size_t i = 0; i < nr; i++) {
@@ -52,15 +111,28 @@ void aggregate_publish(struct aggregate *a, rec_model *m, struct strtab *names, 
         wb_f64(&b, s->p50_ns);
         wb_f64(&b, s->p95_ns);
         wb_f64(&b, s->p99_ns);
+        wb_f64(&b, s->total_frac);
+        wb_f64(&b, s->self_frac);
     }
+    /* The root's share is its children's (it has no time of its own). */
+    double root_tot = 0, tot, self;
+    for (size_t i = 1; i < nn; i++)
+        if (a->nodes[i].parent == 0) {
+            share_of(a, ns, &a->nodes[i], span, &tot, &self);
+            root_tot += tot;
+        }
     wb_varint(&b, nn);
     for (size_t i = 0; i < nn; i++) {
         const struct rec_tree_node *t = &a->nodes[i];
+        if (i) share_of(a, ns, t, span, &tot, &self);
+        else tot = root_tot, self = 0;
         wb_varint(&b, i ? strtab_id_named(names, t->name_id, t->name) : 0);
         wb_varint(&b, t->parent < nn ? t->parent : 0);
         wb_varint(&b, t->calls);
         wb_f64(&b, t->total_ns);
         wb_f64(&b, t->self_ns);
+        wb_f64(&b, tot);
+        wb_f64(&b, self);
     }
     struct frame *f = frame_from(&b);
     wb_free(&b);

@@ -1,7 +1,8 @@
 /*
  * aggregate.h -- what the page shows besides the timeline, computed from
  * librecorder's analysis model: the top table and the call-path tree
- * (flame graph) for each window, and the Perfetto JSON snapshot.
+ * (flame graph) for each window, with how much of the window the data
+ * covers (partial or not), and the Perfetto JSON snapshot.
  * Called on the reader thread, which owns the model.
  */
 #ifndef WEB_AGGREGATE_H
@@ -14,8 +15,16 @@
 #define AGG_ROWS 200          /* top-table rows per window */
 #define AGG_NODES 2000        /* call-tree nodes per window */
 
+/* A name's share of the window per ns of its time (aggregate.c). */
+struct agg_share {
+    uint32_t name_id;
+    double per_total, per_self;
+};
+
 struct aggregate {
-    struct rec_stat *rows;
+    struct rec_stat *rows;    /* every name's statistics (cap_rows); the first AGG_ROWS are sent */
+    size_t cap_rows;
+    struct agg_share *shares; /* by name id, for the call tree's shares */
     struct rec_tree_node *nodes;
     uint64_t version;
 };

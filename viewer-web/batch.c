@@ -27,13 +27,26 @@ static void close_chunk(struct batch *b) {
     b->lane = 0;
 }
 
-/* A chunk starts with its lane's stack as it stands.  lane is a handle;
- * the page knows the lane by its id. */
-static void open_chunk(struct batch *b, struct lanes *l, uint32_t lane, int loss) {
+/* A chunk starts with its lane's stack as it stands, and, after a loss,
+ * with what was lost and over which stretch: from the lane's last event
+ * before the loss (to its first event after it, when it had none) to the
+ * chunk's first event, at ts.  lane is a handle; the page knows the lane
+ * by its id. */
+static void open_chunk(struct batch *b, struct lanes *l, uint32_t lane, int64_t ts) {
     close_chunk(b);
-    const struct lane *ln = &l->v[lane];
+    struct lane *ln = &l->v[lane];
     wb_varint(&b->body, ln->id);
+    int loss = ln->lost_over || ln->lost_drop;
     wb_u8(&b->body, loss ? CHUNK_LOSS : 0);
+    if (loss) {
+        /* A thread's time never goes back; a hostile one's may. */
+        int64_t from = ln->seen && ln->last_ts < ts ? ln->last_ts : ts;
+        wb_varint(&b->body, ln->lost_over);
+        wb_varint(&b->body, ln->lost_drop);
+        wb_svarint(&b->body, from - b->base);
+        wb_svarint(&b->body, ts - b->base);
+        ln->lost_over = ln->lost_drop = 0;
+    }
     int known = ln->depth < LANE_STACK ? ln->depth : LANE_STACK;
     wb_varint(&b->body, (uint64_t)known);
     for (int i = 0; i < known; i++) {
@@ -52,7 +65,7 @@ static void put_time(struct batch *b, int64_t ts) {
 }
 
 void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *seg, uint32_t slot,
-               const struct rec_event *ev, size_t n, int loss) {
+               const struct rec_event *ev, size_t n, const struct rec_loss *loss) {
     if (slot >= l->max_slots) {
         b->nolane += n;
         return;
@@ -62,11 +75,16 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *
         b->base = web_ns(rec_seg_ticks_to_ns(seg, ev[0].ticks));
         b->started = 1;
     }
-    if (loss && lane) lane_reset(&l->v[lane]);
+    /* Where the read's loss goes (as in the model, docs/analysis.md):
+     * overwritten entries are older than its events, so they go before
+     * the first one, on the lane it belongs to; dropped ones are newer (a
+     * stream-mode writer drops with its ring full), so they go after the
+     * last.  History (not kept) is no gap: nothing was seen before it. */
+    uint64_t over = loss ? loss->overwritten : 0, drop = loss ? loss->dropped : 0;
+    if (over && !n && lane) lane_lost(&l->v[lane], over, 0);
     /* Once a THREAD_START or the slot table said which lane these events
      * belong to (maybe none), the table is not asked again. */
     int known = lane != 0;
-    int pending_loss = loss;
     for (size_t i = 0; i < n; i++) {
         const struct rec_event *e = &ev[i];
         if (e->type == REC_EV_THREAD_START) {
@@ -75,6 +93,8 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *
             lane = lanes_get(l, slot, e->gen);
             if (lane) lanes_set_tid(l, lane, e->tid);
             known = 1;
+            if (over && lane) lane_lost(&l->v[lane], over, 0);
+            over = 0;
             continue;
         }
         if (!lane && !known) {
@@ -89,16 +109,18 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *
             /* Retired, folded, or a slot the table cannot say: not shown,
              * and counted (docs/web.md, "Bounds"). */
             if (e->type != REC_EV_THREAD_NAME) b->nolane++;
+            over = 0;
             continue;
         }
+        struct lane *ln = &l->v[lane];
+        if (over) lane_lost(ln, over, 0);
+        over = 0;
         if (e->type == REC_EV_THREAD_NAME) {
             lanes_set_name(l, lane, rec_seg_string(seg, e->name_id));
             continue;
         }
-        if (b->lane != lane) open_chunk(b, l, lane, pending_loss);
-        pending_loss = 0;
-        struct lane *ln = &l->v[lane];
         int64_t ts = web_ns(rec_seg_ticks_to_ns(seg, e->ticks));
+        if (b->lane != lane || ln->lost_over || ln->lost_drop) open_chunk(b, l, lane, ts);
         switch (e->type) {
         case REC_EV_BEGIN: {
             uint32_t id = strtab_id(names, seg, e->name_id);
@@ -139,10 +161,13 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *
             break;
         default: continue;
         }
+        ln->last_ts = ts;
+        ln->seen = 1;
         b->chunk_events++;
         b->events++;
     }
     close_chunk(b);
+    if (drop && lane) lane_lost(&l->v[lane], 0, drop);
 }
 
 struct frame *batch_flush(struct batch *b, uint64_t seq, double now_ns) {

@@ -28,11 +28,12 @@ struct batch {
 int batch_init(struct batch *b);
 void batch_destroy(struct batch *b);
 
-/* Encode decoded events of one slot.  loss: entries were lost just before
- * them, so the lane's stack is unknown and starts again empty.  Updates
- * the lanes (THREAD_START, THREAD_NAME) and their stacks. */
+/* Encode decoded events of one slot; loss is what the read that returned
+ * them lost (may be NULL).  After a loss a lane's stack is unknown and
+ * starts again empty, and its next chunk says what was lost where.
+ * Updates the lanes (THREAD_START, THREAD_NAME) and their stacks. */
 void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *seg, uint32_t slot,
-               const struct rec_event *ev, size_t n, int loss);
+               const struct rec_event *ev, size_t n, const struct rec_loss *loss);
 
 static inline size_t batch_bytes(const struct batch *b) { return b->body.len + b->chunk.len; }
 

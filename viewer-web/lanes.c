@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clamp.h"
 #include "lanes.h"
 
 int lanes_init(struct lanes *l, uint32_t max_slots, struct threads_pub **slot) {
@@ -196,4 +197,8 @@ void lane_end(struct lane *ln, uint32_t name) {
         }
 }
 
-void lane_reset(struct lane *ln) { ln->depth = 0; }
+void lane_lost(struct lane *ln, uint64_t overwritten, uint64_t dropped) {
+    ln->depth = 0;
+    ln->lost_over = web_sat_add(ln->lost_over, overwritten);
+    ln->lost_drop = web_sat_add(ln->lost_drop, dropped);
+}

@@ -41,6 +41,11 @@ struct lane {
     unsigned state;           /* REC_SLOT_LIVE or REC_SLOT_EXITED */
     char name[64];
     int changed;              /* the page has not been told its metadata yet */
+    /* Where it lost entries (docs/web.md, "Gaps"): from its last event
+     * before a loss to its first after it, nothing is known. */
+    int seen;                 /* last_ts is set */
+    int64_t last_ts;          /* its last event's time (a web_ns value) */
+    uint64_t lost_over, lost_drop;   /* lost since then, for the next chunk to say */
     int depth;                /* open scopes; may exceed LANE_STACK */
     uint32_t stk_name[LANE_STACK];   /* dense name ids, outermost first */
     int64_t stk_ts[LANE_STACK];      /* their begin times, ns (web_ns values) */
@@ -88,6 +93,8 @@ void lanes_retire(struct lanes *l);
 /* Scope tracking; the rules are the page's too (docs/web.md, "Pairing"). */
 void lane_begin(struct lane *ln, uint32_t name, int64_t ts);
 void lane_end(struct lane *ln, uint32_t name);
-void lane_reset(struct lane *ln);
+/* Entries were lost: the stack is unknown (it starts again empty), and
+ * the lane's next chunk tells the page how many, and since when. */
+void lane_lost(struct lane *ln, uint64_t overwritten, uint64_t dropped);
 
 #endif

@@ -47,8 +47,9 @@ static const char usage_text[] =
     "\n"
     "Exit status: 0 stopped by Ctrl-C or SIGTERM; 2 bad usage; 3 no such process\n"
     "or segment; 4 permission denied; 5 corrupt segment; 6 other format version;\n"
-    "7 truncated segment; 9 out of memory; 11 cannot listen (port in use, bad\n"
-    "address); 1 any other failure.  docs/web.md has the details.\n";
+    "7 truncated segment; 9 out of memory; 11 segment still starting (try again);\n"
+    "12 cannot listen (port in use, bad address); 1 any other failure.\n"
+    "docs/web.md has the details.\n";
 
 static struct web *g_web;
 #ifdef WEB_TSAN

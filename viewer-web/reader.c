@@ -41,9 +41,16 @@ struct reader {
     struct rec_event *evs;
     struct rec_thread_info *ti, *known;  /* this round's threads; last reported to the model */
     uint8_t *known_ok;
+    /* By slot: its writer is lapping us -- its last read could not
+     * return everything (lost entries, or, the first time, history) -- so
+     * what it writes after the newest event we have will probably be lost
+     * too (publish_stats). */
+    uint8_t *lapping;
+    uint32_t n_lapping;
     uint64_t seq;
     double max_ts;
     int alive;
+    int truncated;            /* the segment shrank: nothing more is read */
 };
 
 static double mono_ms(void) {
@@ -59,19 +66,6 @@ static double clock_ns(const struct web *w) {
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec - (double)w->info.mono_ns0;
 }
 
-/* What a ring overwrote before we attached is history we never had, not
- * a loss: start each ring at its oldest entry (a little past it, so the
- * writer does not overwrite it while we read). */
-static void skip_overwritten(struct reader *r) {
-    struct web *w = r->w;
-    uint64_t ring = w->info.ring_entries, margin = ring / 16;
-    int n = rec_seg_threads(w->seg, r->ti, (int)w->info.max_threads);
-    for (int i = 0; i < n; i++) {
-        uint64_t head = r->ti[i].head;
-        if (head > ring - margin) rec_seg_set_cursor(w->seg, r->ti[i].slot, head - (ring - margin));
-    }
-}
-
 struct reader *reader_new(struct web *w, char *err, size_t errlen) {
     struct reader *r = calloc(1, sizeof *r);
     if (!r) goto oom;
@@ -82,7 +76,8 @@ struct reader *reader_new(struct web *w, char *err, size_t errlen) {
     r->ti = calloc(mt, sizeof *r->ti);
     r->known = calloc(mt, sizeof *r->known);
     r->known_ok = calloc(mt, 1);
-    if (!r->ents || !r->evs || !r->ti || !r->known || !r->known_ok) goto oom;
+    r->lapping = calloc(mt, 1);
+    if (!r->ents || !r->evs || !r->ti || !r->known || !r->known_ok || !r->lapping) goto oom;
     if (strtab_init(&r->names, &w->names) != 0) goto oom;
     if (lanes_init(&r->lanes, mt, &w->threads) != 0) goto oom;
     if (batch_init(&r->batch) != 0 || aggregate_init(&r->agg) != 0) goto oom;
@@ -91,7 +86,9 @@ struct reader *reader_new(struct web *w, char *err, size_t errlen) {
     r->model = rec_model_new_seg(w->seg, &mo);
     if (!r->model) goto oom;
     r->alive = w->info.alive;
-    skip_overwritten(r);
+    /* Each ring is read from its oldest entry: what it had overwritten
+     * before our first read is history, not kept, which librecorder tells
+     * apart from what we lose later (reader.h, struct rec_loss). */
     lanes_publish(&r->lanes);
     return r;
 oom:
@@ -123,6 +120,10 @@ static double source_now(struct reader *r);
 
 /* Read one slot until it has nothing more (at most a few reads, so one
  * busy thread cannot starve the others); returns 1 if it may have more.
+ * A writer that lapped us (entries overwritten) has more: the read is
+ * cut short by what it overwrote meanwhile, and every millisecond we
+ * sleep is a stretch of its time we will know nothing about (as
+ * recorder-top's drain does).
  * A batch past FLUSH_BYTES goes out at once: a frame is at most that
  * plus one read (docs/web.md, "Bounds"). */
 static int read_slot(struct reader *r, uint32_t slot) {
@@ -135,6 +136,12 @@ static int read_slot(struct reader *r, uint32_t slot) {
         if (loss.dropped) web_count(&w->ctr.dropped, loss.dropped);
         /* Impossible heads or counters (docs/format.md, "Loss"): bad data. */
         if (loss.bad) web_count(&w->ctr.bad, loss.bad);
+        if (loss.history) web_count(&w->ctr.history, loss.history);
+        int lap = loss.overwritten || loss.dropped || loss.history;
+        if (lap != r->lapping[slot]) {
+            r->n_lapping += lap ? 1u : (uint32_t)-1;
+            r->lapping[slot] = (uint8_t)lap;
+        }
         if (!got && !loss.overwritten && !loss.dropped && !loss.bad && !loss.history) return 0;
         size_t used = 0;
         uint64_t bad = 0;
@@ -145,7 +152,7 @@ static int read_slot(struct reader *r, uint32_t slot) {
             rec_model_add_bad(r->model, slot, bad);
         }
         uint64_t before = r->batch.events;
-        batch_add(&r->batch, &r->lanes, &r->names, w->seg, slot, r->evs, n, loss.overwritten != 0);
+        batch_add(&r->batch, &r->lanes, &r->names, w->seg, slot, r->evs, n, &loss);
         web_add(&w->ctr.events, r->batch.events - before);
         if (r->batch.nolane) web_count(&w->ctr.nolane, r->batch.nolane);
         r->batch.nolane = 0;
@@ -156,13 +163,14 @@ static int read_slot(struct reader *r, uint32_t slot) {
             if (ts > r->max_ts && ts <= clock_ns(w) + FUTURE_SLACK_NS) r->max_ts = ts;
         }
         if (batch_bytes(&r->batch) >= FLUSH_BYTES) flush(r, source_now(r));
-        if (got < READ_CAP) return 0;
+        if (got < READ_CAP && !loss.overwritten) return 0;
     }
     return 1;
 }
 
 static double source_now(struct reader *r) {
-    if (!r->alive) return r->max_ts;
+    /* Nothing more will come: time stops at the last event. */
+    if (!r->alive || r->truncated) return r->max_ts;
     double now = clock_ns(r->w);
     return now > r->max_ts ? now : r->max_ts;
 }
@@ -191,6 +199,15 @@ static void flush(struct reader *r, double now) {
     lws_cancel_service(w->ctx);
 }
 
+/* A program may shrink its segment file under us (docs/security.md):
+ * librecorder then reads nothing more from it, and we stop asking.  What
+ * was read stays, and keeps being served. */
+static void check_truncated(struct reader *r) {
+    if (r->truncated || rec_seg_status(r->w->seg) != REC_ERR_TRUNCATED) return;
+    r->truncated = 1;
+    web_store(&r->w->truncated, 1);
+}
+
 static void publish_stats(struct reader *r, double now) {
     struct web *w = r->w;
     struct rec_seg_info info;
@@ -198,8 +215,15 @@ static void publish_stats(struct reader *r, double now) {
     r->alive = info.alive;
     web_store(&w->alive, info.alive);
     web_store(&w->closed, info.closed);
-    /* Windows slide with the clock even while the program is idle. */
-    if (r->alive) rec_model_set_now_live(r->model, w->seg);
+    /* Windows slide with the clock even while the program is idle (not
+     * once nothing more can be read: then they stay on what was).  But
+     * while a writer laps us, the time after the newest event decoded is
+     * not known yet, and will mostly turn out lost (a gap runs from the
+     * last event before a loss to the first after it, docs/analysis.md):
+     * taken as covered, that tail would dilute every share of a window
+     * we read 1% of.  So the windows end at the newest event then. */
+    if (r->alive && !r->truncated && !r->n_lapping) rec_model_set_now_live(r->model, w->seg);
+    else if (r->alive && !r->truncated) rec_model_set_now(r->model, r->max_ts);
     else rec_model_set_now(r->model, now);
     for (int k = 0; k < 3; k++) aggregate_publish(&r->agg, r->model, &r->names, (enum rec_window)k, now, &w->stats[k]);
     lanes_publish(&r->lanes);
@@ -221,8 +245,10 @@ static void *reader_main(void *arg) {
     double next_flush = 0, next_stats = 0;
     while (!web_load(&w->stop)) {
         int more = 0;
-        int n = sync_threads(r);
-        for (int i = 0; i < n; i++) more |= read_slot(r, r->ti[i].slot);
+        if (!r->truncated) {
+            int n = sync_threads(r);
+            for (int i = 0; i < n; i++) more |= read_slot(r, r->ti[i].slot);
+        }
         double t = mono_ms();
         double now = source_now(r);
         set_now(w, now);
@@ -231,6 +257,7 @@ static void *reader_main(void *arg) {
             next_flush = t + w->opts.flush_ms;
         }
         if (t >= next_stats) {
+            check_truncated(r);
             publish_stats(r, now);
             next_stats = t + STATS_MS;
         }
@@ -270,5 +297,6 @@ void reader_join_free(struct reader *r) {
     free(r->ti);
     free(r->known);
     free(r->known_ok);
+    free(r->lapping);
     free(r);
 }

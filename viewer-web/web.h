@@ -43,7 +43,8 @@ struct web_opts {
 
 struct web_counters {
     uint64_t events;          /* decoded and offered to pages */
-    uint64_t overwritten, dropped, bad;   /* lost before we could read them */
+    uint64_t overwritten, dropped, bad;   /* lost: written since we attached, never read */
+    uint64_t history;         /* not kept: overwritten before our first read of a ring */
     uint64_t unsent;          /* events in frames we failed to allocate */
     uint64_t nolane;          /* events of threads with no lane (retired, folded) */
     uint64_t frames;
@@ -66,6 +67,7 @@ struct web {
     /* Status, written by the reader (atomics). */
     struct web_counters ctr;
     int alive, closed;
+    int truncated;            /* the segment shrank: the reader reads no more */
     uint64_t now_bits;        /* double, the source's clock */
 
     struct clients clients;

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define WIRE_VERSION 2u
+#define WIRE_VERSION 3u
 
 /* Server to page. */
 enum wire_msg {
@@ -46,11 +46,16 @@ enum wire_kind {
 };
 
 /* EVENTS chunk flags. */
-#define CHUNK_LOSS 1u         /* entries were lost just before this chunk */
+#define CHUNK_LOSS 1u         /* entries were lost just before this chunk; the
+                                 chunk says how many and over which stretch */
+
+/* HELLO flags. */
+#define HELLO_FOREIGN 1u      /* the segment's owner is not the uid recorder-web runs as */
 
 /* STATUS flags. */
 #define STATUS_ALIVE 1u
 #define STATUS_CLOSED 2u      /* the program called rec_shutdown or exited cleanly */
+#define STATUS_TRUNCATED 4u   /* the segment file shrank: nothing more can be read */
 
 /* Room left in front of every message for the WebSocket header, so a frame
  * goes to lws_write without a copy.  ws.c checks it against LWS_PRE. */

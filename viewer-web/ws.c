@@ -56,6 +56,9 @@ static int send_hello(struct lws *wsi, struct web *w, struct client *c) {
     wb_f64(b, (double)w->info.real_ns0);
     wb_varint(b, w->info.max_threads);
     wb_varint(b, w->info.ring_entries);
+    /* Root may watch anyone's program: the page says whose it is. */
+    wb_u8(b, w->info.foreign_owner ? HELLO_FOREIGN : 0);
+    wb_varint(b, w->info.owner_uid);
     c->hello_sent = 1;
     return send_tx(wsi, c);
 }
@@ -82,11 +85,13 @@ static int send_status(struct lws *wsi, struct web *w, struct client *c) {
     wb_reset(b);
     wb_u8(b, MSG_STATUS);
     wb_f64(b, web_now(w));
-    wb_u8(b, (web_load(&w->alive) ? STATUS_ALIVE : 0) | (web_load(&w->closed) ? STATUS_CLOSED : 0));
+    wb_u8(b, (web_load(&w->alive) ? STATUS_ALIVE : 0) | (web_load(&w->closed) ? STATUS_CLOSED : 0) |
+                 (web_load(&w->truncated) ? STATUS_TRUNCATED : 0));
     wb_varint(b, web_load(&w->ctr.events));
     wb_varint(b, web_load(&w->ctr.overwritten));
     wb_varint(b, web_load(&w->ctr.dropped));
     wb_varint(b, web_load(&w->ctr.bad));
+    wb_varint(b, web_load(&w->ctr.history));
     wb_varint(b, web_load(&w->ctr.unsent));
     wb_varint(b, web_load(&c->offered_events));
     wb_varint(b, web_load(&c->thinned_events));

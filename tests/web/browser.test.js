@@ -11,40 +11,13 @@
  * without the last two. */
 'use strict';
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
 const { startTarget, startServer, run, stop, check, main, until, sleep, need } = require('./harness');
 
-const SKIP = 77;
-const nodeModules = path.join(__dirname, '../node/node_modules');
-const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
-let chromium;
-try {
-  ({ chromium } = require(path.join(nodeModules, 'playwright-core')));
-} catch (e) {
-  console.log('SKIP: playwright-core is not installed (run `npm install` in tests/node)');
-  process.exit(SKIP);
-}
-if (!fs.existsSync(chromiumPath)) {
-  console.log(`SKIP: no chromium at ${chromiumPath}`);
-  process.exit(SKIP);
-}
+const { launch } = require('./chromium');   /* exits 77 without a browser */
 
 const shots = need('WEB_SCREENSHOTS');
 fs.mkdirSync(shots, { recursive: true });
-
-async function launch() {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'recorder-web-chromium-'));
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: chromiumPath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1440, height: 900 },
-    acceptDownloads: true,
-  });
-  return { ctx, profile };
-}
 
 main(async () => {
   const target = await startTarget(['--threads', '3', '--rate', '4000', '--work-ns', '100000']);

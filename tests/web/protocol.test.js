@@ -85,7 +85,7 @@ main(async () => {
     && p.statusMsg && p.statusMsg.clients >= 2), 30000);
   check(both, 'two pages both get HELLO, names, lanes and events', { a: a.events, b: b.events });
   for (const [p, n] of [[a, 'first'], [b, 'second']]) {
-    check(p.helloMsg && p.helloMsg.pid === target.pid && p.helloMsg.version === 2, `${n} page: HELLO names the program and protocol 2`, p.helloMsg);
+    check(p.helloMsg && p.helloMsg.pid === target.pid && p.helloMsg.version === 3, `${n} page: HELLO names the program and protocol 3`, p.helloMsg);
     const lanes = p.laneNames();
     check(['dispatcher', 'worker-0', 'worker-1', 'worker-2'].every((x) => lanes.includes(x)), `${n} page: a lane per thread`, lanes);
     check(['step', 'layer', 'attention', 'matmul_blk.0', 'dispatch'].every((x) => p.begun.has(x)), `${n} page: scope names`, [...p.begun]);
@@ -167,9 +167,9 @@ main(async () => {
   const cor = await run(exe, [corrupt]);
   check(cor.code === 5 && /not a recorder segment|corrupt/.test(cor.stderr), 'a corrupt segment: exit 5, says so', cor);
   const inuse = await run(exe, [String(target.pid), '--port', String(port)]);
-  check(inuse.code === 11 && /in use/.test(inuse.stderr), 'a port in use: exit 11, says so', inuse);
+  check(inuse.code === 12 && /in use/.test(inuse.stderr), 'a port in use: exit 12, says so', inuse);
   const badbind = await run(exe, [String(target.pid), '--port', '0', '--bind', 'not-an-address']);
-  check(badbind.code === 11 && /not-an-address/.test(badbind.stderr), 'a bad --bind address: exit 11', badbind);
+  check(badbind.code === 12 && /not-an-address/.test(badbind.stderr), 'a bad --bind address: exit 12', badbind);
   const wide = await startServer([String(target.pid), '--port', '0', '--bind', '0.0.0.0']);
   check(/warning: listening on 0\.0\.0\.0/.test(wide.stderr.text), '--bind 0.0.0.0 warns on stderr', wide.stderr.text);
   const wideForeign = await connect({ port: wide.port, path: '/ws?t=' + wide.token, origin: 'http://evil.example' });

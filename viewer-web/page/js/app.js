@@ -1,6 +1,8 @@
 /* app.js -- the page: connects back to recorder-web over WebSocket, feeds
  * the store, draws at the display's frame rate, and keeps the header's
- * status honest (connected or not, what was lost and why). */
+ * status honest (connected or not, what was lost and why, whether the
+ * statistics shown are partial), in the words every tool uses: lost,
+ * not kept, partial (docs/web.md, "Lost, not kept, partial"). */
 
 const token = new URLSearchParams(location.search).get('t') || '';
 const $ = (id) => document.getElementById(id);
@@ -9,7 +11,7 @@ const store = new Store();
 const colors = new Colors(store);
 const tooltip = $('tooltip');
 const timeline = new Timeline($('tl-canvas'), store, colors, tooltip);
-const flame = new Flame($('flame-canvas'), $('flame-crumbs'), store, colors, tooltip);
+const flame = new Flame($('flame-canvas'), $('flame-crumbs'), $('flame-sub'), store, colors, tooltip);
 const table = new TopTable($('top'), $('top-body'), $('top-sub'), store, colors);
 
 let ws = null;
@@ -32,7 +34,7 @@ function setConn(state, text) {
 function connect() {
   setConn('connecting', 'connecting');
   const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws?t=' + encodeURIComponent(token);
-  const sock = new WebSocket(url, 'recorder-web.v2');
+  const sock = new WebSocket(url, SUBPROTOCOL);
   sock.binaryType = 'arraybuffer';
   ws = sock;
   sock.onopen = () => {
@@ -93,6 +95,18 @@ for (const b of $('window').querySelectorAll('button')) {
   });
 }
 
+/* Fold layer numbers (fold.js): remembered by this browser. */
+function setFold(on) {
+  nameFold.on = on;
+  $('fold').checked = on;
+  try { localStorage.setItem('recorder.fold', on ? '1' : '0'); } catch (e) { /* storage off */ }
+  table.render();
+  flame.refold();
+  timeline.moved();   /* labels from scratch */
+}
+$('fold').addEventListener('change', () => setFold($('fold').checked));
+try { if (localStorage.getItem('recorder.fold') === '1') setFold(true); } catch (e) { /* storage off */ }
+
 window.addEventListener('keydown', (e) => {
   if (e.target.closest && e.target.closest('input, textarea')) return;
   const step = timeline.span * 0.2;
@@ -109,6 +123,22 @@ window.addEventListener('keydown', (e) => {
 });
 
 /* ---- the header's numbers ---- */
+const CONN_TEXT = { live: 'connected', exited: 'program exited', truncated: 'segment truncated' };
+
+/* The statistics of the window shown are partial: how much was decoded. */
+function showPartial() {
+  const st = store.statsMsg, badge = $('partial');
+  const c = st && st.window === windowSel ? st.cover : null;
+  badge.hidden = !(c && c.partial);
+  if (badge.hidden) return;
+  const text = 'partial: ' + fmtDecoded(c.decodedFrac) + ' decoded';
+  if (badge.textContent !== text) badge.textContent = text;
+  const win = ['last second', 'last 10 s', 'whole run'][st.window] || 'window';
+  badge.title = `Entries were lost in the ${win}: its statistics are computed from part of the data ` +
+    `(${c.decoded} events decoded, ${c.lost} entries lost: overwritten, dropped or bad). Calls and calls/s count ` +
+    `what was decoded; total% and self% are of the time the decoded data covers, not of the whole window ` +
+    `(${fmtDur(c.gapNs)} of it, summed over threads, is not covered).`;
+}
 function setMetric(id, text, cls, boxId) {
   const el = $(id);
   if (el.textContent !== text) el.textContent = text;
@@ -124,19 +154,39 @@ function updateHeader() {
   if (h) {
     $('proc-name').textContent = h.name || '?';
     $('proc-pid').textContent = 'pid ' + h.pid;
+    /* Root watching another user's program: say whose it is. */
+    const owner = $('proc-owner');
+    owner.hidden = !h.foreign;
+    owner.textContent = h.foreign ? 'owned by uid ' + h.ownerUid : '';
+    owner.title = h.foreign ? `the segment belongs to uid ${h.ownerUid}, not to the user recorder-web runs as` : '';
     document.title = (h.name || 'recorder') + ' · recorder';
   }
-  if (connState === 'live' && st && !st.alive) setConn('exited', 'program exited');
-  else if (connState === 'exited' && st && st.alive) setConn('live', 'connected');
+  /* Once connected: the program's state, a truncated segment first (the
+   * page keeps what it has; nothing more can come). */
+  if (st && (connState === 'live' || connState === 'exited' || connState === 'truncated')) {
+    const want = st.truncated ? 'truncated' : st.alive ? 'live' : 'exited';
+    if (want !== connState) setConn(want, CONN_TEXT[want]);
+  }
+  $('conn').title = connState === 'truncated'
+    ? 'the program shrank its segment file: nothing more can be read; the page keeps what it had'
+    : "the page's connection to recorder-web";
   setMetric('m-rate', fmtCount(perf.eventsPerSec));
   setMetric('m-recv', fmtCount(store.events));
-  const lost = st ? st.overwritten + st.dropped : 0;
+  const lost = st ? st.lost : 0, notKept = st ? st.notKept : 0;
   setMetric('m-lost', fmtCount(lost), lost ? 'bad' : '', 'm-lost-box');
+  setMetric('m-notkept', fmtCount(notKept));
   const thin = st ? st.thinned : 0;
   setMetric('m-thin', fmtCount(thin), thin ? 'warn' : '', 'm-thin-box');
   $('m-lost-box').title = st
-    ? `ring entries lost before recorder-web read them: ${st.overwritten} overwritten, ${st.dropped} dropped by the writer; ${st.bad} malformed`
+    ? `lost: ${st.lost} entries written since recorder-web attached that it never read: ${st.overwritten} overwritten ` +
+      `(the program lapped it), ${st.dropped} dropped (stream mode: the ring was full), ${st.bad} bad (cannot be right); ` +
+      `${Math.max(0, st.lost - store.lostBase)} since this page connected`
     : '';
+  $('m-notkept-box').title = st
+    ? `not kept: ${st.notKept} entries the rings had already overwritten when recorder-web first read them. ` +
+      'A flight recorder keeps the last ring\'s worth: this history is older than recorder-web, not a loss'
+    : '';
+  showPartial();
   $('m-thin-box').title = st
     ? `events recorder-web skipped for this page because it fell behind: ${st.thinned} in ${st.thinnedFrames} frames`
     : '';
@@ -176,7 +226,10 @@ function frame(now) {
     lastStatsVersion = store.statsMsg;
     if (store.statsMsg && store.statsMsg.window === windowSel) {
       table.set(store.statsMsg);
-      if (store.statsMsg.nodes !== lastFlameTree) { flame.setTree(store.statsMsg.nodes); lastFlameTree = store.statsMsg.nodes; }
+      if (store.statsMsg.nodes !== lastFlameTree) {
+        flame.setTree(store.statsMsg.nodes, store.statsMsg.cover);
+        lastFlameTree = store.statsMsg.nodes;
+      }
     }
   }
   /* Redraw when something changed.  When a redraw is expensive (a wide
@@ -206,7 +259,7 @@ window.__recorder = {
   state() {
     const st = store.statusMsg;
     return {
-      connected: connState === 'live' || connState === 'exited',
+      connected: connState === 'live' || connState === 'exited' || connState === 'truncated',
       conn: connState,
       live: timeline.live,
       span: timeline.span,
@@ -215,7 +268,16 @@ window.__recorder = {
       events: store.events,
       frames: store.frames,
       missedFrames: store.missedFrames,
-      lost: st ? st.overwritten + st.dropped : 0,
+      lost: st ? st.lost : 0,
+      notKept: st ? st.notKept : 0,
+      truncated: st ? st.truncated : false,
+      connText: $('conn').textContent,
+      partial: !$('partial').hidden,
+      partialText: $('partial').hidden ? '' : $('partial').textContent,
+      cover: store.statsMsg ? store.statsMsg.cover : null,
+      owner: $('proc-owner').hidden ? '' : $('proc-owner').textContent,
+      gapsSeen: store.gapsSeen,
+      gaps: timeline.findGap(),
       thinned: st ? st.thinned : 0,
       offered: st ? st.offered : 0,
       serverEvents: st ? st.events : 0,
@@ -234,6 +296,16 @@ window.__recorder = {
       lanesText: $('m-lanes').textContent,
       labels: [...timeline.labels],
       topRows: store.statsMsg ? store.statsMsg.rows.map((r) => store.name(r.name)) : [],
+      top: store.statsMsg ? store.statsMsg.rows.map((r) => ({ name: store.name(r.name), totalFrac: r.totalFrac, calls: r.calls })) : [],
+      topMarked: [...document.querySelectorAll('#top-body tr:not([hidden]) .pmark')].filter((e) => e.textContent === PARTIAL_MARK).length,
+      flameSub: $('flame-sub').textContent,
+      folded: nameFold.on,
+      /* The top table as shown (folded or not), and the rows it was made
+       * from (the STATS it shows, which may be older than statsMsg). */
+      tableRows: [...document.querySelectorAll('#top-body tr:not([hidden])')].map((tr, i) => ({
+        name: tr.cells_[0].tx.textContent, calls: table.shown[i].calls, p50: tr.cells_[7].textContent })),
+      tableFrom: table.stats ? table.stats.rows.map((r) => ({ name: store.name(r.name), calls: r.calls })) : [],
+      flameLabels: flame.nodes.slice(1).map((n) => store.label(n.name)),
       flameNodes: flame.nodes.length,
     };
   },

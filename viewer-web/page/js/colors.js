@@ -102,4 +102,7 @@ const UI_PX = {
   openEdge: packHex('#f4f6fa'),
   unknown: packHex('#6b7385'),
   scroll: packHex('#4a5262'),
+  /* Lost stretches: warm, dim, striped -- nothing like a slice, nor idle. */
+  gap: packHex('#2a1d20'),
+  gapStripe: packHex('#6a3a3e'),
 };

@@ -1,13 +1,19 @@
 /* flame.js -- the flame graph of the call-path tree the server computes
  * for the selected window: the root spans the width, each frame sits
  * under its caller, wide as its total time.  Click a frame to zoom into
- * it; click the root or a breadcrumb to zoom back out. */
+ * it; click the root or a breadcrumb to zoom back out.
+ *
+ * A frame's shares of the window are the server's (weighed as its name's
+ * TOTAL% and SELF%, as recorder-top's Flame view does); when entries were
+ * lost in the window the heading and every share say partial. */
 
 const FLAME_ROW = 20;
 
 class Flame {
-  constructor(canvas, crumbs, store, colors, tooltip) {
+  constructor(canvas, crumbs, sub, store, colors, tooltip) {
     this.canvas = canvas;
+    this.sub = sub;
+    this.partial = false;
     this.ctx = canvas.getContext('2d', { alpha: false });
     this.crumbs = crumbs;
     this.store = store;
@@ -22,13 +28,22 @@ class Flame {
     this.bind();
   }
 
-  /* New tree from a STATS message. */
-  setTree(nodes) {
-    const out = nodes.map((n, i) => ({ ...n, i, kids: [], depth: 0 }));
+  /* New tree from a STATS message, and whether it is partial. */
+  setTree(nodes, cover) {
+    const partial = !!(cover && cover.partial);
+    if (partial !== this.partial || !this.sub.textContent) {
+      this.partial = partial;
+      this.sub.textContent = (partial ? PARTIAL_MARK + ' partial (entries lost) · ' : '') + 'click a frame to zoom';
+      this.sub.classList.toggle('partial', partial);
+    }
+    this.raw = nodes;
+    this.rawCover = cover;
+    let out = nodes.map((n, i) => ({ ...n, i, kids: [], depth: 0 }));
     for (let i = 1; i < out.length; i++) {
       const p = out[out[i].parent < out.length ? out[i].parent : 0];
       if (p !== out[i]) p.kids.push(out[i]);
     }
+    if (nameFold.on && out.length) out = this.fold(out[0]);
     for (const o of out) o.kids.sort((a, b) => b.total - a.total);
     /* The root's total is its children's: the time covered by scopes. */
     if (out.length) out[0].total = out[0].kids.reduce((a, c) => a + c.total, 0);
@@ -36,11 +51,41 @@ class Flame {
     this.dirty = true;
   }
 
+  /* Layer numbers folded: the children of a frame with one folded name
+   * become one frame (counts and times added, their children pooled),
+   * and so on down; the nodes are numbered again, parents first. */
+  fold(root) {
+    const out = [];
+    const todo = [[root, 0]];
+    while (todo.length) {
+      const [n, parent] = todo.pop();
+      n.i = out.length;
+      n.parent = parent;
+      out.push(n);
+      const by = new Map();
+      for (const k of n.kids) {
+        const key = this.store.label(k.name), g = by.get(key);
+        if (!g) { by.set(key, { ...k, kids: [...k.kids] }); continue; }
+        for (const f of ['calls', 'total', 'self', 'totalFrac', 'selfFrac']) g[f] += k[f];
+        g.kids.push(...k.kids);
+      }
+      n.kids = [...by.values()];
+      for (const k of n.kids) todo.push([k, n.i]);
+    }
+    return out;
+  }
+
+  /* Folding on or off: the same tree again. */
+  refold() {
+    if (this.raw) this.setTree(this.raw, this.rawCover);
+  }
+
   focusNode() {
     let node = this.nodes[0];
     if (!node) return null;
     for (const name of this.focusPath) {
-      const next = node.kids.find((k) => k.name === name);
+      const want = this.store.label(name);   /* a folded frame is any of its names */
+      const next = node.kids.find((k) => this.store.label(k.name) === want);
       if (!next) break;
       node = next;
     }
@@ -110,7 +155,7 @@ class Flame {
     ctx.fillRect(x, y, Math.max(0.5, w - 1), FLAME_ROW - 2);
     ctx.globalAlpha = 1;
     if (w > 30) {
-      const label = root ? 'all scopes' : this.store.name(node.name);
+      const label = root ? 'all scopes' : this.store.label(node.name);
       const text = this.fitText(label, w - 8);
       if (text) {
         ctx.font = FONT;
@@ -132,7 +177,7 @@ class Flame {
   }
 
   renderCrumbs(focus) {
-    const key = this.focusPath.join('\u0000') + '|' + (focus ? focus.i : -1);
+    const key = this.focusPath.join('\u0000') + '|' + (focus ? focus.i : -1) + (nameFold.on ? '|folded' : '');
     if (key === this.crumbKey) return;
     this.crumbKey = key;
     this.crumbs.replaceChildren();
@@ -144,7 +189,7 @@ class Flame {
       this.crumbs.append(s);
     };
     add('all', 0);
-    this.focusPath.forEach((name, i) => add(this.store.name(name), i + 1));
+    this.focusPath.forEach((name, i) => add(this.store.label(name), i + 1));
   }
 
   at(x, y) {
@@ -192,20 +237,21 @@ class Flame {
   showTooltip(cx, cy) {
     const b = this.hovered, tip = this.tip;
     if (!b) { tip.hidden = true; return; }
-    const n = b.node, root = this.nodes[0];
-    const rows = [
-      ['total', fmtDur(n.total) + (root.total > 0 ? '  (' + ((100 * n.total) / root.total).toFixed(1) + '%)' : '')],
-    ];
+    const n = b.node, root = this.nodes[0], mark = this.partial ? PARTIAL_MARK : '';
+    /* Shares of the window (of the time the decoded data covers when
+     * partial), as the top table's total% and self%. */
+    const rows = [['total', fmtDur(n.total) + '  (' + mark + fmtShare(n.totalFrac) + ')']];
     if (n.i !== 0) {
-      rows.push(['self', fmtDur(n.self)]);
+      rows.push(['self', fmtDur(n.self) + '  (' + mark + fmtShare(n.selfFrac) + ')']);
       rows.push(['calls', fmtCount(n.calls)]);
       if (n.calls) rows.push(['avg', fmtDur(n.total / n.calls)]);
-      rows.push(['path', this.pathOf(n).map((x) => this.store.name(x)).join(' › ')]);
+      if (root.total > 0) rows.push(['of the graph', ((100 * n.total) / root.total).toFixed(1) + '%']);
+      rows.push(['path', this.pathOf(n).map((x) => this.store.label(x)).join(' › ')]);
     }
     tip.replaceChildren();
     const t = document.createElement('div');
     t.className = 't-name';
-    t.textContent = n.i === 0 ? 'all scopes' : this.store.name(n.name);
+    t.textContent = n.i === 0 ? 'all scopes' : this.store.label(n.name);
     const g = document.createElement('div');
     g.className = 't-grid';
     for (const [k, v] of rows) {
@@ -215,6 +261,12 @@ class Flame {
       g.append(a, bb);
     }
     tip.append(t, g);
+    if (this.partial) {
+      const note = document.createElement('div');
+      note.className = 't-note';
+      note.textContent = 'partial: entries were lost in this window; % are of the time the decoded data covers';
+      tip.append(note);
+    }
     tip.hidden = false;
     const r = tip.getBoundingClientRect();
     let x = cx + 14, y = cy + 16;

@@ -1,4 +1,23 @@
-/* format.js -- numbers for people: durations, counts, times. */
+/* format.js -- numbers for people: durations, counts, times, shares. */
+
+/* Before a figure computed from partial data (entries were lost in its
+ * window), as recorder-top marks it. */
+const PARTIAL_MARK = '~';
+
+/* A share as a percentage, as recorder-top writes it: 12.3%, 100%, 400%. */
+function fmtShare(f) {
+  const pct = 100 * f;
+  if (!Number.isFinite(pct)) return '—';
+  return pct < 99.95 ? Math.max(0, pct).toFixed(1) + '%' : pct.toFixed(0) + '%';
+}
+
+/* How much of a partial window was decoded, in whole percents as
+ * recorder-top says it: never rounded up to 100% nor down to 0%. */
+function fmtDecoded(frac) {
+  const pct = 100 * frac;
+  if (pct > 0 && pct < 1) return '<1%';
+  return (pct > 99 ? 99 : Math.round(pct)) + '%';
+}
 
 /* A duration in ns, to 3 significant digits: 812 ns, 4.21 µs, 12.5 ms, 3.20 s. */
 function fmtDur(ns) {

@@ -6,9 +6,11 @@ const MSG = { HELLO: 1, STRINGS: 2, THREADS: 3, EVENTS: 4, STATS: 5, STATUS: 6, 
 const CMSG = { SET_WINDOW: 0x81, PING: 0x82 };
 const KIND = { BEGIN: 1, END: 2, INSTANT: 3, COUNTER: 4, FLOW_BEGIN: 5, FLOW_STEP: 6, FLOW_END: 7 };
 const CHUNK_LOSS = 1;
-const STATUS_ALIVE = 1, STATUS_CLOSED = 2;
+const HELLO_FOREIGN = 1;
+const STATUS_ALIVE = 1, STATUS_CLOSED = 2, STATUS_TRUNCATED = 4;
 const THREADS_FULL = 1;
-const PROTOCOL_VERSION = 2;
+const PROTOCOL_VERSION = 3;
+const SUBPROTOCOL = 'recorder-web.v' + PROTOCOL_VERSION;
 
 const utf8Decoder = new TextDecoder('utf-8');
 
@@ -95,7 +97,9 @@ class WireReader {
 function flowKey(lo, hi) { return hi < 2097152 ? hi * 4294967296 + lo : hi + ':' + lo; }
 
 /* EVENTS: streamed into the sink, no object per event.  The sink gets
- * batch(seq, base, now), chunk(lane, flags, stackNames, stackTimes) and
+ * batch(seq, base, now), chunk(lane, flags, stackNames, stackTimes, loss)
+ * (loss: null, or {overwritten, dropped, from, to}: entries lost on the
+ * lane between its event at `from` and the chunk's first, at `to`) and
  * then, for that lane, begin(t, name), end(t, name), instant(t, name,
  * msgBytes), counter(t, name, value), flow(t, kind, key).  msgBytes is
  * the message's UTF-8, valid during the call only (utf8() decodes it).
@@ -111,14 +115,20 @@ function decodeEvents(r, sink) {
   const b = r.b, len = b.length;
   let total = 0;
   for (let c = 0; c < chunks; c++) {
-    const lane = r.varint(), flags = r.u8(), depth = r.varint();
+    const lane = r.varint(), flags = r.u8();
+    let loss = null;
+    if (flags & CHUNK_LOSS) {
+      const overwritten = r.varint(), dropped = r.varint(), from = base + r.svarint();
+      loss = { overwritten, dropped, from, to: base + r.svarint() };
+    }
+    const depth = r.varint();
     if (depth > 128) throw new RangeError('stack too deep');
     const names = new Array(depth), times = new Array(depth);
     for (let i = 0; i < depth; i++) {
       names[i] = r.varint();
       times[i] = base + r.svarint();
     }
-    sink.chunk(lane, flags, names, times);
+    sink.chunk(lane, flags, names, times, loss);
     const n = r.varint();
     let t = base;
     for (let i = 0; i < n; i++) {
@@ -171,10 +181,13 @@ function decodeOne(r, sink, t) {
 }
 
 function decodeHello(r) {
-  return {
+  const h = {
     version: r.u8(), pid: r.varint(), name: r.str(), path: r.str(), now: r.f64(),
     realNs0: r.f64(), maxThreads: r.varint(), ringEntries: r.varint(),
   };
+  h.foreign = (r.u8() & HELLO_FOREIGN) !== 0;
+  h.ownerUid = r.varint();
+  return h;
 }
 
 function decodeStrings(r) {
@@ -195,16 +208,28 @@ function decodeThreads(r) {
   return t;
 }
 
+/* STATS: the window's top table and call tree, computed by the server's
+ * analysis model, with what they are computed from (cover): when entries
+ * were lost in the window, every figure is partial, and the shares
+ * (totalFrac, selfFrac: TOTAL% and SELF% / 100) are over the time the
+ * decoded data covers (docs/web.md, "Lost, not kept, partial"). */
 function decodeStats(r) {
-  const s = { window: r.u8(), span: r.f64(), now: r.f64(), total: r.varint(), rows: [], nodes: [] };
+  const s = { window: r.u8(), span: r.f64(), now: r.f64() };
+  const decoded = r.varint(), lost = r.varint(), gapNs = r.f64(), decodedFrac = r.f64();
+  s.cover = { decoded, lost, gapNs, decodedFrac, partial: lost > 0 };
+  s.total = r.varint();
+  s.rows = [];
+  s.nodes = [];
   const nr = r.varint();
   for (let i = 0; i < nr; i++)
     s.rows.push({
       name: r.varint(), calls: r.varint(), rate: r.f64(), total: r.f64(), self: r.f64(), min: r.f64(),
-      avg: r.f64(), max: r.f64(), p50: r.f64(), p95: r.f64(), p99: r.f64(),
+      avg: r.f64(), max: r.f64(), p50: r.f64(), p95: r.f64(), p99: r.f64(), totalFrac: r.f64(), selfFrac: r.f64(),
     });
   const nn = r.varint();
-  for (let i = 0; i < nn; i++) s.nodes.push({ name: r.varint(), parent: r.varint(), calls: r.varint(), total: r.f64(), self: r.f64() });
+  for (let i = 0; i < nn; i++)
+    s.nodes.push({ name: r.varint(), parent: r.varint(), calls: r.varint(), total: r.f64(), self: r.f64(),
+      totalFrac: r.f64(), selfFrac: r.f64() });
   return s;
 }
 
@@ -213,10 +238,15 @@ function decodeStatus(r) {
   const f = r.u8();
   s.alive = (f & STATUS_ALIVE) !== 0;
   s.closed = (f & STATUS_CLOSED) !== 0;
+  s.truncated = (f & STATUS_TRUNCATED) !== 0;
   s.events = r.varint();
+  /* lost (since recorder-web attached): overwritten + dropped + bad;
+   * not kept: history the rings no longer held when it first read them. */
   s.overwritten = r.varint();
   s.dropped = r.varint();
   s.bad = r.varint();
+  s.notKept = r.varint();
+  s.lost = s.overwritten + s.dropped + s.bad;
   s.unsent = r.varint();
   s.offered = r.varint();
   s.thinned = r.varint();
@@ -253,4 +283,4 @@ function encodePing(nonce) {
 }
 
 if (typeof module === 'object' && module.exports)
-  module.exports = { MSG, CMSG, KIND, CHUNK_LOSS, THREADS_FULL, PROTOCOL_VERSION, WireReader, decodeMessage, encodeSetWindow, encodePing, utf8 };
+  module.exports = { MSG, CMSG, KIND, CHUNK_LOSS, THREADS_FULL, PROTOCOL_VERSION, SUBPROTOCOL, WireReader, decodeMessage, encodeSetWindow, encodePing, utf8 };

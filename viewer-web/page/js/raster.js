@@ -106,5 +106,18 @@ class Raster {
     const w = this.w, X0 = Math.max(this.clipLeft, Math.round(x0 * this.dpr)), o = Y0 * w;
     for (let y = Y0 + 1; y < Y1; y++) this.buf.copyWithin(y * w + X0, o + X0, o + w);
   }
+  /* Device rows [Y0, Y1), [x0, x1) in CSS pixels, in diagonal stripes:
+   * a pixel is stripe when (X + Y + phase) % HATCH_PERIOD < 2, else bg. */
+  hatch(Y0, Y1, x0, x1, bg, stripe, phase) {
+    const d = this.dpr, w = this.w, buf = this.buf;
+    /* At least a device pixel wide, then clipped: a stretch left of the
+     * clip paints nothing (not a pixel at its edge). */
+    const xa = Math.round(x0 * d), X0 = Math.max(this.clipLeft, xa), X1 = Math.min(w, Math.max(Math.round(x1 * d), xa + 1));
+    if (X1 <= X0) return;
+    for (let y = Math.max(Y0, this.clipTop); y < Math.min(Y1, this.clipBottom); y++) {
+      const o = y * w;
+      for (let x = X0; x < X1; x++) buf[o + x] = (x + y + phase) % HATCH_PERIOD < 2 ? stripe : bg;
+    }
+  }
   put() { this.ctx.putImageData(this.img, 0, 0); }
 }

@@ -9,6 +9,14 @@
  * each chunk starts with the lane's stack as the server has it, so a page
  * that missed frames (thinned) or just joined rebuilds its stack from it.
  *
+ * Where recorder-web lost entries of a lane, the chunk after the loss
+ * says how many and over which stretch (a gap: from the lane's last event
+ * before the loss to its first after it, nothing is known); the lane
+ * keeps its gaps for the timeline to draw apart from idle time.  Slices
+ * never span a gap: after a loss the server's stack starts empty.  So the
+ * only figure the page computes itself, a slice's self time, comes from
+ * children read in the same stretch as the slice.
+ *
  * Lanes come and go with THREADS messages: recorder-web keeps a bounded
  * table and retires the oldest exited lanes (docs/web.md, "Bounds"); a
  * retired lane's data goes with it.  Events that arrive for a lane the
@@ -161,6 +169,24 @@ class Series extends Columns {
   }
 }
 
+/* A lane's gaps: where entries were lost, from, to, and how many (by
+ * cause).  They come in time order and do not overlap, so both ends are
+ * sorted (store.chunk keeps them so whatever the times say). */
+class Gaps extends Columns {
+  constructor() {
+    super([Float64Array, Float64Array, Float64Array, Float64Array]);
+    this.bind();
+  }
+  bind() { [this.a, this.b, this.over, this.drop] = this.cols; }
+  reserve() { super.reserve(); this.bind(); }
+  push(a, b, over, drop) {
+    this.reserve();
+    const i = this.n++;
+    this.a[i] = a; this.b[i] = b; this.over[i] = over; this.drop[i] = drop;
+  }
+  get lastEnd() { return this.n > this.lo ? this.b[this.n - 1] : -Infinity; }
+}
+
 class Lane {
   constructor(id) {
     this.id = id;
@@ -172,6 +198,7 @@ class Lane {
     this.maxDepth = 0;
     this.instants = new Instants();
     this.flows = new Flows();
+    this.gaps = new Gaps();
     this.lastTs = 0;
   }
   row(d) {
@@ -212,6 +239,7 @@ class Store {
     this.flowLast = new Map();
     this.helloMsg = null;    /* the latest HELLO, STATUS and STATS */
     this.statusMsg = null;
+    this.lostBase = null;     /* STATUS's lost when this page connected */
     this.statsMsg = null;
     this.cur = null;
     this.events = 0;          /* received */
@@ -221,6 +249,7 @@ class Store {
     this.orphanEnds = 0;
     this.droppedOpen = 0;     /* open slices a resync proved ended unseen */
     this.lossChunks = 0;
+    this.gapsSeen = 0;        /* gaps received (the timeline draws them) */
     this.now = 0;             /* the source's clock at the last message */
     this.nowAt = 0;           /* performance.now() then */
     this.maxTs = 0;
@@ -233,6 +262,8 @@ class Store {
   }
 
   name(id) { return this.names[id] !== undefined ? this.names[id] : '#' + id; }
+  /* The name as shown: with layer numbers folded when the page says so. */
+  label(id) { return nameFold.label(this.name(id)); }
 
   lane(id) {
     let L = this.lanes.get(id);
@@ -254,7 +285,7 @@ class Store {
       if (!L) continue;
       this.lanes.delete(id);
       for (const r of L.rows) gone += r.count;
-      gone += L.instants.count + L.flows.count;
+      gone += L.instants.count + L.flows.count + L.gaps.count;
       for (const c of this.counterOrder) {
         const S = c.series.get(id);
         if (S) { gone += S.count; c.series.delete(id); }
@@ -292,7 +323,12 @@ class Store {
     this.version++;
     this.changedFrom = -Infinity;
   }
-  status(s) { this.statusMsg = s; this.setNow(s.now); }
+  status(s) {
+    /* lost as the page first saw it: the header says how much since. */
+    if (this.lostBase === null) this.lostBase = s.lost;
+    this.statusMsg = s;
+    this.setNow(s.now);
+  }
   stats(s) { this.statsMsg = s; }
   pong() {}
   setNow(now) {
@@ -307,13 +343,14 @@ class Store {
     this.frames++;
     this.setNow(now);
   }
-  chunk(laneId, flags, names, times) {
+  chunk(laneId, flags, names, times, loss) {
     /* recorder-web announces every lane before its first chunk: one the
      * page lacks was retired, and its events are counted, not kept. */
     const L = this.lanes.get(laneId) || null;
     this.cur = L;
     if (!L) return;
     if (flags & CHUNK_LOSS) this.lossChunks++;
+    if (loss) this.gap(L, loss);
     /* Keep the open slices both sides agree on; the rest of ours ended
      * while we were not looking, and the rest of theirs began then. */
     const d = Math.min(names.length, MAX_STACK);
@@ -334,6 +371,17 @@ class Store {
     }
     L.depth = names.length;
     if (L.depth > L.maxDepth) { L.maxDepth = Math.min(L.depth, MAX_STACK); this.layoutVersion++; }
+  }
+  gap(L, loss) {
+    /* Times from a hostile program may run backwards: a gap never starts
+     * before the previous one ended, nor ends before it starts. */
+    const a = Math.max(loss.from, L.gaps.lastEnd), b = Math.max(a, loss.to);
+    if (!Number.isFinite(a) || !Number.isFinite(b)) return;
+    L.gaps.push(a, b, loss.overwritten, loss.dropped);
+    this.gapsSeen++;
+    this.items++;
+    /* Drawn as idle until now: repaint from its start. */
+    if (a < this.changedFrom) this.changedFrom = a;
   }
   begin(t, name) {
     const L = this.cur;
@@ -429,7 +477,9 @@ class Store {
 
   /* The source's clock now, extrapolated from the last message. */
   liveNow() {
-    if (this.statusMsg && !this.statusMsg.alive) return Math.max(this.maxTs, this.now);
+    /* Nothing more will come: the timeline stops at the last event. */
+    const st = this.statusMsg;
+    if (st && (!st.alive || st.truncated)) return Math.max(this.maxTs, this.now);
     return this.now + (performance.now() - this.nowAt) * 1e6;
   }
 
@@ -444,6 +494,7 @@ class Store {
       for (const r of L.rows) gone += r.evict(1, cut);
       gone += L.instants.evict(0, cut);
       gone += L.flows.evict(0, cut);
+      gone += L.gaps.evict(1, cut);
     }
     for (const c of this.counterOrder) for (const s of c.series.values()) gone += s.evict(0, cut);
     this.items = Math.max(0, this.items - gone);

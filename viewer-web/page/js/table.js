@@ -1,13 +1,22 @@
 /* table.js -- the top table: one row per scope name, for the selected
  * window, sortable by any column.  Rows are reused, never rebuilt, so the
- * table does not flicker or jump as numbers change. */
+ * table does not flicker or jump as numbers change.
+ *
+ * TOTAL% and SELF% are the server's (rec_stat.total_frac), as recorder-top
+ * shows them: time inside the scope per unit of time, summed over threads,
+ * so 100% is one thread inside it all the time.  When entries were lost
+ * in the window, every row is computed from partial data and says so
+ * (PARTIAL_MARK), and the shares are over the time the decoded data
+ * covers, not the whole window: a thread inside one scope all the time
+ * reads close to 100%, not the share of its entries that was read.
+ * (PARTIAL_MARK and fmtShare are format.js's.) */
 
 const TOP_COLUMNS = [
   { k: 'name', fmt: null },
   { k: 'calls', fmt: fmtCount },
   { k: 'rate', fmt: fmtRate },
-  { k: 'total', fmt: fmtDur, bar: true },
-  { k: 'self', fmt: fmtDur },
+  { k: 'totalFrac', fmt: fmtShare, bar: true },
+  { k: 'selfFrac', fmt: fmtShare },
   { k: 'avg', fmt: fmtDur },
   { k: 'p50', fmt: fmtDur },
   { k: 'p95', fmt: fmtDur },
@@ -21,9 +30,10 @@ class TopTable {
     this.sub = sub;
     this.store = store;
     this.colors = colors;
-    this.sortKey = 'total';
+    this.sortKey = 'totalFrac';
     this.rows = [];
     this.stats = null;
+    this.shown = [];          /* the rows last shown (tests read them) */
     table.querySelector('thead').addEventListener('click', (e) => {
       const th = e.target.closest('th');
       if (!th) return;
@@ -45,10 +55,13 @@ class TopTable {
         const td = document.createElement('td');
         if (j === 0) {
           td.className = 'l';
+          const pm = document.createElement('span');
+          pm.className = 'pmark';
           const sw = document.createElement('span');
           sw.className = 'sw';
           const tx = document.createElement('span');
-          td.append(sw, tx);
+          td.append(pm, sw, tx);
+          td.pm = pm;
           td.sw = sw;
           td.tx = tx;
         } else if (c.bar) {
@@ -64,27 +77,56 @@ class TopTable {
     return this.rows[i];
   }
 
+  /* The rows as shown: with layer numbers folded, the rows of one folded
+   * name become one, their counts and times added (time inside two of
+   * them at once, one nested in the other, counts twice).  Percentiles
+   * cannot be added: a folded row of several names has none. */
+  rowsOf(st) {
+    const s = this.store;
+    const rows = st.rows.map((r) => ({ ...r, label: s.label(r.name), folded: 1 }));
+    if (!nameFold.on) return rows;
+    const by = new Map();
+    for (const r of rows) {
+      const g = by.get(r.label);
+      if (!g) { by.set(r.label, r); continue; }
+      g.folded++;
+      for (const k of ['calls', 'rate', 'total', 'self', 'totalFrac', 'selfFrac']) g[k] += r[k];
+      g.min = Math.min(g.min, r.min);
+      g.max = Math.max(g.max, r.max);
+      g.avg = g.calls > 0 ? g.total / g.calls : 0;
+      g.p50 = g.p95 = g.p99 = NaN;
+    }
+    return [...by.values()];
+  }
+
   render() {
     const st = this.stats;
     if (!st) return;
-    const s = this.store;
-    const rows = st.rows.map((r) => ({ ...r, label: s.name(r.name) }));
+    const rows = this.rowsOf(st);
+    this.shown = rows;
     const k = this.sortKey;
     if (k === 'name') rows.sort((a, b) => a.label.localeCompare(b.label));
-    else rows.sort((a, b) => b[k] - a[k]);
-    const maxTotal = rows.reduce((m, r) => Math.max(m, r.total), 0) || 1;
+    else rows.sort((a, b) => (b[k] || 0) - (a[k] || 0));   /* a folded row has no percentiles (NaN) */
+    const partial = st.cover.partial, mark = partial ? PARTIAL_MARK : '';
+    const maxTotal = rows.reduce((m, r) => Math.max(m, r.totalFrac), 0) || 1;
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i], tr = this.row(i), cells = tr.cells_;
       tr.hidden = false;
+      tr.classList.toggle('partial', partial);
+      if (cells[0].pm.textContent !== mark) cells[0].pm.textContent = mark;
       cells[0].sw.style.background = this.colors.of(r.name);
       if (cells[0].tx.textContent !== r.label) cells[0].tx.textContent = r.label;
-      cells[0].title = r.label;
+      cells[0].title = r.label + (r.folded > 1 ? ` (${r.folded} names folded into one; no percentiles)` : '') +
+        (partial ? ' (partial: entries were lost in this window)' : '');
+      /* The time itself, of the calls decoded, on the share's cell. */
+      cells[3].title = `${fmtDur(r.total)} inside it, ${fmtDur(r.self)} in its own code, in the calls decoded` +
+        (partial ? '; the share is of the time the decoded data covers' : '');
       for (let j = 1; j < TOP_COLUMNS.length; j++) {
         const c = TOP_COLUMNS[j];
-        const text = r.calls === 0 && j > 2 ? '—' : c.fmt(r[c.k]);
+        const text = (r.calls === 0 && j > 2) || Number.isNaN(r[c.k]) ? '—' : c.fmt(r[c.k]);
         if (cells[j].textContent !== text) cells[j].textContent = text;
         if (c.bar) {
-          const pct = Math.max(0, Math.min(100, (100 * r.total) / maxTotal));
+          const pct = Math.max(0, Math.min(100, (100 * r.totalFrac) / maxTotal));
           /* A thin bar under the number: share of the largest total. */
           cells[j].style.backgroundImage = 'linear-gradient(#5c8fd6, #5c8fd6)';
           cells[j].style.backgroundSize = `calc((100% - 12px) * ${(pct / 100).toFixed(3)}) 2px`;
@@ -93,6 +135,19 @@ class TopTable {
     }
     for (let i = rows.length; i < this.rows.length; i++) this.rows[i].hidden = true;
     const win = ['last second', 'last 10 s', 'whole run'][st.window] || '';
-    this.sub.textContent = `${rows.length} of ${st.total} scopes · ${win}` + (st.span > 0 ? ` (${fmtDur(st.span)})` : '');
+    const text = `${rows.length} of ${st.total} scopes${nameFold.on ? ' (folded)' : ''} · ${win}` + (st.span > 0 ? ` (${fmtDur(st.span)})` : '');
+    this.sub.title = 'total%: time inside the scope per unit of time, summed over threads (100% = one thread inside ' +
+      'it all the time)' + (partial ? '. Entries were lost in this window: every figure is computed from the part ' +
+      'decoded; calls and calls/s count what was decoded, and total% and self% are of the time the decoded data ' +
+      'covers (each thread\'s window minus the stretches where its entries were lost), not of the whole window' : '');
+    /* When partial, what the mark means comes first. */
+    this.sub.replaceChildren();
+    if (partial) {
+      const pm = document.createElement('span');
+      pm.className = 'pmark';
+      pm.textContent = PARTIAL_MARK;
+      this.sub.append(pm, ' partial (entries lost): % of the decoded time · ');
+    }
+    this.sub.append(text);
   }
 }

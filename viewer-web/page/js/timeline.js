@@ -6,7 +6,14 @@
  * slice by binary search, and where slices are narrower than a pixel the
  * run within that pixel is drawn as one block and skipped by another
  * binary search.  So a million events in view costs about what a thousand
- * do. */
+ * do.
+ *
+ * Where recorder-web lost a lane's entries, the stretch it knows nothing
+ * about (from the last event before the loss to the first after it) is
+ * hatched, so that it does not read as idle time.
+ *
+ * Hover, input and the tests' probes are in timeline_hover.js,
+ * timeline_input.js and timeline_probe.js. */
 
 const RULER_H = 26;
 const COUNTER_H = 40;
@@ -15,6 +22,7 @@ const INSTANT_H = 9;
 const LANE_GAP = 7;
 const GUTTER = 184;
 const ROWS_SHOWN_MAX = 32;
+const HATCH_PERIOD = 8;        /* device pixels between a gap's stripes */
 const MIN_SPAN = 2e3;          /* 2 µs */
 const MAX_SPAN = 600e9;
 const FONT = '11px "Inter", "Segoe UI", system-ui, "Liberation Sans", "DejaVu Sans", sans-serif';
@@ -43,6 +51,7 @@ class Timeline {
     this.labels = new Set();  /* slice names labelled in the last frame (tests read it) */
     this.pending = [];        /* labels: [text, x, y, right edge of the slice, name] */
     this.xs = GUTTER;
+    this.hatch = 0;           /* the gaps' stripes move with the picture (drawGaps) */
     this.onMode = () => {};
     this.bindInput();
   }
@@ -153,7 +162,10 @@ class Timeline {
       visible.push([tr, y]);
     }
     if (full) R.clear(UI_PX.bg);
-    else if (shift) R.shift(GUTTER, shift, RULER_H, this.H);
+    else if (shift) {
+      R.shift(GUTTER, shift, RULER_H, this.H);
+      this.hatch = (this.hatch + shift) % HATCH_PERIOD;
+    }
     R.clip(RULER_H, this.H, xs);
     R.rect(GUTTER, RULER_H, this.W, this.H, UI_PX.bg);
     visible.forEach(([tr, y], i) => {
@@ -295,7 +307,26 @@ class Timeline {
       if (ts > t1) continue;
       this.drawSlice(L.stkName[d], ts, Math.max(ts, now), rowsY + d * ROW_H, t0, k, true);
     }
+    /* Over the slices: no slice lies in a gap, but a short loss drawn
+     * 3 px wide overlaps its neighbours, and must not hide under them. */
+    this.drawGaps(L, y, y + INSTANT_H + tr.rows * ROW_H - 2, t0, t1, k, ts);
     this.drawInstants(L, y, t0, t1, k, ts);
+  }
+
+  /* Gaps: hatched over the whole lane, at least 3 px wide so that a loss
+   * over no time (a lane's first events) can still be seen and hovered.
+   * The stripes' phase follows the picture when it is shifted (this.hatch
+   * grows with every shift), so a shifted frame equals a fresh one. */
+  drawGaps(L, ya, yb, t0, t1, k, from) {
+    const G = L.gaps;
+    if (G.n === G.lo) return;
+    const band = this.raster.rows(ya, yb);
+    if (!band) return;
+    for (let i = G.lowerBound(1, Math.max(t0, from) - 2 / k); i < G.n && G.a[i] <= t1; i++) {
+      let xa = GUTTER + (G.a[i] - t0) * k, xb = GUTTER + (G.b[i] - t0) * k;
+      if (xb - xa < 3) { xa = (xa + xb) / 2 - 1.5; xb = xa + 3; }
+      this.raster.hatch(band[0], band[1], Math.max(GUTTER, xa), Math.min(this.W + 1, xb), UI_PX.gap, UI_PX.gapStripe, this.hatch);
+    }
   }
 
   drawSlice(name, ts, te, ry, t0, k, open) {
@@ -311,7 +342,7 @@ class Timeline {
 
   label(name, x, ry, w) {
     if (x + w < this.xs) return;   /* kept from the last frame */
-    const full = this.store.name(name);
+    const full = this.store.label(name);
     const text = this.fit(full, w - 8, FONT);
     if (!text) return;
     this.pending.push([text, x + 4, ry + (ROW_H - 2) / 2 + 0.5, x + w, full]);
@@ -529,277 +560,11 @@ class Timeline {
     ctx.fill(heads);
     ctx.globalAlpha = 1;
   }
+}
 
-  /* ---- hover ---- */
-  hit(x, y) {
-    if (x < GUTTER || y < RULER_H) return null;
-    const s = this.store, top = RULER_H - this.scrollY;
-    const t = this.tOf(x), tol = (3 * this.span) / this.plotW;
-    for (const tr of this.tracks) {
-      const ty = top + tr.y;
-      if (y < ty || y >= ty + tr.h) continue;
-      if (tr.kind === 'counter') return this.hitCounter(tr, t);
-      const L = tr.L;
-      if (y < ty + INSTANT_H) {
-        const I = L.instants;
-        const i = I.lowerBound(0, t - tol);
-        if (i < I.n && I.t[i] <= t + tol)
-          return { kind: 'instant', L, name: I.nm[i], t: I.t[i], msg: I.msg(i) };
-        return null;
-      }
-      const d = Math.floor((y - ty - INSTANT_H) / ROW_H);
-      if (d < 0 || d >= tr.rows) return null;
-      if (d < L.depth && L.stkTs[d] <= t + tol)
-        return { kind: 'slice', L, d, name: L.stkName[d], ts: L.stkTs[d], te: s.liveNow(), open: true };
-      const row = L.rows[d];
-      if (!row) return null;
-      let i = row.lowerBound(1, t - tol);
-      if (i < row.n && row.s[i] <= t + tol) {
-        /* Prefer the slice under the pointer over a neighbour within reach. */
-        if (row.s[i] > t && i > row.lo && row.e[i - 1] >= t - tol) i--;
-        return { kind: 'slice', L, d, name: row.nm[i], ts: row.s[i], te: row.e[i], cut: (row.fl[i] & SLICE_CUT) !== 0 };
-      }
-      return null;
-    }
-    return null;
-  }
-
-  hitCounter(tr, t) {
-    const c = tr.c, vals = [];
-    for (const [laneId, S] of c.series) {
-      const i = S.lowerBound(0, t + 1) - 1;
-      if (i >= S.lo) vals.push({ lane: this.store.lanes.get(laneId), v: S.v[i], t: S.t[i] });
-    }
-    return { kind: 'counter', c, vals };
-  }
-
-  /* Time inside a slice not covered by its children (the next row). */
-  selfTime(h) {
-    const row = h.L.rows[h.d + 1];
-    let child = 0;
-    if (row)
-      for (let i = row.lowerBound(1, h.ts); i < row.n && row.s[i] < h.te; i++)
-        child += Math.min(row.e[i], h.te) - Math.max(row.s[i], h.ts);
-    const L = h.L;
-    if (h.d + 1 < L.depth && L.stkTs[h.d + 1] < h.te) child += h.te - Math.max(L.stkTs[h.d + 1], h.ts);
-    return Math.max(0, h.te - h.ts - child);
-  }
-
-  drawHover(top) {
-    const m = this.mouse;
-    if (!m || this.drag) return;
-    const h = this.hit(m.x, m.y);
-    this.hovered = h;
-    if (!h || h.kind !== 'slice') return;
-    const tr = this.laneTrack(h.L.id);
-    if (!tr) return;
-    const ctx = this.ctx;
-    const xa = Math.max(GUTTER, this.xOf(h.ts)), xb = Math.min(this.W, this.xOf(h.te));
-    const ry = top + tr.rowsY + h.d * ROW_H;
-    ctx.strokeStyle = UI.hover;
-    ctx.lineWidth = 1.5;
-    ctx.strokeRect(xa + 0.5, ry + 0.5, Math.max(1, xb - xa - 1), ROW_H - 3);
-  }
-
-  tooltipFor(h) {
-    const s = this.store;
-    const rows = [];
-    let title = '', note = '';
-    if (h.kind === 'slice') {
-      title = s.name(h.name);
-      rows.push(['duration', fmtDur(h.te - h.ts) + (h.open ? ' so far' : '')]);
-      rows.push(['self', fmtDur(this.selfTime(h))]);
-      rows.push(['start', fmtTime(h.ts, 1e3)]);
-      rows.push(['thread', h.L.label + (h.L.tid ? ' (' + h.L.tid + ')' : '')]);
-      rows.push(['depth', String(h.d)]);
-      if (h.open) note = 'still running';
-      if (h.cut) note = 'its END was lost: closed by an outer scope';
-    } else if (h.kind === 'instant') {
-      title = s.name(h.name);
-      rows.push(['at', fmtTime(h.t, 1e3)]);
-      rows.push(['thread', h.L.label + (h.L.tid ? ' (' + h.L.tid + ')' : '')]);
-      if (h.msg) rows.push(['message', h.msg]);
-    } else if (h.kind === 'counter') {
-      title = s.name(h.c.name);
-      for (const v of h.vals.slice(0, 12)) rows.push([v.lane ? v.lane.label : '?', fmtValue(v.v)]);
-      rows.push(['range', fmtValue(h.c.min) + ' – ' + fmtValue(h.c.max)]);
-    }
-    return { title, rows, note };
-  }
-
-  showTooltip(clientX, clientY) {
-    const h = this.hovered;
-    const tip = this.tip;
-    if (!h || this.drag) { tip.hidden = true; return; }
-    const { title, rows, note } = this.tooltipFor(h);
-    tip.replaceChildren();
-    const t = document.createElement('div');
-    t.className = 't-name';
-    t.textContent = title;
-    tip.append(t);
-    const g = document.createElement('div');
-    g.className = 't-grid';
-    for (const [k, v] of rows) {
-      const a = document.createElement('div'), b = document.createElement('div');
-      a.className = 't-k'; a.textContent = k;
-      b.className = 't-v'; b.textContent = v;
-      g.append(a, b);
-    }
-    tip.append(g);
-    if (note) {
-      const n = document.createElement('div');
-      n.className = 't-note';
-      n.textContent = note;
-      tip.append(n);
-    }
-    tip.hidden = false;
-    const r = tip.getBoundingClientRect();
-    let x = clientX + 14, y = clientY + 16;
-    if (x + r.width > window.innerWidth - 8) x = clientX - r.width - 14;
-    if (y + r.height > window.innerHeight - 8) y = clientY - r.height - 12;
-    tip.style.left = Math.max(4, x) + 'px';
-    tip.style.top = Math.max(4, y) + 'px';
-  }
-
-  /* ---- input ---- */
-  zoom(factor, anchorX) {
-    const span = Math.min(MAX_SPAN, Math.max(MIN_SPAN, this.span * factor));
-    if (this.live) {
-      this.span = span;   /* the right edge stays on now */
-    } else {
-      const x = anchorX === undefined ? GUTTER + this.plotW / 2 : anchorX;
-      const ta = this.tOf(x);
-      const t0 = ta - ((x - GUTTER) * span) / this.plotW;
-      this.span = span;
-      this.t1 = t0 + span;
-    }
-    this.moved();
-  }
-
-  pan(dt) {
-    this.setLive(false);
-    this.t1 += dt;
-    this.moved();
-  }
-
-  bindInput() {
-    const c = this.canvas;
-    c.addEventListener('wheel', (e) => {
-      e.preventDefault();
-      const r = c.getBoundingClientRect();
-      if (e.shiftKey) {
-        this.scrollY += e.deltaY || e.deltaX;
-        this.clampScroll();
-        this.moved();
-        return;
-      }
-      const d = e.deltaMode === 1 ? e.deltaY * 16 : e.deltaY;
-      this.zoom(Math.exp(d * 0.0015), e.clientX - r.left);
-    }, { passive: false });
-    c.addEventListener('mousedown', (e) => {
-      if (e.button !== 0) return;
-      const r = c.getBoundingClientRect();
-      this.drag = { x: e.clientX, y: e.clientY, t1: this.t1, scrollY: this.scrollY, moved: false, left: r.left };
-      c.parentElement.classList.add('dragging');
-      this.tip.hidden = true;
-      e.preventDefault();
-    });
-    window.addEventListener('mousemove', (e) => {
-      const r = c.getBoundingClientRect();
-      if (this.drag) {
-        const dx = e.clientX - this.drag.x, dy = e.clientY - this.drag.y;
-        if (!this.drag.moved && Math.abs(dx) + Math.abs(dy) > 3) this.drag.moved = true;
-        if (this.drag.moved) {
-          if (Math.abs(dx) > 3) this.setLive(false);
-          if (!this.live) this.t1 = this.drag.t1 - (dx * this.span) / this.plotW;
-          this.scrollY = this.drag.scrollY - dy;
-          this.clampScroll();
-          this.moved();
-        }
-        return;
-      }
-      const inside = e.clientX >= r.left && e.clientX < r.right && e.clientY >= r.top && e.clientY < r.bottom;
-      this.mouse = inside ? { x: e.clientX - r.left, y: e.clientY - r.top, cx: e.clientX, cy: e.clientY } : null;
-      if (!inside) this.tip.hidden = true;
-      this.dirty = true;
-    });
-    window.addEventListener('mouseup', () => {
-      if (!this.drag) return;
-      this.drag = null;
-      c.parentElement.classList.remove('dragging');
-      this.dirty = true;
-    });
-    c.addEventListener('mouseleave', () => {
-      if (!this.drag) { this.mouse = null; this.tip.hidden = true; this.dirty = true; }
-    });
-  }
-
-  /* ---- what tests ask ---- */
-  /* Paint the next frame as usual (shifted and patched when following
-   * live time), then paint the same moment from scratch, in the same
-   * task (no new data in between), and count the device-pixel columns
-   * that differ. */
-  checkRepaint() {
-    const st = this.store, R = this.raster, liveNow = st.liveNow, live = this.live;
-    const now = liveNow.call(st);
-    st.liveNow = () => now;
-    this.draw();
-    const p = this.painted, before = R.buf.slice();
-    this.live = false;
-    this.t1 = p.t1;
-    this.needsFull = true;
-    this.draw();
-    st.liveNow = liveNow;
-    this.live = live;
-    this.moved();
-    const cols = new Set(), samples = [];
-    for (let i = 0; i < before.length; i++)
-      if (before[i] !== R.buf[i]) {
-        cols.add(i % R.w);
-        if (samples.length < 8 && i % R.w >= GUTTER + 8)
-          samples.push([i % R.w, Math.floor(i / R.w), (before[i] >>> 0).toString(16), (R.buf[i] >>> 0).toString(16)]);
-      }
-    return { incremental: !p.full, columns: [...cols].sort((a, b) => a - b), width: R.w, gutter: Math.round(GUTTER * this.dpr),
-      samples, tracks: this.tracks.map((t) => [t.kind === 'lane' ? t.L.label : 'counter', t.y + RULER_H - this.scrollY, t.h]) };
-  }
-
-  /* A visible instant with this name, alone within a few pixels. */
-  findInstant(name) {
-    const s = this.store, top = RULER_H - this.scrollY, r = this.canvas.getBoundingClientRect();
-    const k = this.plotW / this.span, t0 = this.t0, t1 = this.t1;
-    for (const tr of this.tracks) {
-      if (tr.kind !== 'lane') continue;
-      const I = tr.L.instants, y = top + tr.y + INSTANT_H / 2;
-      if (y < RULER_H + 2 || y > this.H - 2) continue;
-      for (let i = I.lowerBound(0, t0); i < I.n && I.t[i] < t1; i++) {
-        if (s.name(I.nm[i]) !== name) continue;
-        const x = GUTTER + (I.t[i] - t0) * k;
-        const alone = (i === I.lo || (I.t[i] - I.t[i - 1]) * k > 8) && (i + 1 === I.n || (I.t[i + 1] - I.t[i]) * k > 8);
-        if (x > GUTTER + 8 && x < this.W - 8 && alone) return { x: r.left + x, y: r.top + y };
-      }
-    }
-    return null;
-  }
-
-
-  /* A visible slice with this name, at least minWidth pixels wide: its
-   * center in page pixels. */
-  findSlice(name, minWidth = 6) {
-    const s = this.store, top = RULER_H - this.scrollY, r = this.canvas.getBoundingClientRect();
-    const k = this.plotW / this.span, t0 = this.t0, t1 = this.t1;
-    for (const tr of this.tracks) {
-      if (tr.kind !== 'lane') continue;
-      for (let d = 0; d < tr.rows; d++) {
-        const row = tr.L.rows[d];
-        const y = top + tr.rowsY + d * ROW_H + (ROW_H - 2) / 2;
-        if (!row || y < RULER_H + 4 || y > this.H - 4) continue;
-        for (let i = row.lowerBound(1, t0); i < row.n && row.s[i] < t1; i++) {
-          if (s.name(row.nm[i]) !== name) continue;
-          const xa = Math.max(GUTTER, GUTTER + (row.s[i] - t0) * k), xb = Math.min(this.W, GUTTER + (row.e[i] - t0) * k);
-          if (xb - xa >= minWidth) return { x: r.left + (xa + xb) / 2, y: r.top + y, lane: tr.L.label, depth: d };
-        }
-      }
-    }
-    return null;
-  }
+/* The timeline's other halves (timeline_hover.js, timeline_input.js,
+ * timeline_probe.js) are classes whose methods join Timeline's. */
+function mixInto(target, source) {
+  for (const k of Object.getOwnPropertyNames(source.prototype))
+    if (k !== 'constructor') target.prototype[k] = source.prototype[k];
 }
