@@ -24,7 +24,12 @@
 #define READ_CAP 65536u        /* entries per read */
 #define FLUSH_BYTES (256u << 10)
 #define STATS_MS 500
-#define IDLE_SLEEP_MS 4
+/* Rest between passes (docs/web.md, "How it reads"): until a ring would
+ * be a quarter full at the rate the last pass saw, 1 ms at least, a flush
+ * period at most.  Each wake-up preempts a thread of a program that keeps
+ * every core busy, and its peers wait for it at their barrier. */
+#define MIN_REST_MS 1.0
+#define TARGET_FILL 0.25
 #define FUTURE_SLACK_NS 1e9    /* calibration error we accept in event times */
 
 struct reader {
@@ -47,6 +52,7 @@ struct reader {
      * too (publish_stats). */
     uint8_t *lapping;
     uint32_t n_lapping;
+    uint64_t pass_entries;    /* read or lost this pass: the writers' pace */
     uint64_t seq;
     double max_ts;
     int alive;
@@ -132,6 +138,7 @@ static int read_slot(struct reader *r, uint32_t slot) {
         uint64_t first;
         struct rec_loss loss = {0};
         size_t got = rec_seg_read(w->seg, slot, r->ents, READ_CAP, &first, &loss);
+        r->pass_entries += got + loss.overwritten + loss.dropped;
         if (loss.overwritten) web_count(&w->ctr.overwritten, loss.overwritten);
         if (loss.dropped) web_count(&w->ctr.dropped, loss.dropped);
         /* Impossible heads or counters (docs/format.md, "Loss"): bad data. */
@@ -238,13 +245,22 @@ static void answer_export(struct reader *r) {
     lws_cancel_service(w->ctx);
 }
 
+/* The next rest, from the entries the pass found since the last one. */
+static double rest_ms(double prev, uint64_t entries, double since_ms, uint64_t ring, double max_ms) {
+    double want = entries ? since_ms * TARGET_FILL * (double)ring / (double)entries : 2 * prev;
+    if (want > 2 * prev) want = 2 * prev;
+    if (want > max_ms) want = max_ms;
+    return want < MIN_REST_MS ? MIN_REST_MS : want;
+}
+
 static void *reader_main(void *arg) {
     struct reader *r = arg;
     struct web *w = r->w;
     rcu_register_thread();
-    double next_flush = 0, next_stats = 0;
+    double next_flush = 0, next_stats = 0, last_pass = mono_ms(), rest = MIN_REST_MS;
     while (!web_load(&w->stop)) {
         int more = 0;
+        r->pass_entries = 0;
         if (!r->truncated) {
             int n = sync_threads(r);
             for (int i = 0; i < n; i++) more |= read_slot(r, r->ti[i].slot);
@@ -263,8 +279,12 @@ static void *reader_main(void *arg) {
         }
         if (web_xchg(&w->export_req, 0)) answer_export(r);
         if (clients_catch_up(&w->clients, &r->hist)) lws_cancel_service(w->ctx);
+        rest = rest_ms(rest, r->pass_entries, t - last_pass, w->info.ring_entries, w->opts.flush_ms);
+        last_pass = t;
         if (!more) {
-            struct timespec d = {0, IDLE_SLEEP_MS * 1000000L};
+            double until = next_flush - mono_ms(), d_ms = rest < until ? rest : until;
+            if (d_ms < MIN_REST_MS) d_ms = MIN_REST_MS;
+            struct timespec d = {(time_t)(d_ms / 1e3), (long)((d_ms - 1e3 * (double)(time_t)(d_ms / 1e3)) * 1e6)};
             nanosleep(&d, NULL);
         }
     }
