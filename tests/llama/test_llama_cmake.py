@@ -5,9 +5,12 @@ from `meson install --destdir`, found by pkg-config) and once against the
 build tree (RECORDER_DIR, RECORDER_BUILD); each llama-completion then runs
 from the build tree without LD_LIBRARY_PATH (the RPATH CMake gives it is
 enough) and writes a simple-perf session trace that holds the pool
-threads' op scopes.  Skipped (77) without cmake or pkg-config.
+threads' op scopes.  Skipped (77) without cmake or pkg-config.  In a
+sanitizer build (SANITIZE, meson's b_sanitize) the project is compiled and
+linked with the same -fsanitize, as a sanitized librecorder needs its
+runtime first in the program.
 
-usage: test_llama_cmake.py SOURCE_ROOT BUILD_ROOT"""
+usage: test_llama_cmake.py SOURCE_ROOT BUILD_ROOT [SANITIZE]"""
 import glob
 import json
 import os
@@ -25,6 +28,15 @@ def run(cmd, env=None, timeout=400):
         print("$", " ".join(cmd))
         print(r.stdout[-3000:], r.stderr[-3000:], sep="\n")
     return r.returncode == 0
+
+
+def sanitize_defs(sanitize):
+    """CMake flags that give the project meson's -fsanitize."""
+    if not sanitize or sanitize == "none":
+        return []
+    f = f"-fsanitize={sanitize}"
+    return [f"-DCMAKE_C_FLAGS={f}", f"-DCMAKE_CXX_FLAGS={f}", f"-DCMAKE_EXE_LINKER_FLAGS={f}",
+            f"-DCMAKE_SHARED_LINKER_FLAGS={f}"]
 
 
 def build_and_run(tmp, label, defs, env):
@@ -51,6 +63,7 @@ def build_and_run(tmp, label, defs, env):
 
 def main():
     src, bld = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    san = sanitize_defs(sys.argv[3] if len(sys.argv) > 3 else "")
     if not shutil.which("cmake"):
         print("cmake is not installed: skipped")
         return 77
@@ -58,7 +71,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ)
         err = build_and_run(tmp, "tree", ["-DRECORDER_VIA=recorder_tree", f"-DRECORDER_DIR={src}",
-                                          f"-DRECORDER_BUILD={bld}"], env)
+                                          f"-DRECORDER_BUILD={bld}"] + san, env)
         if err:
             failures.append(err)
         if not shutil.which("pkg-config"):
@@ -74,7 +87,7 @@ def main():
                 else:
                     env["PKG_CONFIG_PATH"] = os.path.dirname(pcs[0])
                     env["PKG_CONFIG_SYSROOT_DIR"] = dest   # the .pc files say the real prefix
-                    err = build_and_run(tmp, "pkgconfig", ["-DRECORDER_VIA=recorder_pkgconfig"], env)
+                    err = build_and_run(tmp, "pkgconfig", ["-DRECORDER_VIA=recorder_pkgconfig"] + san, env)
                     if err:
                         failures.append(err)
     for f in failures:
