@@ -14,7 +14,7 @@
 #include "source.h"
 
 static const char usage[] =
-    "usage: recorder dump PID|NAME|PATH [-o FILE] [--last SECONDS]\n"
+    "usage: recorder dump PID|NAME|PATH [-o FILE] [--last SECONDS] [--wait[=SEC]]\n"
     "\n"
     "Write what a program's rings hold right now as Perfetto / Chrome JSON\n"
     "(open it at ui.perfetto.dev or chrome://tracing).  The program keeps\n"
@@ -24,7 +24,7 @@ static const char usage[] =
     "\n"
     "  -o, --output FILE   where to write (default trace.json; - for stdout): written\n"
     "                      aside and renamed, mode 0600; a device or FIFO written to\n"
-    "  -l, --last SECONDS  only the last SECONDS of the trace\n";
+    "  -l, --last SECONDS  only the last SECONDS of the trace\n" CLI_WAIT_HELP;
 
 int cli_dump(const char *target, const char *out, double last_sec) {
     struct cli_source src;
@@ -60,18 +60,23 @@ int cli_dump(const char *target, const char *out, double last_sec) {
 int cmd_dump(int argc, char **argv) {
     static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                          {"last", required_argument, 0, 'l'},
+                                         {"wait", optional_argument, 0, 'w'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *out = "trace.json";
-    double last = 0;
-    int c;
+    double last = 0, wait_s = 0;
+    int c, wait = 0;
     optind = 0;
-    while ((c = getopt_long(argc, argv, ":o:l:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:l:wh", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'l':
             if (cli_parse_double(optarg, &last) != 0 || last <= 0)
                 return cli_usage("dump", "--last wants a number of seconds, not '%s'", optarg);
+            break;
+        case 'w':
+            if (cli_parse_wait("dump", optarg, &wait_s) != 0) return REC_ERR_USAGE;
+            wait = 1;
             break;
         case 'h': return cli_help(usage);
         default: return cli_bad_option("dump", c, argv);
@@ -79,5 +84,9 @@ int cmd_dump(int argc, char **argv) {
     }
     if (optind >= argc) return cli_usage("dump", "which program? give a PID, a segment name or a path");
     if (optind + 1 < argc) return cli_usage("dump", "unexpected argument '%s'", argv[optind + 1]);
+    if (wait) {
+        int rc = cli_wait(argv[optind], wait_s, NULL);
+        if (rc != REC_OK) return rc;
+    }
     return cli_dump(argv[optind], out, last);
 }
