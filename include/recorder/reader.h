@@ -71,7 +71,7 @@ struct rec_wait_opts {
     const char *prog;         /* prefix of the notice ("recorder-top"); NULL: none */
     int quiet;                /* no notice */
     /* A target that is not a pid nor a path is also ready when this says
-     * so (a viewer's process names); may be NULL. */
+     * so (a viewer's process names; asked every 500 ms); may be NULL. */
     int (*ready)(const char *target, void *arg);
     void *arg;
     /* A caller that catches SIGINT: its flag; the wait returns -1 once it
@@ -85,7 +85,8 @@ struct rec_wait_opts {
  * While waiting, polls every 50 ms (creating, opening, following nothing:
  * only what rec_seg_open would look at) and says so once on stderr.
  * A pid that is not there at all, or whose process is gone but left a
- * segment, is ready at once: rec_seg_open tells what there is.  Fails with
+ * segment, or another user's (unless we are root), is ready at once:
+ * rec_seg_open tells what there is.  Fails with
  * REC_ERR_EXITED when the process exits without recording, REC_ERR_TIMEOUT
  * when the time is up, with a one-line message in err; returns -1 when
  * o->stop is set. */
