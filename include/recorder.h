@@ -89,6 +89,19 @@ enum rec_ev_type {
 #define REC_ID_FILTERED  1u
 #define REC_ID_OVERFLOW  2u
 
+/* Subtree filters (RECORDER_FILTER items ending in '/', or
+ * RECORDER_FILTER_MODE=subtree; docs/configuration.md): a call site or a
+ * thread's name cache may hold a real id with one of these flags.  Never
+ * in the segment: real ids stay below 2^27 (a string table of at most
+ * 1 GiB).  COND: record only inside a kept subtree of this thread.  ROOT:
+ * record, and a scope of this name keeps everything nested in it. */
+#define REC__ID_COND     0x80000000u
+#define REC__ID_ROOT     0x40000000u
+#define REC__ID_MASK     0x3fffffffu
+/* What a scope of a ROOT name holds when it opened its thread's subtree:
+ * its end closes it (a scope's id is never 1, which is REC_ID_FILTERED). */
+#define REC__SCOPE_SUB   1u
+
 /* A string record, 8-byte aligned, at offset id*8 of the string region.
  * tag = hash32 << 32 | len << 8 | REC_STR_READY, published last. */
 #define REC_STR_READY    1u
@@ -264,6 +277,13 @@ struct rec__tls {
     const uint64_t *limit;    /* this slot's limit in the consumer page */
     uint64_t explicit_skip;   /* REC_BEGIN/REC_END: bit set = that begin was not recorded */
     struct rec__dyn_cache *dyn;
+    /* The kept subtree open on this thread (subtree filters only): the id
+     * of the outermost open scope whose name is a subtree root, 0 if none;
+     * if it was opened by REC_BEGIN, explicit_skip just after (never 0),
+     * else 0. */
+    uint32_t sub_id;
+    uint32_t sub_pad;
+    uint64_t sub_skip;
 };
 extern __thread struct rec__tls rec__t __attribute__((tls_model("initial-exec")));
 
@@ -271,6 +291,11 @@ void rec__attach(struct rec__tls *t);
 void rec__full(struct rec__tls *t, unsigned n);
 uint32_t rec__resolve_site(uint32_t *site, const char *name);
 uint32_t rec__intern_dyn(const char *name);
+uint32_t rec__intern_dyn_v(const char *name);
+uint32_t rec__scope_slow(uint32_t *site, const char *name, uint32_t id);
+uint32_t rec__scope_root(uint32_t id);
+void rec__explicit_root(uint32_t id);
+void rec__sub_end(void);
 void rec__instant_msg(uint32_t id, const char *msg);
 void rec__thread_name(const char *name);
 
@@ -367,48 +392,106 @@ static inline void rec_end_id(uint32_t id) {
 }
 
 /* A call site caches its name's id in a static: 0 = not yet resolved,
- * REC_ID_FILTERED = filtered out or recording off (one load, one branch). */
+ * REC_ID_FILTERED = filtered out or recording off (one load, one branch),
+ * else an id, with a REC__ID_COND or REC__ID_ROOT flag under subtree
+ * filters.  Once REC_ID_FILTERED is out, one unsigned compare sends both
+ * the unresolved and the flagged values off the common path (id - 2
+ * wraps for 0), and tells the compiler that an id on it is above 1. */
+#define REC__SITE_ODD(id) ((uint32_t)((id) - 2u) >= REC__ID_ROOT - 2u)
+
+/* The id to record an instant, a counter or a plain begin with, or 0. */
 static inline uint32_t rec__site_id(uint32_t *site, const char *name) {
     uint32_t id = __atomic_load_n(site, __ATOMIC_RELAXED);
     /* No hint on this test: marked unlikely, the compiler moves the
      * filtered case out of line and a filtered scope pays a chain of
      * taken jumps instead of one branch to the end of the scope. */
     if (id == REC_ID_FILTERED) return 0;
+    if (REC_UNLIKELY(REC__SITE_ODD(id))) {
+        if (id == REC_ID_NONE) id = rec__resolve_site(site, name);
+        if ((id & REC__ID_COND) && !rec__t.sub_id) return 0;  /* outside every kept subtree */
+        id &= REC__ID_MASK;
+    }
+    return id;
+}
+
+/* The same, flags kept (for REC_BEGIN, which opens subtrees). */
+static inline uint32_t rec__site_raw(uint32_t *site, const char *name) {
+    uint32_t id = __atomic_load_n(site, __ATOMIC_RELAXED);
+    if (id == REC_ID_FILTERED) return 0;
     if (REC_UNLIKELY(id == REC_ID_NONE)) id = rec__resolve_site(site, name);
     return id;
 }
 
+/* A begin whose name may be a subtree root, which it does not open (the
+ * compatibility headers' scopes).  Returns the id to end with, or 0. */
 static inline uint32_t rec__begin_site(uint32_t *site, const char *name) {
     uint32_t id = rec__site_id(site, name);
     if (id) rec_begin_id(id);
     return id;
 }
 
-static inline uint32_t rec__begin_dyn(const char *name) {
-    uint32_t id = rec__intern_dyn(name);
-    if (id) rec_begin_id(id);
+/* REC_SCOPE's begin.  Returns what its end needs: 0 (nothing recorded),
+ * REC__SCOPE_SUB (it opened its thread's kept subtree), or the id. */
+static inline uint32_t rec__scope_site(uint32_t *site, const char *name) {
+    uint32_t id = __atomic_load_n(site, __ATOMIC_RELAXED);
+    /* Not that a filtered scope is likely: the hint makes GCC lay the
+     * filtered case out as the fall-through to the end of the scope, one
+     * load and one branch; without it the two "nothing recorded" exits
+     * share a block reached by a jump to a jump (bench/core). */
+    if (REC_LIKELY(id == REC_ID_FILTERED)) return 0;
+    if (REC_UNLIKELY(REC__SITE_ODD(id))) {
+        /* Unresolved, a root, or a name kept inside subtrees and one is open. */
+        if (!(id & REC__ID_COND) || rec__t.sub_id) return rec__scope_slow(site, name, id);
+        return 0;  /* a name kept only inside subtrees, and none is open */
+    }
+    rec_begin_id(id);
     return id;
 }
 
+/* REC_SCOPE_DYN's begin: the same, for a name interned per thread (0:
+ * filtered; never 1).  On the common path the compiler knows the id is
+ * above 1, so the scope's end tests nothing. */
+static inline uint32_t rec__begin_dyn(const char *name) {
+    uint32_t id = rec__intern_dyn_v(name);
+    if (REC_LIKELY(id - 2u < REC__ID_ROOT - 2u)) {
+        rec_begin_id(id);
+        return id;
+    }
+    if (id < REC__ID_ROOT) return 0;                        /* filtered */
+    if ((id & REC__ID_COND) && !rec__t.sub_id) return 0;    /* outside every kept subtree */
+    return rec__scope_slow(NULL, NULL, id);
+}
+
 static inline void rec__scope_end(uint32_t *id) {
-    if (*id) rec_end_id(*id);
+    if (*id > REC__SCOPE_SUB) rec_end_id(*id);
+    else if (REC_UNLIKELY(*id == REC__SCOPE_SUB)) rec__sub_end();
 }
 
 /* REC_BEGIN/REC_END keep one bit per nesting level so that an END whose
  * BEGIN was filtered out is not recorded either.  A set bit means "not
  * recorded", so the zeroed state of a new thread needs no set-up (a thread
  * may skip a filtered BEGIN before its first event attaches it).  Levels
- * past 64 count as recorded. */
+ * past 64 count as recorded.  A BEGIN that opens its thread's kept subtree
+ * also sets its bit (its END is recorded by rec__sub_end) and notes the
+ * bits in sub_skip: its END is the skipped END that finds them again. */
 static inline void rec__explicit_begin(uint32_t id) {
     struct rec__tls *t = &rec__t;
+    if (REC_UNLIKELY(id >= REC__ID_ROOT)) {
+        if (!(id & REC__ID_COND)) {
+            rec__explicit_root(id);
+            return;
+        }
+        id = t->sub_id ? id & REC__ID_MASK : 0;
+    }
     t->explicit_skip = (t->explicit_skip << 1) | (id == 0);
     if (id) rec_begin_id(id);
 }
 static inline void rec__explicit_end(void) {
     struct rec__tls *t = &rec__t;
-    uint64_t skip = t->explicit_skip & 1;
-    t->explicit_skip >>= 1;
-    if (!skip) rec_end_id(0);
+    uint64_t skip = t->explicit_skip;
+    t->explicit_skip = skip >> 1;
+    if (!(skip & 1)) rec_end_id(0);
+    else if (REC_UNLIKELY(skip == t->sub_skip)) rec__sub_end();
 }
 
 static inline void rec__counter(uint32_t id, double v) {
@@ -433,20 +516,23 @@ static inline void rec__flow(unsigned type, uint64_t fid) {
 struct rec__scope_guard {
     uint32_t id;
     explicit rec__scope_guard(uint32_t i) : id(i) {}
-    ~rec__scope_guard() { if (id) rec_end_id(id); }
+    ~rec__scope_guard() {
+        if (id > REC__SCOPE_SUB) rec_end_id(id);
+        else if (REC_UNLIKELY(id == REC__SCOPE_SUB)) rec__sub_end();
+    }
     rec__scope_guard(const rec__scope_guard &) = delete;
     rec__scope_guard &operator=(const rec__scope_guard &) = delete;
 };
 #define REC__SCOPE(v, name) \
     static uint32_t REC__CAT(v, _site); \
-    rec__scope_guard v(rec__begin_site(&REC__CAT(v, _site), (name)))
+    rec__scope_guard v(rec__scope_site(&REC__CAT(v, _site), (name)))
 #define REC__SCOPE_DYN(v, name) rec__scope_guard v(rec__begin_dyn(name))
 extern "C" {
 #else
 #define REC__SCOPE(v, name) \
     static uint32_t REC__CAT(v, _site); \
     uint32_t v __attribute__((cleanup(rec__scope_end), unused)) = \
-        rec__begin_site(&REC__CAT(v, _site), (name))
+        rec__scope_site(&REC__CAT(v, _site), (name))
 #define REC__SCOPE_DYN(v, name) \
     uint32_t v __attribute__((cleanup(rec__scope_end), unused)) = rec__begin_dyn(name)
 #endif
@@ -464,8 +550,12 @@ extern "C" {
 /* The same for a name built at run time; each distinct string is interned
  * once per process. */
 #define REC_SCOPE_DYN(name) REC__SCOPE_DYN(REC__UNIQ(rec__scope_), name)
-#define REC_BEGIN(name) REC__AT_SITE(name, rec__explicit_begin(rec__id_))
-#define REC_BEGIN_DYN(name) rec__explicit_begin(rec__intern_dyn(name))
+#define REC_BEGIN(name) \
+    do { \
+        static uint32_t rec__s_; \
+        rec__explicit_begin(rec__site_raw(&rec__s_, (name))); \
+    } while (0)
+#define REC_BEGIN_DYN(name) rec__explicit_begin(rec__intern_dyn_v(name))
 #define REC_END() rec__explicit_end()
 /* REC_INSTANT("name") or REC_INSTANT("name", "message"); messages longer
  * than REC_MSG_MAX bytes are cut. */

@@ -106,6 +106,12 @@ int rec__open_user_file(const char *path, struct stat *st, char *err, size_t err
  * one whose header has the process's start time.  Returns 0, or -1 if
  * there is no candidate at all (path then holds the plain name). */
 int rec__find_pid_segment(int pid, char *path, size_t cap);
+/* Whether process pid's own segment is published: a file of pid's, under
+ * either name, whose header names pid and start (any start if 0), owned
+ * by euid (by us if euid < 0).  Opens nothing it should not (as above). */
+int rec__pid_segment_exists(int pid, uint64_t start, long euid);
+/* The effective uid of a running process, -1 if it is gone. */
+long rec__proc_euid(int pid);
 
 /* The text and length of string id in the segment's table, in place (the
  * writer may still be filling the page around it); returns 0 if id is not

@@ -115,7 +115,7 @@ static int header_of(const char *path, int pid, struct rec_header *h, uid_t *own
 
 /* The effective uid of a running process ("Uid: real effective ..." in
  * /proc/<pid>/status): its segment is created as that user.  -1 if gone. */
-static long proc_euid(int pid) {
+long rec__proc_euid(int pid) {
     char p[64], buf[4096];
     snprintf(p, sizeof p, "/proc/%d/status", pid);
     int fd = open(p, O_RDONLY | O_CLOEXEC);
@@ -146,7 +146,7 @@ int rec__find_pid_segment(int pid, char *path, size_t cap) {
     snprintf(path, cap, "%s", plain);
     uint64_t start = rec__proc_start_of(pid);
     int running = start != 0 && start != UINT64_MAX;
-    long euid = running ? proc_euid(pid) : -1;
+    long euid = running ? rec__proc_euid(pid) : -1;
     struct rec_header h;
     uid_t owner;
     int best = -1;
@@ -179,4 +179,24 @@ int rec__find_pid_segment(int pid, char *path, size_t cap) {
     if (best >= 0) return 0;
     struct stat lst;
     return lstat(plain, &lst) == 0 ? 0 : -1;
+}
+
+int rec__pid_segment_exists(int pid, uint64_t start, long euid) {
+    char cand[512];
+    snprintf(cand, sizeof cand, "/dev/shm/" REC_SEG_PREFIX "%d", pid);
+    struct rec_header h;
+    uid_t owner, want = euid >= 0 ? (uid_t)euid : geteuid();
+    if (header_of(cand, pid, &h, &owner) && owner == want && (!start || h.proc_start == start)) return 1;
+    char prefix[64];
+    int plen = snprintf(prefix, sizeof prefix, REC_SEG_PREFIX "%d.", pid), found = 0;
+    DIR *d = opendir("/dev/shm");
+    if (!d) return 0;
+    struct dirent *de;
+    while (!found && (de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, prefix, (size_t)plen) != 0 || !de->d_name[plen]) continue;
+        snprintf(cand, sizeof cand, "/dev/shm/%.255s", de->d_name);
+        found = header_of(cand, pid, &h, &owner) && owner == want && (!start || h.proc_start == start);
+    }
+    closedir(d);
+    return found;
 }

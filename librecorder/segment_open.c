@@ -35,6 +35,8 @@ const char *rec_status_str(int status) {
     case REC_ERR_NOMEM: return "out of memory";
     case REC_ERR_BUSY: return "busy";
     case REC_ERR_STARTING: return "still starting";
+    case REC_ERR_EXITED: return "exited without recording";
+    case REC_ERR_TIMEOUT: return "timed out";
     default: return "error";
     }
 }

@@ -35,6 +35,8 @@ static void usage(FILE *f) {
             "  --no-color       monochrome (as does NO_COLOR=1)\n"
             "  --refresh MS     redraw period, 20..5000 ms (default 100)\n"
             "  --exit-after S   quit after S seconds (for scripts and benchmarks)\n"
+            "  --wait[=S]       the program has not recorded yet (no segment): wait for\n"
+            "                   it, at most S seconds (default: no limit)\n"
             "  --stats          at exit, print what was read and the CPU used to stderr\n"
             "  -h, --help       this text\n"
             "\n"
@@ -49,7 +51,8 @@ static void usage(FILE *f) {
             "\n"
             "Exit status: 0 ok, 2 usage or no terminal, 3 no such process or\n"
             "segment, 4 permission denied, 5 not a segment or corrupt, 6 other\n"
-            "format version, 7 truncated, 8 I/O error, 11 segment still starting.\n");
+            "format version, 7 truncated, 8 I/O error, 11 segment still starting,\n"
+            "12 exited without recording (--wait), 13 --wait timed out.\n");
 }
 
 static void on_signal(int sig) {
@@ -76,6 +79,14 @@ static void start_curses(int color) {
     theme_init(color);
 }
 
+/* --wait with a process name: ready once target_resolve finds it (or
+ * finds it ambiguous: it then says so). */
+static int name_ready(const char *target, void *arg) {
+    char path[256], err[512];
+    (void)arg;
+    return target_resolve(target, path, sizeof path, err, sizeof err) != REC_ERR_NOTFOUND;
+}
+
 static double cpu_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 
 int main(int argc, char **argv) {
@@ -85,6 +96,8 @@ int main(int argc, char **argv) {
     const char *nc = getenv("NO_COLOR");
     if (nc && *nc) opt.color = 0;
     const char *target = NULL;
+    int wait = 0;
+    double wait_s = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         double v;
@@ -93,6 +106,12 @@ int main(int argc, char **argv) {
             return 0;
         } else if (!strcmp(a, "--no-color")) {
             opt.color = 0;
+        } else if (!strcmp(a, "--wait") || !strncmp(a, "--wait=", 7)) {
+            wait = 1;
+            if (a[6] && parse_num(a + 7, 0.001, 1e9, &wait_s)) {
+                fprintf(stderr, "recorder-top: --wait=S needs a number of seconds above 0\n");
+                return REC_ERR_USAGE;
+            }
         } else if (!strcmp(a, "--stats")) {
             opt.print_stats = 1;
         } else if (!strcmp(a, "--refresh") || !strcmp(a, "--exit-after")) {
@@ -118,8 +137,15 @@ int main(int argc, char **argv) {
     char path[256], err[512];
     struct source src;
     int in_curses = 0;
+    if (wait && !target) {
+        fprintf(stderr, "recorder-top: --wait needs a PID or NAME to wait for\n");
+        return REC_ERR_USAGE;
+    }
     if (target) {
-        int rc = target_resolve(target, path, sizeof path, err, sizeof err);
+        /* Before any handler: Ctrl-C ends the wait and us. */
+        struct rec_wait_opts wo = {wait_s, "recorder-top", 0, name_ready, NULL, NULL};
+        int rc = wait ? rec_seg_wait(target, &wo, err, sizeof err) : REC_OK;
+        if (rc == REC_OK) rc = target_resolve(target, path, sizeof path, err, sizeof err);
         if (rc == REC_OK) rc = source_open(&src, path, err, sizeof err);
         if (rc != REC_OK) {
             fprintf(stderr, "recorder-top: %s\n", err);

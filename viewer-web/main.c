@@ -42,14 +42,16 @@ static const char usage_text[] =
     "  --flush-ms N        how often events are sent, 5-1000 ms (default 50)\n"
     "  --max-downloads N   snapshot downloads at once, 1-64 (default 4); more get 503\n"
     "  --download-timeout S  cut a download that takes nothing for S seconds (default 10)\n"
+    "  -w, --wait[=S]      the program has not recorded yet (no segment): wait for\n"
+    "                      it, at most S seconds (default: no limit)\n"
     "  -v, --verbose       print libwebsockets' messages\n"
     "  -h, --help          this help\n"
     "\n"
     "Exit status: 0 stopped by Ctrl-C or SIGTERM; 2 bad usage; 3 no such process\n"
     "or segment; 4 permission denied; 5 corrupt segment; 6 other format version;\n"
     "7 truncated segment; 9 out of memory; 11 segment still starting (try again);\n"
-    "12 cannot listen (port in use, bad address); 1 any other failure.\n"
-    "docs/web.md has the details.\n";
+    "12 exited without recording (--wait); 13 --wait timed out; 14 cannot listen\n"
+    "(port in use, bad address); 1 any other failure.  docs/web.md has the details.\n";
 
 static struct web *g_web;
 #ifdef WEB_TSAN
@@ -97,6 +99,7 @@ static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
         {"client-timeout", required_argument, NULL, OPT_CTIMEOUT},
         {"max-pages", required_argument, NULL, OPT_MAXPAGES},
         {"download-timeout", required_argument, NULL, OPT_DLTIMEOUT},
+        {"wait", optional_argument, NULL, 'w'},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     o->port = DEFAULT_PORT;
@@ -110,7 +113,7 @@ static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
     opterr = 0;
     int c;
     long v;
-    while ((c = getopt_long(argc, argv, ":p:vh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":p:vwh", longopts, NULL)) != -1) {
         switch (c) {
         case 'p':
             if (number(optarg, 0, 65535, &v)) return usage_error("--port wants 0-65535, not '%s'", optarg);
@@ -150,6 +153,16 @@ static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
             o->max_pages = (unsigned)v;
             break;
         case 'v': o->verbose = 1; break;
+        case 'w': {
+            char *end;
+            o->wait = 1;
+            if (!optarg) break;
+            errno = 0;
+            o->wait_s = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(o->wait_s > 0 && o->wait_s <= 1e9))
+                return usage_error("--wait=S wants a number of seconds above 0, not '%s'", optarg);
+            break;
+        }
         case 'h': fputs(usage_text, stdout); exit(0);
         case ':': return usage_error("%s needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
@@ -157,6 +170,7 @@ static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
     }
     if (optind < argc) o->target = argv[optind++];
     if (optind < argc) return usage_error("one program at a time: unexpected '%s'", argv[optind]);
+    if (o->wait && !o->target) return usage_error("--wait needs a PID or NAME to wait for%s", "");
     return 0;
 }
 
@@ -196,7 +210,9 @@ int main(int argc, char **argv) {
     int rc = parse(argc, argv, &w.opts, &port_given);
     if (rc) return rc;
     char err[512];
-    rc = target_open(w.opts.target, &w.seg, err, sizeof err);
+    /* Before any handler: Ctrl-C ends the wait and us. */
+    if (w.opts.wait) rc = target_wait(w.opts.target, w.opts.wait_s, err, sizeof err);
+    if (rc == REC_OK) rc = target_open(w.opts.target, &w.seg, err, sizeof err);
     if (rc != REC_OK) {
         fprintf(stderr, "recorder-web: %s\n", err);
         return rc;

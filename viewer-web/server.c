@@ -16,7 +16,7 @@
 #include "shared.h"
 
 #define STATUS_PERIOD_MS 250
-#define EXIT_LISTEN 12   /* not 11: that is REC_ERR_STARTING, a segment still being made */
+#define EXIT_LISTEN 14   /* past the recorder command's codes (11 starting, 12 exited, 13 wait timed out) */
 
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
     struct pss *p = user;

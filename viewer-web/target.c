@@ -88,3 +88,16 @@ int target_open(const char *arg, rec_seg **out, char *err, size_t errlen) {
     snprintf(err, errlen, "%d recorded processes are running: give a PID (%s)", n, l);
     return REC_ERR_USAGE;
 }
+
+/* A process name is ready once a live segment carries it. */
+static int name_ready(const char *arg, void *unused) {
+    int pids[MAX_LIST];
+    char names[MAX_LIST][64];
+    (void)unused;
+    return scan(arg, pids, names) > 0;
+}
+
+int target_wait(const char *arg, double timeout_s, char *err, size_t errlen) {
+    struct rec_wait_opts o = {timeout_s, "recorder-web", 0, name_ready, NULL, NULL};
+    return rec_seg_wait(arg, &o, err, errlen);
+}

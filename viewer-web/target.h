@@ -11,5 +11,8 @@
 
 /* Opens the segment; on failure returns a rec_status and a message. */
 int target_open(const char *arg, rec_seg **out, char *err, size_t errlen);
+/* --wait: until arg (a pid, segment name or path, or a process name) has
+ * a segment to open; timeout_s 0 = no limit.  A rec_status and a message. */
+int target_wait(const char *arg, double timeout_s, char *err, size_t errlen);
 
 #endif

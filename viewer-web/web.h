@@ -39,6 +39,8 @@ struct web_opts {
     unsigned max_downloads;   /* snapshot downloads at once */
     int download_timeout;     /* s a download may take nothing before it is cut */
     int verbose;
+    int wait;                 /* --wait: a program that has not recorded yet */
+    double wait_s;            /* its limit, 0 = none */
 };
 
 struct web_counters {

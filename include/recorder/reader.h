@@ -11,6 +11,7 @@
 #ifndef RECORDER_READER_H
 #define RECORDER_READER_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,7 +33,9 @@ enum rec_status {
     REC_ERR_IO = 8,           /* read/write/mmap failed */
     REC_ERR_NOMEM = 9,
     REC_ERR_BUSY = 10,        /* another capture consumer owns the segment */
-    REC_ERR_STARTING = 11     /* the segment is being created: try again */
+    REC_ERR_STARTING = 11,    /* the segment is being created: try again */
+    REC_ERR_EXITED = 12,      /* rec_seg_wait: the process exited without recording */
+    REC_ERR_TIMEOUT = 13      /* rec_seg_wait: still no segment when the time was up */
 };
 
 typedef struct rec_seg rec_seg;
@@ -59,6 +62,35 @@ int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t
 void rec_seg_close(rec_seg *s);
 /* Resolve a target to a path without opening it. */
 int rec_seg_resolve(const char *target, char *path, size_t cap);
+
+/* Waiting for a program that has not recorded yet (the tools' --wait): a
+ * segment appears only with a program's first event, so a viewer started
+ * right after the program would find nothing. */
+struct rec_wait_opts {
+    double timeout_s;         /* > 0: give up after this long (REC_ERR_TIMEOUT); else no limit */
+    const char *prog;         /* prefix of the notice ("recorder-top"); NULL: none */
+    int quiet;                /* no notice */
+    /* A target that is not a pid nor a path is also ready when this says
+     * so (a viewer's process names; asked every 500 ms); may be NULL. */
+    int (*ready)(const char *target, void *arg);
+    void *arg;
+    /* A caller that catches SIGINT: its flag; the wait returns -1 once it
+     * is set.  NULL: Ctrl-C (SIGINT's default action) ends the program. */
+    const volatile sig_atomic_t *stop;
+};
+/* Returns REC_OK once target can be opened: for a pid, when the running
+ * process's own segment (its pid, its start time, its user) is there; for
+ * a segment name or path, when the file exists and is not still being
+ * created (or o->ready says so).  The caller then opens it as usual.
+ * While waiting, polls every 50 ms (creating, opening, following nothing:
+ * only what rec_seg_open would look at) and says so once on stderr.
+ * A pid that is not there at all, or whose process is gone but left a
+ * segment, or another user's (unless we are root), is ready at once:
+ * rec_seg_open tells what there is.  Fails with
+ * REC_ERR_EXITED when the process exits without recording, REC_ERR_TIMEOUT
+ * when the time is up, with a one-line message in err; returns -1 when
+ * o->stop is set. */
+int rec_seg_wait(const char *target, const struct rec_wait_opts *o, char *err, size_t errlen);
 
 struct rec_seg_info {
     char path[256];

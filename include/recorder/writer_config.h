@@ -27,6 +27,8 @@ struct rec__config {
     int n_filter, n_filter_out;
     char *filter[REC__MAX_FILTERS];
     char *filter_out[REC__MAX_FILTERS];
+    unsigned char filter_sub[REC__MAX_FILTERS]; /* filter[i] keeps its subtree */
+    int n_sub;                       /* how many do */
 };
 
 static void rec__warn(const char *var, const char *val, const char *why) {
@@ -151,6 +153,46 @@ static void rec__env_launcher(struct rec__config *c) {
     c->launcher_start = start;
 }
 
+/* Subtree filters.  An item of RECORDER_FILTER that ends in '/' (the
+ * slash is not part of the substring), or every item under
+ * RECORDER_FILTER_MODE=subtree, keeps the subtree of a scope it matches:
+ * what the thread records while that scope is open, whatever its name
+ * (RECORDER_FILTER_OUT still applies).  RECORDER_FILTER_MODE=name, the
+ * default, matches names only. */
+static void rec__env_filter_mode(struct rec__config *c) {
+    const char *mode = getenv("RECORDER_FILTER_MODE");
+    int all = 0;
+    if (mode && *mode) {
+        if (!strcmp(mode, "subtree")) all = 1;
+        else if (strcmp(mode, "name")) rec__warn("RECORDER_FILTER_MODE", mode, "expected name or subtree");
+    }
+    int n = 0;
+    for (int i = 0; i < c->n_filter; i++) {
+        char *f = c->filter[i];
+        size_t len = strlen(f);
+        int sub = all;
+        if (f[len - 1] == '/') {
+            f[--len] = 0;
+            sub = 1;
+        }
+        if (!len) {  /* "/" alone: no substring */
+            rec__warn("RECORDER_FILTER", "/", "an item is only '/'; it is ignored");
+            free(f);
+            continue;
+        }
+        c->filter[n] = f;
+        c->filter_sub[n] = (unsigned char)sub;
+        c->n_sub += sub;
+        n++;
+    }
+    c->n_filter = n;
+    for (int i = 0; i < c->n_filter_out; i++) {
+        size_t len = strlen(c->filter_out[i]);
+        if (c->filter_out[i][len - 1] == '/')
+            rec__warn("RECORDER_FILTER_OUT", c->filter_out[i], "a trailing '/' means nothing here; matched as written");
+    }
+}
+
 static void rec__config_read(struct rec__config *c) {
     memset(c, 0, sizeof *c);
     c->enabled = rec__env_bool("RECORDER", 1);
@@ -186,14 +228,27 @@ static void rec__config_read(struct rec__config *c) {
     rec__env_launcher(c);
     c->n_filter = rec__split_list("RECORDER_FILTER", c->filter);
     c->n_filter_out = rec__split_list("RECORDER_FILTER_OUT", c->filter_out);
+    rec__env_filter_mode(c);
 }
 
 /* Substring filters, as rocm-timeline-generator's: a name is kept if it
  * matches an item of RECORDER_FILTER (or that is unset) and no item of
- * RECORDER_FILTER_OUT. */
-static int rec__filtered(const struct rec__config *c, const char *name) {
-    int keep = c->n_filter == 0;
-    for (int i = 0; !keep && i < c->n_filter; i++) keep = strstr(name, c->filter[i]) != NULL;
-    for (int i = 0; keep && i < c->n_filter_out; i++) keep = strstr(name, c->filter_out[i]) == NULL;
-    return !keep;
+ * RECORDER_FILTER_OUT.  With subtree items, a name they do not keep is
+ * kept only inside a kept subtree (REC__COND) and a name a subtree item
+ * matches opens one (REC__ROOT); RECORDER_FILTER_OUT wins over both. */
+#define REC__KEEP 0u
+#define REC__DROP 1u
+#define REC__COND 2u
+#define REC__ROOT 3u
+static unsigned rec__verdict(const struct rec__config *c, const char *name) {
+    for (int i = 0; i < c->n_filter_out; i++)
+        if (strstr(name, c->filter_out[i])) return REC__DROP;
+    if (c->n_filter == 0) return REC__KEEP;
+    unsigned v = c->n_sub ? REC__COND : REC__DROP;
+    for (int i = 0; i < c->n_filter; i++)
+        if (strstr(name, c->filter[i])) {
+            if (c->filter_sub[i]) return REC__ROOT;
+            v = REC__KEEP;
+        }
+    return v;
 }

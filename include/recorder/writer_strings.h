@@ -93,8 +93,10 @@ static inline uint64_t rec__hash(const char *s, size_t n) {
     return h;
 }
 
+/* An id's record; a name cache's subtree flags (REC__ID_COND, ...) are
+ * ignored. */
 static const struct rec_str *rec__str(const struct rec__global *g, uint32_t id) {
-    return (const struct rec_str *)(g->strings + (uint64_t)id * 8u);
+    return (const struct rec_str *)(g->strings + (uint64_t)(id & REC__ID_MASK) * 8u);
 }
 
 /* Append a string; returns its id, or 0 if the table is full. */
@@ -151,14 +153,76 @@ static uint32_t rec__intern(struct rec__global *g, const char *s, size_t len, ui
 
 static int rec__ensure_init(void);
 
+/* What a call site or a name cache keeps for a name: REC_ID_FILTERED, or
+ * its id with the subtree flag of its verdict (writer_config.h).  A name
+ * that found the string table full keeps no flag: it is recorded as
+ * "<strings full>" wherever it appears. */
+static uint32_t rec__name_value(struct rec__global *g, const char *name, size_t len) {
+    unsigned v = rec__verdict(&g->cfg, name);
+    if (v == REC__DROP) return REC_ID_FILTERED;
+    uint32_t id = rec__intern(g, name, len, rec__hash(name, len));
+    if (id > REC_ID_OVERFLOW && v == REC__COND) id |= REC__ID_COND;
+    if (id > REC_ID_OVERFLOW && v == REC__ROOT) id |= REC__ID_ROOT;
+    return id;
+}
+
+/* A call site's first event: its value, flags included (0 if filtered). */
 uint32_t rec__resolve_site(uint32_t *site, const char *name) {
     uint32_t id = REC_ID_FILTERED;
-    if (rec__ensure_init() == 0 && name && !rec__filtered(&rec__g.cfg, name)) {
-        size_t len = strnlen(name, REC_STR_MAXLEN);
-        id = rec__intern(&rec__g, name, len, rec__hash(name, len));
-    }
+    if (rec__ensure_init() == 0 && name) id = rec__name_value(&rec__g, name, strnlen(name, REC_STR_MAXLEN));
     __atomic_store_n(site, id, __ATOMIC_RELAXED);
     return id == REC_ID_FILTERED ? 0 : id;
+}
+
+/* ---- subtree filters --------------------------------------------------- */
+
+/* A scope of a REC__ID_ROOT name begins: it opens its thread's kept
+ * subtree unless one is open (then it is a scope like any other, inside
+ * it).  Returns what the scope's end needs (recorder.h, rec__scope_site). */
+uint32_t rec__scope_root(uint32_t id) {
+    struct rec__tls *t = &rec__t;
+    id &= REC__ID_MASK;
+    rec_begin_id(id);
+    if (t->sub_id) return id;
+    t->sub_id = id;
+    t->sub_skip = 0;
+    return REC__SCOPE_SUB;
+}
+
+/* REC_SCOPE's begin off its common path: a call site's first event, or a
+ * name with a subtree flag (also REC_SCOPE_DYN's, with no site). */
+uint32_t rec__scope_slow(uint32_t *site, const char *name, uint32_t id) {
+    if (id == REC_ID_NONE) id = rec__resolve_site(site, name);
+    if (id & REC__ID_ROOT) return rec__scope_root(id);
+    if (id & REC__ID_COND) {
+        if (!rec__t.sub_id) return 0;
+        id &= REC__ID_MASK;
+    }
+    if (id) rec_begin_id(id);
+    return id;
+}
+
+/* REC_BEGIN of a REC__ID_ROOT name (recorder.h, rec__explicit_begin). */
+void rec__explicit_root(uint32_t id) {
+    struct rec__tls *t = &rec__t;
+    id &= REC__ID_MASK;
+    if (t->sub_id) {
+        t->explicit_skip <<= 1;
+    } else {
+        t->explicit_skip = (t->explicit_skip << 1) | 1;
+        t->sub_id = id;
+        t->sub_skip = t->explicit_skip;
+    }
+    rec_begin_id(id);
+}
+
+/* The scope that opened this thread's kept subtree ends. */
+void rec__sub_end(void) {
+    struct rec__tls *t = &rec__t;
+    uint32_t id = t->sub_id;
+    t->sub_id = 0;
+    t->sub_skip = 0;
+    rec_end_id(id);
 }
 
 /* ---- dynamic names --------------------------------------------------- */
@@ -243,8 +307,7 @@ static REC__NOINLINE uint32_t rec__dyn_fill(struct rec__dyn_cache *c, struct rec
                                             struct rec__dyn_ptr *p, const char *name, size_t len, uint64_t key) {
     struct rec__global *g = &rec__g;
     if (__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) != REC__READY && rec__ensure_init() != 0) return 0;
-    uint32_t id = rec__filtered(&g->cfg, name) ? REC_ID_FILTERED
-                                               : rec__intern(g, name, len, rec__hash(name, len));
+    uint32_t id = rec__name_value(g, name, len);
     set[1] = set[0];
     set[0].key = key;
     set[0].len = (uint32_t)len;
@@ -276,8 +339,6 @@ static REC__NOINLINE uint32_t rec__dyn_long(struct rec__dyn_cache *c, struct rec
     return rec__dyn_fill(c, set, p, name, len, key);
 }
 
-uint32_t rec__intern_dyn(const char *name);
-
 /* A thread's first dynamic name (or recording off, or a NULL name). */
 static REC__NOINLINE uint32_t rec__dyn_first(const char *name) {
     struct rec__global *g = &rec__g;
@@ -290,9 +351,9 @@ static REC__NOINLINE uint32_t rec__dyn_first(const char *name) {
         if (t->dyn && g->key_ok && !pthread_getspecific(g->key))
             pthread_setspecific(g->key, (void *)&rec__dummy_slot);
     }
-    if (t->dyn) return rec__intern_dyn(name);
-    size_t len = strnlen(name, REC_STR_MAXLEN);
-    return rec__filtered(&g->cfg, name) ? 0 : rec__intern(g, name, len, rec__hash(name, len));
+    if (t->dyn) return rec__intern_dyn_v(name);
+    uint32_t id = rec__name_value(g, name, strnlen(name, REC_STR_MAXLEN));
+    return id == REC_ID_FILTERED ? 0 : id;
 }
 
 /* One word's share of a key: the 128-bit product of x and an odd constant,
@@ -397,7 +458,7 @@ static REC__NOINLINE uint32_t rec__dyn_guess_shifted(struct rec__dyn_cache *c, s
  * a neighbour's write (the masks ignore those bytes): hence the attribute.
  * Big-endian hosts (which the segment format does not support anyway)
  * take the careful path. */
-REC__NO_SANITIZE uint32_t rec__intern_dyn(const char *name) {
+REC__NO_SANITIZE uint32_t rec__intern_dyn_v(const char *name) {
     struct rec__dyn_cache *c = rec__t.dyn;
     if (REC_UNLIKELY(!c || !name)) return rec__dyn_first(name);
     uintptr_t a = (uintptr_t)name;
@@ -439,4 +500,13 @@ REC__NO_SANITIZE uint32_t rec__intern_dyn(const char *name) {
     }
 #endif
     return rec__dyn_by_key(c, p, name);
+}
+
+/* The id to record a run-time name with now, or 0: a subtree root is a
+ * name like any other here, and a name kept only inside subtrees is 0
+ * outside them.  (The compatibility headers' entry point.) */
+uint32_t rec__intern_dyn(const char *name) {
+    uint32_t id = rec__intern_dyn_v(name);
+    if (REC_UNLIKELY(id >= REC__ID_ROOT)) id = (id & REC__ID_COND) && !rec__t.sub_id ? 0 : id & REC__ID_MASK;
+    return id;
 }

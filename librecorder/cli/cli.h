@@ -9,6 +9,7 @@
 #ifndef RECORDER_CLI_H
 #define RECORDER_CLI_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -39,6 +40,19 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
 int cli_bad_option(const char *cmd, int c, char **argv);
 /* Print a subcommand's help to stdout; returns REC_OK. */
 int cli_help(const char *usage);
+
+/* --wait[=SECONDS] (attaching commands): arg is optarg, NULL for a bare
+ * --wait (no time limit, *timeout = 0).  0, or a usage error's status. */
+int cli_parse_wait(const char *cmd, const char *arg, double *timeout);
+/* rec_seg_wait for target with the notice on stderr; REC_OK or the
+ * error's status (message printed), or -1 once *stop is set (may be
+ * NULL: Ctrl-C then ends recorder). */
+int cli_wait(const char *target, double timeout, const volatile sig_atomic_t *stop);
+/* The --wait line of the attaching commands' --help. */
+#define CLI_WAIT_HELP                                                                        \
+    "  -w, --wait[=SEC]    a program that has not recorded yet (no segment): wait\n"       \
+    "                      for it, at most SEC seconds (default: no limit); fails\n"      \
+    "                      with status 12 if it exits first, 13 when time is up\n"
 
 /* Parse a non-negative decimal number (seconds, counts); 0 on success. */
 int cli_parse_double(const char *s, double *out);

@@ -31,6 +31,7 @@
 
 static const char usage[] =
     "usage: recorder capture PID|NAME|PATH -o FILE [--duration SEC] [--from-now] [--raw] [-q]\n"
+    "                       [--wait[=SEC]]\n"
     "       recorder capture -o FILE [--ring-kb KB] [--duration SEC] [--raw] [-q] -- CMD [ARGS...]\n"
     "\n"
     "Stream a running program's events into a capture file (FILE, e.g.\n"
@@ -58,7 +59,10 @@ static const char usage[] =
     "      --from-now        skip what the rings already hold\n"
     "      --raw             write entries as in the ring (16 bytes each), not packed\n"
     "      --ring-kb KB      with CMD: its ring size per thread in KiB (4 ... 1048576)\n"
-    "  -q, --quiet           no status line\n";
+    "  -q, --quiet           no status line\n"
+    "  -w, --wait[=SEC]      a program that has not recorded yet (no segment): wait\n"
+    "                        for it, at most SEC seconds (default: no limit); fails\n"
+    "                        with status 12 if it exits first, 13 when time is up\n";
 
 static volatile sig_atomic_t stop_signal;
 
@@ -107,11 +111,12 @@ int cmd_capture(int argc, char **argv) {
                                          {"raw", no_argument, 0, 'r'},
                                          {"ring-kb", required_argument, 0, 'R'},
                                          {"quiet", no_argument, 0, 'q'},
+                                         {"wait", optional_argument, 0, 'w'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *out = NULL, *ring_kb = NULL;
-    double duration = 0;
-    int quiet = 0, from_now = 0, raw = 0, c;
+    double duration = 0, wait_s = 0;
+    int quiet = 0, from_now = 0, raw = 0, wait = 0, c;
     /* Everything after "--" is the command to start, never our options. */
     char **cmd = NULL;
     for (int i = 1; i < argc; i++)
@@ -121,7 +126,7 @@ int cmd_capture(int argc, char **argv) {
             break;
         }
     optind = 0;
-    while ((c = getopt_long(argc, argv, ":o:d:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:d:qwh", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'd':
@@ -138,6 +143,10 @@ int cmd_capture(int argc, char **argv) {
             break;
         }
         case 'q': quiet = 1; break;
+        case 'w':
+            if (cli_parse_wait("capture", optarg, &wait_s) != 0) return REC_ERR_USAGE;
+            wait = 1;
+            break;
         case 'h': return cli_help(usage);
         default: return cli_bad_option("capture", c, argv);
         }
@@ -148,6 +157,7 @@ int cmd_capture(int argc, char **argv) {
             return cli_usage("capture", "give a program to attach to (%s) or a command after --, not both",
                              argv[optind]);
         if (from_now) return cli_usage("capture", "--from-now is for attaching: with -- CMD everything is captured");
+        if (wait) return cli_usage("capture", "--wait is for attaching: with -- CMD the capture waits for CMD anyway");
     } else {
         if (ring_kb) return cli_usage("capture", "--ring-kb is for a command started with -- CMD");
         if (optind >= argc)
@@ -179,6 +189,18 @@ int cmd_capture(int argc, char **argv) {
     char shown_out[4200];
     if (file.is_stdout) snprintf(shown_out, sizeof shown_out, "(stdout)");
     else cli_safe(shown_out, sizeof shown_out, out);
+    /* Caught from here on: a Ctrl-C while we wait for the program must
+     * still remove the temporary file. */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    if (!cmd) {   /* with a command, these go to it (cli_forward_signals) */
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+    }
+    signal(SIGPIPE, SIG_IGN);
     if (cmd) {
         rc = capture_child_start(&child, cmd, ring_kb);
         if (rc != 0) {
@@ -194,25 +216,23 @@ int cmd_capture(int argc, char **argv) {
             return code ? code : rc;
         }
     } else {
-        rc = attach_running(argv[optind], &seg);
+        /* After the output is checked: a wrong -o is said at once, not
+         * after the program has started. */
+        rc = wait ? cli_wait(argv[optind], wait_s, &stop_signal) : REC_OK;
+        if (rc == REC_OK) rc = attach_running(argv[optind], &seg);
         if (rc != REC_OK) {
             rec_out_abort(&file);
+            if (rc < 0) {   /* stopped while waiting: end as the signal says */
+                signal(stop_signal, SIG_DFL);
+                raise(stop_signal);
+                return 128 + stop_signal;
+            }
             return rc;
         }
     }
     struct rec_seg_info info;
     rec_seg_get_info(seg, &info);
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    if (!cmd) {   /* with a command, these go to it (cli_forward_signals) */
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGHUP, &sa, NULL);
-    }
-    signal(SIGPIPE, SIG_IGN);
 
     struct rec_capture_opts o = {from_now, raw, 0};
     rec_capture *cap = NULL;

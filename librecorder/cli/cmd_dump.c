@@ -15,6 +15,7 @@
 
 static const char usage[] =
     "usage: recorder dump PID|NAME|PATH [-o FILE] [--last S | --from S] [--to S] [--force]\n"
+    "                     [--wait[=SEC]]\n"
     "\n"
     "Write what a program's rings hold right now as Perfetto / Chrome JSON\n"
     "(open it at ui.perfetto.dev or chrome://tracing).  The program keeps\n"
@@ -30,6 +31,7 @@ static const char usage[] =
     "      --from SECONDS  only from SECONDS after the trace's start (ts 0)\n"
     "      --to SECONDS    only up to SECONDS after the trace's start\n"
     "      --force         write JSON larger than 4 GiB, or than the free space\n"
+    CLI_WAIT_HELP
     "\n"
     "A summary goes to stderr: what the file holds (slices, instants,\n"
     "counters, flow events, threads), the events read and the entries lost.\n";
@@ -37,17 +39,23 @@ static const char usage[] =
 int cmd_dump(int argc, char **argv) {
     static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                          CLI_EXPORT_LONGOPTS,
+                                         {"wait", optional_argument, 0, 'w'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     struct cli_export_opts eo = {"trace.json", REC_EXPORT_JSON, 0, 0, 0, 0};
-    int c;
+    double wait_s = 0;
+    int c, wait = 0;
     optind = 0;
-    while ((c = getopt_long(argc, argv, ":o:l:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:l:wh", opts, NULL)) != -1) {
         int r = cli_export_option("dump", c, optarg, &eo);
         if (r > 0) return r;
         if (r == 0) continue;
         switch (c) {
         case 'o': eo.out = optarg; break;
+        case 'w':
+            if (cli_parse_wait("dump", optarg, &wait_s) != 0) return REC_ERR_USAGE;
+            wait = 1;
+            break;
         case 'h': return cli_help(usage);
         default: return cli_bad_option("dump", c, argv);
         }
@@ -56,5 +64,9 @@ int cmd_dump(int argc, char **argv) {
     if (optind + 1 < argc) return cli_usage("dump", "unexpected argument '%s'", argv[optind + 1]);
     int r = cli_export_check("dump", &eo);
     if (r != REC_OK) return r;
+    if (wait) {
+        r = cli_wait(argv[optind], wait_s, NULL);
+        if (r != REC_OK) return r;
+    }
     return cli_export(argv[optind], &eo);
 }

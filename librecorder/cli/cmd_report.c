@@ -17,7 +17,7 @@
 #include "source.h"
 
 static const char usage[] =
-    "usage: recorder report PID|NAME|FILE [--top N] [--thread TID] [--fold]\n"
+    "usage: recorder report PID|NAME|FILE [--top N] [--thread TID] [--fold] [--wait[=SEC]]\n"
     "\n"
     "Summarize a program (live or dead, by its segment) or a capture file,\n"
     "like rocm-timeline-generator's rpt: for each thread, its busy share of\n"
@@ -33,7 +33,7 @@ static const char usage[] =
     "  -n, --top N       scopes per thread (default 10)\n"
     "  -t, --thread TID  only this thread\n"
     "  -f, --fold        one row per op across layers: fold layer numbers out\n"
-    "                    of names (ffn_up-0, ffn_up-1 -> ffn_up-*)\n";
+    "                    of names (ffn_up-0, ffn_up-1 -> ffn_up-*)\n" CLI_WAIT_HELP;
 
 #define N_GAPS 7
 static const struct {
@@ -151,12 +151,14 @@ int cmd_report(int argc, char **argv) {
     static const struct option opts[] = {{"top", required_argument, 0, 'n'},
                                          {"thread", required_argument, 0, 't'},
                                          {"fold", no_argument, 0, 'f'},
+                                         {"wait", optional_argument, 0, 'w'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     unsigned long top = 10, tid = 0;
-    int only = 0, fold = 0, c;
+    double wait_s = 0;
+    int only = 0, fold = 0, c, wait = 0;
     optind = 0;
-    while ((c = getopt_long(argc, argv, ":n:t:fh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":n:t:fwh", opts, NULL)) != -1) {
         switch (c) {
         case 'n':
             if (cli_parse_uint(optarg, &top) != 0 || top > 100000)
@@ -168,6 +170,10 @@ int cmd_report(int argc, char **argv) {
             only = 1;
             break;
         case 'f': fold = 1; break;
+        case 'w':
+            if (cli_parse_wait("report", optarg, &wait_s) != 0) return REC_ERR_USAGE;
+            wait = 1;
+            break;
         case 'h': return cli_help(usage);
         default: return cli_bad_option("report", c, argv);
         }
@@ -175,7 +181,9 @@ int cmd_report(int argc, char **argv) {
     if (optind >= argc) return cli_usage("report", "which program or file?");
     if (optind + 1 < argc) return cli_usage("report", "unexpected argument '%s'", argv[optind + 1]);
     struct cli_source src;
-    int rc = cli_source_load(argv[optind], &src);
+    int rc = wait ? cli_wait(argv[optind], wait_s, NULL) : REC_OK;
+    if (rc != REC_OK) return rc;
+    rc = cli_source_load(argv[optind], &src);
     if (rc != REC_OK) return rc;
     rec_model_set_fold(src.model, fold);
     const struct rec_model_thread *th;

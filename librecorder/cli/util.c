@@ -68,6 +68,21 @@ int cli_parse_double(const char *s, double *out) {
     return 0;
 }
 
+int cli_parse_wait(const char *cmd, const char *arg, double *timeout) {
+    *timeout = 0;
+    if (!arg) return 0;
+    if (cli_parse_double(arg, timeout) != 0 || *timeout <= 0)
+        return cli_usage(cmd, "--wait=SECONDS wants a number of seconds above 0, not '%s'", arg);
+    return 0;
+}
+
+int cli_wait(const char *target, double timeout, const volatile sig_atomic_t *stop) {
+    struct rec_wait_opts o = {timeout, "recorder", 0, NULL, NULL, stop};
+    char err[512];
+    int rc = rec_seg_wait(target, &o, err, sizeof err);
+    return rc == REC_OK || rc < 0 ? rc : cli_error(rc, "%s", err);
+}
+
 int cli_parse_uint(const char *s, unsigned long *out) {
     char *end = NULL;
     errno = 0;

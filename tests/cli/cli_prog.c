@@ -6,6 +6,10 @@
  *                             exit 0
  *   cli_prog hold             finish some scopes, open "outer" > "inner",
  *                             print "ready", and wait to be killed
+ *   cli_prog late MS          print "started P", sleep MS ms or until
+ *                             SIGUSR1 (no segment yet: --wait), then as hold
+ *   cli_prog silent MS        print "started P", sleep MS ms or until
+ *                             SIGUSR1, exit 0 without recording anything
  *   cli_prog spin N           wait for a capture (stream mode), emit N
  *                             instants "tick" at full speed, print "emitted N"
  *   cli_prog threads T K      wait for a capture, run T threads one after
@@ -94,6 +98,8 @@ static int mode_layers(int n) {
         }
     return 0;
 }
+static volatile sig_atomic_t usr1;
+static void on_usr1(int sig) { usr1 = sig; }
 
 static _Noreturn void mode_hold(void) {
     REC_THREAD_NAME("holder");
@@ -261,6 +267,16 @@ int main(int argc, char **argv) {
     if (!strcmp(m, "scopes")) return mode_scopes(argc > 2 ? atoi(argv[2]) : 20);
     if (!strcmp(m, "hold")) mode_hold();
     if (!strcmp(m, "layers") && argc > 2) return mode_layers(atoi(argv[2]));
+    if ((!strcmp(m, "late") || !strcmp(m, "silent")) && argc > 2) {
+        signal(SIGUSR1, on_usr1);
+        printf("started %d\n", (int)getpid());
+        for (long ms = atol(argv[2]); ms > 0 && !usr1; ms -= 10) {
+            struct timespec d = {0, 10000000L};
+            nanosleep(&d, NULL);
+        }
+        if (!strcmp(m, "late")) mode_hold();
+        return 0;
+    }
     if (!strcmp(m, "spin") && argc > 2) return mode_spin(atol(argv[2]));
     if (!strcmp(m, "busy") && argc > 2) return mode_busy(atol(argv[2]));
     if (!strcmp(m, "threads") && argc > 3) return mode_threads(atoi(argv[2]), atol(argv[3]));
@@ -279,6 +295,6 @@ int main(int argc, char **argv) {
         raise(SIGSEGV);
         return 0;
     }
-    fprintf(stderr, "usage: cli_prog scopes|hold|spin N|busy N|layers N|threads T K|fork|exit CODE|segv|evil\n");
+    fprintf(stderr, "usage: cli_prog scopes|hold|late MS|silent MS|spin N|busy N|layers N|threads T K|fork|exit CODE|segv|evil\n");
     return 2;
 }

@@ -9,7 +9,7 @@ own (tmux -L, so cases run in parallel), sends keys and asserts on what
 capture-pane shows.  Every wait polls the screen until the text appears,
 up to a generous deadline: nothing here measures time.  The harness is
 tui_harness.py; the hostile cases (tests/tui/tui_stress) are in
-tui_hostile.py.
+tui_hostile.py, --wait's in tui_wait.py.
 """
 import argparse
 import os
@@ -21,6 +21,7 @@ import tempfile
 import time
 
 import tui_hostile
+import tui_wait
 from tui_harness import (BLOCKS, LIST_DEADLINE, Fail, Tmux, Workload, line_with, row_names, run_plain,
                          selected_name, tab_bar, table_rows, top_ready)
 
@@ -376,7 +377,8 @@ def case_stats(a, t, w):
         raise Fail(f"--exit-after 2 --stats: status {status}, stderr {text!r}")
 
 
-CASES = {n[5:]: f for n, f in [*globals().items(), *vars(tui_hostile).items()] if n.startswith("case_")}
+CASES = {n[5:]: f for n, f in [*globals().items(), *vars(tui_hostile).items(), *vars(tui_wait).items()]
+         if n.startswith("case_")}
 
 
 def main():

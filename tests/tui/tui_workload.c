@@ -4,8 +4,10 @@
  * one thread parked inside two scopes (for "inside now"), a UTF-8 name and
  * a name holding a terminal escape (which must be drawn harmlessly).
  *
- *   tui_workload [--workers N] [--comm NAME]
+ *   tui_workload [--workers N] [--comm NAME] [--delay-ms MS]
  *
+ * --delay-ms: sleep before the first event (or until SIGUSR1), so that
+ * there is no segment yet (recorder-top --wait).
  * runs until SIGTERM or SIGINT, then exits 0.  --comm sets the process
  * name (what the segment records), so a test can find it by a name no
  * other test uses.
@@ -22,11 +24,16 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, go;
 
 static void on_signal(int sig) {
     (void)sig;
     stop = 1;
+}
+
+static void on_go(int sig) {
+    (void)sig;
+    go = 1;
 }
 
 static void spin_us(long us) {
@@ -74,8 +81,10 @@ static void *sleeper(void *arg) {
 
 int main(int argc, char **argv) {
     int workers = 3;
+    long delay_ms = 0;
     for (int i = 1; i + 1 < argc; i++) {
         if (!strcmp(argv[i], "--workers")) workers = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--delay-ms")) delay_ms = atol(argv[++i]);
         else if (!strcmp(argv[i], "--comm")) prctl(PR_SET_NAME, argv[++i], 0, 0, 0);
     }
     if (workers < 1 || workers > 16) workers = 3;
@@ -84,6 +93,12 @@ int main(int argc, char **argv) {
     sa.sa_handler = on_signal;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    struct sigaction su;
+    memset(&su, 0, sizeof su);
+    su.sa_handler = on_go;
+    sigaction(SIGUSR1, &su, NULL);
+    for (; delay_ms > 0 && !go && !stop; delay_ms -= 10) sleep_us(10000);
+    if (stop) return 0;
     if (rec_init() != 0) {
         fprintf(stderr, "tui_workload: recording is off\n");
         return 1;

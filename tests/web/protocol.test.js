@@ -167,9 +167,9 @@ main(async () => {
   const cor = await run(exe, [corrupt]);
   check(cor.code === 5 && /not a recorder segment|corrupt/.test(cor.stderr), 'a corrupt segment: exit 5, says so', cor);
   const inuse = await run(exe, [String(target.pid), '--port', String(port)]);
-  check(inuse.code === 12 && /in use/.test(inuse.stderr), 'a port in use: exit 12, says so', inuse);
+  check(inuse.code === 14 && /in use/.test(inuse.stderr), 'a port in use: exit 14, says so', inuse);
   const badbind = await run(exe, [String(target.pid), '--port', '0', '--bind', 'not-an-address']);
-  check(badbind.code === 12 && /not-an-address/.test(badbind.stderr), 'a bad --bind address: exit 12', badbind);
+  check(badbind.code === 14 && /not-an-address/.test(badbind.stderr), 'a bad --bind address: exit 14', badbind);
   const wide = await startServer([String(target.pid), '--port', '0', '--bind', '0.0.0.0']);
   check(/warning: listening on 0\.0\.0\.0/.test(wide.stderr.text), '--bind 0.0.0.0 warns on stderr', wide.stderr.text);
   const wideForeign = await connect({ port: wide.port, path: '/ws?t=' + wide.token, origin: 'http://evil.example' });

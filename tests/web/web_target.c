@@ -5,8 +5,10 @@
  * dispatcher to the workers, and one scope that stays open all run long.
  *
  *   web_target [--threads N] [--rate EVENTS_PER_SEC_PER_THREAD]
- *              [--work-ns NS] [--events N] [--seconds S]
+ *              [--work-ns NS] [--events N] [--seconds S] [--delay-ms MS]
  *
+ * --delay-ms: sleep before the first event (or until SIGUSR1), so that
+ * there is no segment yet (recorder-web --wait).
  * Prints "ready PID" once every thread has recorded its first event.
  * With --events, each worker stops after about N events, the program
  * prints "done" and idles (alive, recording nothing) until --seconds or
@@ -32,6 +34,7 @@ static long work_ns = 2000;   /* busy time inside the innermost scope */
 static long max_events = 0;   /* 0 = no limit */
 static double seconds = 3600;
 static atomic_int stop;
+static atomic_int go;         /* SIGUSR1: --delay-ms is over */
 static atomic_int started;
 static atomic_int finished;   /* workers that reached --events */
 static atomic_ullong handoff; /* flow id from the dispatcher, 0 = none */
@@ -102,13 +105,20 @@ static void on_signal(int sig) {
     atomic_store(&stop, 1);
 }
 
+static void on_go(int sig) {
+    (void)sig;
+    atomic_store(&go, 1);
+}
+
 int main(int argc, char **argv) {
+    long delay_ms = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--threads")) n_threads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--rate")) rate = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--work-ns")) work_ns = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--events")) max_events = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--seconds")) seconds = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--delay-ms")) delay_ms = atol(argv[i + 1]);
         else {
             fprintf(stderr, "web_target: unknown option %s\n", argv[i]);
             return 2;
@@ -120,6 +130,12 @@ int main(int argc, char **argv) {
     }
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
+    signal(SIGUSR1, on_go);
+    for (; delay_ms > 0 && !atomic_load(&go) && !atomic_load(&stop); delay_ms -= 10) {
+        struct timespec d = {0, 10000000L};
+        nanosleep(&d, NULL);
+    }
+    if (atomic_load(&stop)) return 0;
     if (rec_init() != 0) {
         fprintf(stderr, "web_target: recording is off (RECORDER=0?)\n");
         return 1;

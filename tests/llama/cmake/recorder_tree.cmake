@@ -1,0 +1,10 @@
+# docs/llama.cpp.md's lines for a recorder that is built but not
+# installed: RECORDER_DIR its source tree, RECORDER_BUILD its build
+# directory (both given with -D).
+
+# snippet: cmake-tree
+target_include_directories(ggml-cpu PRIVATE ${RECORDER_DIR}/include)
+target_include_directories(llama PRIVATE ${RECORDER_DIR}/include)
+target_include_directories(llama-completion PRIVATE ${RECORDER_DIR}/include)
+target_link_libraries(llama-completion PRIVATE ${RECORDER_BUILD}/librecorder/librecorder.so)
+# end snippet: cmake-tree
