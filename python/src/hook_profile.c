@@ -43,11 +43,12 @@ static int prof_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *ar
         break;
     case PyTrace_C_CALL:
         if (pyrec_cfg.native) {
-            /* Called by recorder's own code (enable(), a with of ours): not the program's. */
+            /* A builtin is recorded if its caller's code is (not filtered
+             * out, not recorder's own) and its own module passes too. */
             PyCodeObject *code = PyFrame_GetCode(frame);
             struct pyrec_code *ci = pyrec_code_get((PyObject *)code);
             Py_DECREF(code);
-            uint32_t id = ci && !ci->own ? pyrec_native_id(arg) : 0;
+            uint32_t id = ci && ci->id ? pyrec_native_id(arg) : 0;
             if (id) pyrec_name_thread(t);
             pyrec_push(t, arg, id, PYREC_ENT_NATIVE);
         }
