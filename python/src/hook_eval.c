@@ -39,8 +39,10 @@ static int active;
 static inline int frame_fresh(struct _PyInterpreterFrame *f) {
 #if PY_VERSION_HEX < 0x030C0000
     return _PyInterpreterFrame_LASTI(f) < 0;
+#elif PY_VERSION_HEX < 0x030D0000
+    return PyUnstable_InterpreterFrame_GetLasti(f) < 0;   /* before the first instruction */
 #else
-    return PyUnstable_InterpreterFrame_GetLasti(f) < 0;
+    return PyUnstable_InterpreterFrame_GetLasti(f) <= 0;  /* at it (3.13 counts the next one) */
 #endif
 }
 

@@ -31,7 +31,7 @@ static void code_info_free(void *p) {
 }
 
 int pyrec_names_init(void) {
-    pyrec_extra_index = _PyEval_RequestCodeExtraIndex(code_info_free);
+    pyrec_extra_index = PYREC_REQUEST_CODE_EXTRA(code_info_free);
     if (pyrec_extra_index < 0) {
         PyErr_SetString(PyExc_RuntimeError, "recorder: no code extra slot left (too many tools use them)");
         return -1;
@@ -163,7 +163,7 @@ struct pyrec_code *pyrec_code_slow(PyObject *code, struct pyrec_code *ci) {
     if (!ci) {
         ci = (struct pyrec_code *)calloc(1, sizeof *ci);
         if (!ci) return NULL;
-        if (_PyCode_SetExtra(code, pyrec_extra_index, ci) != 0) {
+        if (PYREC_CODE_SET_EXTRA(code, pyrec_extra_index, ci) != 0) {
             PyErr_Clear();
             free(ci);
             return NULL;

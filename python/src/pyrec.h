@@ -35,6 +35,17 @@
 #error "recorder's Python package needs Python 3.11 or later"
 #endif
 
+/* The code-extra API was renamed in 3.12 (the old names are deprecated). */
+#if PY_VERSION_HEX >= 0x030C0000
+#define PYREC_CODE_GET_EXTRA PyUnstable_Code_GetExtra
+#define PYREC_CODE_SET_EXTRA PyUnstable_Code_SetExtra
+#define PYREC_REQUEST_CODE_EXTRA PyUnstable_Eval_RequestCodeExtraIndex
+#else
+#define PYREC_CODE_GET_EXTRA _PyCode_GetExtra
+#define PYREC_CODE_SET_EXTRA _PyCode_SetExtra
+#define PYREC_REQUEST_CODE_EXTRA _PyEval_RequestCodeExtraIndex
+#endif
+
 #define PYREC_LIKELY(x) __builtin_expect(!!(x), 1)
 #define PYREC_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define PYREC_HIDDEN __attribute__((visibility("hidden")))
@@ -83,7 +94,7 @@ extern Py_ssize_t pyrec_extra_index PYREC_HIDDEN;
  * when the configuration changed.  NULL only when out of memory. */
 static inline struct pyrec_code *pyrec_code_get(PyObject *code) {
     void *x = NULL;
-    _PyCode_GetExtra(code, pyrec_extra_index, &x);
+    PYREC_CODE_GET_EXTRA(code, pyrec_extra_index, &x);
     struct pyrec_code *ci = (struct pyrec_code *)x;
     if (PYREC_LIKELY(ci != NULL && ci->gen == pyrec_cfg.gen)) return ci;
     return pyrec_code_slow(code, ci);
@@ -173,6 +184,7 @@ void pyrec_profile_stop(void);
 int pyrec_profile_install_thread(PyObject *frame, PyObject *event, PyObject *arg, int trace);
 
 int pyrec_monitor_available(void);
+void pyrec_monitor_atfork_child(struct pyrec_thread *t);
 int pyrec_monitor_start(PyObject *module);
 void pyrec_monitor_stop(void);
 extern PyMethodDef pyrec_monitor_methods[] PYREC_HIDDEN;

@@ -40,6 +40,7 @@ static void atfork_child(void) {
     t->named = 0;
     t->name_tries = 0;
     pyrec_eval_atfork_child(t);
+    pyrec_monitor_atfork_child(t);
 }
 
 int pyrec_tstack_init(void) {

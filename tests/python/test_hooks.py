@@ -2,6 +2,8 @@
 coroutines, filters, depth, builtins, and stopping.  Every test runs for
 every hook this interpreter offers (eval, profile; monitoring on 3.12+),
 builtins for those that see them."""
+import sys
+
 import pytest
 
 from conftest import run_recorded
@@ -93,8 +95,11 @@ def use():
     seg.assert_well_formed()
     main = seg.thread("MainThread")
     gens = [s for s in main.slices if s["name"].startswith("gen (")]
-    # 2 resumes + the close of the abandoned one (GeneratorExit) + 4 = 7
-    assert len(gens) == 7, main.names()
+    # 2 resumes + the close of the abandoned one (GeneratorExit thrown in;
+    # 3.13 closes a generator suspended outside try/with without running
+    # it) + 4
+    closing = 1 if sys.version_info < (3, 13) else 0
+    assert len(gens) == 2 + closing + 4, main.names()
     assert all(s["parent"].startswith("use (") for s in gens)
 
 
