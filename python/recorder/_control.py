@@ -7,7 +7,7 @@ enable() configures the C side and starts a hook; the last disable() stops
 it.  Stopping never cuts a scope: scopes open at the stop end when their
 frames return (recorder._native.stop).
 
-The hook ("auto" picks, per interpreter and options; docs/python.md):
+The hook ("auto" picks the cheapest that records what is asked):
   eval        PEP 523 frame evaluation: Python calls only, cheapest,
               covers every thread whenever it started;
   profile     PyEval_SetProfile (+ SetTrace for lines): builtins and lines;
@@ -48,9 +48,12 @@ def choose_hook(native, lines, hook="auto"):
     if hook not in HOOKS:
         raise ValueError(f"hook must be one of {', '.join(HOOKS)}, not {hook!r}")
     if hook == "auto":
-        if "monitoring" in have:
-            return "monitoring"
-        return "profile" if (native or lines) else "eval"
+        # Measured (bench/python, docs/performance/python.md): eval costs
+        # least for Python calls alone; for builtins and lines,
+        # sys.monitoring beats the profile hook where it exists.
+        if not (native or lines) and "eval" in have:
+            return "eval"
+        return "monitoring" if "monitoring" in have else "profile"
     if hook not in have:
         raise ValueError(f"the {hook} hook is not available on this Python (available: {', '.join(have)})")
     if hook == "eval" and (native or lines):

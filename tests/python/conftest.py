@@ -26,6 +26,20 @@ CHECK_TRACE = os.environ.get("RECORDER_CHECK_TRACE", "")
 TEST_LIB = os.environ.get("RECORDER_TEST_LIB", "")
 
 
+SANITIZER_MARKS = ("runtime error:", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "WARNING: ThreadSanitizer")
+
+
+def run(cmd, **kw):
+    """subprocess.run, text output captured; fails on a sanitizer report
+    (UBSan's do not always change the exit status)."""
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    r = subprocess.run(cmd, **kw)
+    for mark in SANITIZER_MARKS:
+        assert mark not in (r.stderr or ""), f"{cmd}: sanitizer report:\n{r.stderr}"
+    return r
+
+
 def available_hooks():
     r = subprocess.run([PY, "-c", "import recorder._native as n; print(','.join(n.hooks()))"],
                        capture_output=True, text=True, check=True)
@@ -109,7 +123,7 @@ class Segment:
 
 def read_segment(path):
     assert SEG_EVENTS, "RECORDER_SEG_EVENTS is not set (run through meson test)"
-    r = subprocess.run([SEG_EVENTS, path], capture_output=True, text=True, timeout=60)
+    r = run([SEG_EVENTS, path], timeout=60)
     assert r.returncode == 0, f"seg_events {path}: {r.stderr}"
     return Segment(json.loads(r.stdout))
 
@@ -129,7 +143,7 @@ def run_recorded(tmp_path, code, args=(), env=None, runner=None, timeout=120, fo
     segfile = tmp_path / "segment.txt"
     e = child_env(RECORDER_KEEP=1, RECORDER_TEST_SEGFILE=segfile, **(env or {}))
     cmd = [PY, *(["-m", "recorder", *runner] if runner is not None else []), str(script), *args]
-    r = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=timeout, cwd=tmp_path)
+    r = run(cmd, env=e, timeout=timeout, cwd=tmp_path)
     if check:
         assert r.returncode == 0, f"{cmd} exited {r.returncode}:\n{r.stdout}\n{r.stderr}"
     seg = None

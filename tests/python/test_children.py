@@ -4,11 +4,10 @@ fork, spawn and forkserver -- each record, and `python3 -m recorder -o`
 gathers a trace per process; --no-follow leaves spawned children out."""
 import glob
 import os
-import subprocess
 
 import pytest
 
-from conftest import PY, assert_no_loss, check_trace, child_env, read_segment, run_recorded, trace_slices
+from conftest import PY, assert_no_loss, check_trace, child_env, read_segment, run, run_recorded, trace_slices
 
 
 def test_fork_child_has_its_own_segment(tmp_path, hook):
@@ -65,8 +64,8 @@ if __name__ == "__main__":
 def test_multiprocessing_workers(tmp_path, method, follow):
     (tmp_path / "mp.py").write_text(MP)
     opts = [] if follow else ["--no-follow"]
-    r = subprocess.run([PY, "-m", "recorder", *opts, "--no-native", "-o", "mp.json", "mp.py", method],
-                       cwd=tmp_path, env=child_env(), capture_output=True, text=True, timeout=300)
+    r = run([PY, "-m", "recorder", *opts, "--no-native", "-o", "mp.json", "mp.py", method],
+                       cwd=tmp_path, env=child_env(), timeout=300)
     assert r.returncode == 0, r.stderr
     main = check_trace(tmp_path / "mp.json")
     assert_no_loss(main)

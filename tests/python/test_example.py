@@ -2,19 +2,18 @@
 decoder threads' lanes hold the Python scopes, the numpy functions they
 call, and the example's own scopes, counters, signposts and flows."""
 import os
-import subprocess
 
 import pytest
 
-from conftest import PY, assert_no_loss, check_trace, child_env
+from conftest import PY, assert_no_loss, check_trace, child_env, run
 
 pytest.importorskip("numpy")
 EXAMPLE = os.path.join(os.environ.get("RECORDER_EXAMPLES", ""), "inference.py")
 
 
 def test_inference_example(tmp_path):
-    r = subprocess.run([PY, "-m", "recorder", "-o", "inf.json", EXAMPLE, "--requests", "4", "--tokens", "3"],
-                       cwd=tmp_path, env=child_env(), capture_output=True, text=True, timeout=300)
+    r = run([PY, "-m", "recorder", "-o", "inf.json", EXAMPLE, "--requests", "4", "--tokens", "3"],
+                       cwd=tmp_path, env=child_env(), timeout=300)
     assert r.returncode == 0, r.stderr
     assert "served 4 requests, 12 tokens" in r.stdout
     doc = check_trace(tmp_path / "inf.json")

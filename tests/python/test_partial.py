@@ -1,9 +1,8 @@
 """Partial recording (-p): Profiler, profile(), the pytest fixtures
 (through the plugin's entry point) and line mode (-l)."""
-import subprocess
 import sys
 
-from conftest import PY, assert_no_loss, check_trace, child_env, run_recorded, trace_slices
+from conftest import PY, assert_no_loss, check_trace, child_env, run, run_recorded, trace_slices
 
 CODE = """
 import recorder
@@ -63,9 +62,9 @@ def test_not_profiled():
 
 def run_pytest(tmp_path, *opts):
     (tmp_path / "test_sample.py").write_text(TESTS)
-    r = subprocess.run([PY, "-m", "recorder", "-p", *opts, "-o", "p.json", "-m", "pytest", "-q",
+    r = run([PY, "-m", "recorder", "-p", *opts, "-o", "p.json", "-m", "pytest", "-q",
                         "-p", "no:cacheprovider", "test_sample.py"],
-                       cwd=tmp_path, env=child_env(), capture_output=True, text=True, timeout=300)
+                       cwd=tmp_path, env=child_env(), timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "3 passed" in r.stdout
     doc = check_trace(tmp_path / "p.json")

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import CLI, PY, assert_no_loss, check_trace, child_env, run_recorded, trace_slices
+from conftest import CLI, PY, assert_no_loss, check_trace, child_env, run, trace_slices
 
 PROG = """
 import sys, threading
@@ -29,7 +29,7 @@ if __name__ == "__main__":
 
 def runner(tmp_path, *opts, code=PROG, env=None, timeout=120):
     (tmp_path / "prog.py").write_text(code)
-    return subprocess.run([PY, "-m", "recorder", *opts], cwd=tmp_path, env=child_env(**(env or {})),
+    return run([PY, "-m", "recorder", *opts], cwd=tmp_path, env=child_env(**(env or {})),
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -88,7 +88,7 @@ spin_main()
     try:
         assert p.stdout.readline().strip() == "ready"
         time.sleep(0.3)
-        d = subprocess.run([CLI, "dump", str(p.pid), "-o", str(tmp_path / "live.json")],
+        d = run([CLI, "dump", str(p.pid), "-o", str(tmp_path / "live.json")],
                            capture_output=True, text=True, timeout=60)
         assert d.returncode == 0, d.stderr
     finally:
@@ -118,7 +118,7 @@ def test_other_formats(tmp_path, ext):
         assert any(line.startswith("<module> (prog.py:1);main (prog.py:8);Worker.run (prog.py:6)")
                    for line in out.read_text().splitlines())
     else:
-        conv = subprocess.run([CLI, "convert", str(out), "-o", str(tmp_path / "c.json")], capture_output=True)
+        conv = run([CLI, "convert", str(out), "-o", str(tmp_path / "c.json")])
         assert conv.returncode == 0
         names = [n for _, n, _ in trace_slices(check_trace(tmp_path / "c.json"))]
         assert "Worker.run (prog.py:6)" in names   # file and line stay in the name without the runner
