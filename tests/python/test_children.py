@@ -16,16 +16,15 @@ import os, recorder
 def in_child():
     return 1
 def forker():
-    pid = os.fork()
-    if pid == 0:
-        in_child()
-        recorder.signpost("child")
-        open("child_seg.txt", "w").write(recorder.segment_path())
-        os._exit(0)
-    os.waitpid(pid, 0)
-    return pid
+    return os.fork()
 recorder.enable(hook={hook!r}, native=False)
-forker()
+if forker() == 0:
+    # The child returns from forker, begun in the parent, then records.
+    in_child()
+    recorder.signpost("child")
+    open("child_seg.txt", "w").write(recorder.segment_path())
+    os._exit(0)
+os.wait()
 in_child()
 recorder.disable()
 """
