@@ -98,6 +98,11 @@ def enable(native=None, lines=None, max_depth=None, filter=None, filter_out=None
         if isinstance(cfg["filter"], str) or isinstance(cfg["filter_out"], str):
             raise TypeError("filter and filter_out are sequences of substrings")
         chosen = choose_hook(cfg["native"], cfg["lines"], cfg["hook"])
+        if not _native.init():
+            # Recording is off (RECORDER=0, or no segment): no hook at all,
+            # so the program runs at full speed; the enable still counts.
+            _count = 1
+            return None
         _native.configure(native=bool(cfg["native"]), lines=bool(cfg["lines"]), max_depth=int(cfg["max_depth"]),
                           filter=tuple(cfg["filter"]), filter_out=tuple(cfg["filter_out"]), own_dir=OWN_DIR)
         _native_cfg = cfg
@@ -118,7 +123,8 @@ def disable():
         _count -= 1
         if _count:
             return
-        _native.stop()
+        if _native.running():
+            _native.stop()
         _threading_hooks(False)
 
 

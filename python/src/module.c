@@ -157,14 +157,6 @@ static PyObject *mod_trace_installer(PyObject *m, PyObject *const *args, Py_ssiz
     return installer(args, nargs, 1);
 }
 
-/* How deep this thread's shadow stack is, and how many open scopes it
- * recorded (for tests). */
-static PyObject *mod_thread_state(PyObject *m, PyObject *unused) {
-    (void)m;
-    (void)unused;
-    return Py_BuildValue("{sIsIsI}", "stack", pyrec_t.n, "recorded", pyrec_t.rec, "depth", pyrec_t.depth);
-}
-
 #define FASTCALL(f) (PyCFunction)(void (*)(void))(f)
 static PyMethodDef mod_methods[] = {
     {"configure", FASTCALL(mod_configure), METH_VARARGS | METH_KEYWORDS,
@@ -175,7 +167,6 @@ static PyMethodDef mod_methods[] = {
     {"hooks", mod_hooks, METH_NOARGS, "hooks() -> the hooks this interpreter offers."},
     {"_profile_installer", FASTCALL(mod_profile_installer), METH_FASTCALL, "threading.setprofile's hook."},
     {"_trace_installer", FASTCALL(mod_trace_installer), METH_FASTCALL, "threading.settrace's hook."},
-    {"_thread_state", mod_thread_state, METH_NOARGS, "this thread's hook state (for tests)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -327,10 +327,3 @@ uint32_t pyrec_native_id(PyObject *callable) {
     e->gen = pyrec_cfg.gen;
     return e->id;
 }
-
-void pyrec_names_clear(void) {
-    for (size_t i = 0; i < nat_cap; i++) Py_XDECREF(nat[i].type);
-    free(nat);
-    nat = NULL;
-    nat_cap = nat_used = 0;
-}

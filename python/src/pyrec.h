@@ -86,7 +86,6 @@ uint32_t pyrec_line_id(struct pyrec_code *ci, PyObject *code, int line);
 /* The scope id of a called builtin or extension function; 0 = none
  * (not such a function, filtered, or one of recorder's own). */
 uint32_t pyrec_native_id(PyObject *callable);
-void pyrec_names_clear(void);
 
 extern Py_ssize_t pyrec_extra_index PYREC_HIDDEN;
 
@@ -130,8 +129,6 @@ void pyrec_name_thread_slow(struct pyrec_thread *t);
 /* Pop entries down to and including the one for key (kind PY or LINE);
  * for a key not on the stack, nothing.  Ends what they began. */
 void pyrec_unwind_to(struct pyrec_thread *t, const void *key);
-/* End and forget every entry (stop on this thread). */
-void pyrec_unwind_all(struct pyrec_thread *t);
 
 static inline void pyrec_name_thread(struct pyrec_thread *t) {
     if (PYREC_UNLIKELY(!t->named)) pyrec_name_thread_slow(t);

@@ -75,10 +75,6 @@ void pyrec_unwind_to(struct pyrec_thread *t, const void *key) {
     while (t->n >= i) pyrec_pop_top(t);
 }
 
-void pyrec_unwind_all(struct pyrec_thread *t) {
-    while (t->n) pyrec_pop_top(t);
-}
-
 /* Name the lane after the Python thread (threading's name), the first time
  * this thread records.  threading registers a thread only once its
  * bootstrap runs, so early events try again, a few times.  Looks the name
