@@ -12,14 +12,18 @@ Tools, each installed and removed around every run, in this process:
   recorder (the hook `auto` picks: builtins on, and with --no-native),
   every recorder hook this Python has, cProfile, yappi (wall and CPU
   clocks, builtins on), a pure-Python sys.setprofile hook that does
-  nothing, line_profiler against recorder's line mode.
+  nothing, line_profiler against recorder's line mode; and the floor of
+  any profile function, a C one that does nothing (what CPython's
+  profiling machinery costs by itself).
 
 Method: R rounds; a round runs the baseline and every tool (each the
 least disturbed of 3 runs), in an order that rotates from round to round;
 a tool's figure for a round is its time over the same round's baseline.  Reported: the median over the
 rounds and the interquartile range, as slowdown (x) and as time added per
 event (ns), events counted exactly beforehand (sys.setprofile/settrace).
-Ratios measured in one run are what the targets are about (issue 11):
+A target's ratio is the median over rounds of the two tools' added times
+in the same round.  Ratios measured in one run are what the targets are
+about (issue 11):
   recorder's added cost per call <= 0.5x cProfile's and <= 0.3x the
   pure-Python hook's; line mode <= 0.5x line_profiler's per line;
   scope() <= 1.5x a bare with of an empty context manager.
@@ -214,6 +218,8 @@ def tools_for(kind):
     except ImportError:
         pass
     t.append(("sys.setprofile no-op", py_hook_tool()))
+    t.append(("C profile function no-op (floor)", (lambda: _native._profile_floor(True),
+                                                   lambda: _native._profile_floor(False))))
     return t
 
 
@@ -285,7 +291,7 @@ def bench_workload(name, func, tools, rounds, events):
     for t, vals in per.items():
         ratio = q([v[0] for v in vals])
         added = q([v[1] for v in vals])
-        rows[t] = {"slowdown": ratio, "ns_per_event": added}
+        rows[t] = {"slowdown": ratio, "ns_per_event": added, "rounds": [v[1] for v in vals]}
     return {"workload": name, "events": events, "base_ms": statistics.median(base) / 1e6, "tools": rows}
 
 
@@ -345,10 +351,13 @@ def main():
     verdicts = []
 
     def ratio(wname, tool, other):
+        """The median over rounds of the two tools' added times in the same
+        round: both saw the same machine."""
         r = next((x for x in results if x["workload"] == wname), None)
         if not r or tool not in r["tools"] or other not in r["tools"]:
             return None
-        return r["tools"][tool]["ns_per_event"][1] / r["tools"][other]["ns_per_event"][1]
+        pairs = zip(r["tools"][tool]["rounds"], r["tools"][other]["rounds"])
+        return statistics.median(a / b for a, b in pairs if b > 0)
 
     def verdict(what, value, limit):
         if value is None:
@@ -367,6 +376,12 @@ def main():
     print("\ntargets")
     for what, v, lim, st in verdicts:
         print(f"  {what:55s} {'-' if v is None else f'{v:.2f}':>6s}  <= {lim:<4}  {st}")
+    floor = ratio("calls", "C profile function no-op (floor)", "cProfile")
+    if floor is not None:
+        print(f"\n  the floor of any C profile function (CPython's machinery) is {floor:.2f}x cProfile's per call"
+              f" and {ratio('calls', 'C profile function no-op (floor)', 'sys.setprofile no-op'):.2f}x the"
+              f" Python hook's; recorder's profile hook adds"
+              f" {ratio('calls', 'recorder hook=profile native', 'C profile function no-op (floor)'):.2f}x the floor")
     if a.json:
         print(json.dumps({"results": results, "scope": sc, "targets": verdicts}, default=list))
     return 1 if any(st == "NOT MET" for *_, st in verdicts) else 0

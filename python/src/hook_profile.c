@@ -136,6 +136,21 @@ void pyrec_profile_stop(void) {
     if (!pyrec_t.n) PyEval_SetProfile(NULL, NULL);
 }
 
+/* The floor of any profile hook: CPython's machinery with a C function that
+ * does nothing (bench/python: what the profile hook adds above it is
+ * ours, the rest is CPython's). */
+static int noop_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg) {
+    (void)obj;
+    (void)frame;
+    (void)what;
+    (void)arg;
+    return 0;
+}
+
+void pyrec_profile_floor(int on) {
+    PyEval_SetProfile(on ? noop_func : NULL, NULL);
+}
+
 static int event_code(PyObject *event) {
     static const char *const names[] = {"call", "exception", "line", "return", "c_call", "c_exception", "c_return"};
     static const int codes[] = {PyTrace_CALL, PyTrace_EXCEPTION, PyTrace_LINE, PyTrace_RETURN,

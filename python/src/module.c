@@ -157,6 +157,14 @@ static PyObject *mod_trace_installer(PyObject *m, PyObject *const *args, Py_ssiz
     return installer(args, nargs, 1);
 }
 
+static PyObject *mod_profile_floor(PyObject *m, PyObject *on) {
+    (void)m;
+    int v = PyObject_IsTrue(on);
+    if (v < 0) return NULL;
+    pyrec_profile_floor(v);
+    Py_RETURN_NONE;
+}
+
 #define FASTCALL(f) (PyCFunction)(void (*)(void))(f)
 static PyMethodDef mod_methods[] = {
     {"configure", FASTCALL(mod_configure), METH_VARARGS | METH_KEYWORDS,
@@ -167,6 +175,8 @@ static PyMethodDef mod_methods[] = {
     {"hooks", mod_hooks, METH_NOARGS, "hooks() -> the hooks this interpreter offers."},
     {"_profile_installer", FASTCALL(mod_profile_installer), METH_FASTCALL, "threading.setprofile's hook."},
     {"_trace_installer", FASTCALL(mod_trace_installer), METH_FASTCALL, "threading.settrace's hook."},
+    {"_profile_floor", mod_profile_floor, METH_O,
+     "_profile_floor(on): a C profile function that does nothing, on this thread (bench/python)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -179,6 +179,7 @@ void pyrec_eval_atfork_child(struct pyrec_thread *t);
 int pyrec_profile_start(PyObject *module);
 void pyrec_profile_stop(void);
 int pyrec_profile_install_thread(PyObject *frame, PyObject *event, PyObject *arg, int trace);
+void pyrec_profile_floor(int on);
 
 int pyrec_monitor_available(void);
 void pyrec_monitor_atfork_child(struct pyrec_thread *t);
