@@ -141,7 +141,10 @@ def run_recorded(tmp_path, code, args=(), env=None, runner=None, timeout=120, fo
     script = tmp_path / "prog.py"
     script.write_text(textwrap.dedent(code) + (FOOTER if footer else ""))
     segfile = tmp_path / "segment.txt"
-    e = child_env(RECORDER_KEEP=1, RECORDER_TEST_SEGFILE=segfile, **(env or {}))
+    # Kept only when it is read back (and then removed): a program that
+    # exits without the footer leaves nothing behind.
+    keep = {"RECORDER_KEEP": 1} if footer else {}
+    e = child_env(RECORDER_TEST_SEGFILE=segfile, **keep, **(env or {}))
     cmd = [PY, *(["-m", "recorder", *runner] if runner is not None else []), str(script), *args]
     r = run(cmd, env=e, timeout=timeout, cwd=tmp_path)
     if check:
@@ -154,6 +157,17 @@ def run_recorded(tmp_path, code, args=(), env=None, runner=None, timeout=120, fo
         finally:
             os.unlink(path)
     return seg, r
+
+
+def remove_segment_of(pid):
+    """The segment a test's program left by dying of a signal (a writer
+    keeps it then, for a post-mortem): it is the test's to remove."""
+    for name in os.listdir("/dev/shm"):
+        if name == f"recorder.{pid}" or name.startswith(f"recorder.{pid}."):
+            try:
+                os.unlink(os.path.join("/dev/shm", name))
+            except FileNotFoundError:
+                pass
 
 
 def check_trace(path, *extra):

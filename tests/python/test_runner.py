@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from conftest import CLI, PY, assert_no_loss, check_trace, child_env, run, trace_slices
+from conftest import (CLI, PY, SANITIZER_MARKS, assert_no_loss, check_trace, child_env, remove_segment_of, run,
+                      trace_slices)
 
 PROG = """
 import sys, threading
@@ -29,8 +30,14 @@ if __name__ == "__main__":
 
 def runner(tmp_path, *opts, code=PROG, env=None, timeout=120):
     (tmp_path / "prog.py").write_text(code)
-    return run([PY, "-m", "recorder", *opts], cwd=tmp_path, env=child_env(**(env or {})),
-                          capture_output=True, text=True, timeout=timeout)
+    p = subprocess.Popen([PY, "-m", "recorder", *opts], cwd=tmp_path, env=child_env(**(env or {})),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=timeout)
+    if p.returncode < 0:
+        remove_segment_of(p.pid)   # killed by a signal: its segment stays
+    for mark in SANITIZER_MARKS:
+        assert mark not in err, err
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
 
 
 def test_script_names_threads_args_and_status(tmp_path):
@@ -94,6 +101,7 @@ spin_main()
     finally:
         p.send_signal(signal.SIGINT)
         p.wait(30)
+        remove_segment_of(p.pid)   # KeyboardInterrupt ends Python by SIGINT: the segment stays
     doc = check_trace(tmp_path / "live.json")
     threads = {e["tid"]: e["args"]["name"] for e in doc["traceEvents"]
                if e.get("ph") == "M" and e["name"] == "thread_name"}
