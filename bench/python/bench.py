@@ -380,8 +380,8 @@ def main():
     if floor is not None:
         print(f"\n  the floor of any C profile function (CPython's machinery) is {floor:.2f}x cProfile's per call"
               f" and {ratio('calls', 'C profile function no-op (floor)', 'sys.setprofile no-op'):.2f}x the"
-              f" Python hook's; recorder's profile hook adds"
-              f" {ratio('calls', 'recorder hook=profile native', 'C profile function no-op (floor)'):.2f}x the floor")
+              f" Python hook's; recorder's profile hook"
+              f" costs {ratio('calls', 'recorder hook=profile native', 'C profile function no-op (floor)'):.2f}x the floor")
     if a.json:
         print(json.dumps({"results": results, "scope": sc, "targets": verdicts}, default=list))
     return 1 if any(st == "NOT MET" for *_, st in verdicts) else 0

@@ -186,7 +186,7 @@ def parse(argv):
             raise UsageError(f"-o {o.output}: the file's extension says its format: {', '.join(OUTPUT_KINDS)}")
         if o.capture and ext != ".json":
             raise UsageError("--capture goes with -o FILE.json (.rec, .csv and .folded are always captured)")
-    elif o.capture or o.ring_kb is not None and False:
+    elif o.capture:
         raise UsageError("--capture needs -o FILE")
     return o
 
