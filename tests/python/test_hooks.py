@@ -166,12 +166,16 @@ def outer():
 
 def test_builtins_named_by_module(tmp_path, native_hook):
     code = """
-import recorder, time
+import recorder, time, math
 def work():
     xs = []
     xs.append(3)
     sorted(xs)
     time.monotonic()
+    try:
+        math.sqrt(-1)      # a builtin that raises ends its scope too
+    except ValueError:
+        pass
     return dict.fromkeys(xs)
 """ + enable(native_hook, native=True) + "work()\nrecorder.disable()\n" + \
         enable(native_hook, native=False) + "work()\nrecorder.disable()\n"
@@ -181,7 +185,8 @@ def work():
     work = [s for s in main.slices if s["name"] == "work (prog.py:3)"]
     assert len(work) == 2
     kids = [c["name"] for c in work[0]["children"]]
-    assert kids == ["builtins.list.append", "builtins.sorted", "time.monotonic", "builtins.dict.fromkeys"], kids
+    assert kids == ["builtins.list.append", "builtins.sorted", "time.monotonic", "math.sqrt",
+                    "builtins.dict.fromkeys"], kids
     assert work[1]["children"] == []   # native=False
 
 
