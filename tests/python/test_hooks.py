@@ -57,6 +57,32 @@ recorder.disable()
     assert "fib (prog.py:3)" in seg.thread("early").names()
 
 
+def test_thread_started_without_threading(tmp_path, hook):
+    # _thread.start_new_thread after the start: the eval and monitoring
+    # hooks cover it; the profile hook does not (docs/python.md, "Hooks"):
+    # this pins down both, so the docs change if either does.
+    code = FIB + """
+import _thread, threading
+done = threading.Event()
+def raw():
+    recorder.thread_name("raw")
+    fib(2)
+    done.set()
+""" + enable(hook) + """
+_thread.start_new_thread(raw, ())
+assert done.wait(30)
+import time; time.sleep(0.1)
+recorder.disable()
+"""
+    seg, _ = run_recorded(tmp_path, code)
+    seg.assert_well_formed()
+    names = seg.thread("raw").names()
+    if hook != "profile":
+        assert "fib (prog.py:3)" in names, names
+    else:
+        assert names == [], names
+
+
 def test_exceptions_close_every_scope(tmp_path, hook):
     code = """
 import recorder
