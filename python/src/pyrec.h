@@ -1,0 +1,197 @@
+/*
+ * pyrec.h -- what the C files of the extension recorder._native share.
+ *
+ * The extension is a thin layer over include/recorder.h: writer.c compiles
+ * the writer's implementation (its own copy, which joins the process's
+ * segment like any other), and everything else uses the public hot path
+ * (rec_begin_id, rec_end_id, rec__intern_dyn).  A Python function's name
+ * is interned once per code object (names.c); an event then costs a call
+ * hook, one lookup in the code object's extra slot, and the ring writes.
+ *
+ * Three ways to see calls ("hooks"), chosen per interpreter and options:
+ *   - eval (hook_eval.c): PEP 523's frame evaluation function wraps every
+ *     Python frame's evaluation; cheapest, all threads, Python calls only;
+ *   - profile (hook_profile.c): PyEval_SetProfile (+ PyEval_SetTrace for
+ *     lines), for builtins and extension functions (c_call) and lines;
+ *   - monitoring (hook_monitor.c, Python >= 3.12): sys.monitoring (PEP 669).
+ * The profile and monitoring hooks keep a per-thread shadow stack
+ * (tstack.c); the eval hook nests by construction (the C stack).
+ */
+#ifndef PYREC_H
+#define PYREC_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <frameobject.h>
+#include <stdint.h>
+
+#include "recorder.h"
+
+#ifdef Py_GIL_DISABLED
+#error "recorder's Python hooks rely on the GIL: free-threaded builds are not supported"
+#endif
+
+#if PY_VERSION_HEX < 0x030B0000
+#error "recorder's Python package needs Python 3.11 or later"
+#endif
+
+/* The code-extra API was renamed in 3.12 (the old names are deprecated). */
+#if PY_VERSION_HEX >= 0x030C0000
+#define PYREC_CODE_GET_EXTRA PyUnstable_Code_GetExtra
+#define PYREC_CODE_SET_EXTRA PyUnstable_Code_SetExtra
+#define PYREC_REQUEST_CODE_EXTRA PyUnstable_Eval_RequestCodeExtraIndex
+#else
+#define PYREC_CODE_GET_EXTRA _PyCode_GetExtra
+#define PYREC_CODE_SET_EXTRA _PyCode_SetExtra
+#define PYREC_REQUEST_CODE_EXTRA _PyEval_RequestCodeExtraIndex
+#endif
+
+#define PYREC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PYREC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define PYREC_HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- configuration (module.c) ----------------------------------------- */
+
+enum pyrec_hook { PYREC_HOOK_NONE = 0, PYREC_HOOK_EVAL, PYREC_HOOK_PROFILE, PYREC_HOOK_MONITOR };
+
+struct pyrec_config {
+    int native;            /* scopes for builtins and extension functions */
+    int lines;             /* a scope per line run */
+    uint32_t max_depth;    /* recorded scopes nested deeper are not recorded; 0 = no limit */
+    PyObject *filter;      /* tuple of str, or NULL: module or file must contain one */
+    PyObject *filter_out;  /* tuple of str, or NULL: ... and none of these */
+    PyObject *own_dir;     /* str: the recorder package's directory (its frames are not recorded) */
+    unsigned gen;          /* bumped by every configure: cached verdicts carry it */
+};
+extern struct pyrec_config pyrec_cfg PYREC_HIDDEN;
+
+/* ---- names (names.c) --------------------------------------------------- */
+
+/* What a code object is recorded as.  Kept in the code object's extra slot
+ * (PEP 523's co_extra), freed with the code object. */
+struct pyrec_code {
+    uint32_t id;           /* scope name id; 0 = not recorded (filtered) */
+    unsigned gen;          /* pyrec_cfg.gen when decided */
+    int first_line;
+    uint32_t n_lines;      /* line_ids covers first_line .. first_line + n_lines - 1 */
+    uint32_t *line_ids;    /* line mode: "file:line (qualname)" ids, 0 = not yet interned */
+    uint32_t fn_id;        /* the name without the filter verdict (for lines) */
+    uint8_t own;           /* recorder's own code: its frames and what they call are not recorded */
+    uint8_t resumable;     /* a generator or coroutine: its first evaluation only makes the object */
+};
+
+int pyrec_names_init(void);
+struct pyrec_code *pyrec_code_slow(PyObject *code, struct pyrec_code *old);
+uint32_t pyrec_line_id(struct pyrec_code *ci, PyObject *code, int line);
+/* The scope id of a called builtin or extension function; 0 = none
+ * (not such a function, filtered, or one of recorder's own). */
+uint32_t pyrec_native_id(PyObject *callable);
+
+extern Py_ssize_t pyrec_extra_index PYREC_HIDDEN;
+
+/* The hot path: the code object's record, made on first sight and remade
+ * when the configuration changed.  NULL only when out of memory. */
+static inline struct pyrec_code *pyrec_code_get(PyObject *code) {
+    void *x = NULL;
+    PYREC_CODE_GET_EXTRA(code, pyrec_extra_index, &x);
+    struct pyrec_code *ci = (struct pyrec_code *)x;
+    if (PYREC_LIKELY(ci != NULL && ci->gen == pyrec_cfg.gen)) return ci;
+    return pyrec_code_slow(code, ci);
+}
+
+/* ---- per-thread state (tstack.c) ---------------------------------------- */
+
+enum pyrec_kind { PYREC_ENT_PY = 0, PYREC_ENT_NATIVE = 1, PYREC_ENT_LINE = 2 };
+
+/* A shadow stack entry: the frame (profile hook) or code object (monitoring
+ * hook) or callable (native) it stands for, and the id it began, 0 if it
+ * began nothing. */
+struct pyrec_ent {
+    const void *key;
+    uint32_t id;
+    uint32_t kind;
+};
+
+struct pyrec_thread {
+    struct pyrec_ent *st;  /* the shadow stack (profile, monitoring) */
+    uint32_t n, cap;
+    uint32_t rec;          /* scopes open that were recorded (for max_depth) */
+    uint32_t depth;        /* eval hook: frames evaluating under the hook */
+    uint32_t fork_floor;   /* eval hook: frames at or below began in the parent */
+    uint32_t name_tries;   /* naming the lane after the Python thread */
+    int named;
+};
+extern __thread struct pyrec_thread pyrec_t __attribute__((tls_model("initial-exec"))) PYREC_HIDDEN;
+
+int pyrec_tstack_init(void);
+int pyrec_grow(struct pyrec_thread *t);
+void pyrec_name_thread_slow(struct pyrec_thread *t);
+/* Pop entries down to and including the one for key (kind PY or LINE);
+ * for a key not on the stack, nothing.  Ends what they began. */
+void pyrec_unwind_to(struct pyrec_thread *t, const void *key);
+
+static inline void pyrec_name_thread(struct pyrec_thread *t) {
+    if (PYREC_UNLIKELY(!t->named)) pyrec_name_thread_slow(t);
+}
+
+static inline void pyrec_push(struct pyrec_thread *t, const void *key, uint32_t id, uint32_t kind) {
+    if (PYREC_UNLIKELY(t->n == t->cap) && pyrec_grow(t) != 0) return;  /* unpushed: its return is ignored */
+    if (id && pyrec_cfg.max_depth && t->rec >= pyrec_cfg.max_depth) id = 0;
+    struct pyrec_ent *e = &t->st[t->n++];
+    e->key = key;
+    e->id = id;
+    e->kind = kind;
+    if (id) {
+        t->rec++;
+        rec_begin_id(id);
+    }
+}
+
+static inline void pyrec_pop_top(struct pyrec_thread *t) {
+    struct pyrec_ent *e = &t->st[--t->n];
+    if (e->id) {
+        t->rec--;
+        rec_end_id(e->id);
+    }
+}
+
+/* A Python frame (or code object) returns. */
+static inline void pyrec_ret(struct pyrec_thread *t, const void *key) {
+    if (PYREC_LIKELY(t->n && t->st[t->n - 1].key == key && t->st[t->n - 1].kind == PYREC_ENT_PY)) {
+        pyrec_pop_top(t);
+        return;
+    }
+    pyrec_unwind_to(t, key);
+}
+
+/* A builtin or extension function returns (or raises). */
+static inline void pyrec_native_ret(struct pyrec_thread *t, const void *callable) {
+    if (t->n && t->st[t->n - 1].key == callable && t->st[t->n - 1].kind == PYREC_ENT_NATIVE) pyrec_pop_top(t);
+}
+
+/* ---- hooks --------------------------------------------------------------- */
+
+int pyrec_eval_available(void);
+int pyrec_eval_start(void);
+void pyrec_eval_stop(void);
+void pyrec_eval_atfork_child(struct pyrec_thread *t);
+
+int pyrec_profile_start(PyObject *module);
+void pyrec_profile_stop(void);
+int pyrec_profile_install_thread(PyObject *frame, PyObject *event, PyObject *arg, int trace);
+void pyrec_profile_floor(int on);
+
+int pyrec_monitor_available(void);
+void pyrec_monitor_atfork_child(struct pyrec_thread *t);
+int pyrec_monitor_start(PyObject *module);
+void pyrec_monitor_stop(void);
+extern PyMethodDef pyrec_monitor_methods[] PYREC_HIDDEN;
+
+/* ---- the API objects (api.c, scope.c) ------------------------------------ */
+
+extern PyMethodDef pyrec_api_methods[] PYREC_HIDDEN;
+int pyrec_scope_types_ready(PyObject *module);
+/* Intern a str as a name; 0 if filtered or recording is off. */
+uint32_t pyrec_intern_str(PyObject *name);
+
+#endif /* PYREC_H */

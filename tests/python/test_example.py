@@ -1,0 +1,37 @@
+"""examples/python/inference.py, the Python demo, under the runner: its
+decoder threads' lanes hold the Python scopes, the numpy functions they
+call, and the example's own scopes, counters, signposts and flows."""
+import os
+
+import pytest
+
+from conftest import PY, assert_no_loss, check_trace, child_env, run
+
+pytest.importorskip("numpy")
+EXAMPLE = os.path.join(os.environ.get("RECORDER_EXAMPLES", ""), "inference.py")
+
+
+def test_inference_example(tmp_path):
+    r = run([PY, "-m", "recorder", "-o", "inf.json", EXAMPLE, "--requests", "4", "--tokens", "3"],
+                       cwd=tmp_path, env=child_env(), timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "served 4 requests, 12 tokens" in r.stdout
+    doc = check_trace(tmp_path / "inf.json")
+    assert_no_loss(doc)
+    ev = doc["traceEvents"]
+    lanes = {e["tid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "thread_name"}
+    assert sorted(lanes.values()) == ["MainThread", "decoder-0", "decoder-1"]
+    per = {}
+    for e in ev:
+        if e.get("ph") == "B":
+            per.setdefault(lanes[e["tid"]], []).append(e["name"])
+    decoders = per.get("decoder-0", []) + per.get("decoder-1", [])
+    assert decoders.count("request") == 4 and decoders.count("token") == 12
+    for name in ("Block.forward", "Block.attention", "softmax", "numpy.core._multiarray_umath.implement_array_function"):
+        assert name in decoders, name
+    assert per["MainThread"].count("enqueue") == 4
+    counters = [e for e in ev if e.get("ph") == "C" and e["name"] == "kv_cache_tokens"]
+    assert len(counters) == 12
+    assert len([e for e in ev if e.get("ph") == "i" and e["name"] == "request done"]) == 4
+    flows = [e for e in ev if e.get("ph") in ("s", "f")]
+    assert sorted(e["id"] for e in flows if e["ph"] == "f") == [1, 2, 3, 4]

@@ -1,0 +1,225 @@
+"""python3 -m recorder: a script and -m module, the trace it writes with
+-o in every format (strictly checked), exit status and signals passed
+through, usage errors, and a live `recorder dump` of a running program."""
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import (CLI, PY, SANITIZER_MARKS, assert_no_loss, check_trace, child_env, remove_segment_of, run,
+                      trace_slices)
+
+PROG = """
+import sys, threading
+def leaf(i):
+    return sorted([i, 2, 1])
+class Worker:
+    def run(self, n):
+        return [leaf(i) for i in range(n)]
+def main():
+    t = threading.Thread(target=Worker().run, args=(3,), name="helper")
+    t.start(); t.join()
+    Worker().run(2)
+if __name__ == "__main__":
+    main()
+    sys.exit(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+"""
+
+
+def runner(tmp_path, *opts, code=PROG, env=None, timeout=120):
+    (tmp_path / "prog.py").write_text(code)
+    p = subprocess.Popen([PY, "-m", "recorder", *opts], cwd=tmp_path, env=child_env(**(env or {})),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=timeout)
+    if p.returncode < 0:
+        remove_segment_of(p.pid)   # killed by a signal: its segment stays
+    for mark in SANITIZER_MARKS:
+        assert mark not in err, err
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
+
+def test_script_names_threads_args_and_status(tmp_path):
+    r = runner(tmp_path, "-o", "t.json", "prog.py", "7")
+    assert r.returncode == 7, r.stderr
+    doc = check_trace(tmp_path / "t.json")
+    assert_no_loss(doc)
+    threads = {e["tid"]: e["args"]["name"] for e in doc["traceEvents"]
+               if e.get("ph") == "M" and e["name"] == "thread_name"}
+    assert sorted(threads.values()) == ["MainThread", "helper"]
+    sl = trace_slices(doc)
+    by_thread = {}
+    for tid, name, args in sl:
+        by_thread.setdefault(threads[tid], []).append((name, args))
+    main = by_thread["MainThread"]
+    assert main[0] == ("<module>", {"file": "prog.py", "line": 1})
+    assert ("main", {"file": "prog.py", "line": 8}) in main
+    assert ("Worker.run", {"file": "prog.py", "line": 6}) in by_thread["helper"]
+    assert ("builtins.sorted", {}) in by_thread["helper"]
+    assert not [n for n, _ in main if "recorder" in n or n.startswith("_shutdown")], main
+
+
+def test_module_mode(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "__main__.py").write_text("import sys\ndef go():\n    return len(sys.argv)\nraise SystemExit(go())\n")
+    r = runner(tmp_path, "--no-native", "-o", "m.json", "-m", "pkg", "a", "b")
+    assert r.returncode == 3, r.stderr     # argv is [path, a, b]
+    names = [n for _, n, _ in trace_slices(check_trace(tmp_path / "m.json"))]
+    assert names[:2] == ["<module>", "go"] and "builtins.len" not in names
+
+
+def test_live_dump_shows_python_names_per_thread(tmp_path):
+    code = """
+import threading, time, sys
+stop = threading.Event()
+def spin_worker():
+    while not stop.is_set():
+        time.sleep(0.001)
+def spin_main():
+    while not stop.is_set():
+        time.sleep(0.001)
+threading.Thread(target=spin_worker, name="spinner", daemon=True).start()
+print("ready", flush=True)
+timer = threading.Timer(20, stop.set)
+timer.daemon = True
+timer.start()
+spin_main()
+"""
+    (tmp_path / "live.py").write_text(code)
+    # (the spinner and the timer are daemons: SIGINT ends the program)
+    p = subprocess.Popen([PY, "-m", "recorder", "live.py"], cwd=tmp_path, env=child_env(),
+                         stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(0.3)
+        d = run([CLI, "dump", str(p.pid), "-o", str(tmp_path / "live.json")],
+                           capture_output=True, text=True, timeout=60)
+        assert d.returncode == 0, d.stderr
+    finally:
+        p.send_signal(signal.SIGINT)
+        p.wait(30)
+        remove_segment_of(p.pid)   # KeyboardInterrupt ends Python by SIGINT: the segment stays
+    doc = check_trace(tmp_path / "live.json")
+    threads = {e["tid"]: e["args"]["name"] for e in doc["traceEvents"]
+               if e.get("ph") == "M" and e["name"] == "thread_name"}
+    names = {}
+    for tid, name, _ in trace_slices(doc):
+        names.setdefault(threads[tid], set()).add(name)
+    assert "spin_main (live.py:7)" in names["MainThread"], names
+    assert "spin_worker (live.py:4)" in names["spinner"], names
+    assert "time.sleep" in names["spinner"]
+
+
+@pytest.mark.parametrize("ext", [".csv", ".folded", ".rec"])
+def test_other_formats(tmp_path, ext):
+    r = runner(tmp_path, "-o", "out" + ext, "prog.py")
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / ("out" + ext)
+    if ext == ".csv":
+        rows = out.read_text().splitlines()
+        assert rows[0].startswith("name,calls,total_ns")
+        assert any(row.startswith('"Worker.run (prog.py:6)",2,') for row in rows), rows
+    elif ext == ".folded":
+        assert any(line.startswith("<module> (prog.py:1);main (prog.py:8);Worker.run (prog.py:6)")
+                   for line in out.read_text().splitlines())
+    else:
+        conv = run([CLI, "convert", str(out), "-o", str(tmp_path / "c.json")])
+        assert conv.returncode == 0
+        names = [n for _, n, _ in trace_slices(check_trace(tmp_path / "c.json"))]
+        assert "Worker.run (prog.py:6)" in names   # file and line stay in the name without the runner
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".rec") and p != "out.rec"]
+
+
+def test_capture_json(tmp_path):
+    r = runner(tmp_path, "--capture", "-o", "cap.json", "prog.py")
+    assert r.returncode == 0, r.stderr
+    doc = check_trace(tmp_path / "cap.json")
+    assert ("Worker.run" in [n for _, n, _ in trace_slices(doc)])
+
+
+@pytest.mark.parametrize("output", [None, "s.json"])
+def test_signal_passes_through(tmp_path, output):
+    code = "import os, signal\ndef die():\n    os.kill(os.getpid(), signal.SIGTERM)\ndie()\n"
+    r = runner(tmp_path, *(["-o", output] if output else []), "prog.py", code=code)
+    assert r.returncode in ((128 + signal.SIGTERM,) if output else (-signal.SIGTERM,)), r.returncode
+    if output:
+        names = [n for _, n, _ in trace_slices(check_trace(tmp_path / output))]
+        assert names[:2] == ["<module>", "die"]
+
+
+def test_uncaught_exception(tmp_path):
+    r = runner(tmp_path, "prog.py", code="def f():\n    raise ValueError('boom')\nf()\n")
+    assert r.returncode == 1
+    assert "ValueError: boom" in r.stderr and 'File "' in r.stderr
+    assert "recorder/_run.py" not in r.stderr   # the runner's frames are not the program's
+
+
+@pytest.mark.parametrize("args, status, message", [
+    ([], 2, "which program?"),
+    (["-l", "prog.py"], 2, "needs -p"),
+    (["--bogus", "prog.py"], 2, "unknown option"),
+    (["-o", "x.txt", "prog.py"], 2, "extension"),
+    (["--max-depth", "x", "prog.py"], 2, "wants a number"),
+    (["--hook", "nope", "prog.py"], 2, "--hook is"),
+    (["--capture", "prog.py"], 2, "--capture needs -o"),
+    (["missing.py"], 2, "can't open file"),
+    (["-o", "t.json", "missing.py"], 2, "can't open file"),
+    (["-m", "no_such_module_here"], 1, "No module named"),
+])
+def test_usage_errors(tmp_path, args, status, message):
+    r = runner(tmp_path, *args)
+    assert r.returncode == status and message in r.stderr, (r.returncode, r.stderr)
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_help(tmp_path):
+    r = runner(tmp_path, "--help")
+    assert r.returncode == 0 and r.stdout.startswith("usage: python3 -m recorder")
+    for opt in ("-o, --output", "-p, --partial", "-l, --lines", "--no-native", "--filter", "--filter-out",
+                "--max-depth"):
+        assert opt in r.stdout
+
+
+def test_runner_filters(tmp_path):
+    (tmp_path / "mylib.py").write_text("def helper():\n    return 1\n")
+    code = "import mylib\ndef top():\n    return mylib.helper()\ntop()\n"
+    r = runner(tmp_path, "--filter", "mylib", "-o", "f.json", "prog.py", code=code)
+    assert r.returncode == 0, r.stderr
+    got = {(n, a.get("file")) for _, n, a in trace_slices(check_trace(tmp_path / "f.json"))}
+    assert got == {("<module>", "mylib.py"), ("helper", "mylib.py")}, got
+    r = runner(tmp_path, "--filter-out", "mylib", "--max-depth", "2", "-o", "g.json", "prog.py", code=code)
+    doc = check_trace(tmp_path / "g.json")
+    names = [n for _, n, _ in trace_slices(doc)]
+    assert names[0] == "<module>" and "top" in names and "helper" not in names, names
+    depth = deepest = 0
+    for e in doc["traceEvents"]:
+        depth += {"B": 1, "E": -1}.get(e.get("ph"), 0)
+        deepest = max(deepest, depth)
+    assert deepest == 2, deepest
+
+
+def test_trace_args_forms(tmp_path):
+    """Only names of the two forms the hooks make, with a Python file, get
+    args; begin and end get the same; other lines stay byte for byte."""
+    from recorder import trace_args
+    assert trace_args.split("Model.forward (model.py:42)") == ("Model.forward", {"file": "model.py", "line": 42})
+    assert trace_args.split("<module> (<string>:1)") == ("<module>", {"file": "<string>", "line": 1})
+    assert trace_args.split("pkg/mod.py:7 (f.<locals>.g)") == \
+        ("pkg/mod.py:7", {"function": "f.<locals>.g", "file": "pkg/mod.py", "line": 7})
+    for name in ("matmul_blk.0.attn_q", "builtins.sorted", "layer (blk.c:3)", "x (y.py:z)", "a.py:3"):
+        assert trace_args.split(name) is None, name
+    lines = ['{"traceEvents":[\n',
+             '{"ph":"B","pid":1,"tid":1,"ts":0,"name":"f (a.py:1)"},\n',
+             '{"ph":"B","pid":1,"tid":1,"ts":1,"name":"layer.7","cat":"open"},\n',
+             '{"ph":"i","s":"t","pid":1,"tid":1,"ts":2,"name":"mark (a.py:2)","args":{"msg":"m"}},\n',
+             '{"ph":"E","pid":1,"tid":1,"ts":3,"name":"f (a.py:1)"}\n', ']}\n']
+    p = tmp_path / "t.json"
+    p.write_text("".join(lines))
+    assert trace_args.rewrite(str(p)) == 2
+    out = p.read_text().splitlines(keepends=True)
+    assert out[1] == '{"ph":"B","pid":1,"tid":1,"ts":0,"name":"f","args":{"file":"a.py","line":1}},\n'
+    assert out[4] == '{"ph":"E","pid":1,"tid":1,"ts":3,"name":"f","args":{"file":"a.py","line":1}}\n'
+    assert out[2:4] == lines[2:4] and out[0] == lines[0] and out[5] == lines[5]
