@@ -39,7 +39,7 @@ int cmd_dump(int argc, char **argv) {
                                          CLI_EXPORT_LONGOPTS,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    struct cli_export_opts eo = {"trace.json", REC_EXPORT_JSON, 0, 0, 0, 0};
+    struct cli_export_opts eo = {"trace.json", REC_EXPORT_JSON, 0, 0, 0, 0, NULL};
     int c;
     optind = 0;
     while ((c = getopt_long(argc, argv, ":o:l:h", opts, NULL)) != -1) {

@@ -711,6 +711,75 @@ def test_run_fork():
     check("doomed" in slice_names(validate_trace(os.path.join(WORK, "segv.json"))), "and its trace")
 
 
+def run_note(err):
+    """What run's summary line says its capture did not get."""
+    m = re.search(r"captured while it ran: not kept (\d+) entries \(overwritten before the capture began\); "
+                  r"lost (\d+) entries: (\d+) dropped, (\d+) overwritten", err)
+    require(m is not None, f"run's summary says what it lost ({err.strip()[-300:]!r})")
+    return dict(zip(("history", "lost", "dropped", "overwritten"), map(int, m.groups())))
+
+
+def export_summary_read(err):
+    m = re.search(r"; (\d+) events read from ", err)
+    require(m is not None, f"the summary says how many events were read ({err.strip()[-200:]!r})")
+    return int(m.group(1))
+
+
+def run_whole(out, args, env=None):
+    e = dict(os.environ)
+    for k in ("RECORDER_KEEP", "RECORDER_RING_KB"):
+        e.pop(k, None)
+    e.update(env or {})
+    r = subprocess.run([RECORDER, "run", "-o", out, *map(str, args)], capture_output=True, text=True, cwd=WORK, env=e,
+                       timeout=TIMEOUT)
+    check(r.returncode == 0, f"run {' '.join(map(str, args[-3:]))}: exit 0 ({r.stderr.strip()[-300:]})")
+    lines = r.stderr.strip().splitlines()
+    check(len(lines) == 1 and lines[0].startswith("recorder: wrote"), f"one summary line ({r.stderr.strip()!r})")
+    return r, run_note(r.stderr)
+
+
+def test_run_whole():
+    # 300000 instants at full speed: over four times what a default ring
+    # (1 MiB, 65536 entries) holds, and what `run` kept before it captured.
+    # The program starts at once; run's 64 MiB ring holds them all until
+    # its capture drains them.
+    out = os.path.join(WORK, "whole.json")
+    r, n = run_whole(out, ["--", PROG, "spin", 300000], {"CLI_PROG_NOWAIT": "1"})
+    doc = validate_trace(out)
+    ticks = len(events_named(doc, "tick", "i"))
+    check(ticks == 300000 and n == {"history": 0, "lost": 0, "dropped": 0, "overwritten": 0},
+          f"every one of 300000 events is in the trace ({ticks}), and nothing was lost ({n})")
+    # Rings smaller than the run (RECORDER_RING_KB=1024: 65536 entries per
+    # thread; each worker writes 96000): drained while it runs.
+    out = os.path.join(WORK, "drained.json")
+    r, n = run_whole(out, ["--", PROG, "scopes", 12000], {"RECORDER_RING_KB": "1024"})
+    doc = validate_trace(out)
+    got = {k: len([e for e in doc["traceEvents"] if e.get("ph") == "B" and e.get("name", "").startswith(k)])
+           for k in ("layer", "step", "softmax", "matmul_blk.")}
+    got["kv_cache"] = len(events_named(doc, "kv_cache", "C"))
+    got["flows"] = len([e for e in doc["traceEvents"] if e.get("ph") == "s"])
+    want = {"layer": 36000, "step": 12000, "softmax": 36000, "matmul_blk.": 36000, "kv_cache": 36000, "flows": 12000}
+    check(got == want and n["lost"] == 0 and n["history"] == 0,
+          f"rings of 65536 entries, 96000 per thread: every scope, counter and flow kept ({got}, {n})")
+    threads = doc["otherData"]["recorder"]["threads"]
+    check(len(threads) == 3 and all(t["overwritten"] == 0 and t["dropped"] == 0 for t in threads),
+          "and no thread lost anything")
+    # A bound (--ring-kb 4: 256 entries) loses most of it, and says exactly
+    # how much: every entry written is in the trace, not kept, or lost.
+    out = os.path.join(WORK, "bounded.json")
+    r, n = run_whole(out, ["--ring-kb", "4", "--", PROG, "spin", 300000], {"CLI_PROG_NOWAIT": "1"})
+    ticks = len(events_named(validate_trace(out), "tick", "i"))
+    check(n["history"] + n["lost"] > 0 and n["lost"] == n["dropped"] + n["overwritten"],
+          f"a 4 KiB ring: the summary says what was not kept or lost ({n})")
+    # 300000 ticks, the thread's start and name: 300002 one-entry events.
+    read = export_summary_read(r.stderr)
+    check(read + n["history"] + n["lost"] == 300002 and read - 2 <= ticks <= read,
+          f"kept + not kept + lost == written ({read} + {n['history']} + {n['lost']}; {ticks} ticks)")
+    check(not [f for f in os.listdir(WORK) if f.endswith(".rec")], "run's capture files were removed")
+    code, _, err = rec("run", "--ring-kb", "3", "--", PROG, "exit", "0")
+    one_line_error(code, err, USAGE, "run --ring-kb 3")
+
+
 # ---- exports: what the summary says, and windows --------------------------
 
 def export_summary(err):
