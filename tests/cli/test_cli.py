@@ -780,6 +780,55 @@ def test_run_whole():
     one_line_error(code, err, USAGE, "run --ring-kb 3")
 
 
+def report_thread(rep, name):
+    """busy %, wait %, and the rows {name: (total %, calls, wait)} of a thread in a report."""
+    m = re.search(r"Thread " + re.escape(name) + r" \(tid \d+\) Showing \d+/\d+ records +([\d.]+)% busy"
+                  r"(?:, ([\d.]+)% in wait scopes)?\n(.*?)(?:\n\n|\Z)", rep, re.S)
+    require(m is not None, f"the report shows thread {name} ({rep[-600:]!r})")
+    rows = {}
+    for line in m.group(3).splitlines():
+        r = re.match(r"\s+([\d.]+)%\s+[\d.]+\s+(\d+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(.*?)( \[wait\])?$", line)
+        if r:
+            rows[r.group(3)] = (float(r.group(1)), int(r.group(2)), bool(r.group(4)))
+    return float(m.group(1)), float(m.group(2) or 0), rows
+
+
+def test_report_wait():
+    # A thread that spends 90% of each step in a barrier: with
+    # REC_SCOPE_WAIT, or a plain scope named by RECORDER_WAIT_SCOPES, it is
+    # about 10% busy, the barrier's row is marked and shows its time, and
+    # the gap buckets hold the barrier waits (about 90 us each).
+    e = {"CLI_PROG_NOWAIT": "1"}
+    for kind, name in (("macro", "barrier"), ("named", "ggml_barrier")):
+        out = os.path.join(WORK, f"{kind}.rec")
+        code, so, err = rec("capture", "-o", out, "--", PROG, "barrier", 400, kind, env=e)
+        require(code == OK, f"capture of the barrier program ({kind}): {err.strip()[-200:]}")
+        env = {"RECORDER_WAIT_SCOPES": "x,ggml_barrier" if kind == "named" else ""}
+        code, rep, err = rec("report", out, env=env)
+        require(code == OK, f"report ({kind}): {err.strip()[-200:]}")
+        busy, wait, rows = report_thread(rep, "waiter")
+        print(f"{kind}: busy {busy}%, wait {wait}%, rows {rows}")
+        check(busy < 30 and wait > 70, f"{kind}: the waiter is mostly waiting ({busy}% busy, {wait}% in waits)")
+        b = rows.get(name)
+        check(b is not None and b[2] and b[0] > 70 and b[1] == 400,
+              f"{kind}: the {name} row shows its time and calls, marked [wait] ({b})")
+        check(not rows.get("step", (0, 0, True))[2] and not rows.get("work", (0, 0, True))[2],
+              "step and work are not waits")
+        gaps = {k: v for k, v in rows.items() if k.startswith("gap ")}
+        calls = sum(v[1] for v in gaps.values())
+        share = sum(v[0] for v in gaps.values())
+        check(calls >= 399 and share > 70, f"{kind}: the gap buckets hold the waits ({gaps})")
+    # Without the name, a plain barrier scope is work, as before.
+    code, rep, _ = rec("report", os.path.join(WORK, "named.rec"), env={"RECORDER_WAIT_SCOPES": ""})
+    busy, wait, rows = report_thread(rep, "waiter")
+    check(busy > 90 and wait == 0 and not rows["ggml_barrier"][2],
+          f"without RECORDER_WAIT_SCOPES ggml_barrier is busy ({busy}%, {rows['ggml_barrier']})")
+    # recorder run's trace of it still has the barrier slices.
+    out = os.path.join(WORK, "barrier.json")
+    r, n = run_whole(out, ["--", PROG, "barrier", 50, "macro"])
+    check(len(events_named(validate_trace(out), "barrier", "B")) == 50, "the trace holds every barrier slice")
+
+
 # ---- exports: what the summary says, and windows --------------------------
 
 def export_summary(err):
