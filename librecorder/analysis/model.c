@@ -354,12 +354,14 @@ static void fill_thread(const rec_model *m, const struct trec *r, struct rec_mod
     double open_gap = r->depth > 0 ? r->gap_ns - r->stack[0].gap_at : 0;   /* minus the gaps since */
     double open_busy = now > open_b ? now - open_b - open_gap : 0;
     /* The same for the outermost wait scope open, if any: not busy. */
-    double open_w = now;
+    double open_w = now, open_wait = 0;
     int k = 0;
     while (k < r->depth && !r->stack[k].wait) k++;
-    if (k < r->depth) open_w = r->stack[k].ts;
-    double open_wait = now > open_w ? now - open_w - (r->gap_ns - r->stack[k < r->depth ? k : 0].gap_at) : 0;
-    if (open_wait < 0) open_wait = 0;
+    if (k < r->depth) {
+        open_w = r->stack[k].ts;
+        open_wait = now > open_w ? now - open_w - (r->gap_ns - r->stack[k].gap_at) : 0;
+        if (open_wait < 0) open_wait = 0;
+    }
     o->wait_ns = r->wait_ns + open_wait;
     double busy_all = r->busy_ns + (open_busy > 0 ? open_busy : 0) - o->wait_ns;
     o->busy_ns = busy_all > 0 ? busy_all : 0;
