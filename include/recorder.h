@@ -16,6 +16,10 @@
  *       REC_SCOPE_DYN(n);                // a run-time name, interned once
  *       REC_COUNTER("kv_cache", 1234);
  *   }
+ *   void sync(void) {
+ *       REC_SCOPE_WAIT("barrier");       // waiting, not work: not "busy"
+ *       ...
+ *   }
  *
  * Build with -DRECORDER_DISABLE and every macro vanishes.
  * Configuration is by environment, read once: see docs/configuration.md.
@@ -62,8 +66,8 @@ struct rec_entry {
 
 enum rec_ev_type {
     REC_EV_NONE = 0,          /* never written */
-    REC_EV_BEGIN = 1,         /* w1 low 32: name id */
-    REC_EV_END = 2,           /* w1 low 32: name id, 0 = innermost */
+    REC_EV_BEGIN = 1,         /* w1 low 32: name id; bit 32: REC_EV_WAIT */
+    REC_EV_END = 2,           /* w1 low 32: name id, 0 = innermost; bit 32: REC_EV_WAIT */
     REC_EV_INSTANT = 3,       /* low 32: name id; bits 32-39: message length;
                                  followed by ceil(len/15) CONT entries */
     REC_EV_COUNTER = 4,       /* low 32: name id; one CONT: w0 = double bits */
@@ -79,6 +83,10 @@ enum rec_ev_type {
 #define REC_EV_ID(w1)         ((uint32_t)(w1))
 #define REC_EV_ARG8(w1)       ((unsigned)(((w1) >> 32) & 0xffu))
 #define REC_FLOW_ID_MASK      UINT64_C(0x00ffffffffffffff)
+/* BEGIN and END of a wait scope (REC_SCOPE_WAIT): time inside it is
+ * waiting, not work.  Written as 0 before; readers that ignore it see an
+ * ordinary scope (docs/format.md). */
+#define REC_EV_WAIT           (UINT64_C(1) << 32)
 #define REC_MSG_MAX           45u   /* 3 continuation entries of 15 bytes */
 #define REC_MAX_ENTRIES_PER_EVENT 4u
 
@@ -242,6 +250,8 @@ static inline const char *rec_segment_path(void) { return (const char *)0; }
 #define REC__NOP_SEL(a, b, f, ...) f
 #define REC_SCOPE(name) REC__NOP(name)
 #define REC_SCOPE_DYN(name) REC__NOP(name)
+#define REC_SCOPE_WAIT(name) REC__NOP(name)
+#define REC_SCOPE_WAIT_DYN(name) REC__NOP(name)
 #define REC_BEGIN(name) REC__NOP(name)
 #define REC_BEGIN_DYN(name) REC__NOP(name)
 #define REC_END() ((void)0)
@@ -390,6 +400,14 @@ static inline void rec_begin_id(uint32_t id) {
 static inline void rec_end_id(uint32_t id) {
     rec__emit1(((uint64_t)REC_EV_END << 56) | id);
 }
+/* A wait scope's begin and end: the same single entry with REC_EV_WAIT
+ * set, so that ordinary scopes pay nothing for it. */
+static inline void rec_begin_wait_id(uint32_t id) {
+    rec__emit1(((uint64_t)REC_EV_BEGIN << 56) | REC_EV_WAIT | id);
+}
+static inline void rec_end_wait_id(uint32_t id) {
+    rec__emit1(((uint64_t)REC_EV_END << 56) | REC_EV_WAIT | id);
+}
 
 /* A call site caches its name's id in a static: 0 = not yet resolved,
  * REC_ID_FILTERED = filtered out or recording off (one load, one branch),
@@ -467,6 +485,22 @@ static inline void rec__scope_end(uint32_t *id) {
     else if (REC_UNLIKELY(*id == REC__SCOPE_SUB)) rec__sub_end();
 }
 
+static inline uint32_t rec__begin_wait_site(uint32_t *site, const char *name) {
+    uint32_t id = rec__site_id(site, name);
+    if (id) rec_begin_wait_id(id);
+    return id;
+}
+
+static inline uint32_t rec__begin_wait_dyn(const char *name) {
+    uint32_t id = rec__intern_dyn(name);
+    if (id) rec_begin_wait_id(id);
+    return id;
+}
+
+static inline void rec__scope_wait_end(uint32_t *id) {
+    if (*id) rec_end_wait_id(*id);
+}
+
 /* REC_BEGIN/REC_END keep one bit per nesting level so that an END whose
  * BEGIN was filtered out is not recorded either.  A set bit means "not
  * recorded", so the zeroed state of a new thread needs no set-up (a thread
@@ -527,6 +561,17 @@ struct rec__scope_guard {
     static uint32_t REC__CAT(v, _site); \
     rec__scope_guard v(rec__scope_site(&REC__CAT(v, _site), (name)))
 #define REC__SCOPE_DYN(v, name) rec__scope_guard v(rec__begin_dyn(name))
+struct rec__scope_wait_guard {
+    uint32_t id;
+    explicit rec__scope_wait_guard(uint32_t i) : id(i) {}
+    ~rec__scope_wait_guard() { if (id) rec_end_wait_id(id); }
+    rec__scope_wait_guard(const rec__scope_wait_guard &) = delete;
+    rec__scope_wait_guard &operator=(const rec__scope_wait_guard &) = delete;
+};
+#define REC__SCOPE_WAIT(v, name) \
+    static uint32_t REC__CAT(v, _site); \
+    rec__scope_wait_guard v(rec__begin_wait_site(&REC__CAT(v, _site), (name)))
+#define REC__SCOPE_WAIT_DYN(v, name) rec__scope_wait_guard v(rec__begin_wait_dyn(name))
 extern "C" {
 #else
 #define REC__SCOPE(v, name) \
@@ -535,6 +580,12 @@ extern "C" {
         rec__scope_site(&REC__CAT(v, _site), (name))
 #define REC__SCOPE_DYN(v, name) \
     uint32_t v __attribute__((cleanup(rec__scope_end), unused)) = rec__begin_dyn(name)
+#define REC__SCOPE_WAIT(v, name) \
+    static uint32_t REC__CAT(v, _site); \
+    uint32_t v __attribute__((cleanup(rec__scope_wait_end), unused)) = \
+        rec__begin_wait_site(&REC__CAT(v, _site), (name))
+#define REC__SCOPE_WAIT_DYN(v, name) \
+    uint32_t v __attribute__((cleanup(rec__scope_wait_end), unused)) = rec__begin_wait_dyn(name)
 #endif
 
 /* A statement with a call-site cache for a static name. */
@@ -550,6 +601,12 @@ extern "C" {
 /* The same for a name built at run time; each distinct string is interned
  * once per process. */
 #define REC_SCOPE_DYN(name) REC__SCOPE_DYN(REC__UNIQ(rec__scope_), name)
+/* A wait scope: a barrier, a lock, a queue -- time the thread spends
+ * waiting rather than working.  Recorded like REC_SCOPE (its statistics
+ * show how long the waits take), but busy figures leave it and everything
+ * inside it out.  Costs what REC_SCOPE costs. */
+#define REC_SCOPE_WAIT(name) REC__SCOPE_WAIT(REC__UNIQ(rec__scope_), name)
+#define REC_SCOPE_WAIT_DYN(name) REC__SCOPE_WAIT_DYN(REC__UNIQ(rec__scope_), name)
 #define REC_BEGIN(name) \
     do { \
         static uint32_t rec__s_; \

@@ -37,6 +37,9 @@ size_t rec_decode(const struct rec_entry *in, size_t n, uint64_t first, struct r
         switch (o->type) {
         case REC_EV_BEGIN:
         case REC_EV_END:
+            o->name_id = REC_EV_ID(e->w1);
+            o->wait = (e->w1 & REC_EV_WAIT) != 0;
+            break;
         case REC_EV_THREAD_NAME: o->name_id = REC_EV_ID(e->w1); break;
         case REC_EV_FLOW_BEGIN:
         case REC_EV_FLOW_STEP:

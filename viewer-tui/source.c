@@ -20,7 +20,7 @@ int source_open(struct source *s, const char *target, char *err, size_t errlen) 
     int rc = rec_seg_open(target, 0, &s->seg, err, errlen);
     if (rc != REC_OK) return rc;
     rec_seg_get_info(s->seg, &s->info);
-    struct rec_model_opts o = {0, 0};   /* statistics only: no event log */
+    struct rec_model_opts o = {0, 0, NULL};   /* statistics only: no event log */
     s->model = rec_model_new_seg(s->seg, &o);
     /* Per pass: up to a quarter ring of each thread, two rings in all. */
     uint64_t ring = s->info.ring_entries;

@@ -96,7 +96,7 @@ static rec_model *feed_all(struct rec_event **ev, size_t *n, int threads, int ke
     src.pid = 1234;
     strcpy(src.process_name, "bench");
     src.ticks_per_sec = 1e9;
-    struct rec_model_opts o = {max_events, keep_log};
+    struct rec_model_opts o = {max_events, keep_log, NULL};
     rec_model *m = rec_model_new(&src, name_of, NULL, &o);
     if (!m) return NULL;
     struct timing s = t_start();

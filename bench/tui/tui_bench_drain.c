@@ -43,7 +43,7 @@ static void write_burst(void) {
 }
 
 static rec_model *new_model(rec_seg *s) {
-    struct rec_model_opts o = {0, 0};
+    struct rec_model_opts o = {0, 0, NULL};
     return rec_model_new_seg(s, &o);
 }
 

@@ -36,6 +36,11 @@ typedef const char *(*rec_string_fn)(void *ctx, uint32_t id);
 struct rec_model_opts {
     size_t max_events;        /* event log bound; 0 = 8M events */
     int keep_log;             /* 0: statistics only (viewers), 1: keep the log (export) */
+    /* Names of wait scopes besides those recorded with REC_SCOPE_WAIT:
+     * comma-separated, exact, or a prefix ending in '*' ("barrier,
+     * ggml_barrier*").  NULL: the environment's RECORDER_WAIT_SCOPES;
+     * "": none (docs/analysis.md, "Wait scopes"). */
+    const char *wait_scopes;
 };
 
 struct rec_source_info {
@@ -100,16 +105,21 @@ struct rec_model_thread {
     int depth;                /* open scopes now (known part of the stack) */
     uint32_t stack[REC_MAX_DEPTH];        /* name ids, outermost first */
     double stack_ns[REC_MAX_DEPTH];       /* their begin times */
-    double busy_ns;           /* time inside top-level scopes, ever */
+    double busy_ns;           /* time inside top-level scopes, ever, but not inside
+                                 wait scopes (docs/analysis.md, "Wait scopes") */
     double util[60];          /* busy fraction per second, util[59] newest: of the
                                  part of the second the data covers (not the gaps) */
     double events_per_sec;    /* over the last full second */
     /* Added by the analysis layer (docs/analysis.md, "unmatched ends"): */
     uint64_t unmatched;       /* ends whose begin was never seen (REC_SLICE_NO_BEGIN slices) */
     uint64_t too_deep;        /* scopes nested past REC_MAX_DEPTH: counted, not tracked */
+    double wait_ns;           /* time inside wait scopes (outermost), ever: not in busy_ns */
 };
 /* The threads known, in slot order; valid until the next feed/poll. */
 size_t rec_model_threads(const rec_model *m, const struct rec_model_thread **out);
+/* Is this name (a string id) a wait scope: recorded with REC_SCOPE_WAIT,
+ * or named by the wait names (rec_model_opts.wait_scopes)? */
+int rec_model_name_is_wait(rec_model *m, uint32_t name_id);
 
 /* ---- statistics ------------------------------------------------------- */
 
@@ -130,6 +140,8 @@ struct rec_stat {
      * minus its gaps), so a figure is not understated by the share lost;
      * see rec_model_window_cover for whether the window is partial. */
     double total_frac, self_frac;
+    int wait;                 /* a wait scope (REC_SCOPE_WAIT or a wait name): its
+                                 time is waiting, and not in busy figures */
 };
 
 /* What a window's statistics are computed from (docs/analysis.md,

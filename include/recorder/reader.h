@@ -191,6 +191,7 @@ struct rec_event {
     double value;             /* COUNTER */
     int tid;                  /* THREAD_START */
     uint32_t gen;             /* THREAD_START */
+    int wait;                 /* BEGIN, END: of a wait scope (REC_EV_WAIT) */
     unsigned msg_len;         /* INSTANT */
     char msg[REC_MSG_MAX + 1];
 };

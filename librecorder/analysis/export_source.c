@@ -91,7 +91,7 @@ static int read_seg(void *ctx, rec_model *m, int pass) {
 /* ---- the plan ----------------------------------------------------------------- */
 
 static rec_model *new_model(const struct rec_export *x) {
-    struct rec_model_opts mo = {0, 0};
+    struct rec_model_opts mo = {0, 0, NULL};
     return rec_model_new(&x->src, x->strings, x->sctx, &mo);
 }
 

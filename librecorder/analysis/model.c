@@ -206,6 +206,8 @@ rec_model *rec_model_new(const struct rec_source_info *src, rec_string_fn string
     add_node(m, 0, SPECIAL_UNKNOWN);
     add_node(m, 0, SPECIAL_OTHER);
     if (m->n_names != 2 || m->n_nodes != 2) goto fail;
+    model_wait_names(m, m->opts.wait_scopes);
+    m->opts.wait_scopes = NULL;   /* the caller's string: not kept */
     return m;
 fail:
     rec_model_free(m);
@@ -221,6 +223,8 @@ void rec_model_free(rec_model *m) {
         free(m->names[i].fold_text);
     }
     free(m->names);
+    for (size_t i = 0; i < m->n_wait_pats; i++) free(m->wait_pats[i]);
+    free(m->wait_pats);
     u64map_free(&m->name_idx);
     u64map_free(&m->fold_idx);
     u64map_free(&m->node_idx);
@@ -351,16 +355,29 @@ static void fill_thread(const rec_model *m, const struct trec *r, struct rec_mod
     double open_b = r->depth > 0 ? r->stack[0].ts : now;  /* busy since the open top-level scope began */
     double open_gap = r->depth > 0 ? r->gap_ns - r->stack[0].gap_at : 0;   /* minus the gaps since */
     double open_busy = now > open_b ? now - open_b - open_gap : 0;
-    o->busy_ns = r->busy_ns + (open_busy > 0 ? open_busy : 0);
+    /* The same for the outermost wait scope open, if any: not busy. */
+    double open_w = now, open_wait = 0;
+    int k = 0;
+    while (k < r->depth && !r->stack[k].wait) k++;
+    if (k < r->depth) {
+        open_w = r->stack[k].ts;
+        open_wait = now > open_w ? now - open_w - (r->gap_ns - r->stack[k].gap_at) : 0;
+        if (open_wait < 0) open_wait = 0;
+    }
+    o->wait_ns = r->wait_ns + open_wait;
+    double busy_all = r->busy_ns + (open_busy > 0 ? open_busy : 0) - o->wait_ns;
+    o->busy_ns = busy_all > 0 ? busy_all : 0;
     int64_t now_sec = (int64_t)floor(now / 1e9);
     for (int i = 0; i < 60; i++) {
         int64_t sec = now_sec - 59 + i;
         const struct sec_slot *ss = &r->secs[((sec % 60) + 60) % 60];
-        double busy = ss->sec == sec ? ss->busy_ns : 0;
+        double busy = ss->sec == sec ? ss->busy_ns - ss->wait_ns : 0;
         double gap = ss->sec == sec ? ss->gap_ns : 0;
         double s0 = (double)sec * 1e9, s1 = s0 + 1e9;
         double lo = open_b > s0 ? open_b : s0, hi = now < s1 ? now : s1;
         if (hi > lo) busy += hi - lo;
+        lo = open_w > s0 ? open_w : s0;
+        if (hi > lo) busy -= hi - lo;
         /* Of the part of the second the data covers: a thread busy all
          * the time we saw it is 100% busy, not 26% of a second. */
         double span = (i == 59 ? now - s0 : 1e9) - gap;

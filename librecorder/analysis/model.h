@@ -48,6 +48,8 @@ struct name {
     uint32_t json_len;
     char *fold_text;          /* fold.c: a representative's folded text, if it differs */
     uint32_t fold_rep;        /* fold.c: representative's local index + 1; 0 = not yet */
+    uint8_t wait_marked;      /* a begin or end of it carried REC_EV_WAIT */
+    uint8_t wait_named;       /* by the wait names: 0 not checked yet, 1 no, 2 yes */
 };
 
 /* ---- statistics aggregation ---------------------------------------- */
@@ -82,11 +84,14 @@ struct frame {
     uint64_t seq;             /* its log item, UINT64_MAX if none */
     int gap;                  /* events were lost while it was open */
     double gap_at;            /* the thread's gap_ns when it began: busy time leaves out gaps since */
+    uint8_t wait;             /* a wait scope, or inside one: not busy */
+    uint8_t wait_outer;       /* the outermost of those: its time is counted in wait_ns */
 };
 
 struct sec_slot {
     int64_t sec;              /* which second this holds */
     double busy_ns;
+    double wait_ns;           /* of busy_ns, inside wait scopes */
     double gap_ns;            /* time lost to gaps (no data) in this second */
     uint64_t events;
 };
@@ -116,6 +121,8 @@ struct trec {
     int overflow;             /* open scopes past REC_MAX_DEPTH */
     double busy_ns;           /* closed top-level time */
     double busy_until;        /* end of the last top-level interval counted */
+    double wait_ns;           /* closed time inside wait scopes (outermost) */
+    double wait_until;        /* end of the last wait interval counted */
     struct sec_slot secs[61]; /* a ring of 60 seconds, and a scratch slot */
     uint64_t pend_over, pend_drop; /* loss not yet placed in the log */
     uint64_t pend_hist;       /* history not kept, not yet placed */
@@ -193,6 +200,8 @@ struct rec_model {
     int have_set_now;
     double run_first_ns;      /* first event of any thread; +inf before any */
 
+    char **wait_pats;         /* wait names (rec_model_opts.wait_scopes), a '*' kept at the end */
+    size_t n_wait_pats;
     struct u64map name_idx;   /* string id -> local index */
     struct name *names;
     size_t n_names, cap_names;
@@ -247,6 +256,8 @@ const char *model_name_text(rec_model *m, uint32_t local);   /* never NULL */
  * or is not resolved yet), and a representative's folded text. */
 uint32_t model_fold_rep(rec_model *m, uint32_t local);
 const char *model_fold_text(rec_model *m, uint32_t rep);
+int model_name_wait(rec_model *m, uint32_t local);           /* a wait scope's name */
+void model_wait_names(rec_model *m, const char *list);       /* parse the wait names */
 uint32_t model_node(rec_model *m, uint32_t parent, uint32_t name_local);
 uint16_t model_series(rec_model *m, int tid);
 int model_record(rec_model *m, uint32_t slot, uint32_t gen); /* -1 if out of room */

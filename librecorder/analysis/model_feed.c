@@ -37,22 +37,25 @@ struct sec_slot *model_sec_at(struct trec *r, int64_t sec) {
         if (ss->sec != INT64_MIN && ss->sec > sec) return NULL;   /* older than the ring */
         ss->sec = sec;
         ss->busy_ns = 0;
+        ss->wait_ns = 0;
         ss->gap_ns = 0;
         ss->events = 0;
     }
     return ss;
 }
 
-/* Top-level time [b, e] of a thread: intervals arrive in time order, and
- * an unmatched end may cover intervals already added, so only the part
- * after the last one counts. */
-static void add_busy(struct trec *r, double b, double e, double *until) {
+/* Top-level time [b, e] of a thread (or, wait, time in its outermost
+ * wait scopes, which busy figures take off again): intervals arrive in
+ * time order, and an unmatched end may cover intervals already added, so
+ * only the part after the last one counts. */
+static void add_time(struct trec *r, double b, double e, int wait) {
+    double *until = wait ? &r->wait_until : &r->busy_until;
     if (b < *until) b = *until;
     if (e <= b) return;
     *until = e;
-    r->busy_ns += e - b;
+    *(wait ? &r->wait_ns : &r->busy_ns) += e - b;
     if (b >= r->sec_lo && e < r->sec_hi) {   /* within the current second */
-        r->secs[r->sec_i].busy_ns += e - b;
+        *(wait ? &r->secs[r->sec_i].wait_ns : &r->secs[r->sec_i].busy_ns) += e - b;
         return;
     }
     int64_t last = (int64_t)floor(e / 1e9);
@@ -62,9 +65,11 @@ static void add_busy(struct trec *r, double b, double e, double *until) {
         double s0 = (double)sec * 1e9, s1 = s0 + 1e9;
         double x = (b > s0 ? b : s0), y = (e < s1 ? e : s1);
         struct sec_slot *ss = y > x ? model_sec_at(r, sec) : NULL;
-        if (ss) ss->busy_ns += y - x;
+        if (ss) *(wait ? &ss->wait_ns : &ss->busy_ns) += y - x;
     }
 }
+
+static void add_busy(struct trec *r, double b, double e) { add_time(r, b, e, 0); }
 
 /* A closed child [b, e] of a frame: children arrive in time order; an
  * unmatched end may cover earlier ones. */
@@ -169,13 +174,17 @@ static void close_top(rec_model *m, struct trec *r, double end, unsigned flags) 
     double dur = end > f->ts ? end - f->ts : 0;
     double self = dur - f->child_ns;
     if (self < 0) self = 0;
+    /* Busy is time we saw: not the gaps inside this scope, where we know
+     * nothing (its per-second share is clamped instead); wait time too. */
+    double gapped = r->gap_ns - f->gap_at;
+    if (f->wait_outer) {
+        add_time(r, f->ts, end, 1);
+        if (gapped > 0) r->wait_ns -= gapped < dur ? gapped : dur;
+    }
     if (r->depth > 0) {
         add_child(&r->stack[r->depth - 1], f->ts, end);
     } else {
-        add_busy(r, f->ts, end, &r->busy_until);
-        /* Busy is time we saw: not the gaps inside this scope, where we
-         * know nothing (its per-second share is clamped instead). */
-        double gapped = r->gap_ns - f->gap_at;
+        add_busy(r, f->ts, end);
         if (gapped > 0) r->busy_ns -= gapped < dur ? gapped : dur;
     }
     if (f->gap) flags |= REC_SLICE_GAP;
@@ -183,7 +192,7 @@ static void close_top(rec_model *m, struct trec *r, double end, unsigned flags) 
     if (!flags) stats_slice_fast(m, r, f->node, m->node_name[f->node], end, dur, self);
 }
 
-static void unmatched_end(rec_model *m, struct trec *r, int rec, uint32_t id, double ts) {
+static void unmatched_end(rec_model *m, struct trec *r, int rec, uint32_t id, int wait, double ts) {
     r->unmatched++;
     double b = r->epoch_ns;
     struct frame *top = r->depth > 0 ? &r->stack[r->depth - 1] : NULL;
@@ -195,7 +204,9 @@ static void unmatched_end(rec_model *m, struct trec *r, int rec, uint32_t id, do
     if (last_end > level_start && b <= last_end && b >= last_end - 0.5) b = last_end + 1;
     if (b > ts) b = ts;
     if (top) add_child(top, b, ts);
-    else add_busy(r, b, ts, &r->busy_until);
+    else add_busy(r, b, ts);
+    /* A wait's end, outside any wait scope: that time was waiting. */
+    if ((!top || !top->wait) && (wait || (id && model_name_wait(m, model_name(m, id))))) add_time(r, b, ts, 1);
     struct litem it = {model_round_ns(b), model_round_ns(ts), 0, id, (uint16_t)rec, REC_ITEM_SLICE, REC_SLICE_NO_BEGIN};
     elog_add(&m->log, &it, NULL, 0);
 }
@@ -226,7 +237,7 @@ static void close_stale(rec_model *m, struct trec *r, uint32_t id) {
     while (r->depth > k) close_top(m, r, end, REC_SLICE_NO_END);
 }
 
-static void on_begin(rec_model *m, struct trec *r, int rec, uint32_t id, double ts) {
+static void on_begin(rec_model *m, struct trec *r, int rec, uint32_t id, int wait, double ts) {
     if (r->gap_frames > 0) close_stale(m, r, id);
     if (r->depth >= REC_MAX_DEPTH) {
         r->overflow++;
@@ -247,7 +258,14 @@ static void on_begin(rec_model *m, struct trec *r, int rec, uint32_t id, double 
     }
     uint32_t parent = r->depth ? r->stack[r->depth - 1].node : 0;
     uint32_t node = model_node_of(m, parent, id);
+    /* A wait scope: marked by its writer, or named so (one test when no
+     * wait names are set). */
+    if (wait) m->names[m->node_name[node]].wait_marked = 1;
+    else if (m->n_wait_pats) wait = model_name_wait(m, m->node_name[node]);
+    int in_wait = r->depth > 0 && r->stack[r->depth - 1].wait;
     struct frame *f = &r->stack[r->depth++];
+    f->wait = (uint8_t)(in_wait || wait);
+    f->wait_outer = (uint8_t)(!in_wait && wait);
     f->name_id = id;
     f->node = node;
     f->ts = ts;
@@ -263,7 +281,7 @@ static void on_begin(rec_model *m, struct trec *r, int rec, uint32_t id, double 
     }
 }
 
-static void on_end(rec_model *m, struct trec *r, int rec, uint32_t id, double ts) {
+static void on_end(rec_model *m, struct trec *r, int rec, uint32_t id, int wait, double ts) {
     if (r->overflow > 0) {   /* closes a scope we could not track */
         r->overflow--;
         return;
@@ -279,7 +297,7 @@ static void on_end(rec_model *m, struct trec *r, int rec, uint32_t id, double ts
                 }
     }
     if (k < 0) {
-        unmatched_end(m, r, rec, id, ts);
+        unmatched_end(m, r, rec, id, wait, ts);
         return;
     }
     while (r->depth - 1 > k) close_top(m, r, ts, REC_SLICE_NO_END);
@@ -299,6 +317,7 @@ static void first_event(rec_model *m, struct trec *r, double ts) {
     r->first_ns = ts;
     r->epoch_ns = ts;
     r->busy_until = ts;
+    r->wait_until = ts;
     if (ts < m->run_first_ns) m->run_first_ns = ts;   /* a thread's first event is its earliest */
 }
 
@@ -353,8 +372,8 @@ static inline void process(rec_model *m, struct trec *r, int rec, const struct r
     double ts = event_time(m, r, rec, e->ticks);
     int64_t t = m->log.max ? model_round_ns(ts) : 0;   /* only the log needs it */
     switch (e->type) {
-    case REC_EV_BEGIN: on_begin(m, r, rec, e->name_id, ts); break;
-    case REC_EV_END: on_end(m, r, rec, e->name_id, ts); break;
+    case REC_EV_BEGIN: on_begin(m, r, rec, e->name_id, e->wait, ts); break;
+    case REC_EV_END: on_end(m, r, rec, e->name_id, e->wait, ts); break;
     case REC_EV_INSTANT: {
         struct litem it = {t, t, UINT64_MAX, e->name_id, (uint16_t)rec, REC_ITEM_INSTANT, 0};
         unsigned len = e->msg_len <= REC_MSG_MAX ? e->msg_len : REC_MSG_MAX;
@@ -481,8 +500,9 @@ size_t rec_model_feed_entries(rec_model *m, uint32_t slot, const struct rec_entr
                 over = drop = hist = 0;
             }
             double ts = event_time(m, r, idx, e->w0);
-            if (type == REC_EV_BEGIN) on_begin(m, r, idx, REC_EV_ID(e->w1), ts);
-            else on_end(m, r, idx, REC_EV_ID(e->w1), ts);
+            int wait = (e->w1 & REC_EV_WAIT) != 0;
+            if (type == REC_EV_BEGIN) on_begin(m, r, idx, REC_EV_ID(e->w1), wait, ts);
+            else on_end(m, r, idx, REC_EV_ID(e->w1), wait, ts);
             i++;
             events++;
             continue;

@@ -138,6 +138,7 @@ size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int k
         struct rec_stat s = st[name];
         s.name_id = m->names[name].id;
         s.name = m->fold_on ? model_fold_text(m, name) : model_name_text(m, name);
+        s.wait = model_name_wait(m, name);
         s.avg_ns = s.total_ns / (double)s.calls;
         if (!thread_shares) {   /* tables without per-thread sums */
             s.total_frac = span_ns > 0 ? s.total_ns / span_ns : 0;

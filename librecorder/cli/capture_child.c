@@ -16,11 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "recorder/capture.h"
 #include "spawn.h"
 
-int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb) {
+int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb, int keep_all) {
     memset(c, 0, sizeof *c);
     const char *env[8];
     int n = 0;
@@ -29,7 +28,10 @@ int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb
         env[n++] = "RECORDER_RING_KB";
         env[n++] = ring_kb;
     }
-    if (!getenv("RECORDER_KEEP")) {   /* the user's own setting wins, and the segments are theirs */
+    if (keep_all) {   /* `recorder run`: every segment of the tree is written, then removed */
+        env[n++] = "RECORDER_KEEP";
+        env[n++] = "1";
+    } else if (!getenv("RECORDER_KEEP")) {   /* the user's own setting wins, and the segments are theirs */
         env[n++] = "RECORDER_KEEP";   /* its own segment only, not its children's */
         env[n++] = cli_spawn_pid;
         c->remove_segments = 1;
@@ -112,11 +114,7 @@ int capture_child_attach(struct capture_child *c, rec_seg **seg, int *live) {
             *live = !gone;
             return REC_OK;
         }
-        if (gone)
-            return cli_error(REC_ERR_NOTFOUND,
-                             "pid %d exited (status %d) without recording anything: is the program instrumented "
-                             "(see docs/quickstart.md)?",
-                             (int)c->pid, cli_exit_status(c->d.child_status));
+        if (gone) return REC_ERR_NOTFOUND;   /* the caller says so: an error, or a warning */
         /* A millisecond at first: what it records meanwhile waits in its
          * ring, which a fast writer fills in tens of milliseconds. */
         desc_poll(&c->d, tries < 200 ? 1 : 10);

@@ -24,14 +24,17 @@ struct capture_child {
 
 /* Start cmd with RECORDER_RING_KB = ring_kb (NULL: the environment's, or
  * CAPTURE_CHILD_RING_KB) and RECORDER_KEEP=pid:<its pid> (so that a
- * command that exits before we attach still leaves its events).  Returns
- * 0, or the exit status to end with (the reason printed). */
-int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb);
+ * command that exits before we attach still leaves its events), or, with
+ * keep_all (`recorder run`, which writes every segment of the tree and
+ * removes it itself), RECORDER_KEEP=1.  Returns 0, or the exit status to
+ * end with (the reason printed). */
+int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb, int keep_all);
 
 /* Wait until the command's segment exists and open it: for streaming
  * while it runs (*live = 1), or, if it has already exited, as it left it
- * (*live = 0).  Returns REC_OK, or a status with the reason printed (the
- * command exited without ever recording). */
+ * (*live = 0).  Returns REC_OK, or REC_ERR_NOTFOUND, printing nothing:
+ * the command exited without ever recording (it may have run programs
+ * that did, which descendants.c found). */
 int capture_child_attach(struct capture_child *c, rec_seg **seg, int *live);
 
 /* Has the command exited?  Cheap: called on every capture pass, so that

@@ -4,9 +4,10 @@
  *
  * We become the segment's stream-mode consumer: the program's writers stop
  * overwriting what we have not copied, and drop (and count) instead of
- * waiting when we fall behind.  The loop polls as fast as the data comes
- * and sleeps when it does not; a signal only sets a flag, and the loop then
- * drains, writes the end record and gives the rings back to flight mode.
+ * waiting when we fall behind.  The loop (capture_loop.c) polls as fast as
+ * the data comes and sleeps when it does not; a signal only sets a flag,
+ * and the loop then drains and writes the end record; closing the segment
+ * gives the rings back to flight mode.
  *
  * With `-- CMD`, we start the program ourselves (capture_child.c) with
  * rings large enough to capture a full-speed thread without loss, attach
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "capture_child.h"
+#include "capture_loop.h"
 #include "cli.h"
 #include "spawn.h"
 #include "recorder/capture.h"
@@ -67,24 +69,6 @@ static const char usage[] =
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig) { stop_signal = sig; }
-
-static double now_sec(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_us(long us) {
-    struct timespec d = {us / 1000000, (us % 1000000) * 1000};
-    nanosleep(&d, NULL);  /* a signal cuts it short: fine */
-}
-
-static void status_line(const struct rec_capture_stats *st, double rate, int pid) {
-    char a[32], b[32], c[32], d[32];
-    fprintf(stderr, "\r\033[Kcapturing pid %d: %s events/s, %s events, %s, lost %s", pid,
-            cli_count(a, sizeof a, rate), cli_count(b, sizeof b, (double)st->events),
-            cli_bytes(c, sizeof c, (double)st->bytes), cli_count(d, sizeof d, (double)(st->dropped + st->overwritten)));
-}
 
 /* Opens a running program's segment for streaming; REC_OK or a status
  * with the reason printed. */
@@ -202,7 +186,7 @@ int cmd_capture(int argc, char **argv) {
     }
     signal(SIGPIPE, SIG_IGN);
     if (cmd) {
-        rc = capture_child_start(&child, cmd, ring_kb);
+        rc = capture_child_start(&child, cmd, ring_kb, 0);
         if (rc != 0) {
             rec_out_abort(&file);
             return rc;
@@ -211,6 +195,8 @@ int cmd_capture(int argc, char **argv) {
         rc = capture_child_attach(&child, &seg, &running);
         if (rc != REC_OK) {
             rec_out_abort(&file);
+            cli_error(rc, "pid %d exited (status %d) without recording anything: is the program instrumented "
+                      "(see docs/quickstart.md)?", (int)child.pid, cli_exit_status(child.d.child_status));
             int code = capture_child_wait(&child);
             capture_child_cleanup(&child);
             return code ? code : rc;
@@ -247,83 +233,9 @@ int cmd_capture(int argc, char **argv) {
         }
         return rc;
     }
-    int live = !quiet && isatty(2);
-    double t0 = now_sec(), next_check = t0 + 0.1, next_status = t0 + 0.5, last_t = t0;
-    uint64_t last_events = 0;
-    long idle_us = 100;
-    double last_poll = t0;
-    /* A pass that found this much comes back at once: a writer at full
-     * speed fills a 1 MiB ring in about a millisecond. */
-    const uint64_t busy = info.ring_entries / 8;
-    /* The longest rest: with a command, its children's segments are
-     * noted every pass, and a child may record for only a few ms. */
-    const long max_idle_us = cmd ? 10000 : 100000;
-    enum rec_capture_end reason = running ? REC_CAPTURE_END_STOPPED : REC_CAPTURE_END_EXITED;
-    while (running) {
-        size_t moved = 0;
-        rc = rec_capture_poll(cap, &moved, err, sizeof err);
-        if (rc != REC_OK) {
-            reason = rc == REC_ERR_TRUNCATED ? REC_CAPTURE_END_TRUNCATED : REC_CAPTURE_END_ERROR;
-            break;
-        }
-        if (stop_signal) break;
-        /* Every pass: it also notes the segments of processes the
-         * command starts, which may live for less than 100 ms. */
-        if (cmd && capture_child_exited(&child)) {
-            reason = REC_CAPTURE_END_EXITED;
-            break;
-        }
-        double t = now_sec();
-        if (duration > 0 && t - t0 >= duration) break;
-        if (t >= next_check) {
-            next_check = t + 0.1;
-            struct rec_seg_info now;
-            rec_seg_get_info(seg, &now);
-            if (!now.alive) {
-                reason = REC_CAPTURE_END_EXITED;
-                break;
-            }
-            if (now.mode != REC_MODE_STREAM) {
-                reason = REC_CAPTURE_END_DETACHED;
-                break;
-            }
-        }
-        if (live && t >= next_status) {
-            struct rec_capture_stats st;
-            rec_capture_get_stats(cap, &st);
-            status_line(&st, (double)(st.events - last_events) / (t - last_t), info.pid);
-            last_events = st.events;
-            last_t = t;
-            next_status = t + 0.5;
-        }
-        /* Keep pace with a busy ring; otherwise come back when, at the
-         * rate this pass saw (all of it counted as one ring's), a ring
-         * would be a quarter full.  Each wake-up preempts a thread of a
-         * program that keeps every core busy, and its peers wait for it
-         * at their barrier: fewer is cheaper (docs/cli.md, "capture"). */
-        double since_us = (t - last_poll) * 1e6;
-        last_poll = t;
-        if (moved >= busy) {
-            idle_us = 50;
-            continue;
-        }
-        double want = moved ? since_us * 0.25 * (double)info.ring_entries / (double)moved : 2.0 * (double)idle_us;
-        if (want > 2.0 * (double)idle_us) want = 2.0 * (double)idle_us;
-        if (want > (double)max_idle_us) want = (double)max_idle_us;
-        idle_us = want < 100 ? 100 : (long)want;
-        sleep_us(idle_us);
-    }
-    if (live) fprintf(stderr, "\r\033[K");
-    struct rec_capture_stats st;
-    char err2[512] = "";
-    int rc2 = rec_capture_finish(cap, reason, &st, err2, sizeof err2);
-    if (rc == REC_OK && rc2 != REC_OK) {
-        rc = rc2;
-        snprintf(err, sizeof err, "%s", err2);
-    }
-    if (rc2 == REC_ERR_TRUNCATED) reason = REC_CAPTURE_END_TRUNCATED;
+    struct capture_end end;
+    rc = capture_loop(cap, seg, cmd ? &child : NULL, running, duration, !quiet && isatty(2), &stop_signal, &end);
     rec_seg_close(seg);  /* the rings go back to flight mode */
-    double secs = now_sec() - t0;
     int code = 0;
     if (cmd) {
         if (!capture_child_exited(&child) && !quiet)
@@ -331,30 +243,12 @@ int cmd_capture(int argc, char **argv) {
         code = capture_child_wait(&child);
         capture_child_cleanup(&child);
     }
-    if (rc != REC_OK) cli_error(rc, "%s", err);
-    if (reason == REC_CAPTURE_END_DETACHED)
+    if (rc != REC_OK) cli_error(rc, "%s", end.err);
+    if (end.reason == REC_CAPTURE_END_DETACHED)
         cli_warn("pid %d stopped streaming to us (no heartbeat for %u s?); the capture ends here", info.pid,
                  REC_STREAM_STALE_SEC);
-    char a[32], b[32], proc[256];
-    const char *why = reason == REC_CAPTURE_END_EXITED ? "program exited"
-                      : reason == REC_CAPTURE_END_ERROR ? "write error"
-                      : reason == REC_CAPTURE_END_DETACHED ? "detached"
-                      : reason == REC_CAPTURE_END_TRUNCATED ? "segment truncated"
-                      : stop_signal ? strsignal(stop_signal) : "stopped";
-    fprintf(stderr,
-            "recorder: captured pid %d (%s) to %s: %llu events (%llu entries), %s in %.2f s, %s events/s; "
-            "not kept %llu entries (overwritten before the capture began); "
-            "lost %llu entries: %llu dropped, %llu overwritten; ended: %s\n",
-            info.pid, cli_safe(proc, sizeof proc, info.process_name), shown_out, (unsigned long long)st.events, (unsigned long long)st.entries,
-            cli_bytes(a, sizeof a, (double)st.bytes), secs, cli_count(b, sizeof b, secs > 0 ? (double)st.events / secs : 0),
-            (unsigned long long)st.history, (unsigned long long)(st.dropped + st.overwritten),
-            (unsigned long long)st.dropped,
-            (unsigned long long)st.overwritten, why);
-    if (st.dropped)
-        fprintf(stderr,
-                "recorder: hint: the capture fell behind; each ring holds %llu entries (RECORDER_RING_KB=%llu): "
-                "a larger ring rides out longer pauses (recorder capture -o FILE -- CMD starts CMD with 64 MiB "
-                "rings)\n",
-                (unsigned long long)info.ring_entries, (unsigned long long)(info.ring_entries * 16 / 1024));
+    char where[4300];
+    snprintf(where, sizeof where, "to %s", shown_out);
+    capture_summary(&info, where, &end);
     return code ? code : rc;
 }

@@ -52,7 +52,7 @@ int cmd_convert(int argc, char **argv) {
                                          CLI_EXPORT_LONGOPTS,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    struct cli_export_opts eo = {NULL, 0, 0, 0, 0, 0};
+    struct cli_export_opts eo = {NULL, 0, 0, 0, 0, 0, NULL};
     int c;
     optind = 0;
     while ((c = getopt_long(argc, argv, ":o:f:l:h", opts, NULL)) != -1) {

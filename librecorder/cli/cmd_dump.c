@@ -42,7 +42,7 @@ int cmd_dump(int argc, char **argv) {
                                          {"wait", optional_argument, 0, 'w'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    struct cli_export_opts eo = {"trace.json", REC_EXPORT_JSON, 0, 0, 0, 0};
+    struct cli_export_opts eo = {"trace.json", REC_EXPORT_JSON, 0, 0, 0, 0, NULL};
     double wait_s = 0;
     int c, wait = 0;
     optind = 0;

@@ -48,6 +48,7 @@ struct row {
     const char *name;
     double total, min, max;
     uint64_t calls;
+    int wait;                 /* a wait scope: marked in the table */
 };
 
 static void row_add(struct row *r, double v) {
@@ -62,25 +63,67 @@ static int by_total(const void *a, const void *b) {
     return x->total < y->total ? 1 : x->total > y->total ? -1 : strcmp(x->name, y->name);
 }
 
-/* Idle gaps between top-level slices of one thread generation.  A gap
- * next to a slice whose begin was lost, or after one still open, is not
- * known and not counted. */
-static void gaps_of(const struct rec_item *it, size_t n, uint32_t slot, uint32_t gen, struct row *g) {
-    int have = 0;
-    double prev_end = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct rec_item *x = &it[i];
-        if (x->slot != slot || x->gen != gen || x->kind != REC_ITEM_SLICE || x->depth != 0) continue;
-        if (have && !(x->flags & REC_SLICE_NO_BEGIN)) {
-            double gap = x->ts_ns - prev_end;
-            if (gap >= 0) {
-                int b = 0;
-                while (b < N_GAPS - 1 && gap >= gap_bucket[b].hi_ns) b++;
-                row_add(&g[b], gap);
-            }
+/* Idle gaps of one thread generation: the time between its stretches of
+ * work.  Work is top-level slices, less the wait scopes in them (a wait
+ * scope and what it holds is idle: docs/analysis.md, "Wait scopes").  A
+ * gap next to a slice whose begin was lost, or after one still open, is
+ * not known and not counted. */
+struct gapper {
+    struct row *g;
+    int have;                 /* prev_end is known */
+    double prev_end;
+};
+
+static void work(struct gapper *s, double b, double e, int b_known, int e_known) {
+    if (s->have && b_known) {
+        double gap = b - s->prev_end;
+        if (gap >= 0) {
+            int k = 0;
+            while (k < N_GAPS - 1 && gap >= gap_bucket[k].hi_ns) k++;
+            row_add(&s->g[k], gap);
         }
-        have = !(x->flags & REC_SLICE_OPEN);
-        prev_end = x->ts_ns + x->dur_ns;
+    }
+    s->have = e_known;
+    s->prev_end = e;
+}
+
+static void gaps_of(rec_model *m, const struct rec_item *it, size_t n, uint32_t slot, uint32_t gen, struct row *g) {
+    struct gapper s = {g, 0, 0};
+    const struct rec_item *top = NULL;   /* the top-level work slice being cut by its waits */
+    double from = 0;                     /* where its current stretch of work began */
+    int from_known = 0, cut = 0, hole_depth = -1;
+    for (size_t i = 0; i <= n; i++) {
+        const struct rec_item *x = i < n ? &it[i] : NULL;
+        if (x && (x->slot != slot || x->gen != gen || x->kind != REC_ITEM_SLICE)) continue;
+        if (top && (!x || x->depth == 0)) {   /* the rest of the top-level slice */
+            if (!cut || top->ts_ns + top->dur_ns > from)
+                work(&s, from, top->ts_ns + top->dur_ns, from_known, !(top->flags & REC_SLICE_OPEN));
+            top = NULL;
+        }
+        if (!x) break;
+        int wait = rec_model_name_is_wait(m, x->name_id);
+        if (x->depth == 0) {
+            hole_depth = -1;
+            if (x->flags & REC_SLICE_NO_BEGIN) s.have = 0;   /* what came before it is unknown */
+            if (wait) {                       /* idle: the gap goes on through it */
+                if (x->flags & REC_SLICE_OPEN) s.have = 0;
+                continue;
+            }
+            top = x;
+            from = x->ts_ns;
+            from_known = !(x->flags & REC_SLICE_NO_BEGIN);
+            cut = 0;
+            continue;
+        }
+        if (!top || (hole_depth >= 0 && (int)x->depth > hole_depth)) continue;   /* inside a wait */
+        hole_depth = -1;
+        if (!wait) continue;
+        /* A wait inside work: the work stops at its begin, goes on at its end. */
+        if (x->ts_ns > from) work(&s, from, x->ts_ns, from_known, !(x->flags & REC_SLICE_NO_BEGIN));
+        from = x->ts_ns + x->dur_ns;
+        from_known = !(x->flags & REC_SLICE_OPEN);
+        cut = 1;
+        hole_depth = (int)x->depth;
     }
 }
 
@@ -104,11 +147,11 @@ static void print_thread(rec_model *m, const struct rec_model_thread *t, const s
     size_t nr = 0;
     for (size_t i = 0; i < ns; i++)
         rows[nr++] = (struct row){st[i].name ? st[i].name : "?", st[i].total_ns, st[i].min_ns, st[i].max_ns,
-                                  st[i].calls};
+                                  st[i].calls, st[i].wait};
     struct row g[N_GAPS];
     memset(g, 0, sizeof g);
     for (int b = 0; b < N_GAPS; b++) g[b].name = gap_bucket[b].label;
-    gaps_of(items, n_items, t->slot, t->gen, g);
+    gaps_of(m, items, n_items, t->slot, t->gen, g);
     size_t ngaps = 0;
     for (int b = 0; b < N_GAPS; b++)
         if (g[b].calls) {
@@ -120,8 +163,10 @@ static void print_thread(rec_model *m, const struct rec_model_thread *t, const s
     char name[sizeof t->name * 4], who[sizeof name + 32];
     cli_safe(name, sizeof name, t->name);
     snprintf(who, sizeof who, "%s%s(tid %d)", name, name[0] ? " " : "", t->tid);
-    printf("\nThread %s Showing %zu/%zu records %7.2f%% busy\n", who, nr, n_total + ngaps,
+    printf("\nThread %s Showing %zu/%zu records %7.2f%% busy", who, nr, n_total + ngaps,
            span > 0 ? 100.0 * t->busy_ns / span : 0.0);
+    if (t->wait_ns > 0) printf(", %.2f%% in wait scopes", span > 0 ? 100.0 * t->wait_ns / span : 0.0);
+    putchar('\n');
     uint64_t lost = t->overwritten + t->dropped + t->bad;
     if (lost)
         printf("  partial: %.1f%% of its events decoded; lost %llu entries (%llu overwritten, %llu dropped, "
@@ -140,6 +185,7 @@ static void print_thread(rec_model *m, const struct rec_model_thread *t, const s
                r->total / 1e3, (unsigned long long)r->calls, r->calls ? r->total / 1e3 / (double)r->calls : 0.0,
                r->min / 1e3, r->max / 1e3);
         cli_fputs_safe(r->name, stdout);
+        if (r->wait) fputs(" [wait]", stdout);
         putchar('\n');
     }
     if (!nr) printf("  (no scopes)\n");

@@ -109,8 +109,9 @@ static void summary(const struct cli_export_opts *o, const char *path, const str
                 o->fmt == REC_EXPORT_CSV ? "rows (scope names)" : "lines (call paths)");
     fprintf(stderr, "; %llu events read from %s", (unsigned long long)c->events_read,
             cli_source_desc(src, d, sizeof d));
+    if (o->source_note) fprintf(stderr, "; %s", o->source_note);
     print_window(o);
-    if (c->overwritten || c->dropped)
+    if (!o->source_note && (c->overwritten || c->dropped))
         fprintf(stderr, "; %llu entries were lost (%llu overwritten, %llu dropped)",
                 (unsigned long long)(c->overwritten + c->dropped), (unsigned long long)c->overwritten,
                 (unsigned long long)c->dropped);

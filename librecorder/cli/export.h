@@ -15,6 +15,9 @@ struct cli_export_opts {
     enum rec_export_format fmt;
     double last, from, to;    /* seconds; 0 = no bound */
     int force;                /* write JSON past the size limit */
+    const char *source_note;  /* said of the source in the summary, NULL for none
+                                 (run: what its capture did not get; then the
+                                 export's own count of lost entries is left out) */
 };
 
 /* The JSON size past which a warning is printed, and past which --force

@@ -62,7 +62,7 @@ static int open_segment(const char *target, struct cli_source *src) {
 static int load_segment(struct cli_source *src) {
     struct rec_seg_info info;
     rec_seg_get_info(src->seg, &info);
-    struct rec_model_opts mo = {0, 1};
+    struct rec_model_opts mo = {0, 1, NULL};
     src->model = rec_model_new_seg(src->seg, &mo);
     if (!src->model) return cli_error(REC_ERR_NOMEM, "out of memory");
     /* A snapshot: one pass reads what each ring holds; a second picks up
@@ -94,7 +94,7 @@ static int load_capture(struct cli_source *src) {
     const struct rec_cap_info *in = rec_cap_get_info(src->cap);
     struct rec_source_info si = {in->pid, "", in->ticks_per_sec, in->ticks0, in->real_ns0};
     memcpy(si.process_name, in->process_name, sizeof si.process_name);
-    struct rec_model_opts mo = {0, 1};
+    struct rec_model_opts mo = {0, 1, NULL};
     src->model = rec_model_new(&si, cap_string, src->cap, &mo);
     if (!src->model) return cli_error(REC_ERR_NOMEM, "out of memory");
     struct rec_cap_item it;

@@ -86,7 +86,7 @@ static int export_all(const char *dir) {
         fprintf(stderr, "gen_trace: %s\n", err);
         return 1;
     }
-    struct rec_model_opts opts = {0, 1};
+    struct rec_model_opts opts = {0, 1, NULL};
     rec_model *m = rec_model_new_seg(seg, &opts);
     if (!m) return 1;
     rec_model_poll_seg(m, seg);

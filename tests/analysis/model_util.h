@@ -27,15 +27,19 @@ static inline uint32_t tu_id(const char *name) {
     return tu_n_names++;
 }
 
-static inline rec_model *tu_model(int keep_log, size_t max_events) {
+/* wait_scopes: the wait names ("" for none: the environment's
+ * RECORDER_WAIT_SCOPES must not change what a test sees). */
+static inline rec_model *tu_model_waits(int keep_log, size_t max_events, const char *wait_scopes) {
     struct rec_source_info src;
     memset(&src, 0, sizeof src);
     src.pid = 4242;
     strcpy(src.process_name, "unit");
     src.ticks_per_sec = 1e9;
-    struct rec_model_opts o = {max_events, keep_log};
+    struct rec_model_opts o = {max_events, keep_log, wait_scopes};
     return rec_model_new(&src, tu_string, NULL, &o);
 }
+
+static inline rec_model *tu_model(int keep_log, size_t max_events) { return tu_model_waits(keep_log, max_events, ""); }
 
 static inline struct rec_event tu_ev(unsigned type, uint64_t t, const char *name) {
     struct rec_event e;

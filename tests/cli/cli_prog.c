@@ -20,6 +20,9 @@
  *   cli_prog fork             scopes in the parent and in a forked child
  *   cli_prog exit CODE        one scope, then exit with CODE
  *   cli_prog segv             open a scope, print "pid P" and crash
+ *   cli_prog barrier N KIND   N steps of 10 us work and a 90 us barrier:
+ *                             KIND "macro" (REC_SCOPE_WAIT) or "named"
+ *                             (a plain scope "ggml_barrier"), print "pid P"
  *   cli_prog evil             name itself, two threads and their scopes with
  *                             terminal controls (ESC, CR, BEL, C1 CSI 0x9b,
  *                             raw and UTF-8), print "pid P", exit 0
@@ -158,6 +161,28 @@ static int mode_busy(long n) {
     return 0;
 }
 
+/* A worker that waits at a barrier most of the time (docs/analysis.md,
+ * "Wait scopes"): busy ~10%, not ~100%. */
+static int mode_barrier(long n, int macro) {
+    REC_THREAD_NAME("waiter");
+    for (long i = 0; i < n; i++) {
+        REC_SCOPE("step");
+        {
+            REC_SCOPE("work");
+            spin_ns(10000);
+        }
+        if (macro) {
+            REC_SCOPE_WAIT("barrier");
+            spin_ns(90000);
+        } else {
+            REC_SCOPE("ggml_barrier");
+            spin_ns(90000);
+        }
+    }
+    printf("pid %d\n", (int)getpid());
+    return 0;
+}
+
 static int mode_loop(void) {
     if (wait_stream() != 0) return 3;
     for (int i = 0;; i++) {
@@ -279,6 +304,7 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(m, "spin") && argc > 2) return mode_spin(atol(argv[2]));
     if (!strcmp(m, "busy") && argc > 2) return mode_busy(atol(argv[2]));
+    if (!strcmp(m, "barrier") && argc > 3) return mode_barrier(atol(argv[2]), !strcmp(argv[3], "macro"));
     if (!strcmp(m, "threads") && argc > 3) return mode_threads(atoi(argv[2]), atol(argv[3]));
     if (!strcmp(m, "fork")) return mode_fork();
     if (!strcmp(m, "evil")) return mode_evil();
@@ -295,6 +321,7 @@ int main(int argc, char **argv) {
         raise(SIGSEGV);
         return 0;
     }
-    fprintf(stderr, "usage: cli_prog scopes|hold|late MS|silent MS|spin N|busy N|layers N|threads T K|fork|exit CODE|segv|evil\n");
+    fprintf(stderr, "usage: cli_prog scopes|hold|late MS|silent MS|spin N|busy N|barrier N macro|named|layers N|"
+                    "threads T K|fork|exit CODE|segv|evil\n");
     return 2;
 }

@@ -13,6 +13,8 @@ int strict_c_user(int k) {
     REC_SCOPE("strict_c");
     char dyn[32] = "dyn";
     REC_SCOPE_DYN(dyn);
+    { REC_SCOPE_WAIT("strict_c_wait"); }
+    { REC_SCOPE_WAIT_DYN(dyn); }
     REC_BEGIN("pair");
     REC_END();
     REC_INSTANT("mark");

@@ -11,6 +11,8 @@ int strict_cpp_user(int k) {
     REC_SCOPE("strict_cpp");
     char dyn[32] = "dyn";
     REC_SCOPE_DYN(dyn);
+    { REC_SCOPE_WAIT("strict_cpp_wait"); }
+    { REC_SCOPE_WAIT_DYN(dyn); }
     REC_INSTANT("mark", "with a message");
     REC_COUNTER("counter", static_cast<double>(k));
     ZoneScopedN("zone");

@@ -22,7 +22,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "seg_export: %s\n", err);
         return rc;
     }
-    struct rec_model_opts opts = {0, 1};
+    struct rec_model_opts opts = {0, 1, NULL};
     rec_model *m = rec_model_new_seg(s, &opts);
     if (!m) return 9;
     while (rec_model_poll_seg(m, s) > 0) {

@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     /* the model, fed the entries directly, then queried and exported */
     struct rec_source_info src = {1234, "fuzz", 1e9, 0, 0};
-    struct rec_model_opts o = {1024, 1};
+    struct rec_model_opts o = {1024, 1, NULL};
     rec_model *m = rec_model_new(&src, names, NULL, &o);
     if (!m) return 0;
     uint32_t slot = size ? data[0] % 4 : 0;

@@ -163,14 +163,14 @@ static void *ggml_graph_compute_thread(void *data) {
             /* snippet: ggml-barrier */
             /* recorder: first line of the block that calls ggml_barrier()
              * between nodes */
-            REC_SCOPE("barrier");
+            REC_SCOPE_WAIT("barrier");
             /* end snippet: ggml-barrier */
             ggml_barrier(state->threadpool);
         }
     }
     /* snippet: ggml-barrier-last */
     {   /* recorder: the last ggml_barrier(), after the loop, in a block */
-        REC_SCOPE("barrier");
+        REC_SCOPE_WAIT("barrier");
         ggml_barrier(state->threadpool);
     }
     /* end snippet: ggml-barrier-last */

@@ -1,0 +1,152 @@
+/*
+ * capture_loop.c -- drain a segment into a capture while its program runs.
+ *
+ * The loop polls as fast as the data comes and otherwise rests until a
+ * ring would be a quarter full at the pace seen (docs/cli.md, "capture"); a
+ * signal only sets a flag, and the loop then drains, writes the end record
+ * (rec_capture_finish) and returns.  The caller closes the segment, which
+ * gives the rings back to flight mode.
+ */
+#define _GNU_SOURCE
+#include "capture_loop.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+static double now_sec(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_us(long us) {
+    struct timespec d = {us / 1000000, (us % 1000000) * 1000};
+    nanosleep(&d, NULL);  /* a signal cuts it short: fine */
+}
+
+static void status_line(const struct rec_capture_stats *st, double rate, int pid) {
+    char a[32], b[32], c[32], d[32];
+    fprintf(stderr, "\r\033[Kcapturing pid %d: %s events/s, %s events, %s, lost %s", pid,
+            cli_count(a, sizeof a, rate), cli_count(b, sizeof b, (double)st->events),
+            cli_bytes(c, sizeof c, (double)st->bytes), cli_count(d, sizeof d, (double)(st->dropped + st->overwritten)));
+}
+
+int capture_loop(rec_capture *cap, rec_seg *seg, struct capture_child *child, int running, double duration,
+                 int live, volatile sig_atomic_t *stop, struct capture_end *e) {
+    memset(e, 0, sizeof *e);
+    struct rec_seg_info info;
+    rec_seg_get_info(seg, &info);
+    int rc = REC_OK;
+    double t0 = now_sec(), next_check = t0 + 0.1, next_status = t0 + 0.5, last_t = t0;
+    uint64_t last_events = 0;
+    long idle_us = 100;
+    double last_poll = t0;
+    /* A pass that found this much comes back at once: a writer at full
+     * speed fills a 1 MiB ring in about a millisecond. */
+    const uint64_t busy = info.ring_entries / 8;
+    /* The longest rest: with a command, its children's segments are
+     * noted every pass, and a child may record for only a few ms. */
+    const long max_idle_us = child ? 10000 : 100000;
+    enum rec_capture_end reason = running ? REC_CAPTURE_END_STOPPED : REC_CAPTURE_END_EXITED;
+    while (running) {
+        size_t moved = 0;
+        rc = rec_capture_poll(cap, &moved, e->err, sizeof e->err);
+        if (rc != REC_OK) {
+            reason = rc == REC_ERR_TRUNCATED ? REC_CAPTURE_END_TRUNCATED : REC_CAPTURE_END_ERROR;
+            break;
+        }
+        if (*stop) break;
+        /* Every pass: it also notes the segments of processes the
+         * command starts, which may live for less than 100 ms. */
+        if (child && capture_child_exited(child)) {
+            reason = REC_CAPTURE_END_EXITED;
+            break;
+        }
+        double t = now_sec();
+        if (duration > 0 && t - t0 >= duration) break;
+        if (t >= next_check) {
+            next_check = t + 0.1;
+            struct rec_seg_info now;
+            rec_seg_get_info(seg, &now);
+            if (!now.alive) {
+                reason = REC_CAPTURE_END_EXITED;
+                break;
+            }
+            if (now.mode != REC_MODE_STREAM) {
+                reason = REC_CAPTURE_END_DETACHED;
+                break;
+            }
+        }
+        if (live && t >= next_status) {
+            struct rec_capture_stats st;
+            rec_capture_get_stats(cap, &st);
+            status_line(&st, (double)(st.events - last_events) / (t - last_t), info.pid);
+            last_events = st.events;
+            last_t = t;
+            next_status = t + 0.5;
+        }
+        /* Keep pace with a busy ring; otherwise come back when, at the
+         * rate this pass saw (all of it counted as one ring's), a ring
+         * would be a quarter full.  Each wake-up preempts a thread of a
+         * program that keeps every core busy, and its peers wait for it
+         * at their barrier: fewer is cheaper. */
+        double since_us = (t - last_poll) * 1e6;
+        last_poll = t;
+        if (moved >= busy) {
+            idle_us = 50;
+            continue;
+        }
+        double want = moved ? since_us * 0.25 * (double)info.ring_entries / (double)moved : 2.0 * (double)idle_us;
+        if (want > 2.0 * (double)idle_us) want = 2.0 * (double)idle_us;
+        if (want > (double)max_idle_us) want = (double)max_idle_us;
+        idle_us = want < 100 ? 100 : (long)want;
+        sleep_us(idle_us);
+    }
+    if (live) fprintf(stderr, "\r\033[K");
+    char err2[512] = "";
+    int rc2 = rec_capture_finish(cap, reason, &e->st, err2, sizeof err2);
+    if (rc == REC_OK && rc2 != REC_OK) {
+        rc = rc2;
+        snprintf(e->err, sizeof e->err, "%s", err2);
+    }
+    if (rc2 == REC_ERR_TRUNCATED) reason = REC_CAPTURE_END_TRUNCATED;
+    e->reason = reason;
+    e->stop_signal = *stop;
+    e->secs = now_sec() - t0;
+    return rc;
+}
+
+const char *capture_loss_words(const struct capture_end *e, char *buf, size_t cap) {
+    const struct rec_capture_stats *st = &e->st;
+    snprintf(buf, cap,
+             "not kept %llu entries (overwritten before the capture began); lost %llu entries: %llu dropped, %llu "
+             "overwritten",
+             (unsigned long long)st->history, (unsigned long long)(st->dropped + st->overwritten),
+             (unsigned long long)st->dropped, (unsigned long long)st->overwritten);
+    return buf;
+}
+
+void capture_summary(const struct rec_seg_info *info, const char *where, const struct capture_end *e) {
+    const struct rec_capture_stats *st = &e->st;
+    char a[32], b[32], proc[256], loss[256];
+    const char *why = e->reason == REC_CAPTURE_END_EXITED ? "program exited"
+                      : e->reason == REC_CAPTURE_END_ERROR ? "write error"
+                      : e->reason == REC_CAPTURE_END_DETACHED ? "detached"
+                      : e->reason == REC_CAPTURE_END_TRUNCATED ? "segment truncated"
+                      : e->stop_signal ? strsignal(e->stop_signal) : "stopped";
+    fprintf(stderr, "recorder: captured pid %d (%s) %s: %llu events (%llu entries), %s in %.2f s, %s events/s; %s; "
+            "ended: %s\n",
+            info->pid, cli_safe(proc, sizeof proc, info->process_name), where, (unsigned long long)st->events,
+            (unsigned long long)st->entries, cli_bytes(a, sizeof a, (double)st->bytes), e->secs,
+            cli_count(b, sizeof b, e->secs > 0 ? (double)st->events / e->secs : 0),
+            capture_loss_words(e, loss, sizeof loss), why);
+    if (st->dropped)
+        fprintf(stderr,
+                "recorder: hint: the capture fell behind; each ring holds %llu entries (RECORDER_RING_KB=%llu): "
+                "a larger ring rides out longer pauses (recorder capture -o FILE -- CMD starts CMD with 64 MiB "
+                "rings)\n",
+                (unsigned long long)info->ring_entries, (unsigned long long)(info->ring_entries * 16 / 1024));
+}
