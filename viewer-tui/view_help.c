@@ -30,6 +30,7 @@ static const struct {
     {"AVG P50", "mean and percentiles of the calls that completed in the"},
     {"P99 MAX", "window (percentiles within 3%)"},
     {"UTIL", "Threads: share of the last second inside a scope"},
+    {"", "that is not a wait scope (rows marked [wait])"},
     {"ring", "unread share of the fullest ring when we drained it"},
     {"", ""},
     {PARTIAL_MARK " partial", "entries were lost in the window (the title says how many"},

@@ -81,14 +81,21 @@ void view_top_draw(struct app *a, int y, int h) {
         attr_t base = sel ? theme_attr(R_SELECTED) : A_NORMAL;
         if (sel) draw_fill(yy, 0, COLS, base);
         if (partial) draw_text(yy, 0, 1, PARTIAL_MARK, FIT_LEFT, sel ? base : theme_attr(R_WARN));
-        char v[FMT_BUF];
+        char v[FMT_BUF], nm[320];
         for (int c = 0; c < TOP_NCOLS; c++) {
             if (!w[c]) continue;
             attr_t at = base;
             const char *txt = v;
             double pct;
             switch (c) {
-            case TOP_NAME: txt = st->name ? st->name : "?"; break;
+            case TOP_NAME:
+                txt = st->name ? st->name : "?";
+                /* A wait scope (docs/analysis.md): its time is not busy. */
+                if (st->wait) {
+                    snprintf(nm, sizeof nm, "%s [wait]", txt);
+                    txt = nm;
+                }
+                break;
             case TOP_CALLS: fmt_si(v, sizeof v, st->calls_per_sec); break;
             case TOP_TOTAL:
             case TOP_SELF:
