@@ -46,6 +46,8 @@ def case_top(a, t, w):
     end_max = head.index("MAX") + 3
     if len(row.rstrip()) != end_max:
         raise Fail(f"MAX is not right-aligned under its title:\n{head}\n{row}")
+    # A wait scope is marked.
+    t.wait_text("sync_wait [wait]")
     # Names from the program: UTF-8 kept, an escape sequence defused.
     t.wait_text("naïve_ü", "?[31mevil")
     # Sorted by total time, largest first (the default).

@@ -64,6 +64,10 @@ static void *worker(void *arg) {
                 spin_us(30);
             }
         }
+        {
+            REC_SCOPE_WAIT("sync_wait");   /* marked [wait] in Top */
+            spin_us(20);
+        }
         sleep_us(1000);
     }
     return NULL;
