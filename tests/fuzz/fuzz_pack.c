@@ -88,6 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FILE *devnull = fopen("/dev/null", "w");
     if (devnull) {
         (void)rec_export_json(m, devnull, NULL);
+        (void)rec_export_perfetto(m, devnull, NULL);
         (void)rec_export_csv(m, devnull, NULL);
         (void)rec_export_folded(m, devnull, NULL);
         fclose(devnull);
