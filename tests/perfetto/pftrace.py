@@ -288,10 +288,14 @@ def names(doc):
 
 
 def _same(a, b, tol):
-    """Event tuples equal, times within tol ns (two reads of a segment may
-    convert ticks with a rate refined in between)."""
-    return a == b or (tol and len(a) == len(b) and a[0] == b[0] and abs(a[1] - b[1]) <= tol
-                      and a[2:] == b[2:])
+    """Event tuples equal, times within tol: 0, or (ns, share of the time)
+    for two reads of a segment, which convert ticks with a rate the reader
+    refines in between."""
+    if a == b:
+        return True
+    if not tol or len(a) != len(b) or a[0] != b[0] or a[2:] != b[2:]:
+        return False
+    return abs(a[1] - b[1]) <= tol[0] + tol[1] * max(abs(a[1]), abs(b[1]))
 
 
 def compare(pf, js, exact=True, tol=0):
