@@ -12,6 +12,9 @@
  *   json   rec_export_json of the whole log into a sink that counts
  *          bytes and keeps nothing (or into FILE):
  *          events per second, bytes per event;
+ *   perfetto  rec_export_perfetto of the same log into the same kind
+ *          of sink: events per second, bytes per event (target 40 M
+ *          events/s, at most a quarter of the JSON's bytes);
  *   naive  the same events through a straightforward fprintf exporter
  *          over rec_model_items (to the same kind of sink: FILE.naive,
  *          removed after), the baseline the fast one is measured against
@@ -218,6 +221,7 @@ int main(int argc, char **argv) {
     printf("bench_export: %zu events, %d threads, %d rounds, JSON to %s\n", events, threads, rounds,
            out ? out : "a counting sink (no I/O)");
 
+    double pf_rate[50], pf_cpu_rate[50], pf_bytes_per_ev = 0;
     double feed_log[50], feed_nolog[50], json_rate[50], json_cpu_rate[50], naive_rate[50], ratio[50], csv_ms[50],
         folded_ms[50], bytes_per_ev = 0;
     for (int r = 0; r < rounds; r++) {
@@ -246,6 +250,20 @@ int main(int argc, char **argv) {
         fflush(f);
         bytes_per_ev = (double)(out ? (size_t)ftell(f) : bytes) / (double)events;
         fclose(f);
+
+        /* Perfetto's protobuf of the same log, into the same kind of sink. */
+        f = open_out(NULL, &bytes);
+        s = t_start();
+        if (rec_export_perfetto(m, f, NULL) != 0) {
+            fprintf(stderr, "bench_export: perfetto export failed\n");
+            return 1;
+        }
+        struct timing tp = t_stop(s);
+        fflush(f);
+        pf_bytes_per_ev = (double)bytes / (double)events;
+        fclose(f);
+        pf_rate[r] = (double)events / tp.wall / 1e6;
+        pf_cpu_rate[r] = (double)events / tp.cpu / 1e6;
 
         /* The baseline formats the items rec_model_items hands out: their
          * materialization is not counted against it. */
@@ -278,10 +296,10 @@ int main(int argc, char **argv) {
         ratio[r] = tb.wall / tj.wall;
         csv_ms[r] = tc.wall * 1e3;
         folded_ms[r] = tfo.wall * 1e3;
-        printf("round %d: feed %.1f ns/ev (log) %.1f ns/ev (no log); json %.2f M ev/s (cpu %.2f); naive %.2f M ev/s; "
-               "x%.2f; csv %.1f ms; folded %.1f ms\n",
-               r + 1, feed_log[r], feed_nolog[r], json_rate[r], json_cpu_rate[r], naive_rate[r], ratio[r], csv_ms[r],
-               folded_ms[r]);
+        printf("round %d: feed %.1f ns/ev (log) %.1f ns/ev (no log); json %.2f M ev/s (cpu %.2f); perfetto %.2f M ev/s "
+               "(cpu %.2f); naive %.2f M ev/s; x%.2f; csv %.1f ms; folded %.1f ms\n",
+               r + 1, feed_log[r], feed_nolog[r], json_rate[r], json_cpu_rate[r], pf_rate[r], pf_cpu_rate[r],
+               naive_rate[r], ratio[r], csv_ms[r], folded_ms[r]);
         fflush(stdout);
     }
     if (feed_only) return 0;
@@ -290,11 +308,18 @@ int main(int argc, char **argv) {
     summary_low("feed, viewer model (no log)", feed_nolog, rounds, "ns/event (CPU)");
     summary("JSON export, wall", json_rate, rounds, "M events/s");
     summary("JSON export, CPU", json_cpu_rate, rounds, "M events/s");
+    summary("Perfetto protobuf export, wall", pf_rate, rounds, "M events/s");
+    summary("Perfetto protobuf export, CPU", pf_cpu_rate, rounds, "M events/s");
     summary("naive fprintf exporter, wall", naive_rate, rounds, "M events/s");
     summary("JSON speed-up over naive (ratio)", ratio, rounds, "x");
     summary_low("CSV export", csv_ms, rounds, "ms");
     summary_low("folded export", folded_ms, rounds, "ms");
-    printf("  JSON size: %.1f bytes/event\n", bytes_per_ev);
+    printf("  JSON size: %.1f bytes/event; Perfetto protobuf: %.1f bytes/event (%.1f%% of the JSON)\n", bytes_per_ev,
+           pf_bytes_per_ev, 100 * pf_bytes_per_ev / bytes_per_ev);
+    qsort(pf_rate, (size_t)rounds, sizeof *pf_rate, cmp_d);
+    printf("target: Perfetto export >= 40 M events/s: %s (median %.2f); size <= 1/4 of the JSON: %s\n",
+           pf_rate[rounds / 2] >= 40 ? "met" : "MISSED", pf_rate[rounds / 2],
+           4 * pf_bytes_per_ev <= bytes_per_ev ? "met" : "MISSED");
     qsort(json_rate, (size_t)rounds, sizeof *json_rate, cmp_d);
     printf("target: JSON export >= 10 M events/s: %s (median %.2f)\n", json_rate[rounds / 2] >= 10 ? "met" : "MISSED",
            json_rate[rounds / 2]);

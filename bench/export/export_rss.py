@@ -2,7 +2,7 @@
 """export_rss.py -- peak memory and speed of `recorder convert` on a large
 capture (docs/performance/export.md, "Streaming a whole capture").
 
-usage: export_rss.py [--build DIR] [--scopes N] [--dir DIR] [--formats json,csv,folded] [--keep]
+usage: export_rss.py [--build DIR] [--scopes N] [--dir DIR] [--formats json,perfetto,csv,folded] [--keep]
 
 Makes a capture of N scopes (default 50 M: 100 M events) with
 tests/cli/gen_capture (exactly, nothing dropped), converts it to each
@@ -46,7 +46,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(here, "..", "..", "build"))
     ap.add_argument("--scopes", type=int, default=50_000_000)
     ap.add_argument("--dir", default="/tmp")
-    ap.add_argument("--formats", default="json,csv,folded")
+    ap.add_argument("--formats", default="json,perfetto,csv,folded")
     ap.add_argument("--keep", action="store_true", help="keep the capture")
     a = ap.parse_args()
     recorder = os.path.join(a.build, "librecorder", "cli", "recorder")
@@ -59,7 +59,8 @@ def main():
     print(f"capture: {a.scopes} scopes, {os.path.getsize(cap) / 1e6:.0f} MB")
     try:
         for fmt in a.formats.split(","):
-            out = os.path.join(a.dir, f"export_rss.{os.getpid()}.{fmt}")
+            ext = {"perfetto": "pftrace"}.get(fmt, fmt)   # the format from the extension, as users do
+            out = os.path.join(a.dir, f"export_rss.{os.getpid()}.{ext}")
             code, err, f = timed([recorder, "convert", cap, "-o", out, "--force"])
             if code != 0:
                 sys.exit(f"convert to {fmt} failed: {err[-800:]}")

@@ -49,6 +49,7 @@ struct rec_source_info {
     double ticks_per_sec;
     uint64_t ticks0;          /* calibration point: time 0 */
     uint64_t real_ns0;        /* CLOCK_REALTIME at ticks0 */
+    uint64_t mono_ns0;        /* CLOCK_MONOTONIC at ticks0 (0: unknown) */
 };
 
 rec_model *rec_model_new(const struct rec_source_info *src, rec_string_fn strings, void *ctx,
@@ -265,6 +266,9 @@ struct rec_export_counts {
  * flags in "cat"; loss totals in "otherData" (docs/analysis.md, "JSON
  * export").  The same writer as the streaming export, fed the log. */
 int rec_export_json(rec_model *m, FILE *out, const struct rec_export_opts *o);
+/* Perfetto's native protobuf trace (a stream of TracePackets, docs/perfetto.md)
+ * of a model that kept its log; 0 or -1.  The same events as the JSON. */
+int rec_export_perfetto(rec_model *m, FILE *out, const struct rec_export_opts *o);
 /* CSV: one row per scope name (docs/analysis.md, "CSV", gives the columns). */
 int rec_export_csv(rec_model *m, FILE *out, const struct rec_export_opts *o);
 /* Folded stacks ("a;b;c <ns>") for flamegraph.pl and speedscope. */
@@ -278,7 +282,7 @@ int rec_export_folded(rec_model *m, FILE *out, const struct rec_export_opts *o);
 typedef struct rec_export rec_export;
 typedef struct rec_cap rec_cap;   /* recorder/capture.h */
 
-enum rec_export_format { REC_EXPORT_JSON = 1, REC_EXPORT_CSV = 2, REC_EXPORT_FOLDED = 3 };
+enum rec_export_format { REC_EXPORT_JSON = 1, REC_EXPORT_CSV = 2, REC_EXPORT_FOLDED = 3, REC_EXPORT_PERFETTO = 4 };
 
 struct rec_export_info {
     uint64_t events;          /* events in the source */

@@ -143,6 +143,7 @@ int rec_export_open_cap(rec_cap *c, const struct rec_export_opts *o, rec_export 
     si.ticks_per_sec = in->ticks_per_sec;
     si.ticks0 = in->ticks0;
     si.real_ns0 = in->real_ns0;
+    si.mono_ns0 = in->mono_ns0;
     return rec_export_open(&si, cap_string, c, read_cap, c, o, out, err, errlen);
 }
 
@@ -168,6 +169,7 @@ int rec_export_open_seg(rec_seg *s, const struct rec_export_opts *o, rec_export 
     x->src.ticks_per_sec = info.ticks_per_sec;
     x->src.ticks0 = info.ticks0;
     x->src.real_ns0 = info.real_ns0;
+    x->src.mono_ns0 = info.mono_ns0;
     x->strings = seg_string;
     x->sctx = s;
     x->feed = read_seg;
@@ -231,6 +233,7 @@ static void source_totals(const rec_model *m, struct rec_export_counts *c) {
 static int sink_start(struct xs *x, rec_model *plan, enum rec_export_format f, FILE *out, double span) {
     switch (f) {
     case REC_EXPORT_JSON: return json_sink_start(x, plan, out);
+    case REC_EXPORT_PERFETTO: return pf_sink_start(x, plan, out);
     case REC_EXPORT_CSV: return csv_sink_start(x, out, span);
     case REC_EXPORT_FOLDED: return folded_sink_start(x, out);
     }
@@ -242,6 +245,7 @@ static int sink_end(struct xs *x, enum rec_export_format f, const struct rec_exp
     if (!x->ctx) return -1;
     switch (f) {
     case REC_EXPORT_JSON: return json_sink_end(x, o, c);
+    case REC_EXPORT_PERFETTO: return pf_sink_end(x, o, c);
     case REC_EXPORT_CSV: return csv_sink_end(x, c);
     case REC_EXPORT_FOLDED: return folded_sink_end(x, c);
     }
@@ -263,7 +267,7 @@ int rec_export_write(rec_export *x, enum rec_export_format f, FILE *out, struct 
     int64_t t0 = trace_start(x), from, to;
     xs_window(&x->opts, t0, x->now, &from, &to);
     int window = from != INT64_MIN || to != INT64_MAX;
-    if (f != REC_EXPORT_JSON && !window) {   /* the plan's statistics are the answer */
+    if ((f == REC_EXPORT_CSV || f == REC_EXPORT_FOLDED) && !window) {   /* the plan's statistics are the answer */
         int r = f == REC_EXPORT_CSV ? csv_write_stats(x->plan, out, 0, &c.rows) : folded_write_tree(x->plan, out, 0, &c.rows);
         c.events_read = x->events;
         source_totals(x->plan, &c);

@@ -173,6 +173,25 @@ int folded_write_tree(rec_model *m, FILE *out, double last, uint64_t *rows);
 int xs_export_model(rec_model *m, enum rec_export_format f, FILE *out, const struct rec_export_opts *o,
                     struct rec_export_counts *c);
 
+/* json_events.c, for every format that writes threads and flags:
+ *   - a slice's flags as the 5 bits of its category (open, begin_lost,
+ *     end_lost, gap, clipped), and those bits as "open,gap" (needs 64 bytes);
+ *   - where a thread's slices end (its last event, or its open ones' close);
+ *   - the tid written for each plan record: its own, unless invalid or
+ *     shared with a thread alive at the same time (then SYNTH_TID_BASE + i);
+ *     malloc'd, NULL if out of memory;
+ *   - the plan's record of one of m's, or -1 (a thread the plan never saw). */
+#define SYNTH_TID_BASE 0x7ffe0000
+static inline unsigned arg_bits(unsigned fl) { return (fl & 0xfu) | ((fl & ITEM_CLIPPED) ? 16u : 0); }
+size_t flag_list(char *p, unsigned f);
+int64_t close_of(rec_model *m, const struct trec *r);
+int *xs_plan_tids(rec_model *plan);
+long xs_plan_rec(rec_model *m, rec_model *plan, uint32_t rec);
+
+/* export_perfetto.c: Perfetto's protobuf, as json_sink_* (plan: the threads). */
+int pf_sink_start(struct xs *x, rec_model *plan, FILE *out);
+int pf_sink_end(struct xs *x, const struct rec_export_opts *o, struct rec_export_counts *c);
+
 void xs_window(const struct rec_export_opts *o, int64_t t0, double end_ns, int64_t *from, int64_t *to);
 
 #pragma GCC visibility pop

@@ -149,17 +149,15 @@ int64_t close_of(rec_model *m, const struct trec *r) {
     return c > last ? c : last;
 }
 
-int assign_tids(struct jctx *c) {
-    rec_model *p = c->plan;
+int *xs_plan_tids(rec_model *p) {
     size_t n = p->n_recs;
     uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
-    c->plan_tid = calloc(n ? n : 1, sizeof *c->plan_tid);
-    c->plan_named = calloc(n ? n : 1, 1);
-    if (!idx || !c->plan_tid || !c->plan_named) {
+    int *tid = calloc(n ? n : 1, sizeof *tid);
+    if (!idx || !tid) {
         free(idx);
-        return -1;
+        free(tid);
+        return NULL;
     }
-    c->plan_n = n;
     for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
     qsort_r(idx, n, sizeof *idx, cmp_tid, p->recs);
     double busy_until = 0;
@@ -168,13 +166,22 @@ int assign_tids(struct jctx *c) {
         int same = i > 0 && p->recs[idx[i - 1]].tid == r->tid;
         double close = (double)close_of(p, r);
         if (r->tid < 0 || (same && r->first_ns <= busy_until)) {
-            c->plan_tid[idx[i]] = SYNTH_TID_BASE + (int)idx[i];
+            tid[idx[i]] = SYNTH_TID_BASE + (int)idx[i];
             continue;
         }
-        c->plan_tid[idx[i]] = r->tid;
+        tid[idx[i]] = r->tid;
         busy_until = same && busy_until > close ? busy_until : close;
     }
     free(idx);
+    return tid;
+}
+
+int assign_tids(struct jctx *c) {
+    size_t n = c->plan->n_recs;
+    c->plan_tid = xs_plan_tids(c->plan);
+    c->plan_named = calloc(n ? n : 1, 1);
+    if (!c->plan_tid || !c->plan_named) return -1;
+    c->plan_n = n;
     return 0;
 }
 
@@ -193,10 +200,10 @@ void set_prefix(struct jctx *c, struct jrec *j, int tid) {
 /* The plan's record for one of the model's (the same one when they are
  * one model), or -1: a thread the plan never saw (a live segment that
  * changed between the two reads). */
-static long plan_rec(struct jctx *c, uint32_t rec) {
-    if (c->plan == c->m) return rec;
-    const struct trec *r = &c->m->recs[rec];
-    uint64_t *v = u64map_get(&c->plan->rec_idx, (uint64_t)r->slot << 32 | r->gen);
+long xs_plan_rec(rec_model *m, rec_model *plan, uint32_t rec) {
+    if (plan == m) return rec;
+    const struct trec *r = &m->recs[rec];
+    uint64_t *v = u64map_get(&plan->rec_idx, (uint64_t)r->slot << 32 | r->gen);
     return v ? (long)*v : -1;
 }
 
@@ -212,7 +219,7 @@ struct jrec *jrec_of(struct jctx *c, uint32_t rec) {
     }
     struct jrec *j = &c->jr[rec];
     if (!j->prefix_len) {
-        long p = plan_rec(c, rec);
+        long p = xs_plan_rec(c->m, c->plan, rec);
         j->named = p >= 0 && c->plan_named[p];
         set_prefix(c, j, p >= 0 ? c->plan_tid[p] : SYNTH_TID_BASE + (int)c->plan_n + (int)rec);
     }

@@ -13,7 +13,6 @@
 #pragma GCC visibility push(hidden)
 
 #define NAME_CACHE 4096          /* direct-mapped: name id -> its "name":"..." */
-#define SYNTH_TID_BASE 0x7ffe0000
 #define FLOW_STARTS_MAX ((size_t)1 << 18)   /* per generation of the start table */
 
 /* Per record (the model being exported). */
@@ -66,11 +65,7 @@ struct jctx {
 uint64_t *idmap_get(struct idmap *m, uint64_t id);
 uint64_t *idmap_put(struct idmap *m, uint64_t id, int *isnew);
 void idmap_clear(struct idmap *m);
-size_t flag_list(char *p, unsigned f);
 void build_args(struct jctx *c);
-/* Internal flags to the 5 bits of the category: open, begin_lost, end_lost, gap, clipped. */
-static inline unsigned arg_bits(unsigned fl) { return (fl & 0xfu) | ((fl & ITEM_CLIPPED) ? 16u : 0); }
-int64_t close_of(rec_model *m, const struct trec *r);
 int assign_tids(struct jctx *c);
 struct jrec *jrec_of(struct jctx *c, uint32_t rec);
 void set_prefix(struct jctx *c, struct jrec *j, int tid);

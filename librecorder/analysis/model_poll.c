@@ -27,6 +27,7 @@ rec_model *rec_model_new_seg(rec_seg *s, const struct rec_model_opts *opts) {
     src.ticks_per_sec = info.ticks_per_sec;
     src.ticks0 = info.ticks0;
     src.real_ns0 = info.real_ns0;
+    src.mono_ns0 = info.mono_ns0;
     return rec_model_new(&src, seg_string, s, opts);
 }
 

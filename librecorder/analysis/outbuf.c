@@ -245,6 +245,20 @@ size_t text_sanitize(char *dst, const char *src, size_t len, const char *bad, ch
     return (size_t)(d - dst);
 }
 
+size_t utf8_sanitize(char *dst, const char *src, size_t len) {
+    const unsigned char *s = (const unsigned char *)src;
+    char *d = dst;
+    size_t i = 0;
+    while (i < len) {
+        if (s[i] < 0x80) {
+            *d++ = (char)s[i++];
+            continue;
+        }
+        d = utf8_copy(d, s, len, &i);
+    }
+    return (size_t)(d - dst);
+}
+
 /* ---- the public escaper --------------------------------------------------- */
 
 #include "recorder/analysis.h"

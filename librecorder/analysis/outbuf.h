@@ -71,6 +71,9 @@ void ob_json_str(struct outbuf *o, const char *s, size_t len);
  * U+FFFD, control characters as '?', and each byte in `bad` as `repl`.
  * dst needs 3 * len bytes.  Returns the bytes written. */
 size_t text_sanitize(char *dst, const char *s, size_t len, const char *bad, char repl);
+/* Only invalid UTF-8 replaced (as json_escape does), for protobuf strings,
+ * which must be UTF-8 and take any character.  dst needs 3 * len bytes. */
+size_t utf8_sanitize(char *dst, const char *s, size_t len);
 
 #pragma GCC visibility pop
 

@@ -36,6 +36,14 @@ enum { CLI_OPT_FROM = 256, CLI_OPT_TO, CLI_OPT_FORCE };
 /* One of the shared options: -1 if c is not one, REC_OK, or a usage
  * error (printed). */
 int cli_export_option(const char *cmd, int c, const char *arg, struct cli_export_opts *o);
+/* A format by name (json, perfetto, csv, folded), or by an output's
+ * extension (.json, .pftrace or .perfetto-trace, .csv, .folded); 0 if none. */
+enum rec_export_format cli_export_format(const char *name);
+enum rec_export_format cli_export_format_of_path(const char *path);
+/* dump's and run's format: fmt (json or perfetto; NULL: Perfetto's if
+ * o->out ends in .pftrace or .perfetto-trace, else JSON) into o->fmt;
+ * REC_OK or a usage error (printed). */
+int cli_export_timeline(const char *cmd, const char *fmt, struct cli_export_opts *o);
 /* The options together make sense: REC_OK or a usage error (printed). */
 int cli_export_check(const char *cmd, const struct cli_export_opts *o);
 

@@ -14,10 +14,10 @@
 static const struct cli_cmd *commands(size_t *n) {
     static const struct cli_cmd cmds[] = {
         {"ls", cmd_ls, "list the segments on this machine"},
-        {"dump", cmd_dump, "snapshot a program's rings as Perfetto JSON (live or after a crash)"},
+        {"dump", cmd_dump, "snapshot a program's rings as Perfetto JSON or protobuf (live or after a crash)"},
         {"report", cmd_report, "busy %, top scopes and idle gaps of a program or a file"},
         {"capture", cmd_capture, "stream a running program's events to a capture file"},
-        {"convert", cmd_convert, "convert a capture to JSON, CSV or folded stacks"},
+        {"convert", cmd_convert, "convert a capture to JSON, Perfetto protobuf, CSV or folded stacks"},
         {"run", cmd_run, "run a program with recording on and save its trace when it exits"},
         {"gc", cmd_gc, "remove the segments of dead processes"},
     };

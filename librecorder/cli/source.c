@@ -92,7 +92,7 @@ static int open_capture(const char *path, struct cli_source *src) {
 
 static int load_capture(struct cli_source *src) {
     const struct rec_cap_info *in = rec_cap_get_info(src->cap);
-    struct rec_source_info si = {in->pid, "", in->ticks_per_sec, in->ticks0, in->real_ns0};
+    struct rec_source_info si = {in->pid, "", in->ticks_per_sec, in->ticks0, in->real_ns0, in->mono_ns0};
     memcpy(si.process_name, in->process_name, sizeof si.process_name);
     struct rec_model_opts mo = {0, 1, NULL};
     src->model = rec_model_new(&si, cap_string, src->cap, &mo);

@@ -6,12 +6,15 @@
  * going backwards), each exported two ways:
  *
  *   OUTDIR/<case>.json .csv .folded      from a model that kept its log
- *                                        (rec_export_json / _csv / _folded)
+ *          .pftrace                      (rec_export_json / _csv / _folded /
+ *                                        _perfetto)
  *   OUTDIR/<case>.s<K>.json              streamed (rec_export_open with the
  *                                        case as its source), lookahead K
  *                                        items (0: the default), with
  *                                        <case>.s<K>.counts: what the export
- *                                        says it wrote; .s0 also .csv/.folded
+ *                                        says it wrote; .s0 also .csv/.folded;
+ *   OUTDIR/<case>.s<K>.pftrace           the same in Perfetto's protobuf, with
+ *                                        <case>.s<K>.pcounts
  *
  * test_export_cases.py checks every file with check_trace.py, the answers
  * each case must give, that the stream with room to spare writes what the
@@ -43,13 +46,16 @@ static FILE *open_out(const char *name, const char *suffix) {
 static int save_log(case_fn fn, size_t max_events, const char *name, double last) {
     rec_model *m = tu_model(1, max_events);
     fn(m);
-    const char *ext[3] = {".json", ".csv", ".folded"};
+    const char *ext[4] = {".json", ".csv", ".folded", ".pftrace"};
     int rc = 0;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         FILE *f = open_out(name, ext[k]);
         if (!f) return 1;
         struct rec_export_opts o = {.last_sec = last};
-        int r = k == 0 ? rec_export_json(m, f, &o) : k == 1 ? rec_export_csv(m, f, &o) : rec_export_folded(m, f, &o);
+        int r = k == 0   ? rec_export_json(m, f, &o)
+                : k == 1 ? rec_export_csv(m, f, &o)
+                : k == 2 ? rec_export_folded(m, f, &o)
+                         : rec_export_perfetto(m, f, &o);
         if (fclose(f) != 0 || r != 0) {
             fprintf(stderr, "export_cases: %s%s failed\n", name, ext[k]);
             rc = 1;
@@ -84,9 +90,9 @@ static int save_stream(case_fn fn, const char *name, double last, size_t lookahe
         return 1;
     }
     int rc = 0;
-    const char *ext[3] = {"json", "csv", "folded"};
-    enum rec_export_format fmt[3] = {REC_EXPORT_JSON, REC_EXPORT_CSV, REC_EXPORT_FOLDED};
-    for (int k = 0; k < (lookahead ? 1 : 3); k++) {
+    const char *ext[4] = {"json", "pftrace", "csv", "folded"};
+    enum rec_export_format fmt[4] = {REC_EXPORT_JSON, REC_EXPORT_PERFETTO, REC_EXPORT_CSV, REC_EXPORT_FOLDED};
+    for (int k = 0; k < (lookahead ? 2 : 4); k++) {
         char suffix[64];
         snprintf(suffix, sizeof suffix, ".s%zu.%s", lookahead, ext[k]);
         FILE *f = open_out(name, suffix);
@@ -97,8 +103,8 @@ static int save_stream(case_fn fn, const char *name, double last, size_t lookahe
             fprintf(stderr, "export_cases: %s%s failed: %s\n", name, suffix, err);
             rc = 1;
         }
-        if (k) continue;
-        snprintf(suffix, sizeof suffix, ".s%zu.counts", lookahead);
+        if (k > 1) continue;
+        snprintf(suffix, sizeof suffix, ".s%zu.%s", lookahead, k ? "pcounts" : "counts");
         f = open_out(name, suffix);
         if (!f) return 1;
         fprintf(f, "{\"slices\":%llu,\"instants\":%llu,\"counters\":%llu,\"flows\":%llu,\"threads\":%llu,"

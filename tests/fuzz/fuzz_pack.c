@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (events > n) abort();
 
     /* the model, fed the entries directly, then queried and exported */
-    struct rec_source_info src = {1234, "fuzz", 1e9, 0, 0};
+    struct rec_source_info src = {1234, "fuzz", 1e9, 0, 0, 0};
     struct rec_model_opts o = {1024, 1, NULL};
     rec_model *m = rec_model_new(&src, names, NULL, &o);
     if (!m) return 0;
@@ -88,6 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FILE *devnull = fopen("/dev/null", "w");
     if (devnull) {
         (void)rec_export_json(m, devnull, NULL);
+        (void)rec_export_perfetto(m, devnull, NULL);
         (void)rec_export_csv(m, devnull, NULL);
         (void)rec_export_folded(m, devnull, NULL);
         fclose(devnull);

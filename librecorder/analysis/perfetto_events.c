@@ -1,0 +1,458 @@
+/*
+ * perfetto_events.c -- how the Perfetto exporter encodes each thing: the
+ * clock snapshot, track descriptors, a sequence's start, interned names
+ * and categories, every kind of event, and the statistics.
+ * export_perfetto.c decides what is written when.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "perfetto_write.h"
+
+/* ---- times, tracks, names ------------------------------------------------------ */
+
+uint64_t pf_abs_ns(const struct pctx *c, int64_t t) {
+    int64_t a = (int64_t)c->mono0 + t;
+    return a > 0 ? (uint64_t)a : 0;
+}
+
+/* Track uuids: the pid in the high half, so that traces of several
+ * processes can be merged without clashes. */
+uint64_t pf_uuid(const struct pctx *c, uint32_t kind, uint64_t n) {
+    return (uint64_t)(uint32_t)c->pid << 32 | (uint64_t)kind << 28 | (n & 0x0fffffffu);
+}
+
+/* Text as valid UTF-8 (protobuf strings must be), at most max bytes of s. */
+static size_t clean(char *dst, const char *s, size_t max) {
+    return utf8_sanitize(dst, s, strnlen(s, max));
+}
+
+uint8_t *pf_pk_open(struct pctx *c, size_t need, uint8_t **mark) {
+    return pb_open((uint8_t *)ob_room(&c->ob, need), TP_PACKET, mark);
+}
+
+void pf_pk_close(struct pctx *c, uint8_t *p, uint8_t *mark) { c->ob.p = (char *)pb_close(p, mark); }
+
+uint8_t *pf_da_uint(uint8_t *p, const char *name, uint64_t v) {
+    uint8_t *m;
+    p = pb_open(p, TE_ANNOTATIONS, &m);
+    p = pb_bytes(p, DA_NAME, name, strlen(name));
+    return pb_close(pb_uint(p, DA_UINT, v), m);
+}
+
+uint8_t *pf_da_int(uint8_t *p, const char *name, int64_t v) {
+    uint8_t *m;
+    p = pb_open(p, TE_ANNOTATIONS, &m);
+    p = pb_bytes(p, DA_NAME, name, strlen(name));
+    return pb_close(pb_int(p, DA_INT, v), m);
+}
+
+uint8_t *pf_da_double(uint8_t *p, const char *name, double v) {
+    uint8_t *m;
+    p = pb_open(p, TE_ANNOTATIONS, &m);
+    p = pb_bytes(p, DA_NAME, name, strlen(name));
+    return pb_close(pb_double(p, DA_DOUBLE, isfinite(v) ? v : 0), m);
+}
+
+/* A string annotation; s is cleaned (needs 3 * PF_NAME_MAX of room). */
+uint8_t *pf_da_str(uint8_t *p, const char *name, const char *s, size_t n) {
+    uint8_t *m, *v;
+    p = pb_open(p, TE_ANNOTATIONS, &m);
+    p = pb_bytes(p, DA_NAME, name, strlen(name));
+    p = pb_open(p, DA_STRING, &v);
+    p += utf8_sanitize((char *)p, s, n < PF_NAME_MAX ? n : PF_NAME_MAX);
+    return pb_close(pb_close(p, v), m);
+}
+
+void pf_describe_thread(struct pctx *c, uint64_t uuid, int tid, const char *name) {
+    uint8_t *pk, *d, *t, *s;
+    uint8_t *p = pf_pk_open(c, PF_ROOM, &pk);
+    p = pb_uint(p, TP_SEQ_ID, PF_SEQ_META);
+    p = pb_open(p, TP_TRACK_DESC, &d);
+    p = pb_uint(p, 1, uuid);
+    p = pb_open(p, 4, &t);             /* ThreadDescriptor: pid, tid, thread_name */
+    p = pb_int(p, 1, c->pid);
+    p = pb_int(p, 2, tid);
+    p = pb_open(p, 5, &s);
+    p += name[0] ? clean((char *)p, name, sizeof c->m->recs[0].name) : clean((char *)p, "thread", 6);
+    p = pb_close(pb_close(pb_close(p, s), t), d);
+    pf_pk_close(c, p, pk);
+    c->c.threads++;
+}
+
+/* The record's state, its thread described (a thread the plan did not
+ * describe gets its track now); NULL if memory ran out. */
+struct prec *pf_prec(struct pctx *c, uint32_t rec) {
+    if (rec >= c->npr) {
+        size_t n = c->npr ? c->npr : 64;
+        while (n <= rec) n *= 2;
+        struct prec *p = realloc(c->pr, n * sizeof *p);
+        if (!p) {
+            c->x->oom = 1;
+            return NULL;
+        }
+        memset(p + c->npr, 0, (n - c->npr) * sizeof *p);
+        c->pr = p;
+        c->npr = n;
+    }
+    struct prec *P = &c->pr[rec];
+    if (!P->uuid) {
+        long pl = xs_plan_rec(c->m, c->plan, rec);
+        if (pl >= 0 && c->plan_uuid[pl]) {
+            P->uuid = c->plan_uuid[pl];
+        } else {
+            int tid = pl >= 0 ? c->plan_tid[pl] : SYNTH_TID_BASE + (int)c->plan_n + (int)rec;
+            P->uuid = pf_uuid(c, 1, pl >= 0 ? (uint64_t)pl : c->plan_n + rec);
+            pf_describe_thread(c, P->uuid, tid, c->m->recs[rec].name);
+        }
+    }
+    return P;
+}
+
+/* The first packet of rec's sequence, or of a fresh start of it: the
+ * incremental state cleared, clock 64 from MONOTONIC at `base`, defaults. */
+static void seq_start(struct pctx *c, uint32_t rec, struct prec *P, int64_t base) {
+    uint8_t *pk, *cs, *k, *d, *e;
+    if (P->gen) {   /* a fresh start: the interned names go */
+        c->interned -= P->iid.n;
+        u64map_free(&P->iid);
+    }
+    P->gen = c->gen;
+    P->next_iid = 1;
+    P->cats = 0;
+    P->last = base;
+    uint64_t a = pf_abs_ns(c, base);
+    uint8_t *p = pf_pk_open(c, 256, &pk);
+    p = pb_uint(p, TP_SEQ_ID, 2 + rec);
+    p = pb_uint(p, TP_SEQ_FLAGS, 1);   /* SEQ_INCREMENTAL_STATE_CLEARED */
+    p = pb_uint(p, TP_TIMESTAMP, a);
+    p = pb_uint(p, TP_CLOCK_ID, PF_CLOCK_MONO);
+    p = pb_open(p, TP_CLOCK_SNAPSHOT, &cs);
+    p = pb_open(p, 1, &k);
+    p = pb_close(pb_uint(pb_uint(p, 1, PF_CLOCK_MONO), 2, a), k);
+    p = pb_open(p, 1, &k);
+    p = pb_close(pb_uint(pb_uint(pb_uint(p, 1, PF_CLOCK_INC), 2, a), 3, 1), k);   /* is_incremental */
+    p = pb_close(p, cs);
+    p = pb_open(p, TP_DEFAULTS, &d);
+    p = pb_uint(p, TP_CLOCK_ID, PF_CLOCK_INC);
+    p = pb_open(p, 11, &e);            /* track_event_defaults.track_uuid */
+    p = pb_close(pb_close(pb_uint(p, 11, P->uuid), e), d);
+    pf_pk_close(c, p, pk);
+}
+
+/* Past the interning budget every sequence starts afresh (when it next
+ * writes), so that memory stays bounded whatever the names. */
+static void intern_reset(struct pctx *c) {
+    for (size_t i = 0; i < c->npr; i++) u64map_free(&c->pr[i].iid);
+    c->interned = 0;
+    c->gen++;
+}
+
+/* Opens an event packet of rec at t: sequence, time, and interned data
+ * for name (model name id, or UINT32_MAX for none) and category cat (flag
+ * bits, 0 for none).  *iid: the name's iid, 0 if it goes as a string. */
+static uint8_t *ev_open(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, uint32_t name_id, unsigned cat,
+                        uint64_t *iid, uint8_t **pk) {
+    if (c->interned >= PF_INTERN_MAX) intern_reset(c);
+    if (P->gen != c->gen) seq_start(c, rec, P, P->gen ? P->last : t);
+    uint8_t *p = pf_pk_open(c, PF_ROOM, pk);
+    if (t >= P->last) {
+        p = pb_uint(p, TP_TIMESTAMP, (uint64_t)(t - P->last));
+        P->last = t;
+    } else {
+        p = pb_uint(pb_uint(p, TP_TIMESTAMP, pf_abs_ns(c, t)), TP_CLOCK_ID, PF_CLOCK_MONO);
+    }
+    p = pb_uint(p, TP_SEQ_ID, 2 + rec);
+    *iid = 0;
+    uint8_t *in = NULL, *en, *s;
+    if (name_id != UINT32_MAX) {
+        uint32_t local = model_name(c->m, name_id);
+        const char *text = c->m->names[local].text;
+        if (text) {   /* published: its text is final, it can be interned */
+            int isnew;
+            uint64_t *v = u64map_put(&P->iid, local, &isnew);
+            if (v && isnew) {
+                *v = P->next_iid++;
+                c->interned++;
+                p = pb_open(p, TP_INTERNED, &in);
+                p = pb_open(p, 2, &en);   /* InternedData.event_names: EventName {iid, name} */
+                p = pb_open(pb_uint(p, 1, *v), 2, &s);
+                p += clean((char *)p, text, PF_NAME_MAX);
+                p = pb_close(pb_close(p, s), en);
+            }
+            if (v) *iid = *v;
+        }
+    }
+    if (cat && !(P->cats & (1u << cat))) {
+        P->cats |= 1u << cat;
+        if (!in) p = pb_open(p, TP_INTERNED, &in);
+        p = pb_open(p, 1, &en);   /* event_categories: EventCategory {iid = the bits, name} */
+        p = pb_open(pb_uint(p, 1, cat), 2, &s);
+        p += flag_list((char *)p, cat);
+        p = pb_close(pb_close(p, s), en);
+    }
+    if (in) p = pb_close(p, in);
+    return p;
+}
+
+/* The TrackEvent's name: its iid, or the text of a name not published yet. */
+static uint8_t *te_name(struct pctx *c, uint8_t *p, uint32_t name_id, uint64_t iid) {
+    if (iid) return pb_uint(p, TE_NAME_IID, iid);
+    uint8_t *s;
+    p = pb_open(p, TE_NAME, &s);
+    p += clean((char *)p, model_name_text(c->m, model_name(c->m, name_id)), PF_NAME_MAX);
+    return pb_close(p, s);
+}
+
+static uint8_t *te_lit_name(uint8_t *p, const char *name) { return pb_bytes(p, TE_NAME, name, strlen(name)); }
+
+/* ---- events ---------------------------------------------------------------------- */
+
+void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t, uint32_t name_id,
+                     unsigned ab) {
+    uint64_t iid;
+    uint8_t *pk, *te;
+    uint8_t *p = ev_open(c, rec, P, t, type == TYPE_SLICE_END ? UINT32_MAX : name_id, ab, &iid, &pk);
+    p = pb_open(p, TP_TRACK_EVENT, &te);
+    p = pb_uint(p, TE_TYPE, (uint64_t)type);
+    if (type != TYPE_SLICE_END) {
+        if (ab) p = pb_uint(p, TE_CATEGORY_IIDS, ab);
+        p = te_name(c, p, name_id, iid);
+    }
+    pf_pk_close(c, pb_close(p, te), pk);
+    if (type == TYPE_SLICE_END) c->c.slices++;
+    else if (type == TYPE_INSTANT) c->c.instants++;
+}
+
+void pf_instant(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem *it, const char *msg) {
+    uint64_t iid;
+    uint8_t *pk, *te;
+    uint8_t *p = ev_open(c, rec, P, it->b, it->name_id, 0, &iid, &pk);
+    p = pb_open(p, TP_TRACK_EVENT, &te);
+    p = te_name(c, pb_uint(p, TE_TYPE, TYPE_INSTANT), it->name_id, iid);
+    if (msg[0]) p = pf_da_str(p, "msg", msg, strlen(msg));
+    pf_pk_close(c, pb_close(p, te), pk);
+    c->c.instants++;
+}
+
+/* Counters are per process (as in the JSON): one counter track per name,
+ * described when first used. */
+void pf_counter(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem *it) {
+    uint32_t local = model_name(c->m, it->name_id);
+    int isnew;
+    uint64_t *k = u64map_put(&c->counters, local, &isnew);
+    if (!k) {
+        c->x->oom = 1;
+        return;
+    }
+    if (isnew) {
+        *k = c->ncounters++;
+        uint8_t *pk, *d, *s;
+        uint8_t *p = pf_pk_open(c, PF_ROOM, &pk);
+        p = pb_uint(p, TP_SEQ_ID, PF_SEQ_META);
+        p = pb_open(p, TP_TRACK_DESC, &d);
+        p = pb_uint(pb_uint(p, 1, pf_uuid(c, 2, *k)), 5, c->puuid);   /* uuid, parent_uuid */
+        p = pb_open(p, 2, &s);
+        p += clean((char *)p, model_name_text(c->m, local), PF_NAME_MAX);
+        p = pb_close(p, s);
+        p = pb_bytes(p, 8, "", 0);   /* counter: a CounterDescriptor, defaults */
+        pf_pk_close(c, pb_close(p, d), pk);
+    }
+    double v;
+    memcpy(&v, &it->u, sizeof v);
+    uint64_t iid;
+    uint8_t *pk, *te;
+    uint8_t *p = ev_open(c, rec, P, it->b, UINT32_MAX, 0, &iid, &pk);
+    p = pb_open(p, TP_TRACK_EVENT, &te);
+    p = pb_uint(pb_uint(p, TE_TYPE, TYPE_COUNTER), TE_TRACK_UUID, pf_uuid(c, 2, *k));
+    /* The range test first: converting a double outside int64's range is
+     * undefined (the value comes from the segment: anything). */
+    if (fabs(v) < 9007199254740992.0 && v == (double)(int64_t)v) p = pb_int(p, TE_COUNTER, (int64_t)v);
+    else p = pb_double(p, TE_DOUBLE_COUNTER, v);
+    pf_pk_close(c, pb_close(p, te), pk);
+    c->c.counters++;
+}
+
+void pf_flow(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem *it) {
+    uint64_t iid;
+    uint8_t *pk, *te;
+    uint8_t *p = ev_open(c, rec, P, it->b, UINT32_MAX, 0, &iid, &pk);
+    p = pb_open(p, TP_TRACK_EVENT, &te);
+    p = te_lit_name(pb_uint(p, TE_TYPE, TYPE_INSTANT), "flow");
+    p = pb_fixed64(p, it->flags == REC_EV_FLOW_END ? TE_TERMINATING : TE_FLOW_IDS, it->u);
+    pf_pk_close(c, pb_close(p, te), pk);
+    c->c.flows++;
+}
+
+void pf_loss(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem *it) {
+    uint64_t iid;
+    uint8_t *pk, *te;
+    uint8_t *p = ev_open(c, rec, P, it->b, UINT32_MAX, 0, &iid, &pk);
+    p = pb_open(p, TP_TRACK_EVENT, &te);
+    p = pb_uint(p, TE_TYPE, TYPE_INSTANT);
+    if (it->flags & REC_LOSS_NOT_KEPT) {   /* history: older than the ring when the reader attached */
+        p = te_lit_name(p, "recorder: older entries not kept");
+        p = pf_da_uint(p, "not_kept", it->u);
+    } else {
+        p = te_lit_name(p, "recorder: entries lost");
+        p = pf_da_uint(pf_da_uint(p, "overwritten", it->u), "dropped", it->name_id);
+    }
+    pf_pk_close(c, pb_close(p, te), pk);
+    c->c.instants++;
+}
+
+/* Just before the end of a slice whose begin went out before its end was
+ * known: the flags it turned out to have. */
+void pf_late_flags(struct pctx *c, uint32_t rec, struct prec *P, const struct xframe *f) {
+    uint64_t iid;
+    uint8_t *pk, *te;
+    char fl[64];
+    size_t n = flag_list(fl, arg_bits(f->flags));
+    const char *name = model_name_text(c->m, model_name(c->m, f->name_id));
+    uint8_t *p = ev_open(c, rec, P, f->e, UINT32_MAX, 0, &iid, &pk);
+    p = pb_open(p, TP_TRACK_EVENT, &te);
+    p = te_lit_name(pb_uint(p, TE_TYPE, TYPE_INSTANT), "recorder: flags known late");
+    p = pf_da_str(pf_da_str(p, "slice", name, strlen(name)), "flags", fl, n);
+    pf_pk_close(c, pb_close(p, te), pk);
+    c->c.instants++;
+    c->c.late_flags++;
+}
+
+static uint64_t clock_ns(clockid_t id) {
+    struct timespec ts;
+    if (clock_gettime(id, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Sequence 1's first packet: MONOTONIC, BOOTTIME and REALTIME at the
+ * trace start.  REALTIME is the source's own reading; BOOTTIME is
+ * MONOTONIC plus the offset between the two now (the time this machine
+ * spent suspended since the trace was recorded is not known). */
+void pf_clock_snapshot(struct pctx *c) {
+    int64_t t0 = c->x->t0;
+    uint64_t mono = pf_abs_ns(c, t0);
+    uint64_t boot = clock_ns(CLOCK_BOOTTIME), now = clock_ns(CLOCK_MONOTONIC);
+    uint64_t off = boot > now ? boot - now : 0;
+    int64_t real = (int64_t)c->m->src.real_ns0 + t0;
+    uint8_t *pk, *cs, *k;
+    uint8_t *p = pf_pk_open(c, 256, &pk);
+    p = pb_uint(p, TP_SEQ_ID, PF_SEQ_META);
+    p = pb_uint(p, TP_SEQ_FLAGS, 1);
+    p = pb_uint(pb_uint(p, TP_TIMESTAMP, mono), TP_CLOCK_ID, PF_CLOCK_MONO);
+    p = pb_open(p, TP_CLOCK_SNAPSHOT, &cs);
+    p = pb_open(p, 1, &k);
+    p = pb_close(pb_uint(pb_uint(p, 1, PF_CLOCK_MONO), 2, mono), k);
+    p = pb_open(p, 1, &k);
+    p = pb_close(pb_uint(pb_uint(p, 1, PF_CLOCK_BOOT), 2, mono + off), k);
+    if (c->m->src.real_ns0 && real > 0) {
+        p = pb_open(p, 1, &k);
+        p = pb_close(pb_uint(pb_uint(p, 1, PF_CLOCK_REAL), 2, (uint64_t)real), k);
+    }
+    pf_pk_close(c, pb_close(p, cs), pk);
+}
+
+void pf_describe_process(struct pctx *c) {
+    const char *pn = c->m->src.process_name[0] ? c->m->src.process_name : "process";
+    char name[sizeof c->m->src.process_name];
+    snprintf(name, sizeof name, "%.*s", (int)sizeof name - 1, pn);
+    uint8_t *pk, *d, *pd, *s;
+    uint8_t *p = pf_pk_open(c, 1024, &pk);
+    p = pb_uint(p, TP_SEQ_ID, PF_SEQ_META);
+    p = pb_open(p, TP_TRACK_DESC, &d);
+    p = pb_uint(p, 1, c->puuid);
+    p = pb_open(p, 3, &pd);   /* ProcessDescriptor: pid, process_name */
+    p = pb_int(p, 1, c->pid);
+    p = pb_open(p, 6, &s);
+    p += clean((char *)p, name, sizeof name);
+    pf_pk_close(c, pb_close(pb_close(pb_close(p, s), pd), d), pk);
+}
+
+
+/* ---- statistics -------------------------------------------------------------------
+ * What the JSON keeps in otherData, where Perfetto's UI shows it: the
+ * arguments of an instant "recorder: statistics" on the process track at
+ * the trace's end (totals), and of "recorder: thread statistics" on each
+ * thread's track (the process's for a thread the file does not show).
+ * Sequence 1, absolute times; they are not counted as instants. */
+static uint8_t *stat_open(struct pctx *c, int64_t t, uint64_t track, const char *name, uint8_t **pk, uint8_t **te) {
+    uint8_t *p = pf_pk_open(c, PF_ROOM, pk);
+    p = pb_uint(p, TP_SEQ_ID, PF_SEQ_META);
+    p = pb_uint(pb_uint(p, TP_TIMESTAMP, pf_abs_ns(c, t)), TP_CLOCK_ID, PF_CLOCK_MONO);
+    p = pb_open(p, TP_TRACK_EVENT, te);
+    p = pb_uint(pb_uint(p, TE_TYPE, TYPE_INSTANT), TE_TRACK_UUID, track);
+    return te_lit_name(p, name);
+}
+
+void pf_write_stats(struct pctx *c, const struct rec_export_opts *o) {
+    rec_model *m = c->m;
+    uint64_t over = 0, drop = 0, bad = 0, unmatched = 0, hist = 0;
+    for (size_t i = 0; i < m->n_recs; i++) {
+        over += m->recs[i].overwritten;
+        hist += m->recs[i].history;
+        drop += m->recs[i].dropped;
+        bad += m->recs[i].bad;
+        unmatched += m->recs[i].unmatched;
+    }
+    c->c.overwritten = over;
+    c->c.dropped = drop;
+    c->c.bad = bad;
+    int64_t t = c->end < c->x->to ? c->end : c->x->to;
+    if (t < c->x->t0) t = c->x->t0;
+    uint8_t *pk, *te;
+    uint8_t *p = stat_open(c, t, c->puuid, "recorder: statistics", &pk, &te);
+    p = pf_da_str(p, "format", "recorder trace 1", 16);
+    p = pf_da_str(p, "process", m->src.process_name, strnlen(m->src.process_name, sizeof m->src.process_name));
+    p = pf_da_int(p, "pid", c->pid);
+    p = pf_da_uint(p, "real_ns0", m->src.real_ns0);
+    p = pf_da_uint(p, "mono_ns0", m->src.mono_ns0);
+    p = pf_da_int(p, "t0_ns", c->x->t0);
+    p = pf_da_int(p, "end_ns", c->end);
+    p = pf_da_double(p, "last_sec", o ? o->last_sec : 0);
+    p = pf_da_double(p, "from_sec", o ? o->from_sec : 0);
+    p = pf_da_double(p, "to_sec", o ? o->to_sec : 0);
+    p = pf_da_uint(p, "events_written", 2 * c->c.slices + c->c.instants + c->c.counters + c->c.flows);
+    p = pf_da_uint(p, "slices", c->c.slices);
+    p = pf_da_uint(p, "instants", c->c.instants);
+    p = pf_da_uint(p, "counters", c->c.counters);
+    p = pf_da_uint(p, "flows", c->c.flows);
+    p = pf_da_uint(p, "threads", c->c.threads);
+    p = pf_da_uint(p, "entries_not_kept", hist);
+    p = pf_da_uint(p, "entries_overwritten", over);
+    p = pf_da_uint(p, "entries_dropped", drop);
+    p = pf_da_uint(p, "entries_bad", bad);
+    p = pf_da_uint(p, "unmatched_ends", unmatched);
+    p = pf_da_uint(p, "log_dropped", m->log.xs ? 0 : m->log.dropped);
+    p = pf_da_uint(p, "untracked_events", m->untracked_events);
+    p = pf_da_uint(p, "nonfinite_counters", m->nonfinite_counters);
+    p = pf_da_uint(p, "unbound_flows", c->c.unbound_flows);
+    p = pf_da_uint(p, "forced_slices", c->x->forced);
+    p = pf_da_uint(p, "late_flags", c->c.late_flags);
+    p = pf_da_uint(p, "too_deep_slices", c->x->too_deep);
+    pf_pk_close(c, pb_close(p, te), pk);
+    uint32_t *order = malloc((m->n_recs ? m->n_recs : 1) * sizeof *order);
+    size_t n = order ? model_record_order(m, order) : 0;
+    if (!order) c->x->oom = 1;
+    for (size_t g = 0; g < n; g++) {
+        uint32_t i = order[g];
+        const struct trec *r = &m->recs[i];
+        long pl = xs_plan_rec(m, c->plan, i);
+        uint64_t track = i < c->npr && c->pr[i].uuid ? c->pr[i].uuid : pl >= 0 && c->plan_uuid[pl] ? c->plan_uuid[pl] : c->puuid;
+        int tid = pl >= 0 ? c->plan_tid[pl] : SYNTH_TID_BASE + (int)c->plan_n + (int)i;
+        p = stat_open(c, t, track, "recorder: thread statistics", &pk, &te);
+        p = pf_da_int(p, "tid", tid);
+        p = pf_da_uint(p, "slot", r->slot);
+        p = pf_da_uint(p, "gen", r->gen);
+        p = pf_da_str(p, "name", r->name, strnlen(r->name, sizeof r->name));
+        p = pf_da_uint(p, "events", r->events);
+        p = pf_da_uint(p, "not_kept", r->history);
+        p = pf_da_uint(p, "overwritten", r->overwritten);
+        p = pf_da_uint(p, "dropped", r->dropped);
+        p = pf_da_uint(p, "bad", r->bad);
+        p = pf_da_uint(p, "unmatched_ends", r->unmatched);
+        p = pf_da_uint(p, "too_deep", r->too_deep);
+        pf_pk_close(c, pb_close(p, te), pk);
+    }
+    free(order);
+}

@@ -1,0 +1,88 @@
+/*
+ * perfetto_write.h -- the Perfetto exporter's state, shared by
+ * perfetto_events.c (how each packet is encoded: descriptors, clocks,
+ * interning, every kind of event, the statistics) and export_perfetto.c
+ * (what the streaming core hands over, the file's start and end).
+ */
+#ifndef REC_ANALYSIS_PERFETTO_WRITE_H
+#define REC_ANALYSIS_PERFETTO_WRITE_H
+
+#include "export_stream.h"
+#include "outbuf.h"
+#include "pb_write.h"
+
+#pragma GCC visibility push(hidden)
+
+#define PF_SEQ_META 1u
+#define PF_CLOCK_MONO 3u
+#define PF_CLOCK_BOOT 6u
+#define PF_CLOCK_REAL 1u
+#define PF_CLOCK_INC 64u             /* sequence-scoped, incremental */
+#define PF_INTERN_MAX ((size_t)1 << 20)
+#define PF_NAME_MAX 1024u            /* REC_STR_MAXLEN: longer names are cut */
+#define PF_ROOM (4 * PF_NAME_MAX + 512)   /* any one event packet fits */
+
+/* TracePacket */
+enum { TP_PACKET = 1, TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_SEQ_ID = 10, TP_TRACK_EVENT = 11,
+       TP_INTERNED = 12, TP_SEQ_FLAGS = 13, TP_CLOCK_ID = 58, TP_DEFAULTS = 59, TP_TRACK_DESC = 60 };
+/* TrackEvent */
+enum { TE_CATEGORY_IIDS = 3, TE_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11,
+       TE_NAME = 23, TE_COUNTER = 30, TE_DOUBLE_COUNTER = 44, TE_FLOW_IDS = 47, TE_TERMINATING = 48 };
+enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER = 4 };
+/* DebugAnnotation */
+enum { DA_UINT = 3, DA_INT = 4, DA_DOUBLE = 5, DA_STRING = 6, DA_NAME = 10 };
+
+struct prec {                 /* per record of the model written */
+    uint64_t uuid;            /* its thread track; 0 until described */
+    struct u64map iid;        /* model name (local) -> iid on its sequence */
+    int64_t last;             /* the incremental clock: last time written, ns */
+    uint64_t next_iid;
+    uint32_t cats;            /* categories interned (bit = flag set) */
+    uint32_t gen;             /* pctx.gen when its sequence (re)started; 0 never */
+    uint32_t pending;         /* frames whose begin is deferred (window) */
+};
+
+struct pctx {
+    struct xs *x;
+    rec_model *m, *plan;
+    struct outbuf ob;
+    int *plan_tid;
+    uint64_t *plan_uuid;      /* thread tracks described from the plan, 0 if not */
+    size_t plan_n;
+    struct prec *pr;
+    size_t npr;
+    struct u64map counters;   /* model name (local) -> counter track number */
+    uint64_t ncounters;
+    uint32_t gen;
+    size_t interned;
+    uint64_t mono0;           /* CLOCK_MONOTONIC at model time 0 */
+    int pid;
+    uint64_t puuid;
+    int64_t end;
+    struct rec_export_counts c;
+};
+
+/* perfetto_events.c */
+uint64_t pf_abs_ns(const struct pctx *c, int64_t t);
+uint64_t pf_uuid(const struct pctx *c, uint32_t kind, uint64_t n);   /* kind: 0 process, 1 thread, 2 counter */
+uint8_t *pf_pk_open(struct pctx *c, size_t need, uint8_t **mark);
+void pf_pk_close(struct pctx *c, uint8_t *p, uint8_t *mark);
+uint8_t *pf_da_uint(uint8_t *p, const char *name, uint64_t v);
+uint8_t *pf_da_int(uint8_t *p, const char *name, int64_t v);
+uint8_t *pf_da_double(uint8_t *p, const char *name, double v);
+uint8_t *pf_da_str(uint8_t *p, const char *name, const char *s, size_t n);
+void pf_describe_thread(struct pctx *c, uint64_t uuid, int tid, const char *name);
+void pf_describe_process(struct pctx *c);
+void pf_clock_snapshot(struct pctx *c);
+struct prec *pf_prec(struct pctx *c, uint32_t rec);
+void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t, uint32_t name_id, unsigned ab);
+void pf_instant(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem *it, const char *msg);
+void pf_counter(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem *it);
+void pf_flow(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem *it);
+void pf_loss(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem *it);
+void pf_late_flags(struct pctx *c, uint32_t rec, struct prec *P, const struct xframe *f);
+void pf_write_stats(struct pctx *c, const struct rec_export_opts *o);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""test_perfetto.py RECORDER CLI_PROG WORKDIR TEST -- `--format perfetto`
+end to end: every protobuf trace the commands write decodes with the
+independent decoder (tests/perfetto/pftrace.py) and holds what the JSON of
+the same source holds; the summary line says what the file holds.
+
+  dump     a finished program, a crashed one (its open scope) and one with
+           terminal controls in its names: -o X.pftrace, --format perfetto
+           with any name, against -o X.json; an unknown format is refused
+  convert  a capture to .pftrace and .perfetto-trace, against .json (the
+           same bytes twice: a capture reads the same every time)
+  run      a program that forks: one protobuf trace per process
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "perfetto"))
+from clitest import (OK, USAGE, WORK, PROG, check, rec, run_prog, remove_segment, env_without_keep,  # noqa: E402
+                     main, TIMEOUT)
+import pftrace  # noqa: E402
+
+
+# Two dumps of one segment: times within 2 ns + 0.01% (the reader refines
+# the tick rate between the two reads; 40 ns at 10 ms seen under ASan).
+TOL = (2, 1e-4)
+
+
+def said(err):
+    m = re.search(rb"(\d+) slices, (\d+) instants, (\d+) counters, (\d+) flow events \((\d+) track events\), "
+                  rb"(\d+) threads", err)
+    return dict(zip(("slices", "instants", "counters", "flows", "events", "threads"), map(int, m.groups()))) \
+        if m else None
+
+
+def same_as_json(pf_path, json_path, what, tol=0):
+    try:
+        pf = pftrace.decode(os.path.join(WORK, pf_path))
+    except pftrace.DecodeError as e:
+        check(False, f"{what}: {pf_path} decodes: {e}")
+        return None
+    js = json.load(open(os.path.join(WORK, json_path), encoding="utf-8"))
+    diffs = pftrace.compare(pf, js, True, tol)
+    check(not diffs, f"{what}: {pf_path} holds what {json_path} holds {diffs[:3]}")
+    got, jc = pftrace.counts(pf), js["otherData"]["recorder"]["written"]
+    check(all(got[k] == jc[k] for k in ("slices", "instants", "counters", "flows", "threads")),
+          f"{what}: counts {got} vs {jc}")
+    return pf
+
+
+def export_both(target, stem, what, tol):
+    code, _, err = rec("dump", target, "-o", stem + ".pftrace")
+    check(code == OK, f"{what}: dump -o {stem}.pftrace ({err[-200:]!r})")
+    s = said(err)
+    check(s is not None and b"Perfetto protobuf" in err, f"{what}: the summary names the format ({err!r})")
+    code, _, err = rec("dump", target, "-o", stem + ".json")
+    check(code == OK, f"{what}: dump -o {stem}.json")
+    pf = same_as_json(stem + ".pftrace", stem + ".json", what, tol)
+    if pf and s:
+        got = pftrace.counts(pf)
+        check(all(s[k] == got[k] for k in got), f"{what}: the summary {s} says what the file holds {got}")
+    return pf
+
+
+def test_dump():
+    pid = run_prog("scopes")
+    pf = export_both(str(pid), "scopes", "scopes", TOL)
+    code, _, err = rec("dump", str(pid), "--format", "perfetto", "-o", "any.name")
+    check(code == OK and pftrace.decode(os.path.join(WORK, "any.name"))["events"], "--format perfetto, any name")
+    code, _, err = rec("dump", str(pid), "-f", "xml", "-o", "x.xml")
+    check(code == USAGE and b"json or perfetto" in err, f"an unknown format is refused ({err!r})")
+    if pf:
+        snap = pf["snapshot"]
+        check(set(snap) >= {pftrace.MONOTONIC, pftrace.BOOTTIME, pftrace.REALTIME}, f"clock snapshot {snap}")
+        st = pf["stats"]
+        check(snap[pftrace.MONOTONIC] == st["mono_ns0"] + st["t0_ns"] and st["mono_ns0"] > 0,
+              "MONOTONIC of ts 0 is the program's clock at its first event")
+    remove_segment(pid)
+
+    p = subprocess.run([PROG, "segv"], env=env_without_keep({"RECORDER_KEEP": "1"}), cwd=WORK, timeout=TIMEOUT,
+                       capture_output=True)
+    m = re.search(rb"pid (\d+)", p.stdout)
+    if check(m is not None, "segv said its pid"):
+        cpid = int(m.group(1))
+        pf = export_both(str(cpid), "crash", "crash", TOL)
+        if pf:
+            opened = [e for e in pf["events"] if e["ph"] in "Bi" and e["cat"] and "open" in e["cat"]]
+            check(opened, "the scope open at the crash is marked open")
+        remove_segment(cpid)
+
+    pid = run_prog("evil")
+    pf = export_both(str(pid), "evil", "names with terminal controls", TOL)
+    remove_segment(pid)
+
+
+def test_convert():
+    code, _, err = rec("capture", "-o", "c.rec", "--", PROG, "scopes")
+    check(code == OK, f"capture -- cli_prog scopes ({err[-300:]!r})")
+    for out in ("c.pftrace", "c.perfetto-trace", "c.json"):
+        code, _, err = rec("convert", "c.rec", "-o", out)
+        check(code == OK, f"convert -o {out} ({err[-200:]!r})")
+    same_as_json("c.pftrace", "c.json", "convert")
+    a = open(os.path.join(WORK, "c.pftrace"), "rb").read()
+    b = open(os.path.join(WORK, "c.perfetto-trace"), "rb").read()
+    # the clock snapshot's BOOTTIME is read at export time: compare the rest
+    check(len(a) == len(b) and a[:16] != b"" and pftrace.counts(pftrace.decode(os.path.join(WORK, "c.perfetto-trace")))
+          == pftrace.counts(pftrace.decode(os.path.join(WORK, "c.pftrace"))), ".perfetto-trace is the same format")
+    js = os.path.getsize(os.path.join(WORK, "c.json"))
+    check(len(a) * 4 <= js, f"the protobuf is at most a quarter of the JSON: {len(a)} vs {js} bytes")
+
+
+def test_run():
+    code, _, err = rec("run", "-o", "t.pftrace", "--", PROG, "fork")
+    check(code == OK, f"run -o t.pftrace -- cli_prog fork ({err[-300:]!r})")
+    files = sorted(f for f in os.listdir(WORK) if f.endswith(".pftrace"))
+    check(len(files) == 2 and "t.pftrace" in files, f"one protobuf trace per process: {files}")
+    for f in files:
+        try:
+            pf = pftrace.decode(os.path.join(WORK, f))
+            check(pftrace.counts(pf)["slices"] > 0, f"{f}: decodes, with slices")
+        except pftrace.DecodeError as e:
+            check(False, f"{f}: {e}")
+
+
+main({"dump": test_dump, "convert": test_convert, "run": test_run})
