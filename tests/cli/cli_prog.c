@@ -74,7 +74,12 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+static int wait_stream(void);
+
+/* CLI_PROG_WAIT_STREAM=1: first wait for a capture to attach (run's own),
+ * so that a slow start (sanitizers) cannot overwrite the first ring. */
 static int mode_scopes(int n) {
+    if (getenv("CLI_PROG_WAIT_STREAM") && wait_stream() != 0) return 3;
     REC_THREAD_NAME("main");
     REC_INSTANT("start", "cli_prog scopes");
     pthread_t t[2];

@@ -31,7 +31,9 @@ def test_report():
     require(code == OK, f"report exits 0 ({code}, {err!r})")
     check("partial:" in text, "the report says its figures are partial")
     m = re.search(r"partial: ([\d.]+)% of its events decoded", text)
-    check(m and 0 < float(m.group(1)) < 90, f"with the share of events decoded ({m and m.group(1)})")
+    # Strictly partial.  (Plain builds decode about a third; under ASan the
+    # writer slows more than the capture, which then decodes up to 90%.)
+    check(m and 0 < float(m.group(1)) < 100, f"with the share of events decoded ({m and m.group(1)})")
     m = re.search(r"Thread busy-thread \(tid \d+\) Showing .* ([\d.]+)% busy", text)
     check(m and float(m.group(1)) > 60, f"the thread is ~100% busy over the time its data covers ({m and m.group(1)})")
     m = re.search(r"^\s+([\d.]+)%\s+[\d.]+\s+\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+busy$", text, re.M)
