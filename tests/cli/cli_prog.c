@@ -157,6 +157,9 @@ static int mode_spin(long n) {
 /* One thread always inside a scope: back-to-back "busy" scopes, n of them
  * (test_partial.py: a reader that loses some must still call it 100%). */
 static int mode_busy(long n) {
+    /* The capture attaches first: a slow start (sanitizers) must not make
+     * everything history, not kept, instead of lost while read. */
+    if (wait_stream() != 0) return 3;
     REC_THREAD_NAME("busy-thread");
     for (long i = 0; i < n; i++) {
         REC_SCOPE("busy");
