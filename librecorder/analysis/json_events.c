@@ -450,14 +450,10 @@ static void dbl_field(struct outbuf *o, const char *key, double v) {
 void write_other(struct jctx *c, const struct rec_export_opts *opt) {
     rec_model *m = c->m;
     struct outbuf *o = &c->ob;
-    uint64_t over = 0, drop = 0, bad = 0, unmatched = 0, hist = 0;
-    for (size_t i = 0; i < m->n_recs; i++) {
-        over += m->recs[i].overwritten;
-        hist += m->recs[i].history;
-        drop += m->recs[i].dropped;
-        bad += m->recs[i].bad;
-        unmatched += m->recs[i].unmatched;
-    }
+    struct model_loss_sum sum;
+    model_loss_totals(m, &sum);
+    const uint64_t over = sum.overwritten, drop = sum.dropped, bad = sum.bad, unmatched = sum.unmatched,
+                   hist = sum.history;
     c->c.overwritten = over;
     c->c.dropped = drop;
     c->c.bad = bad;

@@ -252,6 +252,12 @@ struct rec_model {
 uint32_t model_name(rec_model *m, uint32_t id);              /* local index */
 const char *model_name_text(rec_model *m, uint32_t local);   /* never NULL */
 
+/* Every thread record's losses, summed (the exporters' statistics). */
+struct model_loss_sum {
+    uint64_t overwritten, dropped, bad, unmatched, history;
+};
+void model_loss_totals(const rec_model *m, struct model_loss_sum *out);
+
 /* fold.c: the name local folds into (itself when it has no layer number
  * or is not resolved yet), and a representative's folded text. */
 uint32_t model_fold_rep(rec_model *m, uint32_t local);
