@@ -1,6 +1,7 @@
 /* watch.js -- what watching costs a program that uses every core.
  *
  *   node bench/watch/watch.js [--rounds R] [--seconds S] [--work-us US] [--threads N]
+ *                             [--modes top,top-nice,top-idle,web,capture]
  *
  * Needs WATCH_WORK, RECORDER_CLI, RECORDER_TOP and RECORDER_WEB (meson passes
  * them: `meson test -C BUILD --benchmark --suite watch -v`), tmux,
@@ -31,6 +32,7 @@ function arg(name, def) {
   return i > 0 ? Number(process.argv[i + 1]) : def;
 }
 const rounds = arg('rounds', 5);
+const only = (process.argv[process.argv.indexOf('--modes') + 1] || '').split(',').filter(Boolean);
 const seconds = arg('seconds', 5);
 const workUs = arg('work-us', 20);
 const threads = arg('threads', os.cpus().length);
@@ -102,36 +104,44 @@ async function finish(w) {
   return { opsPerS: Number(m[1]) / Number(m[2]), events: Number(m[3]) };
 }
 
+/* recorder-top in tmux, started through prefix (a priority). */
+async function watchTop(prefix) {
+  const w = await startWork();
+  const sock = `watch-${process.pid}`;
+  const stats = path.join(os.tmpdir(), `watch-top-${process.pid}.stats`);
+  const tmux = (...a) => execFileSync('tmux', ['-L', sock, '-f', '/dev/null', ...a], { encoding: 'utf8' });
+  tmux('new-session', '-d', '-s', 'w', '-x', '120', '-y', '40',
+    `exec ${prefix}env LANG=C.UTF-8 ${TOP} --stats ${w.pid} 2>${stats}`);
+  try {
+    const tpid = Number(tmux('display-message', '-p', '-t', 'w', '#{pane_pid}').trim());
+    await until(() => tmux('capture-pane', '-p', '-t', 'w').includes(`pid ${w.pid}`), "recorder-top's first screen");
+    const c0 = cpuSeconds(tpid), t0 = Date.now();
+    const r = await finish(w);
+    const cpu = (cpuSeconds(tpid) - c0) / ((Date.now() - t0) / 1000);
+    await sleep(300);
+    tmux('send-keys', '-t', 'w', 'q');
+    const text = await until(() => { const t = fs.readFileSync(stats, 'utf8'); return /decoded=/.test(t) && t; },
+      "recorder-top's --stats line");
+    const m = /decoded=(\d+) lost=(\d+)/.exec(text);
+    return { ...r, cpu, decoded: Number(m[1]), lost: Number(m[2]) };
+  } finally {
+    try { execFileSync('tmux', ['-L', sock, 'kill-server'], { stdio: 'ignore' }); } catch (e) { /* gone */ }
+    fs.rmSync(stats, { force: true });
+  }
+}
+
+
 const modes = {
   async alone() {
     const w = await startWork();
     return { ...(await finish(w)) };
   },
 
-  async top() {
-    const w = await startWork();
-    const sock = `watch-${process.pid}`;
-    const stats = path.join(os.tmpdir(), `watch-top-${process.pid}.stats`);
-    const tmux = (...a) => execFileSync('tmux', ['-L', sock, '-f', '/dev/null', ...a], { encoding: 'utf8' });
-    tmux('new-session', '-d', '-s', 'w', '-x', '120', '-y', '40',
-      `exec env LANG=C.UTF-8 ${TOP} --stats ${w.pid} 2>${stats}`);
-    try {
-      const tpid = Number(tmux('display-message', '-p', '-t', 'w', '#{pane_pid}').trim());
-      await until(() => tmux('capture-pane', '-p', '-t', 'w').includes(`pid ${w.pid}`), "recorder-top's first screen");
-      const c0 = cpuSeconds(tpid), t0 = Date.now();
-      const r = await finish(w);
-      const cpu = (cpuSeconds(tpid) - c0) / ((Date.now() - t0) / 1000);
-      await sleep(300);
-      tmux('send-keys', '-t', 'w', 'q');
-      const text = await until(() => { const t = fs.readFileSync(stats, 'utf8'); return /decoded=/.test(t) && t; },
-        "recorder-top's --stats line");
-      const m = /decoded=(\d+) lost=(\d+)/.exec(text);
-      return { ...r, cpu, decoded: Number(m[1]), lost: Number(m[2]) };
-    } finally {
-      try { execFileSync('tmux', ['-L', sock, 'kill-server'], { stdio: 'ignore' }); } catch (e) { /* gone */ }
-      fs.rmSync(stats, { force: true });
-    }
-  },
+  top: () => watchTop(''),
+  /* The same at the lowest priorities: does a viewer that never preempts
+   * cost less, and does it still keep up?  (docs/performance/watch.md) */
+  'top-nice': () => watchTop('nice -n 19 '),
+  'top-idle': () => watchTop('chrt --idle 0 '),
 
   async web(browser) {
     const w = await startWork();
@@ -201,7 +211,7 @@ const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.lengt
     } catch (e) { return []; }
   };
   const browser = { newPage: (o) => ctx.newPage(o) };
-  const names = Object.keys(modes);
+  const names = Object.keys(modes).filter((n) => n === 'alone' || !only.length || only.includes(n));
   const got = Object.fromEntries(names.map((n) => [n, []]));
   console.log(`watch_work: ${threads} threads in lock step (spinning barrier), ${workUs} us per op, ` +
     `${seconds} s per run, ${rounds} rounds, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}`);
