@@ -11,15 +11,20 @@
 static const struct {
     const char *key, *what;
 } lines[] = {
-    {"Tab 1 2 3", "switch view: Top, Flame, Threads (Shift-Tab back)"},
+    {"Tab 1-5", "switch view: Top, Flame, Threads, Counters, Messages"},
+    {"", "(Shift-Tab back)"},
     {"w", "window: last 1 s, last 10 s, whole run"},
     {"t T", "next / previous thread, or all threads"},
     {"s S", "Top: sort by the next column / reverse the order"},
-    {"/", "Top: filter scope names (Enter applies, Esc cancels)"},
+    {"/", "Top: filter scope names; Messages: names and messages"},
+    {"", "(Enter applies, Esc cancels)"},
     {"p Space", "pause the view; reading goes on underneath"},
     {"f", "Top: fold layer numbers (ffn_up-0, ffn_up-1 -> ffn_up-*)"},
     {"arrows", "move (PgUp PgDn Home End too)"},
-    {"Enter", "Flame: zoom into the frame; Threads: that thread in Top"},
+    {"Enter", "Top: the scope's histogram, percentiles and P99 history;"},
+    {"", "Flame: zoom into the frame; Threads: that thread in Top"},
+    {"mouse", "click a tab, a column title (sorts; again: reverses), a row;"},
+    {"", "the wheel scrolls. Shift-drag selects text"},
     {"Bksp Esc", "Flame: zoom out; Top: clear the filter"},
     {"Ctrl-L", "redraw the screen"},
     {"q", "quit"},
@@ -27,8 +32,11 @@ static const struct {
     {"TOTAL%", "time inside the scope per second of the window, summed"},
     {"", "over threads: 100% = one thread inside it all the time"},
     {"SELF%", "the same without the time in scopes it called"},
+    {"CALLS", "calls completed in the window; CALLS/S per second"},
     {"AVG P50", "mean and percentiles of the calls that completed in the"},
-    {"P99 MAX", "window (percentiles within 3%)"},
+    {"P95 P99", "window (percentiles within 3%), and the longest (MAX)"},
+    {"Counters", "latest value; min, avg, max over the window; per second"},
+    {"Messages", "instants (REC_INSTANT), newest first; the last 1024 read"},
     {"UTIL", "Threads: share of the last second inside a scope"},
     {"", "that is not a wait scope (rows marked [wait])"},
     {"ring", "unread share of the fullest ring when we drained it"},
@@ -74,17 +82,7 @@ void view_help_draw(struct app *a) {
     if (w < 20 || h < 5) return;
     int y0 = (LINES - h) / 2, x0 = (COLS - w) / 2;
     attr_t body = theme_attr(R_KEYLABEL), key = theme_attr(R_KEYLABEL) | A_BOLD;
-    for (int i = 0; i < h; i++) draw_fill(y0 + i, x0, w, body);
-    attrset(body);
-    mvaddch(y0, x0, ACS_ULCORNER);
-    mvhline(y0, x0 + 1, ACS_HLINE, w - 2);
-    mvaddch(y0, x0 + w - 1, ACS_URCORNER);
-    mvvline(y0 + 1, x0, ACS_VLINE, h - 2);
-    mvvline(y0 + 1, x0 + w - 1, ACS_VLINE, h - 2);
-    mvaddch(y0 + h - 1, x0, ACS_LLCORNER);
-    mvhline(y0 + h - 1, x0 + 1, ACS_HLINE, w - 2);
-    mvaddch(y0 + h - 1, x0 + w - 1, ACS_LRCORNER);
-    attrset(A_NORMAL);
+    draw_box(y0, x0, h, w, body);
     draw_put(y0, x0 + 2, " recorder-top help ", theme_attr(R_TITLE));
     int rows = h - 4, max = n - rows > 0 ? n - rows : 0;
     if (a->help_scroll > max) a->help_scroll = max;

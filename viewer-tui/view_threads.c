@@ -75,6 +75,9 @@ void view_threads_draw(struct app *a, int y, int h) {
     if (a->thr_sel < a->thr_scroll) a->thr_scroll = a->thr_sel;
     if (a->thr_sel >= a->thr_scroll + rows) a->thr_scroll = a->thr_sel - rows + 1;
     if (a->thr_scroll < 0) a->thr_scroll = 0;
+    a->hit.rows_y = y + 1;   /* where a click selects (mouse.c) */
+    a->hit.rows_n = rows;
+    a->hit.rows_first = a->thr_scroll;
     int live = 0;
     for (int i = 0; i < n; i++) live += s->threads[i].state == REC_SLOT_LIVE && !a->src->exited;
     for (int r = 0; r < rows && a->thr_scroll + r < n; r++) {
