@@ -21,10 +21,10 @@
 #include "draw.h"
 #include "format.h"
 
-/* At 80 columns the name keeps 18 (names cut in the middle stay
- * distinct) and the least used columns go first. */
+/* The least used columns go first; a name too long for what is left is
+ * cut in the middle, so that names differing at the end stay distinct. */
 static const struct col_def cols[TOP_NCOLS] = {
-    [TOP_NAME] = {"SCOPE", 18, 1000, 1, 0},
+    [TOP_NAME] = {"SCOPE", 16, 1000, 1, 0},
     [TOP_CALLS] = {"CALLS", 7, 50, 0, 1},
     [TOP_RATE] = {"CALLS/S", 8, 80, 0, 1},
     [TOP_TOTAL] = {"TOTAL%", 7, 95, 0, 1},

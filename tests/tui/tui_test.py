@@ -113,7 +113,7 @@ def case_flame(a, t, w):
     top_ready(t, w.pid)
     t.keys("2")
     s = t.wait(lambda s: "▏step" in s and "▏matmul" in s and "▏softmax" in s, "step, matmul and softmax frames")
-    if "call paths over 1s" not in s or "all threads" not in s:
+    if "call paths over 10s" not in s or "all threads" not in s:
         raise Fail("Flame view lacks its heading or root:\n" + s)
     # The layout: step's frame above matmul's, and wider.
     lines = s.split("\n")
@@ -163,7 +163,7 @@ def case_threads(a, t, w):
     head = next(i for i, l in enumerate(lines) if "INSIDE NOW" in l)
     row = next(i for i, l in enumerate(lines) if "sleeper" in l) - head - 1   # threads attach in any order
     t.keys("Home", *(["Down"] * row), "Enter")
-    t.wait_text("1 Top", "sleeper (", "No scope completed in the last second")
+    t.wait_text("1 Top", "sleeper (", "No scope has completed in this window yet")
 
 
 def case_pause(a, t, w):

@@ -1,9 +1,10 @@
 """recorder-top end-to-end tests of the Counters and Messages views, the
 details panel, names at 80x24, the mouse, and the defaults shared with
 recorder-web.  Run through tui_test.py (CASE counters, messages, details,
-names80, mouse, views_pause, demo), against tests/tui/tui_workload (two
-counters, instants every 20 frames, one holding an escape) and the demo
-program (examples/inference).
+names80, mouse, views_pause, views_partial, demo), against
+tests/tui/tui_workload (two counters, instants every 20 frames, one
+holding an escape), tests/tui/tui_stress (a writer no reader keeps up
+with) and the demo program (examples/inference).
 
 The mouse is tmux's: recorder-top asks the terminal for mouse reports,
 and the test writes the reports themselves (X10 encoding, what
@@ -12,7 +13,7 @@ tmux-256color's kmous says) to the pane with send-keys -H.
 import re
 import subprocess
 
-from tui_harness import BLOCKS, Fail, line_with, row_names, tab_bar, table_rows, top_ready
+from tui_harness import BLOCKS, Fail, Stress, line_with, row_names, tab_bar, table_rows, top_ready
 
 
 def body(screen):
@@ -267,3 +268,22 @@ def case_demo(a, t, w):
     finally:
         p.terminate()
         p.wait()
+
+
+def case_views_partial(a, t, w):
+    """A writer no reader keeps up with: its counter, its messages and the
+    details panel are marked partial (~), and the bottom line says why."""
+    st = Stress(a.stress, ["busy"], env={"RECORDER_RING_KB": "64"})
+    try:
+        t.start([a.top, str(st.pid)], width=80, height=24)
+        t.wait(lambda s: "partial" in s.split("\n")[0] and re.search(r"^~ hot\s", s, re.M), "Top, partial")
+        t.keys("4")
+        t.wait(lambda s: re.search(r"^~ stress_level\s", s, re.M) and
+               "~ partial (entries lost): of the samples read" in s, "the counter marked ~")
+        t.keys("5")
+        t.wait(lambda s: any(r.startswith("~") and "stress_note" in r for r in message_rows(s)) and
+               "messages may be missing" in s, "messages after a loss marked ~")
+        t.keys("1", "Enter")
+        t.wait(lambda s: re.search(r"~ (hot|inner) · window 10s", s) and "~ P50" in s, "the details panel marked ~")
+    finally:
+        st.stop()
