@@ -36,6 +36,14 @@ def wheel(t, x, y, down):
     report(t, x, y, 65 if down else 64)   # a notch: a press with no release
 
 
+def selected_row(t):
+    """The index of the selected row of the list under the column titles
+    (line 2), by its color (the 256-color theme's selection background,
+    117), or -1."""
+    lines = t.screen(escapes=True).split("\n")[3:]
+    return next((i for i, l in enumerate(lines) if "48;5;117" in l), -1)
+
+
 def counter_rows(screen):
     lines = screen.split("\n")
     h = next(i for i, l in enumerate(lines) if "COUNTER" in l and "LATEST" in l)
@@ -176,7 +184,7 @@ def case_names80(a, t, w):
     t.keys("Enter")
     s = t.wait(lambda s: len(row_names(s)) == 2, "the two matmul_blk rows")
     names = sorted(row_names(s))
-    if not (all("…" in n and n.startswith("matmul_b") for n in names) and names[0].endswith("ffn_down")
+    if not (all("…" in n and n.startswith("matmul_") for n in names) and names[0].endswith("ffn_down")
             and names[1].endswith("ffn_up")):
         raise Fail(f"the names should be cut in the middle and keep their ends: {names}\n{s}")
     for key, view in (("1", "Top"), ("2", "Flame"), ("3", "Threads"), ("4", "Counters"), ("5", "Messages")):
@@ -213,17 +221,20 @@ def case_mouse(a, t, w):
     names = row_names(s)
     # A click on the third row selects it: Enter shows its details.
     click(t, 10, 3 + 2)
+    t.wait(lambda s: selected_row(t) == 2, "the third row selected")
     t.keys("Enter")
     t.wait_text(f"{names[2]} · window 10s")
     click(t, 10, 10)   # a click closes the panel
     t.wait(lambda s: "P99.9" not in s, "the panel closed by a click")
     # The wheel scrolls the selection three rows at a time.
     wheel(t, 10, 6, down=True)
+    t.wait(lambda s: selected_row(t) == 5, "the sixth row selected")
     t.keys("Enter")
     t.wait_text(f"{names[5]} · window 10s")
     t.keys("Escape")
     wheel(t, 10, 6, down=False)
     wheel(t, 10, 6, down=False)
+    t.wait(lambda s: selected_row(t) == 0, "the first row selected")
     t.keys("Enter")
     t.wait_text(f"{names[0]} · window 10s")
     t.keys("Escape")
