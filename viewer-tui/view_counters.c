@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "app.h"
-#include "columns.h"
+#include "table.h"
 #include "draw.h"
 #include "format.h"
 #include "sparkline.h"
@@ -33,23 +33,12 @@ void view_counters_draw(struct app *a, int y, int h) {
         [C_HIST] = {hist >= 40 ? "PER SECOND, LAST MINUTE" : "LAST MINUTE", hist, 90, 0, 0},
     };
     int x[C_COLS], w[C_COLS];
-    const int margin = 2;   /* the partial mark, then a blank */
-    columns_layout(cols, C_COLS, COLS - margin - 1, 1, x, w);
-    draw_fill(y, 0, COLS, theme_attr(R_COLHEAD));
-    for (int c = 0; c < C_COLS; c++)
-        if (w[c]) draw_text(y, margin + x[c], w[c], cols[c].title, cols[c].right ? FIT_RIGHT : FIT_LEFT,
-                            theme_attr(R_COLHEAD));
+    const int margin = TABLE_MARGIN;
+    table_head(y, cols, C_COLS, x, w);
     const struct snap *s = &a->snap;
     int rows = h - 2, n = (int)s->n_counters;
     if (rows < 1) return;
-    if (a->ctr_sel >= n) a->ctr_sel = n - 1;
-    if (a->ctr_sel < 0) a->ctr_sel = 0;
-    if (a->ctr_sel < a->ctr_scroll) a->ctr_scroll = a->ctr_sel;
-    if (a->ctr_sel >= a->ctr_scroll + rows) a->ctr_scroll = a->ctr_sel - rows + 1;
-    if (a->ctr_scroll < 0) a->ctr_scroll = 0;
-    a->hit.rows_y = y + 1;
-    a->hit.rows_n = rows;
-    a->hit.rows_first = a->ctr_scroll;
+    table_place(a, &a->ctr_sel, &a->ctr_scroll, n, rows, y + 1);
     int any_partial = 0;
     for (int r = 0; r < rows && a->ctr_scroll + r < n; r++) {
         int i = a->ctr_scroll + r, yy = y + 1 + r, sel = i == a->ctr_sel;

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "app.h"
-#include "columns.h"
+#include "table.h"
 #include "draw.h"
 #include "format.h"
 
@@ -39,23 +39,12 @@ void view_messages_draw(struct app *a, int y, int h) {
         [C_MSG] = {"MESSAGE", 20, 1000, 1, 0},
     };
     int x[C_N], w[C_N];
-    const int margin = 2;
-    columns_layout(cols, C_N, COLS - margin - 1, 1, x, w);
-    draw_fill(y, 0, COLS, theme_attr(R_COLHEAD));
-    for (int c = 0; c < C_N; c++)
-        if (w[c]) draw_text(y, margin + x[c], w[c], cols[c].title, cols[c].right ? FIT_RIGHT : FIT_LEFT,
-                            theme_attr(R_COLHEAD));
+    const int margin = TABLE_MARGIN;
+    table_head(y, cols, C_N, x, w);
     const struct snap *s = &a->snap;
     int rows = h - 2, n = (int)s->n_msg_rows;
     if (rows < 1) return;
-    if (a->msg_sel >= n) a->msg_sel = n - 1;
-    if (a->msg_sel < 0) a->msg_sel = 0;
-    if (a->msg_sel < a->msg_scroll) a->msg_scroll = a->msg_sel;
-    if (a->msg_sel >= a->msg_scroll + rows) a->msg_scroll = a->msg_sel - rows + 1;
-    if (a->msg_scroll < 0) a->msg_scroll = 0;
-    a->hit.rows_y = y + 1;
-    a->hit.rows_n = rows;
-    a->hit.rows_first = a->msg_scroll;
+    table_place(a, &a->msg_sel, &a->msg_scroll, n, rows, y + 1);
     int any_partial = 0;
     for (int r = 0; r < rows && a->msg_scroll + r < n; r++) {
         int i = a->msg_scroll + r, yy = y + 1 + r, sel = i == a->msg_sel;

@@ -404,6 +404,13 @@ void agg_add(struct agg *a, uint16_t series, uint32_t node, uint32_t name, unsig
 /* The tables a window covers right now; returns how many (<= WIN_BUCKETS). */
 size_t stats_window(rec_model *m, enum rec_window w, struct agg **out);
 
+/* stats.c: a histogram cell of one name, and their order (name, then bin). */
+struct cellv {
+    uint32_t name;
+    uint32_t bin;
+    uint64_t count;
+};
+int model_cmp_cell(const void *a, const void *b);
 /* stats.c: per-name statistics of some tables, for one series; the
  * tables' acc keys are nodes, or names if keys_are_names. */
 size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int keys_are_names, double span_ns,

@@ -81,15 +81,6 @@ static void gather(rec_model *m, const struct agg *a, int series, uint32_t name,
 
 /* ---- the minute of P99s --------------------------------------------- */
 
-struct cell3 {
-    uint32_t name, bin;
-    uint64_t n;
-};
-static int cmp_cell3(const void *a, const void *b) {
-    const struct cell3 *x = a, *y = b;
-    if (x->name != y->name) return x->name < y->name ? -1 : 1;
-    return (x->bin > y->bin) - (x->bin < y->bin);
-}
 struct named {
     uint32_t name;
     uint64_t calls;
@@ -113,7 +104,7 @@ void p99_evict(rec_model *m, const struct agg *a) {
     }
     struct p99_sec *ps = &m->p99->s[((a->id % REC_HISTORY_SECS) + REC_HISTORY_SECS) % REC_HISTORY_SECS];
     if (ps->sec != INT64_MIN && ps->sec > a->id) return;
-    struct cell3 *c = malloc(a->cells.n * sizeof *c);
+    struct cellv *c = malloc(a->cells.n * sizeof *c);
     struct named *nm = malloc(a->cells.n * sizeof *nm);
     if (!c || !nm) {
         free(c);
@@ -125,19 +116,19 @@ void p99_evict(rec_model *m, const struct agg *a) {
         uint64_t key = a->cells.keys[j];
         if (key == U64MAP_EMPTY || key >> 32) continue;   /* series 0: all threads */
         uint32_t low = (uint32_t)key;
-        c[nc++] = (struct cell3){low >> HIST_BIN_BITS, low & (NBINS - 1), a->cells.vals[j]};
+        c[nc++] = (struct cellv){low >> HIST_BIN_BITS, low & (NBINS - 1), a->cells.vals[j]};
     }
-    qsort(c, nc, sizeof *c, cmp_cell3);
+    qsort(c, nc, sizeof *c, model_cmp_cell);
     size_t nn = 0;
     for (size_t i = 0; i < nc;) {
         size_t j = i;
         uint64_t total = 0;
-        while (j < nc && c[j].name == c[i].name) total += c[j++].n;
+        while (j < nc && c[j].name == c[i].name) total += c[j++].count;
         uint64_t rank = (uint64_t)ceil(0.99 * (double)total - 1e-7), cum = 0;
         if (rank < 1) rank = 1;
         double v = 0;
         for (size_t k = i; k < j; k++)
-            if ((cum += c[k].n) >= rank) {
+            if ((cum += c[k].count) >= rank) {
                 v = hist_mid(c[k].bin);
                 break;
             }

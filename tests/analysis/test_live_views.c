@@ -144,10 +144,7 @@ static void test_messages(void) {
     rec_model_free(m);
 }
 
-static void slice(rec_model *m, uint32_t slot, uint64_t b, uint64_t e, const char *name) {
-    TU_B(m, slot, b, name);
-    TU_E(m, slot, e, name);
-}
+#define slice tu_span
 
 static void test_scope_detail(void) {
     rec_model *m = tu_model(0, 0);

@@ -44,26 +44,25 @@ def selected_row(t):
     return next((i for i, l in enumerate(lines) if "48;5;117" in l), -1)
 
 
-def counter_rows(screen):
+def rows_under(screen, head, end):
+    """The rows of a list: the lines after the first holding every word of
+    head, up to a blank line or one matching the regex end (the summary)."""
     lines = screen.split("\n")
-    h = next(i for i, l in enumerate(lines) if "COUNTER" in l and "LATEST" in l)
+    h = next(i for i, l in enumerate(lines) if all(w in l for w in head))
     out = []
     for l in lines[h + 1:]:
-        if not l.strip() or re.match(r"^ \d+ counters", l):
+        if not l.strip() or re.search(end, l):
             break
         out.append(l)
     return out
+
+
+def counter_rows(screen):
+    return rows_under(screen, ("COUNTER", "LATEST"), r"^ \d+ counters")
 
 
 def message_rows(screen):
-    lines = screen.split("\n")
-    h = next(i for i, l in enumerate(lines) if "MESSAGE" in l and "AGO" in l)
-    out = []
-    for l in lines[h + 1:]:
-        if not l.strip() or re.search(r"\d+ (of \d+ )?messages, newest first", l):
-            break
-        out.append(l)
-    return out
+    return rows_under(screen, ("MESSAGE", "AGO"), r"\d+ (of \d+ )?messages, newest first")
 
 
 def case_counters(a, t, w):
