@@ -74,9 +74,12 @@ void app_msg_rows(struct app *a) {
     struct snap *s = &a->snap;
     s->n_msg_rows = 0;
     if (!s->msg_rows) return;
-    for (size_t i = 0; i < s->n_msgs; i++)
-        if (text_contains(s->msgs[i].name, a->msg_filter) || text_contains(s->msgs[i].msg, a->msg_filter))
+    for (size_t i = 0; i < s->n_msgs; i++) {
+        const struct rec_message *m = &s->msgs[i];
+        if (a->tid >= 0 && m->tid != a->tid) continue;   /* t: one thread's */
+        if (text_contains(m->name, a->msg_filter) || text_contains(m->msg, a->msg_filter))
             s->msg_rows[s->n_msg_rows++] = (uint32_t)i;
+    }
 }
 
 /* Counters, messages and the details panel's scope. */

@@ -135,6 +135,12 @@ def case_messages(a, t, w):
            "the message text filtered too")
     t.keys("Escape")   # cancels the prompt and drops the filter
     t.wait(lambda s: any("alert" in r for r in message_rows(s)) and 'filter "' not in tab_bar(s), "unfiltered")
+    # t: one thread's messages (main records them all; a worker none).
+    t.keys("t")
+    t.wait(lambda s: "main (" in tab_bar(s) and any("checkpoint" in r for r in message_rows(s)), "main's messages")
+    t.keys("t")
+    t.wait(lambda s: "worker-" in tab_bar(s) and not message_rows(s) and "No message from this thread" in s,
+           "none of a worker's")
 
 
 def case_details(a, t, w):
