@@ -79,7 +79,7 @@ void view_messages_draw(struct app *a, int y, int h) {
             snprintf(msg, sizeof msg, "No message contains \"%s\" (%zu hidden). Press / to change the filter.",
                      a->msg_filter, s->n_msgs);
         else if (s->n_msgs)
-            snprintf(msg, sizeof msg, "No message from this thread (%zu from others). Press T for all threads.",
+            snprintf(msg, sizeof msg, "No message from this thread (%zu from others). t, T: another thread, or all.",
                      s->n_msgs);
         else snprintf(msg, sizeof msg, "No message yet: the program records none (REC_INSTANT).");
         draw_center(y + 1 + rows / 2, msg, theme_attr(R_DIM));
