@@ -73,6 +73,7 @@ void counter_sample(rec_model *m, struct trec *r, uint32_t name_id, double value
     if (k->n_all == 0 || value > k->max_all) k->max_all = value;
     k->n_all++;
     k->sum_all += value;
+    if (!(ts > -4e18 && ts < 4e18)) return;   /* a hostile clock: no bucket index from it */
     int64_t id = (int64_t)floor(ts / m->w1.width_ns), sec = (int64_t)floor(ts / m->w10.width_ns);
     bucket_add(&k->b100[mod(id, WIN_BUCKETS)], id, value);
     bucket_add(&k->b1s[mod(sec, REC_HISTORY_SECS)], sec, value);

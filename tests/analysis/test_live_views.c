@@ -107,6 +107,24 @@ static void test_counters_bound(void) {
     rec_model_free(m);
 }
 
+/* Hostile values: non-finite samples are not kept, huge ones are, and a
+ * time no bucket can index is kept in the run's figures only. */
+static void test_counters_hostile(void) {
+    rec_model *m = tu_model(0, 0);
+    tu_start(m, 0, 0, 7, 1);
+    counter(m, 0, 100, "h", NAN);
+    counter(m, 0, 200, "h", INFINITY);
+    counter(m, 0, 300, "h", 1e308);
+    counter(m, 0, 400, "h", 1e308);
+    counter(m, 0, UINT64_MAX, "h", 5);   /* 1.8e19 ns: past what a bucket index holds */
+    struct rec_counter c[2];
+    size_t total;
+    REQUIRE(rec_model_counters(m, REC_WIN_ALL, c, 2, &total) == 1);
+    CHECK(c[0].samples == 3 && c[0].max == 1e308 && c[0].min == 5 && c[0].last == 5);
+    CHECK(isinf(c[0].avg));   /* the sum overflowed: shown as such, not as a number */
+    rec_model_free(m);
+}
+
 static void test_messages(void) {
     rec_model *m = tu_model(0, 0);
     tu_start(m, 0, 0, 7, 1);
@@ -208,6 +226,7 @@ int main(void) {
     test_counters();
     test_counters_partial();
     test_counters_bound();
+    test_counters_hostile();
     test_messages();
     test_scope_detail();
     CHECK_DONE();
