@@ -24,13 +24,15 @@
 #define EXIT_FAILURE_OTHER 1
 
 static const char usage_text[] =
-    "usage: recorder-web [PID|NAME] [--port N] [--bind ADDR] [options]\n"
+    "usage: recorder-web [PID|NAME|FILE.rec] [--port N] [--bind ADDR] [options]\n"
     "\n"
-    "Serves a live view of a recorded program to a browser, on 127.0.0.1.\n"
+    "Serves a live view of a recorded program, or a capture file (recorder\n"
+    "capture -o FILE.rec), to a browser, on 127.0.0.1.\n"
     "Prints the page's URL, which carries a secret token: open it in a browser.\n"
     "\n"
     "  PID|NAME            the program: a pid, a process name, a segment name\n"
     "                      (RECORDER_NAME) or path; none = the only one running\n"
+    "  FILE.rec            a capture file: its whole run, read once\n"
     "  -p, --port N        listen on port N (default 8117, or any free port if it\n"
     "                      is taken; 0 = any free port)\n"
     "  --bind ADDR         listen on ADDR instead of 127.0.0.1; anyone who can reach\n"
@@ -184,9 +186,29 @@ static void print_url(const struct web *w) {
     fflush(stdout);
 }
 
+static void close_source(struct web *w) {
+    if (w->seg) rec_seg_close(w->seg);
+    w->seg = NULL;
+    wsrc_close(&w->src);
+}
+
+/* A capture file, or the live program (waited for with --wait). */
+static int open_source(struct web *w, char *err, size_t errlen) {
+    int rc = wsrc_open_file(w->opts.target, &w->src, &w->info, err, errlen);
+    if (rc < 0) return -rc;
+    if (rc == 1) return REC_OK;
+    if (w->opts.wait) rc = target_wait(w->opts.target, w->opts.wait_s, err, errlen);
+    if (rc == REC_OK) rc = target_open(w->opts.target, &w->seg, err, errlen);
+    if (rc != REC_OK) return rc;
+    rec_seg_get_info(w->seg, &w->info);
+    wsrc_init_seg(&w->src, w->seg, w->info.max_threads);
+    return REC_OK;
+}
+
 static void free_published(struct web *w) {
     threads_pub_free(web_xchg(&w->threads, NULL));
     for (int i = 0; i < 3; i++) frame_publish(&w->stats[i], NULL);
+    frame_publish(&w->lod, NULL);
     void *d = web_xchg(&w->export_done, NULL);
     if (d && d != (void *)1) snapshot_unref(d);
 }
@@ -201,7 +223,7 @@ static void teardown(struct web *w, struct reader *r) {
     rcu_barrier();
     clients_destroy(&w->clients);
     rcu_unregister_thread();
-    rec_seg_close(w->seg);
+    close_source(w);
 }
 
 int main(int argc, char **argv) {
@@ -211,21 +233,20 @@ int main(int argc, char **argv) {
     if (rc) return rc;
     char err[512];
     /* Before any handler: Ctrl-C ends the wait and us. */
-    if (w.opts.wait) rc = target_wait(w.opts.target, w.opts.wait_s, err, sizeof err);
-    if (rc == REC_OK) rc = target_open(w.opts.target, &w.seg, err, sizeof err);
+    rc = open_source(&w, err, sizeof err);
     if (rc != REC_OK) {
         fprintf(stderr, "recorder-web: %s\n", err);
+        close_source(&w);
         return rc;
     }
-    rec_seg_get_info(w.seg, &w.info);
     if (token_new(w.token) != 0) {
         fprintf(stderr, "recorder-web: cannot read random bytes for the token\n");
-        rec_seg_close(w.seg);
+        close_source(&w);
         return EXIT_FAILURE_OTHER;
     }
     if (clients_init(&w.clients, w.opts.client_queue) != 0) {
         fprintf(stderr, "recorder-web: out of memory\n");
-        rec_seg_close(w.seg);
+        close_source(&w);
         return REC_ERR_NOMEM;
     }
     rcu_register_thread();
@@ -233,7 +254,7 @@ int main(int argc, char **argv) {
     if (!r) {
         fprintf(stderr, "recorder-web: %s\n", err);
         rcu_unregister_thread();
-        rec_seg_close(w.seg);
+        close_source(&w);
         return REC_ERR_NOMEM;
     }
     rc = server_create(&w, err, sizeof err);
@@ -264,8 +285,12 @@ int main(int argc, char **argv) {
         rc = EXIT_FAILURE_OTHER;
     } else {
         print_url(&w);
-        fprintf(stderr, "recorder-web: watching %s (pid %d); open the URL above; Ctrl-C stops\n",
-                w.info.process_name, w.info.pid);
+        if (w.src.cap)
+            fprintf(stderr, "recorder-web: serving the capture %s of %s (pid %d); open the URL above; Ctrl-C stops\n",
+                    w.info.path, w.info.process_name, w.info.pid);
+        else
+            fprintf(stderr, "recorder-web: watching %s (pid %d); open the URL above; Ctrl-C stops\n",
+                    w.info.process_name, w.info.pid);
         server_run(&w);
     }
     /* The reader wakes the service loop through the context: stop it

@@ -1,6 +1,9 @@
 /*
  * reader.c -- the reader thread (see reader.h).
  *
+ * A live segment is drained round after round; a capture file is read
+ * once, start to end, as fast as it goes (read_file), and then served.
+ *
  * One round reads every slot once; a slot that had more than one read's
  * worth is read again at once.  Every flush period (or sooner when a
  * batch gets large) the batch becomes one EVENTS frame offered to every
@@ -18,6 +21,7 @@
 #include "batch.h"
 #include "clamp.h"
 #include "lanes.h"
+#include "lod.h"
 #include "reader.h"
 #include "shared.h"
 
@@ -42,6 +46,7 @@ struct reader {
     struct batch batch;
     struct aggregate agg;
     struct history hist;
+    struct lod lod;
     struct rec_entry *ents;
     struct rec_event *evs;
     struct rec_thread_info *ti, *known;  /* this round's threads; last reported to the model */
@@ -57,6 +62,7 @@ struct reader {
     double max_ts;
     int alive;
     int truncated;            /* the segment shrank: nothing more is read */
+    int loading;              /* a capture file is being read: frames go to the history only */
 };
 
 static double mono_ms(void) {
@@ -88,10 +94,14 @@ struct reader *reader_new(struct web *w, char *err, size_t errlen) {
     if (lanes_init(&r->lanes, mt, &w->threads) != 0) goto oom;
     if (batch_init(&r->batch) != 0 || aggregate_init(&r->agg) != 0) goto oom;
     if (history_init(&r->hist, w->opts.client_queue / 2) != 0) goto oom;
+    if (lod_init(&r->lod, LANES_CAP + 1, &w->lod) != 0) goto oom;
+    r->batch.lod = &r->lod;
     struct rec_model_opts mo = {.max_events = w->opts.log_events, .keep_log = 1};
-    r->model = rec_model_new_seg(w->seg, &mo);
+    r->model = w->src.cap ? rec_model_new_cap(w->src.cap, &mo) : rec_model_new_seg(w->seg, &mo);
     if (!r->model) goto oom;
     r->alive = w->info.alive;
+    r->loading = w->src.cap != NULL;
+    web_store(&w->loading, r->loading);
     /* Each ring is read from its oldest entry: what it had overwritten
      * before our first read is history, not kept, which librecorder tells
      * apart from what we lose later (reader.h, struct rec_loss). */
@@ -124,6 +134,32 @@ static int sync_threads(struct reader *r) {
 static void flush(struct reader *r, double now);
 static double source_now(struct reader *r);
 
+/* Decoded events of one slot, with what the read that returned them lost:
+ * counted, fed to the model, encoded.  A time past our own clock is bogus
+ * (a segment cannot be from the future): it must not drag the page's now
+ * along, nor the summary's grid. */
+static void take(struct reader *r, uint32_t slot, size_t n, const struct rec_loss *loss) {
+    struct web *w = r->w;
+    rec_model_feed(r->model, slot, r->evs, n, loss);
+    uint64_t before = r->batch.events;
+    batch_add(&r->batch, &r->lanes, &r->names, &w->src, slot, r->evs, n, loss);
+    web_add(&w->ctr.events, r->batch.events - before);
+    if (r->batch.nolane) web_count(&w->ctr.nolane, r->batch.nolane);
+    r->batch.nolane = 0;
+    if (n) {
+        double ts = (double)web_ns(wsrc_ns(&w->src, r->evs[n - 1].ticks));
+        if (ts > r->max_ts && ts <= (double)r->lod.limit) r->max_ts = ts;
+    }
+}
+
+static void count_loss(struct web *w, const struct rec_loss *loss) {
+    if (loss->overwritten) web_count(&w->ctr.overwritten, loss->overwritten);
+    if (loss->dropped) web_count(&w->ctr.dropped, loss->dropped);
+    /* Impossible heads or counters (docs/format.md, "Loss"): bad data. */
+    if (loss->bad) web_count(&w->ctr.bad, loss->bad);
+    if (loss->history) web_count(&w->ctr.history, loss->history);
+}
+
 /* Read one slot until it has nothing more (at most a few reads, so one
  * busy thread cannot starve the others); returns 1 if it may have more.
  * A writer that lapped us (entries overwritten) has more: the read is
@@ -139,11 +175,7 @@ static int read_slot(struct reader *r, uint32_t slot) {
         struct rec_loss loss = {0};
         size_t got = rec_seg_read(w->seg, slot, r->ents, READ_CAP, &first, &loss);
         r->pass_entries += got + loss.overwritten + loss.dropped;
-        if (loss.overwritten) web_count(&w->ctr.overwritten, loss.overwritten);
-        if (loss.dropped) web_count(&w->ctr.dropped, loss.dropped);
-        /* Impossible heads or counters (docs/format.md, "Loss"): bad data. */
-        if (loss.bad) web_count(&w->ctr.bad, loss.bad);
-        if (loss.history) web_count(&w->ctr.history, loss.history);
+        count_loss(w, &loss);
         int lap = loss.overwritten || loss.dropped || loss.history;
         if (lap != r->lapping[slot]) {
             r->n_lapping += lap ? 1u : (uint32_t)-1;
@@ -153,21 +185,10 @@ static int read_slot(struct reader *r, uint32_t slot) {
         size_t used = 0;
         uint64_t bad = 0;
         size_t n = rec_decode(r->ents, got, first, r->evs, READ_CAP, &used, &bad);
-        rec_model_feed(r->model, slot, r->evs, n, &loss);
+        take(r, slot, n, &loss);
         if (bad) {
             web_count(&w->ctr.bad, bad);
             rec_model_add_bad(r->model, slot, bad);
-        }
-        uint64_t before = r->batch.events;
-        batch_add(&r->batch, &r->lanes, &r->names, w->seg, slot, r->evs, n, &loss);
-        web_add(&w->ctr.events, r->batch.events - before);
-        if (r->batch.nolane) web_count(&w->ctr.nolane, r->batch.nolane);
-        r->batch.nolane = 0;
-        if (n) {
-            /* A time past our own clock is bogus (the segment cannot be
-             * from the future): it must not drag the page's now along. */
-            double ts = (double)web_ns(rec_seg_ticks_to_ns(w->seg, r->evs[n - 1].ticks));
-            if (ts > r->max_ts && ts <= clock_ns(w) + FUTURE_SLACK_NS) r->max_ts = ts;
         }
         if (batch_bytes(&r->batch) >= FLUSH_BYTES) flush(r, source_now(r));
         if (got < READ_CAP && !loss.overwritten) return 0;
@@ -199,7 +220,9 @@ static void flush(struct reader *r, double now) {
         return;
     }
     r->seq++;
-    clients_offer(&w->clients, f, &r->hist);
+    /* A file being loaded goes to the history only: every page gets its
+     * end, the detail kept, once it is read (read_file). */
+    if (!r->loading) clients_offer(&w->clients, f, &r->hist);
     history_push(&r->hist, f);
     frame_unref(f);
     web_add(&w->ctr.frames, 1);
@@ -217,6 +240,16 @@ static void check_truncated(struct reader *r) {
 
 static void publish_stats(struct reader *r, double now) {
     struct web *w = r->w;
+    if (w->src.cap) {
+        /* A file: its windows end at its last event (or its end record). */
+        rec_model_set_now(r->model, now);
+        for (int k = 0; k < 3; k++)
+            aggregate_publish(&r->agg, r->model, &r->names, (enum rec_window)k, now, &w->stats[k]);
+        lanes_publish(&r->lanes);
+        lod_publish(&r->lod, &r->lanes);
+        lws_cancel_service(w->ctx);
+        return;
+    }
     struct rec_seg_info info;
     rec_seg_get_info(w->seg, &info);
     r->alive = info.alive;
@@ -234,6 +267,7 @@ static void publish_stats(struct reader *r, double now) {
     else rec_model_set_now(r->model, now);
     for (int k = 0; k < 3; k++) aggregate_publish(&r->agg, r->model, &r->names, (enum rec_window)k, now, &w->stats[k]);
     lanes_publish(&r->lanes);
+    lod_publish(&r->lod, &r->lanes);
     lws_cancel_service(w->ctx);
 }
 
@@ -253,15 +287,84 @@ static double rest_ms(double prev, uint64_t entries, double since_ms, uint64_t r
     return want < MIN_REST_MS ? MIN_REST_MS : want;
 }
 
+/* One chunk of a capture, decoded a buffer at a time; its loss goes with
+ * the first part. */
+static void read_chunk(struct reader *r, const struct rec_cap_item *it) {
+    struct web *w = r->w;
+    count_loss(w, &it->loss);
+    size_t off = 0;
+    int first = 1;
+    while (off < it->n || first) {
+        size_t used = 0;
+        uint64_t bad = 0;
+        size_t n = rec_decode(it->entries + off, it->n - off, it->first + off, r->evs, READ_CAP, &used, &bad);
+        take(r, it->slot, n, first ? &it->loss : NULL);
+        if (bad) {
+            web_count(&w->ctr.bad, bad);
+            rec_model_add_bad(r->model, it->slot, bad);
+        }
+        first = 0;
+        if (!used) break;
+        off += used;
+        if (batch_bytes(&r->batch) >= FLUSH_BYTES) flush(r, r->max_ts);
+    }
+}
+
+/* A capture file, start to end.  Its frames go to the history (the last
+ * --client-queue/2 bytes of them are the detail a page gets); everything
+ * goes to the model and the summary.  Statistics and the summary are
+ * published as it goes, so a page shows the run growing while it loads.
+ * Then the pages that joined get the history. */
+static void read_file(struct reader *r) {
+    struct web *w = r->w;
+    rec_cap *c = w->src.cap;
+    const struct rec_cap_info *in = rec_cap_get_info(c);
+    double end = in->end_ticks ? (double)web_ns(wsrc_ns(&w->src, in->end_ticks)) : 0;
+    r->lod.limit = in->end_ticks ? web_ns(end + FUTURE_SLACK_NS) : WEB_NS_MAX;
+    double next = mono_ms() + STATS_MS;
+    struct rec_cap_item it;
+    int rc;
+    unsigned k = 0;
+    while (!web_load(&w->stop) && (rc = rec_cap_next(c, &it)) == 1) {
+        if (it.kind == REC_CAP_ITEM_THREAD) {
+            wsrc_note_thread(&w->src, &it.thread);
+            rec_model_thread(r->model, &it.thread);
+            lanes_update(&r->lanes, &it.thread);
+            continue;
+        }
+        read_chunk(r, &it);
+        if ((++k & 63) == 0 && mono_ms() >= next) {
+            set_now(w, r->max_ts);
+            flush(r, r->max_ts);
+            publish_stats(r, r->max_ts);
+            if (web_xchg(&w->export_req, 0)) answer_export(r);
+            next = mono_ms() + STATS_MS;
+        }
+    }
+    /* A read error after the open's check (the file changed under us):
+     * what was read is served, and the status says the file is cut. */
+    if (rc < 0) web_store(&w->truncated, 1);
+    double now = end > r->max_ts ? end : r->max_ts;
+    r->max_ts = now;
+    set_now(w, now);
+    flush(r, now);
+    publish_stats(r, now);
+    r->loading = 0;
+    web_store(&w->loading, 0);
+    if (clients_catch_up(&w->clients, &r->hist)) lws_cancel_service(w->ctx);
+}
+
 static void *reader_main(void *arg) {
     struct reader *r = arg;
     struct web *w = r->w;
     rcu_register_thread();
+    if (w->src.cap) read_file(r);
     double next_flush = 0, next_stats = 0, last_pass = mono_ms(), rest = MIN_REST_MS;
     while (!web_load(&w->stop)) {
         int more = 0;
         r->pass_entries = 0;
-        if (!r->truncated) {
+        if (!r->truncated && !w->src.cap) {
+            r->lod.limit = web_ns(clock_ns(w) + FUTURE_SLACK_NS);
             int n = sync_threads(r);
             for (int i = 0; i < n; i++) more |= read_slot(r, r->ti[i].slot);
         }
@@ -272,7 +375,7 @@ static void *reader_main(void *arg) {
             flush(r, now);
             next_flush = t + w->opts.flush_ms;
         }
-        if (t >= next_stats) {
+        if (t >= next_stats && !w->src.cap) {   /* a file's were published once it was read */
             check_truncated(r);
             publish_stats(r, now);
             next_stats = t + STATS_MS;
@@ -309,6 +412,7 @@ void reader_join_free(struct reader *r) {
     if (r->model) rec_model_free(r->model);
     aggregate_destroy(&r->agg);
     if (r->hist.v) history_destroy(&r->hist);
+    lod_destroy(&r->lod);
     batch_destroy(&r->batch);
     if (r->lanes.v) lanes_destroy(&r->lanes);
     if (r->names.keys) strtab_destroy(&r->names);

@@ -115,7 +115,7 @@ static int rehash(struct strtab *t) {
     return 0;
 }
 
-static uint32_t lookup(struct strtab *t, rec_seg *seg, uint32_t seg_id, const char *name) {
+static uint32_t lookup(struct strtab *t, const struct wsrc *src, uint32_t seg_id, const char *name) {
     if (seg_id == 0) return 0;
     /* Most events reuse a handful of names: one compare, usually. */
     uint32_t c = (seg_id ^ (seg_id >> 8)) & (STRTAB_CACHE - 1);
@@ -129,7 +129,7 @@ static uint32_t lookup(struct strtab *t, rec_seg *seg, uint32_t seg_id, const ch
         }
     if (t->used + 1 >= t->mask) return 0;   /* could not grow: the name shows as unnamed */
     char placeholder[32];
-    if (!name && seg) name = rec_seg_string(seg, seg_id);
+    if (!name && src) name = wsrc_string(src, seg_id);
     if (!name) {
         snprintf(placeholder, sizeof placeholder, seg_id == REC_ID_OVERFLOW ? "(names full)" : "#%u", seg_id);
         name = placeholder;
@@ -142,7 +142,7 @@ static uint32_t lookup(struct strtab *t, rec_seg *seg, uint32_t seg_id, const ch
     return id;
 }
 
-uint32_t strtab_id(struct strtab *t, rec_seg *seg, uint32_t seg_id) { return lookup(t, seg, seg_id, NULL); }
+uint32_t strtab_id(struct strtab *t, const struct wsrc *src, uint32_t seg_id) { return lookup(t, src, seg_id, NULL); }
 
 uint32_t strtab_id_named(struct strtab *t, uint32_t seg_id, const char *name) {
     return lookup(t, NULL, seg_id, name);

@@ -16,6 +16,7 @@
 #include <urcu.h>
 
 #include "recorder/reader.h"
+#include "source.h"
 
 struct strtab_pub {
     struct rcu_head rcu;
@@ -36,9 +37,9 @@ struct strtab {
 int strtab_init(struct strtab *t, struct strtab_pub **slot);
 /* Free everything; no reader may use the published table any more. */
 void strtab_destroy(struct strtab *t);
-/* The dense id of a segment string id (0 for 0); interns it on first use.
+/* The dense id of a source's string id (0 for 0); interns it on first use.
  * An id the segment cannot resolve gets a placeholder name. */
-uint32_t strtab_id(struct strtab *t, rec_seg *seg, uint32_t seg_id);
+uint32_t strtab_id(struct strtab *t, const struct wsrc *src, uint32_t seg_id);
 /* The same for a name already in hand (statistics rows carry theirs). */
 uint32_t strtab_id_named(struct strtab *t, uint32_t seg_id, const char *name);
 

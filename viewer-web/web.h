@@ -21,6 +21,7 @@
 #include "downloads.h"
 #include "frame.h"
 #include "recorder/reader.h"
+#include "source.h"
 #include "strtab.h"
 #include "threads_pub.h"
 
@@ -54,8 +55,9 @@ struct web_counters {
 
 struct web {
     struct web_opts opts;
-    rec_seg *seg;
-    struct rec_seg_info info;
+    rec_seg *seg;             /* the live segment, or NULL for a capture file */
+    struct wsrc src;          /* the segment or the capture file (source.h) */
+    struct rec_seg_info info; /* a capture's described the same way */
     char token[33];
     char origin_host[3][80];  /* hosts a page may come from */
     int port;
@@ -66,10 +68,12 @@ struct web {
     struct strtab_pub *names;
     struct threads_pub *threads;
     struct frame *stats[3];
+    struct frame *lod;        /* the run's summary (lod.h) */
     /* Status, written by the reader (atomics). */
     struct web_counters ctr;
     int alive, closed;
-    int truncated;            /* the segment shrank: the reader reads no more */
+    int truncated;            /* the segment shrank (a file: changed): the reader reads no more */
+    int loading;              /* a capture file is still being read */
     uint64_t now_bits;        /* double, the source's clock */
 
     struct clients clients;
