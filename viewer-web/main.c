@@ -196,7 +196,12 @@ static void close_source(struct web *w) {
 static int open_source(struct web *w, char *err, size_t errlen) {
     int rc = wsrc_open_file(w->opts.target, &w->src, &w->info, err, errlen);
     if (rc < 0) return -rc;
-    if (rc == 1) return REC_OK;
+    if (rc == 1) {
+        /* Cut short, or still being written: served up to its last whole record. */
+        const struct rec_cap_info *in = rec_cap_get_info(w->src.cap);
+        if (in->warning[0]) fprintf(stderr, "recorder-web: warning: %s\n", in->warning);
+        return REC_OK;
+    }
     if (w->opts.wait) rc = target_wait(w->opts.target, w->opts.wait_s, err, errlen);
     if (rc == REC_OK) rc = target_open(w->opts.target, &w->seg, err, errlen);
     if (rc != REC_OK) return rc;

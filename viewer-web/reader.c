@@ -63,6 +63,7 @@ struct reader {
     int alive;
     int truncated;            /* the segment shrank: nothing more is read */
     int loading;              /* a capture file is being read: frames go to the history only */
+    size_t file_flush;        /* then, the size at which a batch becomes a frame */
 };
 
 static double mono_ms(void) {
@@ -306,7 +307,9 @@ static void read_chunk(struct reader *r, const struct rec_cap_item *it) {
         first = 0;
         if (!used) break;
         off += used;
-        if (batch_bytes(&r->batch) >= FLUSH_BYTES) flush(r, r->max_ts);
+        /* Frames small enough that the history holds several (a page
+         * gets only whole frames of it). */
+        if (batch_bytes(&r->batch) >= r->file_flush) flush(r, r->max_ts);
     }
 }
 
@@ -322,6 +325,7 @@ static void read_file(struct reader *r) {
     double end = in->end_ticks ? (double)web_ns(wsrc_ns(&w->src, in->end_ticks)) : 0;
     r->lod.limit = in->end_ticks ? web_ns(end + FUTURE_SLACK_NS) : WEB_NS_MAX;
     double next = mono_ms() + STATS_MS;
+    r->file_flush = w->opts.client_queue / 16 < FLUSH_BYTES ? w->opts.client_queue / 16 : FLUSH_BYTES;
     struct rec_cap_item it;
     int rc;
     unsigned k = 0;

@@ -57,11 +57,13 @@ static void cap_info(const rec_cap *c, const char *path, struct rec_seg_info *in
 int wsrc_open_file(const char *arg, struct wsrc *src, struct rec_seg_info *info, char *err, size_t errlen) {
     memset(src, 0, sizeof *src);
     struct stat st;
-    /* A pid, or a name that is no file here: a segment (target.c).  lstat:
-     * a planted symlink to a FIFO or a device is judged by rec_cap_open,
-     * which never opens anything but a regular file. */
+    /* A pid, or a name that is no file here: a segment (target.c).  A
+     * regular file without the capture magic is a segment's path, for
+     * rec_seg_open to judge.  Anything else that exists -- a FIFO, a
+     * device, a directory, a symlink to one -- goes to rec_cap_open, which
+     * refuses it without opening it. */
     if (!arg || all_digits(arg) || lstat(arg, &st) != 0) return 0;
-    if (S_ISREG(st.st_mode) && rec_cap_probe(arg) == 0) return 0;   /* a segment file */
+    if (stat(arg, &st) == 0 && S_ISREG(st.st_mode) && rec_cap_probe(arg) == 0) return 0;
     rec_cap *c;
     int rc = rec_cap_open(arg, &c, err, errlen);
     if (rc != REC_OK) return -rc;

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define WIRE_VERSION 3u
+#define WIRE_VERSION 4u
 
 /* Server to page. */
 enum wire_msg {
