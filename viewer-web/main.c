@@ -24,7 +24,7 @@
 #define EXIT_FAILURE_OTHER 1
 
 static const char usage_text[] =
-    "usage: recorder-web [PID|NAME|FILE.rec] [--port N] [--bind ADDR] [options]\n"
+    "usage: recorder-web [PID|NAME|FILE.rec] [PID|NAME ...] [--port N] [--bind ADDR] [options]\n"
     "\n"
     "Serves a live view of a recorded program, or a capture file (recorder\n"
     "capture -o FILE.rec), to a browser, on 127.0.0.1.\n"
@@ -33,6 +33,7 @@ static const char usage_text[] =
     "  PID|NAME            the program: a pid, a process name, a segment name\n"
     "                      (RECORDER_NAME) or path; none = the only one running\n"
     "  FILE.rec            a capture file: its whole run, read once\n"
+    "  PID PID ...         several programs in one page, aligned in time (up to 16)\n"
     "  -p, --port N        listen on port N (default 8117, or any free port if it\n"
     "                      is taken; 0 = any free port)\n"
     "  --bind ADDR         listen on ADDR instead of 127.0.0.1; anyone who can reach\n"
@@ -170,8 +171,12 @@ static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind < argc) o->target = argv[optind++];
-    if (optind < argc) return usage_error("one program at a time: unexpected '%s'", argv[optind]);
+    while (optind < argc) {
+        if (o->n_targets == WSRC_MAX) return usage_error("at most 16 programs at once: unexpected '%s'", argv[optind]);
+        o->targets[o->n_targets++] = argv[optind++];
+    }
+    o->target = o->n_targets ? o->targets[0] : NULL;
+    if (o->wait && o->n_targets > 1) return usage_error("--wait takes one PID or NAME%s", "");
     if (o->wait && !o->target) return usage_error("--wait needs a PID or NAME to wait for%s", "");
     return 0;
 }
@@ -187,13 +192,51 @@ static void print_url(const struct web *w) {
 }
 
 static void close_source(struct web *w) {
+    for (uint32_t k = 1; k < w->src.n; k++) rec_seg_close(w->src.segs[k]);
     if (w->seg) rec_seg_close(w->seg);
     w->seg = NULL;
+    w->src.n = 0;
     wsrc_close(&w->src);
 }
 
-/* A capture file, or the live program (waited for with --wait). */
+/* Several live programs: each must open; the same one twice is refused. */
+static int open_several(struct web *w, char *err, size_t errlen) {
+    rec_seg *segs[WSRC_MAX] = {0};
+    unsigned n = w->opts.n_targets;
+    int rc = REC_OK;
+    for (unsigned k = 0; k < n && rc == REC_OK; k++) {
+        struct wsrc probe;
+        rc = wsrc_open_file(w->opts.targets[k], &probe, &w->procs[k], err, errlen);
+        wsrc_close(&probe);
+        if (rc != 0) {
+            if (rc > 0) snprintf(err, errlen, "%s: a capture file is served alone, not with other programs", w->opts.targets[k]);
+            rc = rc > 0 ? REC_ERR_USAGE : -rc;
+            break;
+        }
+        rc = target_open(w->opts.targets[k], &segs[k], err, errlen);
+        if (rc != REC_OK) break;
+        rec_seg_get_info(segs[k], &w->procs[k]);
+        for (unsigned j = 0; j < k; j++)
+            if (w->procs[j].pid == w->procs[k].pid && !strcmp(w->procs[j].path, w->procs[k].path)) {
+                snprintf(err, errlen, "%s: the same program twice (pid %d)", w->opts.targets[k], w->procs[k].pid);
+                rc = REC_ERR_USAGE;
+            }
+    }
+    if (rc != REC_OK) {
+        for (unsigned k = 0; k < n; k++)
+            if (segs[k]) rec_seg_close(segs[k]);
+        return rc;
+    }
+    w->seg = segs[0];
+    wsrc_init_segs(&w->src, segs, n);
+    w->info = w->procs[0];
+    w->info.max_threads = w->src.max_threads;
+    return REC_OK;
+}
+
+/* A capture file, or the live program (waited for with --wait), or several. */
 static int open_source(struct web *w, char *err, size_t errlen) {
+    if (w->opts.n_targets > 1) return open_several(w, err, errlen);
     int rc = wsrc_open_file(w->opts.target, &w->src, &w->info, err, errlen);
     if (rc < 0) return -rc;
     if (rc == 1) {
@@ -206,7 +249,8 @@ static int open_source(struct web *w, char *err, size_t errlen) {
     if (rc == REC_OK) rc = target_open(w->opts.target, &w->seg, err, errlen);
     if (rc != REC_OK) return rc;
     rec_seg_get_info(w->seg, &w->info);
-    wsrc_init_seg(&w->src, w->seg, w->info.max_threads);
+    w->procs[0] = w->info;
+    wsrc_init_segs(&w->src, &w->seg, 1);
     return REC_OK;
 }
 
@@ -293,6 +337,9 @@ int main(int argc, char **argv) {
         if (w.src.cap)
             fprintf(stderr, "recorder-web: serving the capture %s of %s (pid %d); open the URL above; Ctrl-C stops\n",
                     w.info.path, w.info.process_name, w.info.pid);
+        else if (w.src.n > 1)
+            fprintf(stderr, "recorder-web: watching %u programs (pids %d ... %d); open the URL above; Ctrl-C stops\n",
+                    w.src.n, w.procs[0].pid, w.procs[w.src.n - 1].pid);
         else
             fprintf(stderr, "recorder-web: watching %s (pid %d); open the URL above; Ctrl-C stops\n",
                     w.info.process_name, w.info.pid);

@@ -3,6 +3,8 @@
  *
  * A live segment is drained round after round; a capture file is read
  * once, start to end, as fast as it goes (read_file), and then served.
+ * Several live programs are drained together, their slots one after the
+ * other, their events rebased onto the first's clock (source.h).
  *
  * One round reads every slot once; a slot that had more than one read's
  * worth is read again at once.  Every flush period (or sooner when a
@@ -42,6 +44,7 @@ struct reader {
     int started;
     rec_model *model;
     struct strtab names;
+    struct strtab *src_names; /* several programs: each one's names into the same table */
     struct lanes lanes;
     struct batch batch;
     struct aggregate agg;
@@ -79,11 +82,14 @@ static double clock_ns(const struct web *w) {
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec - (double)w->info.mono_ns0;
 }
 
+/* Several programs: the model's names are dense ids. */
+static const char *dense_name(void *src, uint32_t id) { return wsrc_string(src, id); }
+
 struct reader *reader_new(struct web *w, char *err, size_t errlen) {
     struct reader *r = calloc(1, sizeof *r);
     if (!r) goto oom;
     r->w = w;
-    uint32_t mt = w->info.max_threads;
+    uint32_t mt = w->src.max_threads;
     r->ents = malloc(READ_CAP * sizeof *r->ents);
     r->evs = malloc(READ_CAP * sizeof *r->evs);
     r->ti = calloc(mt, sizeof *r->ti);
@@ -92,13 +98,28 @@ struct reader *reader_new(struct web *w, char *err, size_t errlen) {
     r->lapping = calloc(mt, 1);
     if (!r->ents || !r->evs || !r->ti || !r->known || !r->known_ok || !r->lapping) goto oom;
     if (strtab_init(&r->names, &w->names) != 0) goto oom;
+    if (w->src.n > 1) {
+        /* Events reach the encoder and the model with dense names. */
+        r->names.identity = 1;
+        w->src.names = &w->names;
+        r->src_names = calloc(w->src.n, sizeof *r->src_names);
+        if (!r->src_names) goto oom;
+        for (uint32_t k = 0; k < w->src.n; k++)
+            if (strtab_init_shared(&r->src_names[k], &w->names) != 0) goto oom;
+    }
     if (lanes_init(&r->lanes, mt, &w->threads) != 0) goto oom;
     if (batch_init(&r->batch) != 0 || aggregate_init(&r->agg) != 0) goto oom;
     if (history_init(&r->hist, w->opts.client_queue / 2) != 0) goto oom;
     if (lod_init(&r->lod, LANES_CAP + 1, &w->lod) != 0) goto oom;
     r->batch.lod = &r->lod;
     struct rec_model_opts mo = {.max_events = w->opts.log_events, .keep_log = 1};
-    r->model = w->src.cap ? rec_model_new_cap(w->src.cap, &mo) : rec_model_new_seg(w->seg, &mo);
+    if (w->src.n > 1) {
+        struct rec_source_info si;
+        rec_seg_source_info(w->seg, &si);
+        r->model = rec_model_new(&si, dense_name, &w->src, &mo);
+    } else {
+        r->model = w->src.cap ? rec_model_new_cap(w->src.cap, &mo) : rec_model_new_seg(w->seg, &mo);
+    }
     if (!r->model) goto oom;
     r->alive = w->info.alive;
     r->loading = w->src.cap != NULL;
@@ -116,8 +137,13 @@ oom:
 
 /* Tell the model and the lanes about threads that are new or changed. */
 static int sync_threads(struct reader *r) {
-    struct web *w = r->w;
-    int n = rec_seg_threads(w->seg, r->ti, (int)w->info.max_threads);
+    const struct wsrc *src = &r->w->src;
+    int n = 0;
+    for (uint32_t k = 0; k < src->n; k++) {
+        int m = rec_seg_threads(src->segs[k], r->ti + n, (int)(src->max_threads - (uint32_t)n));
+        for (int i = n; i < n + m; i++) r->ti[i].slot += src->base[k];
+        n += m;
+    }
     for (int i = 0; i < n; i++) {
         const struct rec_thread_info *t = &r->ti[i];
         struct rec_thread_info *k = &r->known[t->slot];
@@ -171,10 +197,11 @@ static void count_loss(struct web *w, const struct rec_loss *loss) {
  * plus one read (docs/web.md, "Bounds"). */
 static int read_slot(struct reader *r, uint32_t slot) {
     struct web *w = r->w;
+    uint32_t k = wsrc_which(&w->src, slot);
     for (int round = 0; round < 4; round++) {
         uint64_t first;
         struct rec_loss loss = {0};
-        size_t got = rec_seg_read(w->seg, slot, r->ents, READ_CAP, &first, &loss);
+        size_t got = rec_seg_read(w->src.segs[k], slot - w->src.base[k], r->ents, READ_CAP, &first, &loss);
         r->pass_entries += got + loss.overwritten + loss.dropped;
         count_loss(w, &loss);
         int lap = loss.overwritten || loss.dropped || loss.history;
@@ -186,6 +213,7 @@ static int read_slot(struct reader *r, uint32_t slot) {
         size_t used = 0;
         uint64_t bad = 0;
         size_t n = rec_decode(r->ents, got, first, r->evs, READ_CAP, &used, &bad);
+        if (w->src.n > 1) wsrc_rebase(&w->src, k, &r->src_names[k], r->evs, n);
         take(r, slot, n, &loss);
         if (bad) {
             web_count(&w->ctr.bad, bad);
@@ -234,7 +262,10 @@ static void flush(struct reader *r, double now) {
  * librecorder then reads nothing more from it, and we stop asking.  What
  * was read stays, and keeps being served. */
 static void check_truncated(struct reader *r) {
-    if (r->truncated || rec_seg_status(r->w->seg) != REC_ERR_TRUNCATED) return;
+    if (r->truncated) return;
+    /* Several programs: only once every one is (the others still read). */
+    for (uint32_t k = 0; k < r->w->src.n; k++)
+        if (rec_seg_status(r->w->src.segs[k]) != REC_ERR_TRUNCATED) return;
     r->truncated = 1;
     web_store(&r->w->truncated, 1);
 }
@@ -251,11 +282,17 @@ static void publish_stats(struct reader *r, double now) {
         lws_cancel_service(w->ctx);
         return;
     }
-    struct rec_seg_info info;
-    rec_seg_get_info(w->seg, &info);
-    r->alive = info.alive;
-    web_store(&w->alive, info.alive);
-    web_store(&w->closed, info.closed);
+    /* Several programs: alive while any is, closed once all are. */
+    int alive = 0, closed = 1;
+    for (uint32_t k = 0; k < w->src.n; k++) {
+        struct rec_seg_info info;
+        rec_seg_get_info(w->src.segs[k], &info);
+        alive |= info.alive;
+        closed &= info.closed;
+    }
+    r->alive = alive;
+    web_store(&w->alive, alive);
+    web_store(&w->closed, closed);
     /* Windows slide with the clock even while the program is idle (not
      * once nothing more can be read: then they stay on what was).  But
      * while a writer laps us, the time after the newest event decoded is
@@ -263,7 +300,8 @@ static void publish_stats(struct reader *r, double now) {
      * last event before a loss to the first after it, docs/analysis.md):
      * taken as covered, that tail would dilute every share of a window
      * we read 1% of.  So the windows end at the newest event then. */
-    if (r->alive && !r->truncated && !r->n_lapping) rec_model_set_now_live(r->model, w->seg);
+    if (r->alive && !r->truncated && !r->n_lapping && w->src.n > 1) rec_model_set_now(r->model, clock_ns(w));
+    else if (r->alive && !r->truncated && !r->n_lapping) rec_model_set_now_live(r->model, w->seg);
     else if (r->alive && !r->truncated) rec_model_set_now(r->model, r->max_ts);
     else rec_model_set_now(r->model, now);
     for (int k = 0; k < 3; k++) aggregate_publish(&r->agg, r->model, &r->names, (enum rec_window)k, now, &w->stats[k]);
@@ -419,6 +457,10 @@ void reader_join_free(struct reader *r) {
     lod_destroy(&r->lod);
     batch_destroy(&r->batch);
     if (r->lanes.v) lanes_destroy(&r->lanes);
+    if (r->src_names)
+        for (uint32_t k = 0; k < r->w->src.n; k++)
+            if (r->src_names[k].keys) strtab_destroy(&r->src_names[k]);
+    free(r->src_names);
     if (r->names.keys) strtab_destroy(&r->names);
     free(r->ents);
     free(r->evs);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "source.h"
+#include "strtab.h"
 
 static int all_digits(const char *s) {
     if (!*s) return 0;
@@ -25,11 +26,41 @@ static int alloc_threads(struct wsrc *src, uint32_t max_threads) {
     return src->thr && src->thr_ok ? 0 : -1;
 }
 
-int wsrc_init_seg(struct wsrc *src, rec_seg *seg, uint32_t max_threads) {
+int wsrc_init_segs(struct wsrc *src, rec_seg **segs, uint32_t n) {
     memset(src, 0, sizeof *src);
-    src->seg = seg;
-    src->max_threads = max_threads;
+    src->seg = segs[0];
+    src->n = n;
+    struct rec_seg_info i0, in;
+    rec_seg_get_info(segs[0], &i0);
+    src->ns_per_tick0 = 1e9 / i0.ticks_per_sec;
+    src->ticks0 = i0.ticks0;
+    for (uint32_t k = 0; k < n; k++) {
+        rec_seg_get_info(segs[k], &in);
+        src->segs[k] = segs[k];
+        src->base[k] = src->max_threads;
+        src->max_threads += in.max_threads;
+        /* Time 0 of each is CLOCK_MONOTONIC at its calibration (0: unknown). */
+        src->off_ns[k] = in.mono_ns0 && i0.mono_ns0 ? (double)in.mono_ns0 - (double)i0.mono_ns0 : 0;
+    }
     return 0;
+}
+
+uint32_t wsrc_which(const struct wsrc *src, uint32_t slot) {
+    uint32_t k = 0;
+    while (k + 1 < src->n && slot >= src->base[k + 1]) k++;
+    return k;
+}
+
+void wsrc_rebase(const struct wsrc *src, uint32_t k, struct strtab *names_k, struct rec_event *ev, size_t n) {
+    rec_seg *s = src->segs[k];
+    for (size_t i = 0; i < n; i++) {
+        struct rec_event *e = &ev[i];
+        if (k) {
+            double t = (double)src->ticks0 + (rec_seg_ticks_to_ns(s, e->ticks) + src->off_ns[k]) / src->ns_per_tick0;
+            e->ticks = t <= 0 ? 0 : t >= 0x1p64 ? UINT64_MAX : (uint64_t)t;
+        }
+        if (e->name_id) e->name_id = strtab_id_named(names_k, e->name_id, rec_seg_string(s, e->name_id));
+    }
 }
 
 /* The capture's source as the segment's info would describe it: the page's
@@ -93,10 +124,22 @@ double wsrc_ns(const struct wsrc *src, uint64_t ticks) {
 }
 
 const char *wsrc_string(const struct wsrc *src, uint32_t id) {
-    return src->cap ? rec_cap_string(src->cap, id) : rec_seg_string(src->seg, id);
+    if (src->cap) return rec_cap_string(src->cap, id);
+    if (src->n > 1) {
+        /* Already a dense id; the reader thread owns the table. */
+        const struct strtab_pub *p = *src->names;
+        return p && id < p->count ? p->names[id] : NULL;
+    }
+    return rec_seg_string(src->seg, id);
 }
 
 int wsrc_thread(const struct wsrc *src, uint32_t slot, struct rec_thread_info *t) {
+    if (src->n > 1) {
+        uint32_t k = wsrc_which(src, slot);
+        if (rec_seg_thread(src->segs[k], slot - src->base[k], t) != 0) return -1;
+        t->slot = slot;
+        return 0;
+    }
     if (!src->cap) return rec_seg_thread(src->seg, slot, t);
     if (slot >= src->max_threads || !src->thr_ok[slot]) return -1;
     *t = src->thr[slot];

@@ -42,14 +42,24 @@ int strtab_init(struct strtab *t, struct strtab_pub **slot) {
     return 0;
 }
 
+int strtab_init_shared(struct strtab *t, struct strtab_pub **slot) {
+    memset(t, 0, sizeof *t);
+    t->mask = 1023;
+    t->keys = calloc(t->mask + 1, sizeof *t->keys);
+    t->vals = calloc(t->mask + 1, sizeof *t->vals);
+    t->slot = slot;
+    t->shared = 1;
+    return t->keys && t->vals ? 0 : -1;
+}
+
 void strtab_destroy(struct strtab *t) {
-    struct strtab_pub *p = *t->slot;
+    struct strtab_pub *p = t->shared ? NULL : *t->slot;
     if (p) {
         for (uint32_t i = 0; i < p->count; i++) free(p->names[i]);
         free(p->names);
         free(p);
     }
-    *t->slot = NULL;
+    if (!t->shared) *t->slot = NULL;
     free(t->keys);
     free(t->vals);
 }
@@ -116,7 +126,7 @@ static int rehash(struct strtab *t) {
 }
 
 static uint32_t lookup(struct strtab *t, const struct wsrc *src, uint32_t seg_id, const char *name) {
-    if (seg_id == 0) return 0;
+    if (seg_id == 0 || t->identity) return seg_id;
     /* Most events reuse a handful of names: one compare, usually. */
     uint32_t c = (seg_id ^ (seg_id >> 8)) & (STRTAB_CACHE - 1);
     if (t->ckey[c] == seg_id) return t->cval[c];

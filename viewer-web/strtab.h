@@ -32,9 +32,13 @@ struct strtab {
     uint32_t *keys, *vals;    /* open addressing, key 0 = empty */
     uint32_t mask, used;
     struct strtab_pub **slot; /* where the table is published */
+    int shared;               /* another strtab made the table (and frees it) */
+    int identity;             /* ids are dense ids already (several programs, source.h) */
 };
 
 int strtab_init(struct strtab *t, struct strtab_pub **slot);
+/* Another map into the same table (one per program when several). */
+int strtab_init_shared(struct strtab *t, struct strtab_pub **slot);
 /* Free everything; no reader may use the published table any more. */
 void strtab_destroy(struct strtab *t);
 /* The dense id of a source's string id (0 for 0); interns it on first use.

@@ -30,6 +30,8 @@ struct pss;
 
 struct web_opts {
     const char *target;       /* PID or NAME, NULL = the only live one */
+    const char *targets[WSRC_MAX];   /* recorder-web PID1 PID2 ...: several programs */
+    unsigned n_targets;
     int port;                 /* 0 = any free port */
     const char *bind;         /* NULL = 127.0.0.1 */
     size_t log_events;        /* event log kept for the snapshot */
@@ -57,7 +59,9 @@ struct web {
     struct web_opts opts;
     rec_seg *seg;             /* the live segment, or NULL for a capture file */
     struct wsrc src;          /* the segment or the capture file (source.h) */
-    struct rec_seg_info info; /* a capture's described the same way */
+    struct rec_seg_info info; /* a capture's described the same way; several: the first's,
+                                 with max_threads their total */
+    struct rec_seg_info procs[WSRC_MAX];   /* several programs: each one (HELLO) */
     char token[33];
     char origin_host[3][80];  /* hosts a page may come from */
     int port;

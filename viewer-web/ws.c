@@ -60,6 +60,16 @@ static int send_hello(struct lws *wsi, struct web *w, struct client *c) {
     /* Root may watch anyone's program: the page says whose it is. */
     wb_u8(b, (w->info.foreign_owner ? HELLO_FOREIGN : 0) | (w->src.cap ? HELLO_FILE : 0));
     wb_varint(b, w->info.owner_uid);
+    /* The programs (several: recorder-web PID1 PID2 ...), each with the
+     * first of its slots: a lane belongs to the last whose base <= its slot. */
+    uint32_t n = w->src.n ? w->src.n : 1;
+    wb_varint(b, n);
+    for (uint32_t k = 0; k < n; k++) {
+        const struct rec_seg_info *p = w->src.n > 1 ? &w->procs[k] : &w->info;
+        wb_varint(b, p->pid > 0 ? (uint64_t)p->pid : 0);
+        wb_str(b, p->process_name, sizeof p->process_name - 1);
+        wb_varint(b, w->src.n > 1 ? w->src.base[k] : 0);
+    }
     c->hello_sent = 1;
     return send_tx(wsi, c);
 }

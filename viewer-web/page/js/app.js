@@ -154,9 +154,12 @@ function setMetric(id, text, cls, boxId) {
 function updateHeader() {
   const h = store.helloMsg, st = store.statusMsg;
   if (h) {
-    $('proc-name').textContent = h.name || '?';
-    /* A capture file says so: it is a recording, not a live program. */
-    $('proc-pid').textContent = (h.file ? 'file ' + h.path + ' · ' : '') + 'pid ' + h.pid;
+    /* Several programs: all of them; a capture file says so: it is a
+     * recording, not a live program. */
+    const several = h.procs && h.procs.length > 1;
+    $('proc-name').textContent = several ? h.procs.map((p) => p.name || '?').join(' + ') : h.name || '?';
+    $('proc-pid').textContent = several ? 'pids ' + h.procs.map((p) => p.pid).join(', ')
+      : (h.file ? 'file ' + h.path + ' · ' : '') + 'pid ' + h.pid;
     /* Root watching another user's program: say whose it is. */
     const owner = $('proc-owner');
     owner.hidden = !h.foreign;
@@ -295,7 +298,11 @@ window.__recorder = {
       drawsPerSec: perf.drawsPerSec || 0,
       rafCount: perf.rafCount,
       decodeErrors,
-      lanes: store.laneOrder.map((L) => ({ id: L.id, name: L.name, tid: L.tid, alive: L.alive, depth: L.maxDepth })),
+      lanes: store.laneOrder.map((L) => ({ id: L.id, name: L.name, tid: L.tid, alive: L.alive, depth: L.maxDepth,
+        pid: store.procOf(L) ? store.procOf(L).pid : store.helloMsg ? store.helloMsg.pid : 0,
+        lastTs: L.lastTs, slices: L.rows.reduce((n, r) => n + r.count, 0) })),
+      procs: store.helloMsg ? store.helloMsg.procs : [],
+      now: store.liveNow(),
       lanesRetired: store.lanesRetired,
       threadsFolded: store.threadsFolded,
       offLane: store.offLane,

@@ -191,6 +191,11 @@ function decodeHello(r) {
   h.foreign = (f & HELLO_FOREIGN) !== 0;
   h.file = (f & HELLO_FILE) !== 0;
   h.ownerUid = r.varint();
+  /* The programs, each with its first slot (several: PID1 PID2 ...). */
+  const np = r.varint();
+  if (np > 4096) throw new RangeError('too many programs');
+  h.procs = [];
+  for (let i = 0; i < np; i++) h.procs.push({ pid: r.varint(), name: r.str(), base: r.varint() });
   return h;
 }
 

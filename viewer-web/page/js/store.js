@@ -523,6 +523,16 @@ class Store {
     if (cut > this.historyStart) this.historyStart = cut;
   }
 
+  /* Several programs (HELLO's procs): the one lane L belongs to, or null
+   * when there is only one. */
+  procOf(L) {
+    const p = this.helloMsg ? this.helloMsg.procs : null;
+    if (!p || p.length < 2) return null;
+    let k = 0;
+    while (k + 1 < p.length && L.slot >= p[k + 1].base) k++;
+    return p[k];
+  }
+
   /* The lowest depth with slices anywhere in a lane (for layout). */
   laneDepth(L) { return Math.max(L.maxDepth, 1); }
 }

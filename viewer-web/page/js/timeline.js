@@ -219,7 +219,8 @@ class Timeline {
         this.gutterText(y, this.store.name(c.name), fmtValue(c.last) + '  (' + fmtValue(c.min) + '–' + fmtValue(c.max) + ')', false);
       } else {
         const L = tr.L;
-        this.gutterText(y, L.label, (L.tid ? 'tid ' + L.tid : '') + (L.alive ? '' : '  exited'), !L.alive);
+        const proc = s.procOf(L);   /* several programs: whose thread */
+        this.gutterText(y, L.label, (proc ? proc.name + ' ' + proc.pid + ' · ' : '') + (L.tid ? 'tid ' + L.tid : '') + (L.alive ? '' : '  exited'), !L.alive);
       }
     }
     ctx.save();
