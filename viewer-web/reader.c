@@ -30,6 +30,7 @@
 #define READ_CAP 65536u        /* entries per read */
 #define FLUSH_BYTES (256u << 10)
 #define STATS_MS 500
+#define FIRST_STATS_MS 100     /* a capture file's first statistics and summary */
 /* Rest between passes (docs/web.md, "How it reads"): until a ring would
  * be a quarter full at the rate the last pass saw, 1 ms at least, a flush
  * period at most.  Each wake-up preempts a thread of a program that keeps
@@ -362,7 +363,7 @@ static void read_file(struct reader *r) {
     const struct rec_cap_info *in = rec_cap_get_info(c);
     double end = in->end_ticks ? (double)web_ns(wsrc_ns(&w->src, in->end_ticks)) : 0;
     r->lod.limit = in->end_ticks ? web_ns(end + FUTURE_SLACK_NS) : WEB_NS_MAX;
-    double next = mono_ms() + STATS_MS;
+    double next = mono_ms() + FIRST_STATS_MS;   /* a first picture soon, then twice a second */
     r->file_flush = w->opts.client_queue / 16 < FLUSH_BYTES ? w->opts.client_queue / 16 : FLUSH_BYTES;
     struct rec_cap_item it;
     int rc;

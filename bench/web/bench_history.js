@@ -48,6 +48,13 @@ async function browser() {
   return { ctx, profile, page: ctx.pages()[0] || (await ctx.newPage()) };
 }
 
+/* utime + stime of a process, in seconds (Linux's USER_HZ is 100). */
+function cpuSeconds(pid) {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function status(pid, key) {
   const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp('^' + key + ':\\s+(\\d+)', 'm'));
   return m ? Number(m[1]) : 0;
@@ -135,7 +142,7 @@ async function capture(file) {
   const { ctx, profile, page } = await browser();
   const t0 = Date.now();
   const srv = await startServer([file, '--port', '0']);
-  const tUrl = Date.now() - t0;
+  const tUrl = Date.now() - t0, cpuUrl = cpuSeconds(srv.proc.pid);
   let peak = 0;
   const poll = setInterval(() => { try { peak = Math.max(peak, status(srv.proc.pid, 'VmHWM')); } catch (e) { /* gone */ } }, 100);
   try {
@@ -145,18 +152,21 @@ async function capture(file) {
       const r = window.__recorder, s = r.state();
       return s.connected && r.store.lodMsg !== null && (r.timeline.draws || 0) > 0 && r.timeline.drawnVersion === r.store.version;
     }), 120000, 20);
-    const tFirst = Date.now() - t0;
+    const tFirst = Date.now() - t0, cpuFirst = cpuSeconds(srv.proc.pid);
     const first = await page.evaluate(() => ({ events: window.__recorder.state().serverEvents, loading: window.__recorder.state().loading }));
     await until(() => page.evaluate(() => { const s = window.__recorder.state(); return !s.loading && s.events > 0; }), 600000, 100);
-    const tLoaded = Date.now() - t0;
+    const tLoaded = Date.now() - t0, cpuLoaded = cpuSeconds(srv.proc.pid);
+    const load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
     const s = await page.evaluate(() => window.__recorder.state());
     peak = Math.max(peak, status(srv.proc.pid, 'VmHWM'));
     const line = { bench: 'capture', file: path.basename(file), bytes: fs.statSync(file).size, events: s.serverEvents,
       url_ms: tUrl, first_frame_ms: tFirst, events_at_first_frame: first.events, loading_at_first_frame: first.loading,
-      loaded_ms: tLoaded, server_vmhwm_kb: peak, page_events: s.events };
+      loaded_ms: tLoaded, server_vmhwm_kb: peak, page_events: s.events,
+      server_cpu_s_at_url: cpuUrl, server_cpu_s_at_first_frame: cpuFirst, server_cpu_s_loaded: cpuLoaded, loadavg: Number(load) };
     console.log(`${s.serverEvents} events (${(line.bytes / 1e6).toFixed(0)} MB): URL after ${tUrl} ms, first frame after ` +
       `${tFirst} ms (${first.events} events read by then), whole file read after ${tLoaded} ms; ` +
-      `recorder-web peak memory ${(peak / 1024).toFixed(0)} MB`);
+      `recorder-web peak memory ${(peak / 1024).toFixed(0)} MB; its CPU time by the URL ${cpuUrl} s, by the first frame ` +
+      `${cpuFirst} s, by the end ${cpuLoaded} s (load average ${load} on ${os.cpus().length} cores)`);
     console.log(JSON.stringify(line));
     await page.screenshot({ path: path.join(os.tmpdir(), 'recorder-web-bench-capture.png') });
   } finally {
