@@ -3,7 +3,6 @@
  * source.h).
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +10,7 @@
 
 #include "source.h"
 #include "strtab.h"
-
-static int all_digits(const char *s) {
-    if (!*s) return 0;
-    for (; *s; s++)
-        if (!isdigit((unsigned char)*s)) return 0;
-    return 1;
-}
+#include "target.h"
 
 static int alloc_threads(struct wsrc *src, uint32_t max_threads) {
     src->max_threads = max_threads;
@@ -93,7 +86,7 @@ int wsrc_open_file(const char *arg, struct wsrc *src, struct rec_seg_info *info,
      * rec_seg_open to judge.  Anything else that exists -- a FIFO, a
      * device, a directory, a symlink to one -- goes to rec_cap_open, which
      * refuses it without opening it. */
-    if (!arg || all_digits(arg) || lstat(arg, &st) != 0) return 0;
+    if (!arg || target_all_digits(arg) || lstat(arg, &st) != 0) return 0;
     if (stat(arg, &st) == 0 && S_ISREG(st.st_mode) && rec_cap_probe(arg) == 0) return 0;
     rec_cap *c;
     int rc = rec_cap_open(arg, &c, err, errlen);

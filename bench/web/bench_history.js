@@ -21,38 +21,17 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { startServer, run, stop, sleep, until, need } = require('../../tests/web/harness');
+const { startServer, run, stop, until, need, cpuSeconds } = require('../../tests/web/harness');
+const { launch } = require('../../tests/web/chromium');   /* exits 77 without playwright-core or chromium */
 
 function arg(name, def) {
   const i = process.argv.indexOf('--' + name);
   return i > 0 ? Number(process.argv[i + 1]) : def;
 }
 
-let chromium;
-try {
-  ({ chromium } = require(path.join(__dirname, '../../tests/node/node_modules/playwright-core')));
-} catch (e) {
-  console.log('SKIP: playwright-core is not installed (run `npm install` in tests/node)');
-  process.exit(77);
-}
-
 async function browser() {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'recorder-web-bench-'));
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1440, height: 900 },
-  });
+  const { ctx, profile } = await launch();
   return { ctx, profile, page: ctx.pages()[0] || (await ctx.newPage()) };
-}
-
-/* utime + stime of a process, in seconds (Linux's USER_HZ is 100). */
-function cpuSeconds(pid) {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function status(pid, key) {

@@ -20,7 +20,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { startServer, run, stop, check, main, until, need } = require('./harness');
-const { launch } = require('./chromium');   /* exits 77 without a browser */
+const { launchPage } = require('./chromium');   /* exits 77 without a browser */
 
 const shots = need('WEB_SCREENSHOTS');
 fs.mkdirSync(shots, { recursive: true });
@@ -53,11 +53,7 @@ main(async () => {
   const srv = await startServer([rec, '--port', '0', '--client-queue', '64']);
   await until(() => /serving the capture/.test(srv.stderr.text), 5000);
   check(/serving the capture/.test(srv.stderr.text), 'recorder-web says it serves a capture', srv.stderr.text);
-  const { ctx, profile } = await launch();
-  const page = ctx.pages()[0] || (await ctx.newPage());
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  const { ctx, profile, page, errors } = await launchPage();
   try {
     await page.goto(srv.url);
     const state = () => page.evaluate(() => window.__recorder.state());
