@@ -78,7 +78,8 @@ main(async () => {
       await stop(srv.proc);
       return n;
     })();
-    check(half > 0 && half < most && most < whole, 'each is read up to where it breaks', { half, most, whole });
+    /* Both may fall in one large record: then they read the same records. */
+    check(half > 0 && half <= most && most < whole, 'each is read up to where it breaks', { half, most, whole });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
