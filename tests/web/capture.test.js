@@ -91,7 +91,13 @@ main(async () => {
     check(s.detailStart > s.t0 && s.detailStart < s.t1 && s.events > 0, 'the kept detail is in view too', { d: s.detailStart, t0: s.t0, t1: s.t1, events: s.events });
     const hatched = await page.evaluate((x) => window.__recorder.lodHatchedAt(x), (lod.region.x0 + lod.region.x1) / 2);
     check(hatched >= 3, 'the dropped-detail region is hatched in every lane', hatched);
+    const pt = lod.point;
+    if (pt) await page.mouse.move(pt.x, pt.y);
+    const tip = pt ? await until(async () => /summary only/.test(await page.textContent('#tooltip').catch(() => '')), 3000, 100) : false;
+    const tipText = await page.textContent('#tooltip').catch(() => '');
+    check(tip && /busy/.test(tipText) && /events/.test(tipText), 'hovering there says it is the summary, how busy, how many events', { pt, tipText });
     await page.screenshot({ path: path.join(shots, 'capture-whole-run.png') });
+    await page.mouse.move(5, 5);
 
     /* ---- zoomed into the kept end: slices ---- */
     await page.evaluate(() => {

@@ -93,6 +93,30 @@ class TimelineLod {
     return Object.assign(b, { from, to: from + m.width });
   }
 
+  /* The hover's hit over the summary (timeline_hover.js), or null. */
+  hitLod(L, t) {
+    const b = this.lodAt(L, t);
+    return b ? Object.assign({ kind: 'lod', L }, b) : null;
+  }
+
+  lodTooltip(h) {
+    const s = this.store, rows = [];
+    rows.push(['from', fmtTime(h.from, 1e3)]);
+    rows.push(['to', fmtTime(h.to, 1e3)]);
+    rows.push(['busy', (100 * h.busy).toFixed(h.busy > 0 && h.busy < 0.1 ? 1 : 0) + '%']);
+    if (h.top) rows.push(['mostly', h.top]);
+    rows.push(['events', fmtCount(h.events)]);
+    if (h.lost) rows.push(['lost', 'entries were lost here']);
+    rows.push(['thread', h.L.label + (h.L.tid ? ' (' + h.L.tid + ')' : '')]);
+    return {
+      title: 'summary only: detail dropped',
+      rows,
+      note: s.helloMsg && s.helloMsg.file
+        ? 'older than the detail recorder-web keeps of this file (--client-queue): zoom into the end for slices'
+        : 'older than the detail this page keeps or was sent: the run\'s summary, one bucket of ' + fmtDur(h.to - h.from),
+    };
+  }
+
   /* For the tests: how many lanes are hatched summary-only at page x
    * (read in the instants strip, where no bar is drawn). */
   lodHatchedAt(x) {
@@ -114,7 +138,8 @@ class TimelineLod {
     const r = this.canvas.getBoundingClientRect(), k = this.plotW / this.span, t0 = this.t0;
     const span = this.lodSpan(t0, this.t1), m = this.store.lodMsg;
     if (!span) return { region: null, lanesWithBars: 0, width: m ? m.width : 0 };
-    let lanesWithBars = 0;
+    let lanesWithBars = 0, point = null;
+    const top = RULER_H - this.scrollY, xm = GUTTER + ((span[0] + span[1]) / 2 - t0) * k;
     for (const tr of this.tracks) {
       if (tr.kind !== 'lane' || !m) continue;
       const ll = m.lanes.get(tr.L.id);
@@ -122,10 +147,16 @@ class TimelineLod {
       const i0 = Math.max(0, Math.floor((span[0] - m.t0) / m.width) - ll.first);
       const i1 = Math.min(ll.count - 1, Math.floor((span[1] - m.t0) / m.width) - ll.first);
       for (let i = i0; i <= i1; i++) if (ll.busy[i] || ll.events[i]) { lanesWithBars++; break; }
+      /* Where to hover: the middle of the region, in a lane's first row
+       * where no slice of the detail is (a slice there is what a hover
+       * shows). */
+      const y = top + tr.rowsY + ROW_H / 2, tm = (span[0] + span[1]) / 2, R0 = tr.L.rows[0];
+      const j = R0 ? R0.lowerBound(1, tm) : 0, covered = R0 && j < R0.n && R0.s[j] <= tm;
+      if (!point && !covered && tr.L.depth === 0 && y > RULER_H && y < this.H) point = { x: r.left + xm, y: r.top + y, lane: tr.L.label };
     }
     return {
       region: { x0: r.left + GUTTER + (span[0] - t0) * k, x1: r.left + GUTTER + (span[1] - t0) * k, from: span[0], to: span[1] },
-      lanesWithBars, width: m.width,
+      lanesWithBars, width: m.width, point,
     };
   }
 }
