@@ -51,8 +51,9 @@ static const char usage_text[] =
     "  -h, --help          this help\n"
     "\n"
     "Exit status: 0 stopped by Ctrl-C or SIGTERM; 2 bad usage; 3 no such process\n"
-    "or segment; 4 permission denied; 5 corrupt segment; 6 other format version;\n"
-    "7 truncated segment; 9 out of memory; 11 segment still starting (try again);\n"
+    "or segment; 4 permission denied; 5 corrupt segment or capture, or not a\n"
+    "recorder file (FIFO, device, directory); 6 other format version; 7 truncated\n"
+    "segment or capture; 9 out of memory; 11 segment still starting (try again);\n"
     "12 exited without recording (--wait); 13 --wait timed out; 14 cannot listen\n"
     "(port in use, bad address); 1 any other failure.  docs/web.md has the details.\n";
 
