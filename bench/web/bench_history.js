@@ -14,6 +14,11 @@
  *     a summary drawn), to the file fully read, and recorder-web's peak
  *     memory (VmHWM) against its bound.
  *
+ *   node bench/web/bench_history.js server FILE.rec
+ *     The server's part alone: a page without a browser (tests/web/peer.js)
+ *     connects as soon as the URL is printed; the time to its first HELLO,
+ *     STATUS and summary (LOD), and recorder-web's CPU time by then.
+ *
  * Needs RECORDER_WEB (and for `slices` a capture to serve: WEB_TARGET and
  * RECORDER_CLI make one), playwright-core in tests/node, /usr/bin/chromium.
  * Prints one JSON line per measurement. */
@@ -156,12 +161,34 @@ async function capture(file) {
   }
 }
 
+async function server(file) {
+  const { Peer } = require('../../tests/web/peer');
+  const t0 = Date.now();
+  const srv = await startServer([file, '--port', '0']);
+  const tUrl = Date.now() - t0, cpuUrl = cpuSeconds(srv.proc.pid);
+  const p = await Peer.open(srv.port, srv.token);
+  try {
+    await until(() => p.helloMsg && p.statusMsg && p.lodMsg, 120000, 5);
+    const tFirst = Date.now() - t0, cpuFirst = cpuSeconds(srv.proc.pid);
+    const load = Number(fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+    const line = { bench: 'capture-server', file: path.basename(file), url_ms: tUrl, first_summary_ms: tFirst,
+      server_cpu_s_at_url: cpuUrl, server_cpu_s_at_first_summary: cpuFirst, events_by_then: p.statusMsg.events, loadavg: load };
+    console.log(`URL after ${tUrl} ms (recorder-web CPU ${cpuUrl} s), HELLO + STATUS + summary after ${tFirst} ms ` +
+      `(CPU ${cpuFirst} s, ${p.statusMsg.events} events read), load average ${load}`);
+    console.log(JSON.stringify(line));
+  } finally {
+    p.close();
+    await stop(srv.proc);
+  }
+}
+
 (async () => {
   const mode = process.argv[2];
   if (mode === 'slices') await slices();
+  else if (mode === 'server' && process.argv[3]) await server(process.argv[3]);
   else if (mode === 'capture' && process.argv[3]) await capture(process.argv[3]);
   else {
-    console.error('usage: bench_history.js slices [--slices N] [--seconds S] | capture FILE.rec');
+    console.error('usage: bench_history.js slices [--slices N] [--seconds S] | capture FILE.rec | server FILE.rec');
     process.exit(2);
   }
 })().catch((e) => {
