@@ -15,7 +15,7 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { startTarget, startServer, stop, sleep, until } = require('../../tests/web/harness');
+const { startTarget, startServer, stop, sleep, until, cpuSeconds } = require('../../tests/web/harness');
 
 function arg(name, def) {
   const i = process.argv.indexOf('--' + name);
@@ -35,12 +35,6 @@ try {
   process.exit(77);
 }
 
-/* utime + stime of a process, in seconds (Linux's USER_HZ is 100). */
-function cpuSeconds(pid) {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 (async () => {
   const target = await startTarget(['--threads', String(threads), '--rate', String(rate), '--work-ns', '0']);

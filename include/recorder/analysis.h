@@ -58,6 +58,15 @@ void rec_model_free(rec_model *m);
 /* A model of a segment: its pid, process name and clock as the source,
  * rec_seg_string for names.  s must outlive the model. */
 rec_model *rec_model_new_seg(rec_seg *s, const struct rec_model_opts *opts);
+/* The source a segment's model has (its pid, process name, clock). */
+void rec_seg_source_info(rec_seg *s, struct rec_source_info *src);
+/* The same for a capture file (recorder/capture.h): its SOURCE record as
+ * the source, rec_cap_string for names.  c must outlive the model. */
+struct rec_cap;
+rec_model *rec_model_new_cap(struct rec_cap *c, const struct rec_model_opts *opts);
+void rec_cap_source_info(const struct rec_cap *c, struct rec_source_info *si);
+/* rec_cap_string as a rec_string_fn (ctx: the rec_cap). */
+const char *rec_cap_string_fn(void *cap, uint32_t id);
 
 /* A thread (slot, generation) is known or its metadata changed. */
 void rec_model_thread(rec_model *m, const struct rec_thread_info *t);

@@ -171,4 +171,11 @@ async function quiet(peer, ms = 120000, times = 8) {
   }, ms, 250);
 }
 
-module.exports = { lineMatching, rssKb, sanitizer, quiet, need, startTarget, startServer, run, stop, request, check, main, sleep, until };
+/* utime + stime of a process, in seconds (Linux's USER_HZ is 100). */
+function cpuSeconds(pid) {
+  const f = require('fs').readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+module.exports = { cpuSeconds, lineMatching, rssKb, sanitizer, quiet, need, startTarget, startServer, run, stop, request, check, main, sleep, until };

@@ -123,7 +123,9 @@ window.addEventListener('keydown', (e) => {
 });
 
 /* ---- the header's numbers ---- */
-const CONN_TEXT = { live: 'connected', exited: 'program exited', truncated: 'segment truncated' };
+const CONN_TEXT = { live: 'connected', exited: 'program exited', truncated: 'segment truncated',
+  loading: 'capture file: reading…', file: 'capture file', fileCut: 'capture file: read error' };
+const CONNECTED = new Set(['live', 'exited', 'truncated', 'loading', 'file', 'fileCut']);
 
 /* The statistics of the window shown are partial: how much was decoded. */
 function showPartial() {
@@ -152,8 +154,12 @@ function setMetric(id, text, cls, boxId) {
 function updateHeader() {
   const h = store.helloMsg, st = store.statusMsg;
   if (h) {
-    $('proc-name').textContent = h.name || '?';
-    $('proc-pid').textContent = 'pid ' + h.pid;
+    /* Several programs: all of them; a capture file says so: it is a
+     * recording, not a live program. */
+    const several = h.procs && h.procs.length > 1;
+    $('proc-name').textContent = several ? h.procs.map((p) => p.name || '?').join(' + ') : h.name || '?';
+    $('proc-pid').textContent = several ? 'pids ' + h.procs.map((p) => p.pid).join(', ')
+      : (h.file ? 'file ' + h.path + ' · ' : '') + 'pid ' + h.pid;
     /* Root watching another user's program: say whose it is. */
     const owner = $('proc-owner');
     owner.hidden = !h.foreign;
@@ -163,8 +169,9 @@ function updateHeader() {
   }
   /* Once connected: the program's state, a truncated segment first (the
    * page keeps what it has; nothing more can come). */
-  if (st && (connState === 'live' || connState === 'exited' || connState === 'truncated')) {
-    const want = st.truncated ? 'truncated' : st.alive ? 'live' : 'exited';
+  if (st && CONNECTED.has(connState)) {
+    const want = h && h.file ? (st.truncated ? 'fileCut' : st.loading ? 'loading' : 'file')
+      : st.truncated ? 'truncated' : st.alive ? 'live' : 'exited';
     if (want !== connState) setConn(want, CONN_TEXT[want]);
   }
   $('conn').title = connState === 'truncated'
@@ -259,7 +266,11 @@ window.__recorder = {
   state() {
     const st = store.statusMsg;
     return {
-      connected: connState === 'live' || connState === 'exited' || connState === 'truncated',
+      connected: CONNECTED.has(connState),
+      file: store.helloMsg ? store.helloMsg.file : false,
+      loading: st ? st.loading : false,
+      detailStart: store.detailStart,
+      lod: timeline.lodProbe(),
       conn: connState,
       live: timeline.live,
       span: timeline.span,
@@ -287,7 +298,12 @@ window.__recorder = {
       drawsPerSec: perf.drawsPerSec || 0,
       rafCount: perf.rafCount,
       decodeErrors,
-      lanes: store.laneOrder.map((L) => ({ id: L.id, name: L.name, tid: L.tid, alive: L.alive, depth: L.maxDepth })),
+      lanes: store.laneOrder.map((L) => ({ id: L.id, name: L.name, tid: L.tid, alive: L.alive, depth: L.maxDepth,
+        pid: store.procOf(L) ? store.procOf(L).pid : store.helloMsg ? store.helloMsg.pid : 0,
+        lastTs: L.lastTs, slices: L.rows.reduce((n, r) => n + r.count, 0),
+        firstTs: L.rows.reduce((t, r) => (r.count ? Math.min(t, r.s[r.lo]) : t), Infinity) })),
+      procs: store.helloMsg ? store.helloMsg.procs : [],
+      now: store.liveNow(),
       lanesRetired: store.lanesRetired,
       threadsFolded: store.threadsFolded,
       offLane: store.offLane,
@@ -310,6 +326,8 @@ window.__recorder = {
     };
   },
   findSlice: (name, minWidth) => timeline.findSlice(name, minWidth),
+  fitRun: () => timeline.fitRun(),
+  lodHatchedAt: (x) => timeline.lodHatchedAt(x),
   findInstant: (name) => timeline.findInstant(name),
   checkRepaint: () => timeline.checkRepaint(),
 };

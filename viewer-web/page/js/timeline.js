@@ -24,7 +24,7 @@ const GUTTER = 184;
 const ROWS_SHOWN_MAX = 32;
 const HATCH_PERIOD = 8;        /* device pixels between a gap's stripes */
 const MIN_SPAN = 2e3;          /* 2 µs */
-const MAX_SPAN = 600e9;
+const MAX_SPAN = 30 * 86400e9;   /* a month: the whole of a long run (lod.js) */
 const FONT = '11px "Inter", "Segoe UI", system-ui, "Liberation Sans", "DejaVu Sans", sans-serif';
 const FONT_BOLD = '600 12px "Inter", "Segoe UI", system-ui, "Liberation Sans", "DejaVu Sans", sans-serif';
 const FONT_MONO = '11px "JetBrains Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace';
@@ -128,6 +128,7 @@ class Timeline {
    * everything. */
   draw() {
     const s = this.store, ctx = this.ctx;
+    this.fitOnce();
     this.resize();
     this.layout();
     const now = s.liveNow();
@@ -218,7 +219,8 @@ class Timeline {
         this.gutterText(y, this.store.name(c.name), fmtValue(c.last) + '  (' + fmtValue(c.min) + '–' + fmtValue(c.max) + ')', false);
       } else {
         const L = tr.L;
-        this.gutterText(y, L.label, (L.tid ? 'tid ' + L.tid : '') + (L.alive ? '' : '  exited'), !L.alive);
+        const proc = s.procOf(L);   /* several programs: whose thread */
+        this.gutterText(y, L.label, (proc ? proc.name + ' ' + proc.pid + ' · ' : '') + (L.tid ? 'tid ' + L.tid : '') + (L.alive ? '' : '  exited'), !L.alive);
       }
     }
     ctx.save();
@@ -295,6 +297,8 @@ class Timeline {
     const t0 = this.t0, t1 = this.t1, k = this.plotW / this.span;
     const ts = this.tOf(xs - 12);   /* what can reach into the strip (a triangle is 7 px) */
     const rowsY = y + INSTANT_H;
+    /* Older than the detail kept: the run's summary (lod.js). */
+    this.drawLod(L, y, y + INSTANT_H + tr.rows * ROW_H - 2, t0, t1, k);
     for (let d = 0; d < tr.rows; d++) {
       const ry = rowsY + d * ROW_H;
       if (ry > this.H || ry + ROW_H < RULER_H) continue;
