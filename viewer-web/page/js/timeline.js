@@ -215,7 +215,9 @@ class Timeline {
     for (const [tr, y] of visible) {
       if (tr.kind === 'counter') {
         const c = tr.c;
-        this.gutterText(y, this.store.name(c.name), fmtValue(c.last) + '  (' + fmtValue(c.min) + '–' + fmtValue(c.max) + ')', false);
+        /* counters.js: min / avg / max of the values in view (or the range). */
+        const sub = this.counterSub ? this.counterSub(c) : fmtValue(c.last) + '  (' + fmtValue(c.min) + '–' + fmtValue(c.max) + ')';
+        this.gutterText(y, this.store.name(c.name), sub, false);
       } else {
         const L = tr.L;
         this.gutterText(y, L.label, (L.tid ? 'tid ' + L.tid : '') + (L.alive ? '' : '  exited'), !L.alive);
@@ -230,6 +232,7 @@ class Timeline {
     ctx.restore();
     ctx.restore();
     this.drawRulerText(step, first);
+    if (this.drawMarks) this.drawMarks();   /* timeline_marks.js: range, search, counter axes */
     this.labels.clear();
     for (const l of this.pending) this.labels.add(l[4]);
     this.dirty = false;
