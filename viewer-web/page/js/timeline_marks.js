@@ -40,9 +40,15 @@ class TimelineMarks {
       ctx.font = FONT_MONO;
       ctx.textBaseline = 'middle';
       ctx.textAlign = 'center';
-      ctx.fillStyle = UI.text;
       const text = fmtDur(r.b - r.a) + (r.pending ? '' : '  · Esc clears');
-      if (xb - xa > 60) ctx.fillText(text, (xa + xb) / 2, RULER_H / 2);
+      if (xb - xa > 60) {
+        /* Over the ruler's own labels: on a plate of its own. */
+        const w = Math.min(xb - xa - 4, ctx.measureText(text).width + 12);
+        ctx.fillStyle = '#1f3350';
+        ctx.fillRect((xa + xb) / 2 - w / 2, 3, w, RULER_H - 7);
+        ctx.fillStyle = UI.text;
+        ctx.fillText(text, (xa + xb) / 2, RULER_H / 2);
+      }
     }
     const cur = m.current ? m.current() : null;
     const tr = cur ? this.laneTrack(cur.L.id) : null;
