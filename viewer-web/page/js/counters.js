@@ -1,7 +1,8 @@
 /* counters.js -- what a counter track says besides its line: a value axis
  * (the track's scale, lowest to highest value seen, with its middle) and
  * a min / avg / max summary of the values in view, or in the selected
- * range when there is one (docs/web.md, "Counters").  avg is the mean of
+ * range when there is one (docs/web.md, "Counters"); following live time
+ * the view's summary is a few hundred milliseconds old at most.  avg is the mean of
  * the values recorded there (every thread's), not weighted by time.
  * Paused, the summaries hold still with everything else. */
 
@@ -10,7 +11,7 @@ class CounterSummary {
     this.store = store;
     this.timeline = timeline;
     this.range = range;
-    this.cache = new Map();   /* counter name id -> {a, b, at, n, min, avg, max} */
+    this.cache = new Map();   /* counter name id -> {a, b, what, at, next, n, min, avg, max} */
   }
 
   /* The stretch summarized: the range, else the view. */
@@ -33,14 +34,17 @@ class CounterSummary {
     return { n, min, max, avg: n ? sum / n : NaN };
   }
 
-  /* Recomputed when the stretch moved, at most four times a second while
-   * following live time, never while paused. */
+  /* Recomputed when the stretch moved, and following live time now and
+   * then (at most four times a second); never while paused. */
   of(c) {
     const { a, b, what } = this.span(), now = performance.now();
     let e = this.cache.get(c.name);
     const moved = !e || e.what !== what || (what === 'range' ? e.a !== a || e.b !== b : !this.timeline.live && (e.a !== a || e.b !== b));
-    if (moved || (this.timeline.live && now - e.at > 250)) {
+    if (moved || (this.timeline.live && now >= e.next)) {
       e = { ...this.compute(c, a, b), a, b, what, at: now };
+      /* A busy counter has millions of values in a wide view: live, the
+       * summary takes at most a twentieth of the page's time. */
+      e.next = now + Math.max(250, 20 * (performance.now() - now));
       this.cache.set(c.name, e);
     }
     return e;
