@@ -138,9 +138,15 @@ main(async () => {
         { bad, got, want: { ...want, sorted: undefined, ends: undefined } });
     }
     await page.screenshot({ path: path.join(shots, 'interact-range.png') });
+    /* One picture per panel, for docs/web.md (docs/web/). */
+    await page.locator('.timeline-panel').screenshot({ path: path.join(shots, 'panel-range.png') });
+    await page.locator('.bottom .panel').nth(0).screenshot({ path: path.join(shots, 'panel-top.png') });
+    await page.locator('.bottom .panel').nth(1).screenshot({ path: path.join(shots, 'panel-flame.png') });
 
     /* The flame graph: the time inside the range, parse under req. */
     const fr = u.flame.find((f) => f.name === 'req' && f.parent === ''), fp = u.flame.find((f) => f.name === 'parse');
+    check(/time inside the range/.test(await page.textContent('#flame-sub')), 'the flame graph\'s heading says it shows the range',
+      await page.textContent('#flame-sub'));
     check(fr && close(fr.total, exp.inside.req) && fp && fp.parent === 'req' && close(fp.total, exp.inside.parse),
       'the flame graph shows the time inside the range, parse under req', { req: fr, parse: fp, want: exp.inside });
 
@@ -158,7 +164,7 @@ main(async () => {
       await until(async () => /queue/.test((await page.textContent('#tooltip')) || ''), 3000, 50);
       const tip = (await page.textContent('#tooltip')) || '';
       check(/^queue/.test(tip) && /server\d/.test(tip), 'hovering the counter track reads the value out', tip);
-      await page.locator('#timeline').screenshot({ path: path.join(shots, 'interact-counter.png') });
+      await page.screenshot({ path: path.join(shots, 'panel-counter.png'), clip: { x: box.x, y: box.y, width: box.width, height: 150 } });
       await page.mouse.move(5, 5);
     } else check(false, 'a counter track is drawn', tracks);
 
@@ -186,7 +192,7 @@ main(async () => {
       u && { got: u.latency.perSecond, want: wantSec });
     check(u && u.latency.bins && u.latency.bins.counts.reduce((x, y) => x + y, 0) === wr.calls, 'the histogram holds every call', u && u.latency.bins);
     check(u && /P99\.9/.test(u.latency.figures), 'the figures name P99.9', u && u.latency.figures);
-    await page.locator('.bottom .panel').nth(1).screenshot({ path: path.join(shots, 'interact-latency.png') });
+    await page.locator('.bottom .panel').nth(1).screenshot({ path: path.join(shots, 'panel-latency.png') });
 
     /* ---- a range over a burst: partial, everywhere ---- */
     await drag(base + 2.6e9, base + 3.2e9, box.y + 12);
@@ -228,6 +234,7 @@ main(async () => {
     const before = (await ui()).current;
     check(before && first && before.s < first.s && before.index === first.index - 1, 'the previous button goes further back', { before, first });
     await page.screenshot({ path: path.join(shots, 'interact-search.png') });
+    await page.locator('.timeline-panel').screenshot({ path: path.join(shots, 'panel-search.png') });
     await page.fill('#search', '');
     u = await ui();
     check(!u.highlighted && u.table.length >= 4, 'an empty search shows everything again', u.table.map((r) => r.name));
@@ -237,7 +244,7 @@ main(async () => {
     await page.evaluate(() => document.activeElement && document.activeElement.blur());
     await page.keyboard.press('?');
     check((await ui()).help, '? shows the keys');
-    await page.screenshot({ path: path.join(shots, 'interact-keys.png') });
+    await page.locator('#keys-help').screenshot({ path: path.join(shots, 'panel-keys.png') });
     await page.keyboard.press('Escape');
     check(!(await ui()).help, 'Esc hides them');
     const k0 = await state();

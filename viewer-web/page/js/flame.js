@@ -28,16 +28,19 @@ class Flame {
     this.bind();
   }
 
-  /* New tree from a STATS message, and whether it is partial. */
-  setTree(nodes, cover) {
+  /* New tree from a STATS message (or a range's: what says so), and
+   * whether it is partial. */
+  setTree(nodes, cover, what) {
     const partial = !!(cover && cover.partial);
-    if (partial !== this.partial || !this.sub.textContent) {
-      this.partial = partial;
-      this.sub.textContent = (partial ? PARTIAL_MARK + ' partial (entries lost) · ' : '') + 'click a frame to zoom';
+    this.partial = partial;
+    const text = (partial ? PARTIAL_MARK + ' partial (entries lost) · ' : '') + (what ? what + ' · ' : '') + 'click a frame to zoom';
+    if (text !== this.sub.textContent) {
+      this.sub.textContent = text;
       this.sub.classList.toggle('partial', partial);
     }
     this.raw = nodes;
     this.rawCover = cover;
+    this.rawWhat = what;
     let out = nodes.map((n, i) => ({ ...n, i, kids: [], depth: 0 }));
     for (let i = 1; i < out.length; i++) {
       const p = out[out[i].parent < out.length ? out[i].parent : 0];
@@ -77,7 +80,7 @@ class Flame {
 
   /* Folding on or off: the same tree again. */
   refold() {
-    if (this.raw) this.setTree(this.raw, this.rawCover);
+    if (this.raw) this.setTree(this.raw, this.rawCover, this.rawWhat);
   }
 
   focusNode() {

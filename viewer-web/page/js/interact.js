@@ -67,7 +67,8 @@ const interact = (() => {
     if (range.active) {
       const st = rangeStatsMsg();
       table.set(st);
-      flame.setTree(st.nodes, st.cover);
+      flame.setTree(st.nodes, st.cover, 'time inside the range');
+      $('flame-sub').title = st.cover.partial ? 'partial: ' + coverText(st.cover) : '';
     }
     if (range.active) latency.update(range.range.a, range.range.b);
     else latency.update(-Infinity, Infinity);
@@ -83,6 +84,7 @@ const interact = (() => {
       /* Back to the server's window: app.js shows it again. */
       lastStatsVersion = null;
       lastFlameTree = null;
+      $('flame-sub').title = '';
     }
     recompute(true);
   }
