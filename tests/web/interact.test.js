@@ -19,7 +19,7 @@
 const fs = require('fs');
 const path = require('path');
 const { spawn } = require('child_process');
-const { lineMatching, startServer, stop, check, main, until, sleep, need } = require('./harness');
+const { lineMatching, startServer, stopClean, stop, check, main, until, sleep, need } = require('./harness');
 const { launch } = require('./chromium');   /* exits 77 without a browser */
 
 const shots = need('WEB_SCREENSHOTS');
@@ -273,10 +273,7 @@ main(async () => {
   } finally {
     await ctx.close();
     fs.rmSync(profile, { recursive: true, force: true });
-    /* Under the sanitizers, a report ends recorder-web with an error. */
-    const code = await stop(srv.proc);
-    check(code === 0 && !/Sanitizer|runtime error/.test(srv.stderr.text), 'recorder-web stops cleanly, nothing reported on stderr',
-      { code, stderr: srv.stderr.text.slice(-800) });
+    await stopClean(srv);
     await stop(writer);
     fs.rmSync(`/dev/shm/recorder.${name}`, { force: true });
   }

@@ -7,7 +7,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { startTarget, startServer, request, stop, check, main, until, need } = require('./harness');
+const { startTarget, startServer, stopClean, request, stop, check, main, until, need } = require('./harness');
 const { launch } = require('./chromium');   /* exits 77 without a browser */
 
 const shots = need('WEB_SCREENSHOTS');
@@ -63,10 +63,7 @@ main(async () => {
   } finally {
     await ctx.close();
     fs.rmSync(profile, { recursive: true, force: true });
-    /* Under the sanitizers, a report ends recorder-web with an error. */
-    const code = await stop(srv.proc);
-    check(code === 0 && !/Sanitizer|runtime error/.test(srv.stderr.text), 'recorder-web stops cleanly, nothing reported on stderr',
-      { code, stderr: srv.stderr.text.slice(-800) });
+    await stopClean(srv);
     await stop(target.proc);
   }
 });

@@ -96,13 +96,7 @@ class Flame {
   }
 
   resize() {
-    const r = this.canvas.getBoundingClientRect(), dpr = window.devicePixelRatio || 1;
-    const W = Math.max(1, Math.round(r.width)), H = Math.max(1, Math.round(r.height));
-    if (W === this.W && H === this.H && dpr === this.dpr) return;
-    this.W = W; this.H = H; this.dpr = dpr;
-    this.canvas.width = Math.round(W * dpr);
-    this.canvas.height = Math.round(H * dpr);
-    this.dirty = true;
+    if (sizeCanvas(this)) this.dirty = true;
   }
 
   draw() {
@@ -115,11 +109,7 @@ class Flame {
     const focus = this.focusNode();
     this.renderCrumbs(focus);
     if (!focus || !(focus.total > 0)) {
-      ctx.fillStyle = UI.faint;
-      ctx.font = FONT;
-      ctx.textAlign = 'center';
-      ctx.textBaseline = 'middle';
-      ctx.fillText('No completed scopes in this window yet', this.W / 2, this.H / 2);
+      canvasNote(ctx, this.W, this.H, 'No completed scopes in this window yet');
       this.dirty = false;
       return;
     }

@@ -93,13 +93,7 @@ class LatencyPanel {
   }
 
   resize() {
-    const r = this.canvas.getBoundingClientRect(), dpr = window.devicePixelRatio || 1;
-    const W = Math.max(1, Math.round(r.width)), H = Math.max(1, Math.round(r.height));
-    if (W === this.W && H === this.H && dpr === this.dpr) return;
-    this.W = W; this.H = H; this.dpr = dpr;
-    this.canvas.width = Math.round(W * dpr);
-    this.canvas.height = Math.round(H * dpr);
-    this.dirty = true;
+    if (sizeCanvas(this)) this.dirty = true;
   }
 
   draw() {
@@ -110,11 +104,7 @@ class LatencyPanel {
     ctx.fillRect(0, 0, this.W, this.H);
     this.dirty = false;
     if (!d || !d.durs.length) {
-      ctx.fillStyle = UI.faint;
-      ctx.font = FONT;
-      ctx.textAlign = 'center';
-      ctx.textBaseline = 'middle';
-      ctx.fillText(this.label ? 'No completed calls of ' + this.label + ' here' : 'No scope picked', this.W / 2, this.H / 2);
+      canvasNote(ctx, this.W, this.H, this.label ? 'No completed calls of ' + this.label + ' here' : 'No scope picked');
       return;
     }
     const w = (this.W - 16) / 3, h = this.H - 8;

@@ -13,10 +13,16 @@ class Highlight {
     this.colors = colors;
     this.store = store;
     this.test = null;     /* label -> boolean, or null: nothing highlighted */
+    /* Matching names keep their color, the others are dimmed. */
+    this.pxc = new PxCache((id) => {
+      if (this.store.names[id] === undefined) return null;
+      const base = this.colors.px(id);
+      return this.matches(id) ? base : mixPacked(base, UI_PX.laneA, 0.18);
+    }, (id) => this.colors.px(id));
     this.clear();
   }
   clear() {
-    this.pxCache = new Int32Array(0);
+    this.pxc.clear();
     this.match = [];
   }
   set(test) {
@@ -32,21 +38,7 @@ class Highlight {
     return m;
   }
   of(id) { return this.colors.of(id); }
-  px(id) {
-    if (id < this.pxCache.length) {
-      const c = this.pxCache[id];
-      if (c !== 0) return c >>> 0;
-    } else {
-      const n = new Int32Array(Math.max(256, id * 2));
-      n.set(this.pxCache);
-      this.pxCache = n;
-    }
-    const base = this.colors.px(id);
-    if (this.store.names[id] === undefined) return base;
-    const c = this.matches(id) ? base : mixPacked(base, UI_PX.laneA, 0.18);
-    this.pxCache[id] = c | 0;
-    return c >>> 0;
-  }
+  px(id) { return this.pxc.get(id); }
 }
 
 class Search {

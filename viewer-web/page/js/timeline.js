@@ -75,14 +75,7 @@ class Timeline {
   }
 
   resize() {
-    const r = this.canvas.getBoundingClientRect();
-    const dpr = window.devicePixelRatio || 1;
-    const W = Math.max(1, Math.round(r.width)), H = Math.max(1, Math.round(r.height));
-    if (W === this.W && H === this.H && dpr === this.dpr) return;
-    this.W = W; this.H = H; this.dpr = dpr;
-    this.canvas.width = Math.round(W * dpr);
-    this.canvas.height = Math.round(H * dpr);
-    this.moved();
+    if (sizeCanvas(this)) this.moved();
   }
 
   /* ---- layout: counter tracks, then lanes in slot order ---- */
