@@ -13,7 +13,8 @@
  * hidden), and the CPU time recorder-web used.  Prints one JSON line too.
  * --search types TEXT in the page's search box (its matches highlighted,
  * the table filtered); --pick clicks the top table's row NAME (its slices
- * highlighted, its latency panel shown and recomputed live): the cost of
+ * highlighted, its latency panel shown and recomputed live; with --search,
+ * a row the search keeps): the cost of
  * the interaction features while the data streams. */
 'use strict';
 const fs = require('fs');

@@ -41,6 +41,7 @@ function connect() {
     retryMs = 250;
     /* A new connection starts a new picture: counts stay exact. */
     store.reset();
+    interact.reset();
     perf.ev0 = 0;
     colors.reset();
     timeline.layoutKey = '';

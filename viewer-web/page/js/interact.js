@@ -118,6 +118,8 @@ const interact = (() => {
     range, search, latency, counters,
     /* Whether the server's STATS may replace what the table shows. */
     serverStats: () => !range.active,
+    /* A new connection, a new picture: the occurrence jumped to is gone. */
+    reset() { search.current = null; search.recount(); },
     frame(now) {
       /* Live, the page's own figures follow the data twice a second. */
       if (timeline.live && store.version !== computedVersion && now >= nextCompute &&

@@ -32,7 +32,7 @@ class LatencyPanel {
   /* Recompute for [a, b] (infinite: everything held). */
   update(a, b) {
     if (!this.label) { this.data = null; this.show(); return; }
-    const { durs, ends } = scopeCalls(this.store, this.label, a, b);
+    const { durs, raw, ends } = scopeCalls(this.store, this.label, a, b);
     const lo = Number.isFinite(a) ? a : this.store.heldFrom, hi = Number.isFinite(b) ? b : this.store.liveNow();
     const cover = rangeCover(this.store, Number.isFinite(a) ? a : -Infinity, hi);
     /* Everything held is partial only for what was lost in it: its start
@@ -41,7 +41,7 @@ class LatencyPanel {
     cover.partial = cover.lost > 0 || cover.missedFrames > 0 || cover.evicted;
     const pct = {};
     for (const [p, k] of LAT_MARKS) pct[k] = nearestRank(durs, p);
-    this.data = { durs, ends, pct, cover, a: lo, b: hi, ranged: Number.isFinite(a), perSecond: this.perSecond(durs, ends) };
+    this.data = { durs, ends, pct, cover, a: lo, b: hi, ranged: Number.isFinite(a), perSecond: this.perSecond(raw, ends) };
     this.show();
   }
 
@@ -52,10 +52,10 @@ class LatencyPanel {
       const sec = Math.floor(ends[i] / 1e9);
       let g = by.get(sec);
       if (!g) by.set(sec, (g = []));
-      g.push(durs[i]);   /* durs are sorted: so is each second's list */
+      g.push(durs[i]);
     }
     return [...by.keys()].sort((x, y) => x - y).map((sec) => {
-      const g = by.get(sec);
+      const g = Float64Array.from(by.get(sec)).sort();
       return { sec, n: g.length, p: LAT_LINES.map(([p]) => nearestRank(g, p)) };
     });
   }

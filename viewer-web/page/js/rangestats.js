@@ -149,10 +149,11 @@ function rangeTree(store, a, b, now) {
 }
 
 /* One scope's calls (by its label, so folded names count together) that
- * begin and end inside [a, b]: durations sorted, with each call's end
- * (in the same order) for the percentiles over time. */
+ * begin and end inside [a, b]: their durations sorted (durs), and as
+ * found (raw) with each call's end (ends, in raw's order) for the
+ * percentiles over time.  Typed arrays: a busy scope has millions. */
 function scopeCalls(store, label, a, b) {
-  const match = [], out = [];
+  const match = [], d = [], e = [];
   const is = (id) => {
     let m = match[id];
     if (m === undefined) m = match[id] = store.label(id) === label;
@@ -162,10 +163,8 @@ function scopeCalls(store, label, a, b) {
     for (const R of L.rows) {
       if (!R) continue;
       for (let i = R.lowerBound(0, a); i < R.n && R.e[i] <= b; i++)
-        if (is(R.nm[i])) out.push([R.e[i] - R.s[i], R.e[i]]);
+        if (is(R.nm[i])) { d.push(R.e[i] - R.s[i]); e.push(R.e[i]); }
     }
-  out.sort((x, y) => x[0] - y[0]);
-  const durs = new Float64Array(out.length), ends = new Float64Array(out.length);
-  for (let i = 0; i < out.length; i++) { durs[i] = out[i][0]; ends[i] = out[i][1]; }
-  return { durs, ends };
+  const raw = Float64Array.from(d);
+  return { durs: Float64Array.from(raw).sort(), raw, ends: Float64Array.from(e) };
 }
