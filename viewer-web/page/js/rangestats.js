@@ -122,8 +122,10 @@ function rangeTree(store, a, b, now) {
       const cS = [], cE = [], cN = [];
       let k = 0;
       const add = (s, e, name) => {
+        /* Touching the range at an edge is not being inside it; a
+         * zero-length slice inside it is. */
         const cut = Math.min(e, b) - Math.max(s, a);
-        if (cut < 0) return;
+        if (cut < 0 || (cut === 0 && e > s)) return;
         while (k < pS.length && pE[k] < s) k++;
         const parent = k < pS.length && pS[k] <= s && pE[k] >= e ? pN[k] : 0;
         const i = nodeOf(parent, name);
