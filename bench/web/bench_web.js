@@ -15,7 +15,10 @@
  * the table filtered); --pick clicks the top table's row NAME (its slices
  * highlighted, its latency panel shown and recomputed live; with --search,
  * a row the search keeps): the cost of
- * the interaction features while the data streams. */
+ * the interaction features while the data streams (the page also counts
+ * the time it spends in them, interact_ms_per_s, beside its time painting
+ * the timeline, draw_ms_per_s: a ratio that the machine's load moves
+ * less than the frame rate). */
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -79,6 +82,7 @@ function cpuSeconds(pid) {
     const snap = () => page.evaluate(() => {
       const r = window.__recorder, s = r.state();
       return { t: performance.now(), events: s.events, raf: r.perf.rafCount, draws: r.timeline.draws || 0,
+        drawMs: r.perf.drawTotalMs || 0, interactMs: r.perf.interactMs || 0,
         lost: s.lost, thinned: s.thinned, offered: s.offered, read: s.serverEvents, queued: s.queued };
     });
     const a = await snap();
@@ -96,6 +100,10 @@ function cpuSeconds(pid) {
       draws_per_s: +((b.draws - a.draws) / dt).toFixed(1),
       lost: b.lost - a.lost, thinned: b.thinned - a.thinned,
       server_cpu: +((cpu1 - cpu0) / dt).toFixed(3),
+      /* The page's time painting the timeline, and in the interaction
+       * features (highlight lookups are inside the paint), per second. */
+      draw_ms_per_s: +((b.drawMs - a.drawMs) / dt).toFixed(1),
+      interact_ms_per_s: +((b.interactMs - a.interactMs) / dt).toFixed(2),
       view_ms: spanMs,
       search: searchText, pick: pickName,
     };
@@ -106,6 +114,7 @@ function cpuSeconds(pid) {
     console.log(`lost in the rings: ${res.lost} entries; thinned for the page: ${res.thinned} events; ` +
       `queued for the page at the end: ${res.queued_bytes_end} bytes`);
     console.log(`recorder-web CPU: ${(100 * res.server_cpu).toFixed(0)}% of a core`);
+    console.log(`page: ${res.draw_ms_per_s} ms/s painting the timeline, ${res.interact_ms_per_s} ms/s in the interaction features`);
     console.log(JSON.stringify(res));
   } finally {
     await ctx.close();

@@ -22,7 +22,10 @@ let lastStatsVersion = null;
 let decodeErrors = 0;
 
 /* Frame and event rates, over the last second. */
-const perf = { frames: 0, fps: 0, rafCount: 0, events: 0, eventsPerSec: 0, t0: performance.now(), ev0: 0, bytes: 0, drawMs: 0 };
+/* drawTotalMs and interactMs: time spent painting the timeline, and in
+ * the interaction features (interact.js), since the page loaded. */
+const perf = { frames: 0, fps: 0, rafCount: 0, events: 0, eventsPerSec: 0, t0: performance.now(), ev0: 0, bytes: 0, drawMs: 0,
+  drawTotalMs: 0, interactMs: 0 };
 
 function setConn(state, text) {
   connState = state;
@@ -235,7 +238,9 @@ function frame(now) {
     timeline.drawnVersion = store.version;
     timeline.draw();
     if (timeline.mouse) timeline.showTooltip(timeline.mouse.cx, timeline.mouse.cy);
-    perf.drawMs = 0.8 * perf.drawMs + 0.2 * (performance.now() - t);
+    const took = performance.now() - t;
+    perf.drawMs = 0.8 * perf.drawMs + 0.2 * took;
+    perf.drawTotalMs += took;
   }
   interact.frame(now);
   if (flame.dirty && !$('flame').hidden) flame.draw();

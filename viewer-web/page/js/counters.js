@@ -2,7 +2,7 @@
  * (the track's scale, lowest to highest value seen, with its middle) and
  * a min / avg / max summary of the values in view, or in the selected
  * range when there is one (docs/web.md, "Counters"); following live time
- * the view's summary is a few hundred milliseconds old at most.  avg is the mean of
+ * the view's summary is half a second old or more (on a busy page).  avg is the mean of
  * the values recorded there (every thread's), not weighted by time.
  * Paused, the summaries hold still with everything else. */
 
@@ -35,7 +35,7 @@ class CounterSummary {
   }
 
   /* Recomputed when the stretch moved, and following live time now and
-   * then (at most four times a second); never while paused. */
+   * then (at most twice a second); never while paused. */
   of(c) {
     const { a, b, what } = this.span(), now = performance.now();
     let e = this.cache.get(c.name);
@@ -43,8 +43,8 @@ class CounterSummary {
     if (moved || (this.timeline.live && now >= e.next)) {
       e = { ...this.compute(c, a, b), a, b, what, at: now };
       /* A busy counter has millions of values in a wide view: live, the
-       * summary takes at most a twentieth of the page's time. */
-      e.next = now + Math.max(250, 20 * (performance.now() - now));
+       * summary takes at most a fiftieth of the time. */
+      e.next = now + Math.max(500, 50 * (performance.now() - now));
       this.cache.set(c.name, e);
     }
     return e;

@@ -212,7 +212,14 @@ class LatencyPanel {
       ctx.textBaseline = 'top';
       ctx.fillText(k, p.x + 2 + j * 40, p.y - 16);
     });
+    /* The duration axis (log): its top and bottom. */
     ctx.fillStyle = UI.faint;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'top';
+    ctx.fillText(fmtDur(Math.pow(10, L1)), p.x + p.w, p.y - 16);
+    ctx.textBaseline = 'bottom';
+    ctx.fillText(fmtDur(Math.pow(10, L0)), p.x + p.w, p.y + p.h - 2);
+    ctx.textBaseline = 'top';
     ctx.textAlign = 'left';
     ctx.fillText(s0 + ' s', p.x, p.y + p.h + 4);
     ctx.textAlign = 'right';
