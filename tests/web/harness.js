@@ -178,4 +178,12 @@ function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-module.exports = { cpuSeconds, lineMatching, rssKb, sanitizer, quiet, need, startTarget, startServer, run, stop, request, check, main, sleep, until };
+/* Stop recorder-web and check that it ended cleanly: exit 0 and no
+ * sanitizer report on its stderr (the ASan+UBSan build's reports). */
+async function stopClean(srv) {
+  const code = await stop(srv.proc);
+  check(code === 0 && !/Sanitizer|runtime error/.test(srv.stderr.text), 'recorder-web stops cleanly, nothing reported on stderr',
+    { code, stderr: srv.stderr.text.slice(-800) });
+}
+
+module.exports = { cpuSeconds, stopClean, lineMatching, rssKb, sanitizer, quiet, need, startTarget, startServer, run, stop, request, check, main, sleep, until };

@@ -22,7 +22,10 @@ let lastStatsVersion = null;
 let decodeErrors = 0;
 
 /* Frame and event rates, over the last second. */
-const perf = { frames: 0, fps: 0, rafCount: 0, events: 0, eventsPerSec: 0, t0: performance.now(), ev0: 0, bytes: 0, drawMs: 0 };
+/* drawTotalMs and interactMs: time spent painting the timeline, and in
+ * the interaction features (interact.js), since the page loaded. */
+const perf = { frames: 0, fps: 0, rafCount: 0, events: 0, eventsPerSec: 0, t0: performance.now(), ev0: 0, bytes: 0, drawMs: 0,
+  drawTotalMs: 0, interactMs: 0 };
 
 function setConn(state, text) {
   connState = state;
@@ -41,6 +44,7 @@ function connect() {
     retryMs = 250;
     /* A new connection starts a new picture: counts stay exact. */
     store.reset();
+    interact.reset();
     perf.ev0 = 0;
     colors.reset();
     timeline.layoutKey = '';
@@ -107,20 +111,7 @@ function setFold(on) {
 $('fold').addEventListener('change', () => setFold($('fold').checked));
 try { if (localStorage.getItem('recorder.fold') === '1') setFold(true); } catch (e) { /* storage off */ }
 
-window.addEventListener('keydown', (e) => {
-  if (e.target.closest && e.target.closest('input, textarea')) return;
-  const step = timeline.span * 0.2;
-  switch (e.key) {
-    case ' ': timeline.setLive(!timeline.live); break;
-    case 'w': timeline.zoom(0.8); break;
-    case 's': timeline.zoom(1.25); break;
-    case 'a': timeline.pan(-step); break;
-    case 'd': timeline.pan(step); break;
-    case 'Home': case '0': timeline.setLive(true); break;
-    default: return;
-  }
-  e.preventDefault();
-});
+/* Keys: keys.js (bound by interact.js). */
 
 /* ---- the header's numbers ---- */
 const CONN_TEXT = { live: 'connected', exited: 'program exited', truncated: 'segment truncated',
@@ -229,7 +220,12 @@ function frame(now) {
     perf.ev0 = store.events;
   }
   if (now - lastTrim > 1000) { store.trim(); lastTrim = now; }
-  if (store.statsMsg !== lastStatsVersion) {
+  /* Paused, the table and the flame graph hold still with the timeline
+   * (unless another window was asked for); a selected range replaces the
+   * server's statistics with the page's own (interact.js). */
+  const shown = table.stats;
+  if (store.statsMsg !== lastStatsVersion && interact.serverStats() &&
+      (timeline.live || !shown || shown.range || shown.window !== windowSel)) {
     lastStatsVersion = store.statsMsg;
     if (store.statsMsg && store.statsMsg.window === windowSel) {
       table.set(store.statsMsg);
@@ -249,14 +245,17 @@ function frame(now) {
     timeline.drawnVersion = store.version;
     timeline.draw();
     if (timeline.mouse) timeline.showTooltip(timeline.mouse.cx, timeline.mouse.cy);
-    perf.drawMs = 0.8 * perf.drawMs + 0.2 * (performance.now() - t);
+    const took = performance.now() - t;
+    perf.drawMs = 0.8 * perf.drawMs + 0.2 * took;
+    perf.drawTotalMs += took;
   }
-  if (flame.dirty) flame.draw();
+  interact.frame(now);
+  if (flame.dirty && !$('flame').hidden) flame.draw();
   if (now - lastHeader > 250) { updateHeader(); lastHeader = now; }
   requestAnimationFrame(frame);
 }
 
-window.addEventListener('resize', () => { timeline.moved(); flame.dirty = true; });
+window.addEventListener('resize', () => { timeline.moved(); flame.dirty = true; interact.resize(); });
 
 /* What the tests read (and a console user may like). */
 window.__recorder = {

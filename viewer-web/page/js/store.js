@@ -252,6 +252,9 @@ class Store {
     this.frames = 0;
     this.lastSeq = 0;
     this.missedFrames = 0;    /* gaps in EVENTS sequence numbers */
+    this.missedSpans = [];    /* [from, to, frames]: when they were missed (range statistics) */
+    this.lastBatchNow = 0;
+    this.heldFrom = Infinity; /* the earliest time this page has events from */
     this.orphanEnds = 0;
     this.droppedOpen = 0;     /* open slices a resync proved ended unseen */
     this.lossChunks = 0;
@@ -354,7 +357,14 @@ class Store {
     }
   }
   batch(seq, base, now) {
-    if (this.lastSeq && seq > this.lastSeq + 1) this.missedFrames += seq - this.lastSeq - 1;
+    if (this.lastSeq && seq > this.lastSeq + 1) {
+      this.missedFrames += seq - this.lastSeq - 1;
+      /* Where: range statistics over that stretch are partial. */
+      this.missedSpans.push([this.lastBatchNow, now, seq - this.lastSeq - 1]);
+      if (this.missedSpans.length > 4096) this.missedSpans.shift();
+    }
+    if (base < this.heldFrom) this.heldFrom = base;
+    this.lastBatchNow = now;
     this.lastSeq = seq;
     this.frames++;
     if (base < this.firstBase) this.firstBase = base;

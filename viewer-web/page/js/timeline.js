@@ -75,14 +75,7 @@ class Timeline {
   }
 
   resize() {
-    const r = this.canvas.getBoundingClientRect();
-    const dpr = window.devicePixelRatio || 1;
-    const W = Math.max(1, Math.round(r.width)), H = Math.max(1, Math.round(r.height));
-    if (W === this.W && H === this.H && dpr === this.dpr) return;
-    this.W = W; this.H = H; this.dpr = dpr;
-    this.canvas.width = Math.round(W * dpr);
-    this.canvas.height = Math.round(H * dpr);
-    this.moved();
+    if (sizeCanvas(this)) this.moved();
   }
 
   /* ---- layout: counter tracks, then lanes in slot order ---- */
@@ -216,7 +209,9 @@ class Timeline {
     for (const [tr, y] of visible) {
       if (tr.kind === 'counter') {
         const c = tr.c;
-        this.gutterText(y, this.store.name(c.name), fmtValue(c.last) + '  (' + fmtValue(c.min) + '–' + fmtValue(c.max) + ')', false);
+        /* counters.js: min / avg / max of the values in view (or the range). */
+        const sub = this.counterSub ? this.counterSub(c) : fmtValue(c.last) + '  (' + fmtValue(c.min) + '–' + fmtValue(c.max) + ')';
+        this.gutterText(y, this.store.name(c.name), sub, false);
       } else {
         const L = tr.L;
         const proc = s.procOf(L);   /* several programs: whose thread */
@@ -232,6 +227,7 @@ class Timeline {
     ctx.restore();
     ctx.restore();
     this.drawRulerText(step, first);
+    if (this.drawMarks) this.drawMarks();   /* timeline_marks.js: range, search, counter axes */
     this.labels.clear();
     for (const l of this.pending) this.labels.add(l[4]);
     this.dirty = false;
