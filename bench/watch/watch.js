@@ -32,7 +32,8 @@ function arg(name, def) {
   return i > 0 ? Number(process.argv[i + 1]) : def;
 }
 const rounds = arg('rounds', 5);
-const only = (process.argv[process.argv.indexOf('--modes') + 1] || '').split(',').filter(Boolean);
+const modesAt = process.argv.indexOf('--modes');
+const only = modesAt > 0 ? (process.argv[modesAt + 1] || '').split(',').filter(Boolean) : [];
 const seconds = arg('seconds', 5);
 const workUs = arg('work-us', 20);
 const threads = arg('threads', os.cpus().length);
