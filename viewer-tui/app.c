@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cursor.h"
 #include "draw.h"
 
 volatile sig_atomic_t app_interrupted;
@@ -134,6 +135,7 @@ static void draw(struct app *a) {
         if (a->help) view_help_draw(a);
     }
     refresh();
+    if (!a->draws) a->first_draw_ns = mono_ns();
     a->draws++;
 }
 
@@ -180,6 +182,7 @@ static void on_key(struct app *a, uint32_t ch, int code) {
         return;
     }
     int page = LINES - 6 > 1 ? LINES - 6 : 1;
+    if (cursor_key(a, act)) return;
     switch (act) {
     case ACT_QUIT: a->quit = 1; return;
     case ACT_VIEW_NEXT: a->view = (enum view)((a->view + 1) % VIEW_COUNT); return;

@@ -72,6 +72,7 @@ struct app {
     struct flame_span *spans;
     size_t n_spans, cap_spans;
     uint64_t draws;
+    double first_draw_ns;             /* CLOCK_MONOTONIC of the first frame (--stats) */
     double drain_s, draw_s, wait_s;   /* where the time went (--stats) */
 };
 

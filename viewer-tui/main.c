@@ -26,11 +26,13 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: recorder-top [options] [PID|NAME]\n"
+            "usage: recorder-top [options] [PID|NAME|FILE.rec]\n"
             "Live view of a program's recorder scopes: Top, Flame and Threads.\n"
             "With no argument, pick one of the programs that have a segment.\n"
             "\n"
             "  PID              a process id, or a segment name or path\n"
+            "  FILE.rec         a capture file (recorder capture): browse it with a\n"
+            "                   time cursor, [ ] a window back or forward, < > start/end\n"
             "  NAME             a running program's process name (exactly one)\n"
             "  --no-color       monochrome (as does NO_COLOR=1)\n"
             "  --refresh MS     redraw period, 20..5000 ms (default 100)\n"
@@ -90,6 +92,8 @@ static int name_ready(const char *target, void *arg) {
 static double cpu_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 
 int main(int argc, char **argv) {
+    struct timespec t_main;   /* --stats: the first frame's delay counts from here */
+    clock_gettime(CLOCK_MONOTONIC, &t_main);
     setlocale(LC_ALL, "");
     draw_utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
     struct app_opts opt = {1, 100, 0, 0};
@@ -144,9 +148,11 @@ int main(int argc, char **argv) {
     if (target) {
         /* Before any handler: Ctrl-C ends the wait and us. */
         struct rec_wait_opts wo = {wait_s, "recorder-top", 0, name_ready, NULL, NULL};
-        int rc = wait ? rec_seg_wait(target, &wo, err, sizeof err) : REC_OK;
-        if (rc == REC_OK) rc = target_resolve(target, path, sizeof path, err, sizeof err);
-        if (rc == REC_OK) rc = source_open(&src, path, err, sizeof err);
+        int cap = wait ? 0 : target_is_capture(target, err, sizeof err);
+        int rc = cap < 0 ? -cap : wait ? rec_seg_wait(target, &wo, err, sizeof err) : REC_OK;
+        if (cap > 0) rc = source_open_file(&src, target, err, sizeof err);
+        else if (rc == REC_OK) rc = target_resolve(target, path, sizeof path, err, sizeof err);
+        if (rc == REC_OK && cap == 0) rc = source_open(&src, path, err, sizeof err);
         if (rc != REC_OK) {
             fprintf(stderr, "recorder-top: %s\n", err);
             return rc;
@@ -198,11 +204,12 @@ int main(int argc, char **argv) {
         fprintf(stderr,
                 "recorder-top stats: seconds=%.2f decoded=%llu lost=%llu drains=%llu draws=%llu "
                 "cpu_user=%.3f cpu_sys=%.3f cpu_share=%.3f drain_s=%.3f draw_s=%.3f wait_s=%.3f exited=%d "
-                "not_kept=%llu truncated=%d\n",
+                "not_kept=%llu truncated=%d first_frame_s=%.3f\n",
                 secs, (unsigned long long)src.decoded, (unsigned long long)src.lost,
                 (unsigned long long)src.drains, (unsigned long long)app.draws, user, sys,
                 secs > 0 ? (user + sys) / secs : 0, app.drain_s, app.draw_s, app.wait_s, src.exited,
-                (unsigned long long)src.not_kept, src.truncated);
+                (unsigned long long)src.not_kept, src.truncated,
+                (app.first_draw_ns - ((double)t_main.tv_sec * 1e9 + (double)t_main.tv_nsec)) / 1e9);
     }
     app_free(&app);
     source_close(&src);
