@@ -92,7 +92,7 @@ void app_snapshot(struct app *a) {
     size_t n = rec_model_threads(m, &t);
     if (reserve((void **)&s->threads, &s->cap_threads, n, sizeof *s->threads) &&
         reserve((void **)&s->thr_cover, &s->cap_thr_cover, n, sizeof *s->thr_cover)) {
-        memcpy(s->threads, t, n * sizeof *t);
+        if (n) memcpy(s->threads, t, n * sizeof *t);   /* a model read again from the start has none */
         s->n_threads = n;
         /* Threads shows each thread's last second: whether entries were
          * lost in it says if its EV/S and UTIL are partial. */
