@@ -51,12 +51,16 @@ static const char *secs(char *buf, size_t cap, double ns) {
     return buf;
 }
 
-/* The capture's end: its END record's time, else the last event read. */
+/* The capture's end: its END record's time, or the last event read once
+ * it is all read, whichever is later. */
 static double end_ns(const struct file_src *f) {
     const struct rec_cap_info *in = f->info;
-    if (in->complete && in->end_ticks >= in->ticks0)
-        return (double)(in->end_ticks - in->ticks0) * f->ns_per_tick;
-    return f->at_end ? f->last_ns : NAN;
+    double end = f->at_end ? f->last_ns : NAN;
+    if (in->complete && in->end_ticks >= in->ticks0) {
+        double e = (double)(in->end_ticks - in->ticks0) * f->ns_per_tick;
+        if (isnan(end) || e > end) end = e;
+    }
+    return end;
 }
 
 void cursor_title(struct app *a, char *buf, size_t cap) {

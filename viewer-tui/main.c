@@ -204,12 +204,12 @@ int main(int argc, char **argv) {
         fprintf(stderr,
                 "recorder-top stats: seconds=%.2f decoded=%llu lost=%llu drains=%llu draws=%llu "
                 "cpu_user=%.3f cpu_sys=%.3f cpu_share=%.3f drain_s=%.3f draw_s=%.3f wait_s=%.3f exited=%d "
-                "not_kept=%llu truncated=%d first_frame_s=%.3f\n",
+                "not_kept=%llu truncated=%d first_frame_s=%.3f maxrss_kb=%ld\n",
                 secs, (unsigned long long)src.decoded, (unsigned long long)src.lost,
                 (unsigned long long)src.drains, (unsigned long long)app.draws, user, sys,
                 secs > 0 ? (user + sys) / secs : 0, app.drain_s, app.draw_s, app.wait_s, src.exited,
                 (unsigned long long)src.not_kept, src.truncated,
-                (app.first_draw_ns - ((double)t_main.tv_sec * 1e9 + (double)t_main.tv_nsec)) / 1e9);
+                (app.first_draw_ns - ((double)t_main.tv_sec * 1e9 + (double)t_main.tv_nsec)) / 1e9, ru.ru_maxrss);
     }
     app_free(&app);
     source_close(&src);
