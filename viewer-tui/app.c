@@ -28,6 +28,7 @@
 
 #include "cursor.h"
 #include "draw.h"
+#include "proc_view.h"
 
 volatile sig_atomic_t app_interrupted;
 
@@ -67,6 +68,7 @@ void app_rows(struct app *a) {
     }
     memcpy(s->rows, s->stats, s->n_stats * sizeof *s->rows);
     s->n_rows = top_rows_filter(s->rows, s->n_stats, a->filter);
+    s->n_rows = proc_view_rows(a, s->rows, s->n_rows);
     top_rows_sort(s->rows, s->n_rows, a->sort, a->sort_rev);
 }
 
@@ -105,6 +107,7 @@ void app_snapshot(struct app *a) {
     if (rec_model_window_cover(m, a->win, a->tid, &s->cover) != 0) memset(&s->cover, 0, sizeof s->cover);
     s->span_ns = rec_model_window_span(m, a->win);
     s->now_ns = a->src->now_ns;
+    proc_view_snapshot(a);
     app_rows(a);
 }
 
@@ -182,7 +185,7 @@ static void on_key(struct app *a, uint32_t ch, int code) {
         return;
     }
     int page = LINES - 6 > 1 ? LINES - 6 : 1;
-    if (cursor_key(a, act)) return;
+    if (cursor_key(a, act) || proc_view_key(a, act)) return;
     switch (act) {
     case ACT_QUIT: a->quit = 1; return;
     case ACT_VIEW_NEXT: a->view = (enum view)((a->view + 1) % VIEW_COUNT); return;

@@ -53,6 +53,7 @@ struct app {
     enum view view;
     enum rec_window win;
     int tid;                          /* -1: every thread */
+    int proc;                         /* several programs: the one shown, -1 all (proc_view.h) */
     int paused, help, quit;
     int help_scroll;                  /* first line of the help shown */
     int sort_rev;

@@ -12,6 +12,7 @@
 #include "cursor.h"
 #include "draw.h"
 #include "format.h"
+#include "proc_view.h"
 
 const char *app_window_name(enum rec_window w) {
     switch (w) {
@@ -89,6 +90,7 @@ static int title_items(struct app *a, struct title_item *it) {
     /* A capture file says so: "file run.rec: prog pid 12". */
     snprintf(it[n].text, sizeof it[n].text, "%s%.40s%s%.30s pid %d", s->file ? "file " : "", s->file ? s->file->name : "",
              s->file ? ": " : "", s->info.process_name[0] ? s->info.process_name : "?", s->info.pid);
+    if (s->procs) proc_view_title(a, it[n].text, sizeof it[n].text);
     it[n].attr = theme_attr(R_TITLE_KEY);
     it[n++].prio = 100;
     /* A capture file: where the cursor is, not running or exited. */

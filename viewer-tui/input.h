@@ -28,6 +28,7 @@ enum action {
     /* A capture file's time cursor (cursor.c): a window back or forward,
      * the file's start or end. */
     ACT_CURSOR_BACK, ACT_CURSOR_FWD, ACT_CURSOR_START, ACT_CURSOR_END,
+    ACT_PROC_NEXT, ACT_PROC_PREV,   /* several programs: show one, the next (proc_view.c) */
     ACT_RESIZE
 };
 

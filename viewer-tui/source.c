@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "processes.h"
+
 
 int source_open(struct source *s, const char *target, char *err, size_t errlen) {
     memset(s, 0, sizeof *s);
@@ -70,6 +72,8 @@ void source_close(struct source *s) {
         s->model = NULL;
     }
     if (s->model) rec_model_free(s->model);
+    s->model = NULL;
+    procs_close(s);   /* several programs: their segments (and the first is s->seg) */
     if (s->seg) rec_seg_close(s->seg);
     drain_free(&s->drain);
     memset(s, 0, sizeof *s);
@@ -78,6 +82,7 @@ void source_close(struct source *s) {
 uint64_t source_thread_lost(const struct rec_model_thread *t) { return t->overwritten + t->dropped + t->bad; }
 
 size_t source_drain(struct source *s) {
+    if (s->procs) return procs_drain(s);
     if (s->file) {
         int more = 0;
         size_t got = file_src_pass(s->file, &more);
@@ -123,22 +128,23 @@ int source_tick(struct source *s, double mono_ns) {
         s->ticks++;
         return 0;
     }
-    rec_seg_get_info(s->seg, &s->info);
+    if (s->procs) noticed = procs_tick(s);   /* several programs: each one's state */
+    else rec_seg_get_info(s->seg, &s->info);
     /* A segment that shrank (its owner truncated the file) cannot be read
      * any more; librecorder's guard turned the faults into this status.
      * What was read stays, and is shown as it was. */
-    if (!s->truncated && rec_seg_status(s->seg) == REC_ERR_TRUNCATED) {
+    if (!s->procs && !s->truncated && rec_seg_status(s->seg) == REC_ERR_TRUNCATED) {
         s->truncated = 1;
         s->fill = s->fill_peak = 0;
         noticed = 1;
     }
-    if (!s->exited && !s->info.alive) {
+    if (!s->procs && !s->exited && !s->info.alive) {
         source_drain(s);   /* what it wrote last */
         s->exited = 1;
         s->exit_ns = s->now_ns;
         noticed = 1;
     }
-    if (!s->exited && !s->truncated) {
+    if (!s->exited && !s->truncated && (!s->procs || !s->procs->p[0].truncated)) {
         /* The writers' clock read now, so windows keep sliding while the
          * program's threads are quiet. */
         rec_model_set_now_live(s->model, s->seg);
@@ -171,6 +177,9 @@ int source_tick(struct source *s, double mono_ns) {
 }
 
 const char *source_name(struct source *s, uint32_t id) {
-    const char *n = !id ? NULL : s->file ? rec_cap_string(s->file->cap, id) : rec_seg_string(s->seg, id);
+    const char *n = !id         ? NULL
+                    : s->procs  ? procs_string(s, id)
+                    : s->file   ? rec_cap_string(s->file->cap, id)
+                                : rec_seg_string(s->seg, id);
     return n ? n : "?";
 }

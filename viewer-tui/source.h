@@ -49,6 +49,8 @@ struct source {
     /* A capture file instead of a live segment (source_file.h): seg is
      * NULL, model is the file's, and the cursor says what it holds. */
     struct file_src *file;
+    /* Several programs (processes.h): seg is the first one's. */
+    struct procs *procs;
 };
 
 /* Attaches; on error returns a rec_status and writes a one-line message. */
