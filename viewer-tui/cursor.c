@@ -84,7 +84,7 @@ void cursor_title(struct app *a, char *buf, size_t cap) {
                      secs(y, sizeof y, f->cursor_ns));
     if (n > 0 && (size_t)n < cap)
         snprintf(buf + n, cap - (size_t)n, " of %s s%s", isnan(end) ? "?" : secs(z, sizeof z, end),
-                 f->held_over ? " (lookahead full: may be incomplete)" : "");
+                 f->incomplete ? " (lookahead full: may be incomplete)" : "");
 }
 
 const char *cursor_banner(struct app *a) {

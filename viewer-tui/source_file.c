@@ -7,11 +7,19 @@
  * while a later chunk of another still holds events before it.  A chunk
  * is therefore split at the first event at or past the target: what is
  * before goes to the model, the rest is held (with everything that
- * follows of the same slot, to keep each thread's order), and reading
- * goes on until a chunk starts FILE_SLACK_NS past the target, by which
- * time the capture had read every ring past it, or the hold is full
- * (counted: held_over).  Everything read comes from rec_cap_next, which
- * checks each record again; only timestamps are looked at here.
+ * follows of the same slot, to keep each thread's order).
+ *
+ * How far to read: the capture writes a pass as the chunks of each slot
+ * in increasing slot order, at most two rings of a slot per pass
+ * (cap_write.c).  A chunk past the target was read when the clock was
+ * past it, so two passes later every ring had been read after the target:
+ * nothing before it can follow.  A pass starts where the slot goes down,
+ * or where one slot has had more than two rings in a row.  Reading also
+ * stops at a chunk that starts FILE_SLACK_NS past the target (a file
+ * written another way), and when the hold is full: then the window shown
+ * may lack a late chunk, and the title says so (incomplete).  Everything
+ * read comes from rec_cap_next, which checks each record again; only
+ * timestamps are looked at here.
  */
 #define _GNU_SOURCE
 #include "source_file.h"
@@ -98,6 +106,8 @@ static int rewind_file(struct file_src *f) {
     rec_cap_rewind(f->cap);
     f->npc = f->npool = 0;
     f->read_entries = 0;
+    f->last_slot = 0;
+    f->run = 0;
     f->at_end = 0;
     f->rewinds++;
     return 0;
@@ -120,6 +130,7 @@ void file_src_seek(struct file_src *f, double t_ns) {
     f->target_ns = t_ns;
     f->reading = 1;
     f->pieces_done = 0;
+    f->incomplete = f->crossed = f->passes = 0;
     memset(f->blocked, 0, f->info->max_threads);
 }
 
@@ -263,6 +274,14 @@ size_t file_src_pass(struct file_src *f, int *more) {
             continue;
         }
         if (it.slot >= f->info->max_threads) continue;
+        /* The capture's passes (see "How far to read"). */
+        if (it.slot != f->last_slot) f->run = 0;
+        if (f->crossed && (it.slot < f->last_slot || f->run + it.n > 2 * f->info->ring_entries)) {
+            f->passes++;
+            f->run = 0;
+        }
+        f->run += it.n;
+        f->last_slot = it.slot;
         f->read_entries += it.n;
         budget -= it.n < budget ? it.n : budget;
         /* The chunk's first and last events: where the file has got to. */
@@ -284,10 +303,11 @@ size_t file_src_pass(struct file_src *f, int *more) {
             f->pieces_done = 1;
         }
         got += feed_chunk(f, it.slot, it.entries, it.n, it.first, &it.loss, &full);
-        if (lo != INFINITY && lo >= f->target_ns + FILE_SLACK_NS) break;   /* far enough past */
+        if (!f->crossed && f->blocked[it.slot]) f->crossed = 1;   /* this pass reached the target */
+        if (f->passes >= 2 || (lo != INFINITY && lo >= f->target_ns + FILE_SLACK_NS)) break;   /* far enough */
         if (f->npool >= FILE_HOLD_MAX) full = 1;
     }
-    if (full) f->held_over++;
+    if (full) f->incomplete = 1;
     int done = f->at_end || full || budget > 0;
     if (done) {
         if (isnan(f->target_ns)) f->target_ns = INFINITY;   /* no timed event at all */

@@ -42,7 +42,13 @@ struct file_src {
     double first_ns, last_ns;     /* first and last event read so far */
     uint64_t read_entries;        /* since the last rewind, for the progress */
     uint64_t rewinds;
-    uint64_t held_over;           /* times the hold was full: a window may miss late chunks */
+    int incomplete;               /* the hold filled before the target was surely read past:
+                                     the window shown may lack a few late chunks */
+    /* Passes of the capture since the first chunk past the target
+     * (source_file.c, "How far to read"). */
+    int crossed, passes;
+    uint32_t last_slot;
+    uint64_t run;
     /* Read past the target and held for the next step, in file order. */
     struct file_piece *pc;
     size_t npc, cap_pc;
