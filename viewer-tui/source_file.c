@@ -40,8 +40,6 @@ struct file_piece {
     struct rec_thread_info th;
 };
 
-static const char *cap_string(void *ctx, uint32_t id) { return rec_cap_string((rec_cap *)ctx, id); }
-
 /* Nanoseconds since the calibration point, as the model computes them. */
 static double entry_ns(const struct file_src *f, uint64_t ticks) {
     uint64_t t0 = f->info->ticks0;
@@ -51,11 +49,8 @@ static double entry_ns(const struct file_src *f, uint64_t ticks) {
 double file_src_grid_after(double t_ns) { return (floor(t_ns / FILE_GRID_NS) + 1) * FILE_GRID_NS; }
 
 static rec_model *new_model(struct file_src *f) {
-    const struct rec_cap_info *in = f->info;
-    struct rec_source_info si = {in->pid, "", in->ticks_per_sec, in->ticks0, in->real_ns0, in->mono_ns0};
-    memcpy(si.process_name, in->process_name, sizeof si.process_name);
     struct rec_model_opts o = {0, 0, NULL};   /* statistics only: no event log */
-    return rec_model_new(&si, cap_string, f->cap, &o);
+    return rec_model_new_cap(f->cap, &o);
 }
 
 int file_src_open(struct file_src *f, const char *path, char *err, size_t errlen) {

@@ -58,6 +58,11 @@ void rec_model_free(rec_model *m);
 /* A model of a segment: its pid, process name and clock as the source,
  * rec_seg_string for names.  s must outlive the model. */
 rec_model *rec_model_new_seg(rec_seg *s, const struct rec_model_opts *opts);
+/* A model of a capture file (recorder/capture.h): its source record's pid,
+ * process name and clock, rec_cap_string for names; nothing fed yet.  c
+ * must outlive the model. */
+struct rec_cap;
+rec_model *rec_model_new_cap(struct rec_cap *c, const struct rec_model_opts *opts);
 
 /* A thread (slot, generation) is known or its metadata changed. */
 void rec_model_thread(rec_model *m, const struct rec_thread_info *t);

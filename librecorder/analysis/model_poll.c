@@ -1,6 +1,7 @@
 /*
  * model_poll.c -- a model of a segment: made from it, fed from it, and its
- * clock.
+ * clock.  (And a model of a capture file made the same way: the CLI and
+ * recorder-top feed it themselves.)
  *
  * One poll reads every thread's new entries once and feeds them.  A slot
  * is read at most two rings' worth per poll, so a writer that outruns us
@@ -12,10 +13,25 @@
 #include <time.h>
 
 #include "model.h"
+#include "recorder/capture.h"
 
 #define POLL_ENTRIES 16384
 
 static const char *seg_string(void *s, uint32_t id) { return rec_seg_string((rec_seg *)s, id); }
+static const char *cap_string(void *c, uint32_t id) { return rec_cap_string((rec_cap *)c, id); }
+
+rec_model *rec_model_new_cap(struct rec_cap *c, const struct rec_model_opts *opts) {
+    const struct rec_cap_info *in = rec_cap_get_info(c);
+    struct rec_source_info src;
+    memset(&src, 0, sizeof src);
+    src.pid = in->pid;
+    memcpy(src.process_name, in->process_name, sizeof src.process_name);
+    src.ticks_per_sec = in->ticks_per_sec;
+    src.ticks0 = in->ticks0;
+    src.real_ns0 = in->real_ns0;
+    src.mono_ns0 = in->mono_ns0;
+    return rec_model_new(&src, cap_string, c, opts);
+}
 
 rec_model *rec_model_new_seg(rec_seg *s, const struct rec_model_opts *opts) {
     struct rec_seg_info info;

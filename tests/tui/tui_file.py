@@ -20,7 +20,7 @@ import subprocess
 import sys
 from collections import Counter
 
-from tui_harness import DEADLINE, Fail, Tmux, Workload, line_with, run_plain, table_rows
+from tui_harness import DEADLINE, Fail, Tmux, Workload, line_with, run_case, run_plain, table_rows
 
 
 def make_capture(a, name, seconds=3.5, workers=1):
@@ -253,17 +253,10 @@ def main():
     a = ap.parse_args()
     shutil.rmtree(a.dir, ignore_errors=True)
     os.makedirs(a.dir, mode=0o700)
-    t = Tmux("file-" + a.case)
-    try:
-        CASES[a.case](a, t)
-    except Fail as e:
-        print(f"FAIL {a.case}: {e}", file=sys.stderr)
-        return 1
-    finally:
-        t.close()
-    shutil.rmtree(a.dir, ignore_errors=True)
-    print(f"ok {a.case}")
-    return 0
+    rc = run_case(a.case, CASES[a.case], a)
+    if rc == 0:
+        shutil.rmtree(a.dir, ignore_errors=True)
+    return rc
 
 
 if __name__ == "__main__":

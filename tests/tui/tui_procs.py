@@ -13,7 +13,7 @@ import os
 import re
 import sys
 
-from tui_harness import Fail, Tmux, Workload, run_plain, table_rows
+from tui_harness import Fail, Workload, run_case, run_plain, table_rows
 
 
 def rows_by_proc(screen):
@@ -96,16 +96,7 @@ def main():
     ap.add_argument("--top", required=True)
     ap.add_argument("--workload", required=True)
     a = ap.parse_args()
-    t = Tmux(a.case)
-    try:
-        CASES[a.case](a, t)
-    except Fail as e:
-        print(f"FAIL {a.case}: {e}", file=sys.stderr)
-        return 1
-    finally:
-        t.close()
-    print(f"ok {a.case}")
-    return 0
+    return run_case(a.case, CASES[a.case], a)
 
 
 if __name__ == "__main__":
