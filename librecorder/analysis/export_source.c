@@ -135,15 +135,8 @@ int rec_export_open(const struct rec_source_info *src, rec_string_fn strings, vo
 }
 
 int rec_export_open_cap(rec_cap *c, const struct rec_export_opts *o, rec_export **out, char *err, size_t errlen) {
-    const struct rec_cap_info *in = rec_cap_get_info(c);
     struct rec_source_info si;
-    memset(&si, 0, sizeof si);
-    si.pid = in->pid;
-    memcpy(si.process_name, in->process_name, sizeof si.process_name);
-    si.ticks_per_sec = in->ticks_per_sec;
-    si.ticks0 = in->ticks0;
-    si.real_ns0 = in->real_ns0;
-    si.mono_ns0 = in->mono_ns0;
+    model_cap_source(c, &si);
     return rec_export_open(&si, cap_string, c, read_cap, c, o, out, err, errlen);
 }
 

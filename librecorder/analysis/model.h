@@ -272,6 +272,9 @@ static inline struct trec *model_rec(rec_model *m, int idx) {
 }
 double model_close_ns(const rec_model *m, const struct trec *r); /* where its open slices end */
 void model_invalidate(rec_model *m);
+/* A capture's source record as a model's source (model_poll.c). */
+struct rec_cap;
+void model_cap_source(struct rec_cap *c, struct rec_source_info *out);
 void model_set_tid(rec_model *m, struct trec *r, int tid);
 /* Ticks to ns: the source's calibration, or during rec_model_poll_seg the
  * segment's (the reader refines the rate; see model_poll.c). */

@@ -20,16 +20,20 @@
 static const char *seg_string(void *s, uint32_t id) { return rec_seg_string((rec_seg *)s, id); }
 static const char *cap_string(void *c, uint32_t id) { return rec_cap_string((rec_cap *)c, id); }
 
-rec_model *rec_model_new_cap(struct rec_cap *c, const struct rec_model_opts *opts) {
+void model_cap_source(struct rec_cap *c, struct rec_source_info *out) {
     const struct rec_cap_info *in = rec_cap_get_info(c);
+    memset(out, 0, sizeof *out);
+    out->pid = in->pid;
+    memcpy(out->process_name, in->process_name, sizeof out->process_name);
+    out->ticks_per_sec = in->ticks_per_sec;
+    out->ticks0 = in->ticks0;
+    out->real_ns0 = in->real_ns0;
+    out->mono_ns0 = in->mono_ns0;
+}
+
+rec_model *rec_model_new_cap(struct rec_cap *c, const struct rec_model_opts *opts) {
     struct rec_source_info src;
-    memset(&src, 0, sizeof src);
-    src.pid = in->pid;
-    memcpy(src.process_name, in->process_name, sizeof src.process_name);
-    src.ticks_per_sec = in->ticks_per_sec;
-    src.ticks0 = in->ticks0;
-    src.real_ns0 = in->real_ns0;
-    src.mono_ns0 = in->mono_ns0;
+    model_cap_source(c, &src);
     return rec_model_new(&src, cap_string, c, opts);
 }
 
