@@ -26,8 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cursor.h"
 #include "draw.h"
 #include "text.h"
+#include "proc_view.h"
 
 volatile sig_atomic_t app_interrupted;
 
@@ -67,6 +69,7 @@ void app_rows(struct app *a) {
     }
     memcpy(s->rows, s->stats, s->n_stats * sizeof *s->rows);
     s->n_rows = top_rows_filter(s->rows, s->n_stats, a->filter);
+    s->n_rows = proc_view_rows(a, s->rows, s->n_rows);
     top_rows_sort(s->rows, s->n_rows, a->sort, a->sort_rev);
 }
 
@@ -125,7 +128,7 @@ void app_snapshot(struct app *a) {
     size_t n = rec_model_threads(m, &t);
     if (reserve((void **)&s->threads, &s->cap_threads, n, sizeof *s->threads) &&
         reserve((void **)&s->thr_cover, &s->cap_thr_cover, n, sizeof *s->thr_cover)) {
-        memcpy(s->threads, t, n * sizeof *t);
+        if (n) memcpy(s->threads, t, n * sizeof *t);   /* a model read again from the start has none */
         s->n_threads = n;
         /* Threads shows each thread's last second: whether entries were
          * lost in it says if its EV/S and UTIL are partial. */
@@ -138,6 +141,7 @@ void app_snapshot(struct app *a) {
     if (rec_model_window_cover(m, a->win, a->tid, &s->cover) != 0) memset(&s->cover, 0, sizeof s->cover);
     s->span_ns = rec_model_window_span(m, a->win);
     s->now_ns = a->src->now_ns;
+    proc_view_snapshot(a);
     app_rows(a);
     snapshot_more(a);
 }
@@ -177,6 +181,7 @@ static void draw(struct app *a) {
         if (a->help) view_help_draw(a);
     }
     refresh();
+    if (!a->draws) a->first_draw_ns = mono_ns();
     a->draws++;
 }
 
@@ -250,6 +255,7 @@ static void on_key(struct app *a, uint32_t ch, int code) {
         a->detail = 0;
         return;
     }
+    if (cursor_key(a, act) || proc_view_key(a, act)) return;
     switch (act) {
     case ACT_QUIT: a->quit = 1; return;
     case ACT_VIEW_NEXT: a->view = (enum view)((a->view + 1) % VIEW_COUNT); return;

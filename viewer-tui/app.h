@@ -73,6 +73,7 @@ struct app {
     enum view view;
     enum rec_window win;
     int tid;                          /* -1: every thread */
+    int proc;                         /* several programs: the one shown, -1 all (proc_view.h) */
     int paused, help, quit;
     int help_scroll;                  /* first line of the help shown */
     int sort_rev;
@@ -98,6 +99,7 @@ struct app {
     struct flame_span *spans;
     size_t n_spans, cap_spans;
     uint64_t draws;
+    double first_draw_ns;             /* CLOCK_MONOTONIC of the first frame (--stats) */
     double drain_s, draw_s, wait_s;   /* where the time went (--stats) */
 };
 

@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "app.h"
+#include "cursor.h"
 #include "draw.h"
 #include "format.h"
+#include "proc_view.h"
 
 const char *app_window_name(enum rec_window w) {
     switch (w) {
@@ -85,14 +87,18 @@ static int title_items(struct app *a, struct title_item *it) {
     snprintf(it[n].text, sizeof it[n].text, "recorder-top");
     it[n].attr = theme_attr(R_TITLE_KEY);
     it[n++].prio = 1;
-    snprintf(it[n].text, sizeof it[n].text, "%s pid %d", s->info.process_name[0] ? s->info.process_name : "?",
-             s->info.pid);
+    /* A capture file says so: "file run.rec: prog pid 12". */
+    snprintf(it[n].text, sizeof it[n].text, "%s%.40s%s%.30s pid %d", s->file ? "file " : "", s->file ? s->file->name : "",
+             s->file ? ": " : "", s->info.process_name[0] ? s->info.process_name : "?", s->info.pid);
+    if (s->procs) proc_view_title(a, it[n].text, sizeof it[n].text);
     it[n].attr = theme_attr(R_TITLE_KEY);
     it[n++].prio = 100;
-    if (s->truncated) snprintf(it[n].text, sizeof it[n].text, "%s segment truncated", sym(SYM_SQUARE));
+    /* A capture file: where the cursor is, not running or exited. */
+    if (s->file) cursor_title(a, it[n].text, sizeof it[n].text);
+    else if (s->truncated) snprintf(it[n].text, sizeof it[n].text, "%s segment truncated", sym(SYM_SQUARE));
     else if (s->exited) snprintf(it[n].text, sizeof it[n].text, "%s exited", sym(SYM_SQUARE));
     else snprintf(it[n].text, sizeof it[n].text, "%s running", sym(SYM_DOT));
-    it[n].attr = theme_attr(s->exited || s->truncated ? R_EXITED : R_ALIVE);
+    it[n].attr = theme_attr(s->file ? R_TITLE_KEY : s->exited || s->truncated ? R_EXITED : R_ALIVE);
     it[n++].prio = 100;
     /* The statistics below are computed from partial data: say how much
      * of it was decoded (the window's events against its lost entries). */
@@ -107,9 +113,11 @@ static int title_items(struct app *a, struct title_item *it) {
         it[n].full_prio = 60;
         it[n++].prio = 90;
     }
-    snprintf(it[n].text, sizeof it[n].text, "%s ev/s", fmt_si(n1, sizeof n1, s->ev_rate));
-    it[n].attr = title;
-    it[n++].prio = 50;
+    if (!s->file) {   /* rates of a live program */
+        snprintf(it[n].text, sizeof it[n].text, "%s ev/s", fmt_si(n1, sizeof n1, s->ev_rate));
+        it[n].attr = title;
+        it[n++].prio = 50;
+    }
     /* Lost: since attach, while reading (overwritten, dropped, bad). */
     snprintf(it[n].text, sizeof it[n].text, "lost %s", fmt_si(n1, sizeof n1, (double)s->lost));
     if (s->loss_rate > 0) {
@@ -120,10 +128,12 @@ static int title_items(struct app *a, struct title_item *it) {
     }
     it[n].attr = s->lost ? theme_attr(R_EXITED) : title;
     it[n++].prio = 80;
-    snprintf(it[n].text, sizeof it[n].text, "ring %s",
-             fmt_pct(n1, sizeof n1, 100 * (s->fill_shown > 1 ? 1 : s->fill_shown)));
-    it[n].attr = s->fill_shown > 0.5 ? theme_attr(R_EXITED) : title;
-    it[n++].prio = 30;
+    if (!s->file) {
+        snprintf(it[n].text, sizeof it[n].text, "ring %s",
+                 fmt_pct(n1, sizeof n1, 100 * (s->fill_shown > 1 ? 1 : s->fill_shown)));
+        it[n].attr = s->fill_shown > 0.5 ? theme_attr(R_EXITED) : title;
+        it[n++].prio = 30;
+    }
     /* History the rings no longer held when we attached: not a loss, so
      * not in the loss's color, and the first to go. */
     if (s->not_kept) {
@@ -186,6 +196,13 @@ int chrome_draw_top(struct app *a) {
     if (x + w > COLS) w = COLS - x;
     if (w > 2) draw_text(1, COLS - w, w, buf, FIT_LEFT, theme_attr(R_TAB));
 
+    const char *warning = cursor_banner(a);   /* a capture file cut short... */
+    if (warning) {
+        draw_fill(2, 0, COLS, theme_attr(R_BANNER));
+        draw_put(2, 0, " ", theme_attr(R_BANNER));
+        draw_text(2, 1, COLS - 1, warning, FIT_LEFT, theme_attr(R_BANNER));
+        return 3;
+    }
     if (!s->exited && !s->truncated) return 2;
     draw_fill(2, 0, COLS, theme_attr(R_BANNER));
     const char *msg = s->truncated

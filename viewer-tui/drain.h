@@ -20,7 +20,22 @@
 
 #include "recorder/analysis.h"
 
+/* Several programs in one model (processes.h): each one's slots are moved
+ * past the others', its string ids tagged with its index, and its clock
+ * put on the first program's.  NULL: one program, entries as they are. */
+struct drain_map {
+    uint32_t slot_base;
+    uint32_t tag;                 /* index << DRAIN_TAG_SHIFT */
+    rec_seg *from;                /* retime from this segment's clock (NULL: it is the model's) */
+    double offset_ns;             /* its CLOCK_MONOTONIC origin minus the model's */
+    uint64_t ticks0;              /* the model's calibration point */
+    double ticks_per_ns;          /* the model's */
+};
+#define DRAIN_TAG_SHIFT 27        /* ids are below 2^27 (a 1 GiB string table); the rest say whose */
+#define DRAIN_ID_MASK ((UINT32_C(1) << DRAIN_TAG_SHIFT) - 1)
+
 struct drain {
+    const struct drain_map *map;  /* may be NULL */
     struct rec_thread_info *th;
     int max_threads;
     struct rec_entry *ent;

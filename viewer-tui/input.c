@@ -57,6 +57,12 @@ enum action input_action(uint32_t key, int is_code) {
     case '\r': case '\n': return ACT_ENTER;
     case DEL: case CTRL('H'): case ESC: return ACT_BACK;
     case CTRL('L'): return ACT_REDRAW;
+    case 'o': return ACT_PROC_NEXT;
+    case 'O': return ACT_PROC_PREV;
+    case '[': return ACT_CURSOR_BACK;
+    case ']': return ACT_CURSOR_FWD;
+    case '<': case '{': return ACT_CURSOR_START;
+    case '>': case '}': return ACT_CURSOR_END;
     case 'g': return ACT_HOME;
     case 'G': return ACT_END;
     default: return ACT_NONE;

@@ -26,6 +26,10 @@ enum action {
     ACT_ENTER,           /* zoom in; Top: a scope's details */
     ACT_BACK,            /* zoom out; also clears a filter */
     ACT_REDRAW,          /* Ctrl-L */
+    /* A capture file's time cursor (cursor.c): a window back or forward,
+     * the file's start or end. */
+    ACT_CURSOR_BACK, ACT_CURSOR_FWD, ACT_CURSOR_START, ACT_CURSOR_END,
+    ACT_PROC_NEXT, ACT_PROC_PREV,   /* several programs: show one, the next (proc_view.c) */
     ACT_RESIZE
 };
 

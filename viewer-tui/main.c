@@ -21,17 +21,22 @@
 #include "app.h"
 #include "draw.h"
 #include "picker.h"
+#include "processes.h"
 #include "source.h"
 #include "target.h"
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: recorder-top [options] [PID|NAME]\n"
+            "usage: recorder-top [options] [PID|NAME|FILE.rec] [PID|NAME...]\n"
             "Live view of a program's recorder scopes: Top, Flame and Threads.\n"
             "With no argument, pick one of the programs that have a segment.\n"
             "\n"
             "  PID              a process id, or a segment name or path\n"
+            "  FILE.rec         a capture file (recorder capture): browse it with a\n"
+            "                   time cursor, [ ] a window back or forward, < > start/end\n"
             "  NAME             a running program's process name (exactly one)\n"
+            "  PID1 PID2 ...    several programs at once, on one time line: a PROC\n"
+            "                   column, o / O shows one program after another\n"
             "  --no-color       monochrome (as does NO_COLOR=1)\n"
             "  --refresh MS     redraw period, 20..5000 ms (default 100)\n"
             "  --exit-after S   quit after S seconds (for scripts and benchmarks)\n"
@@ -90,13 +95,15 @@ static int name_ready(const char *target, void *arg) {
 static double cpu_seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 
 int main(int argc, char **argv) {
+    struct timespec t_main;   /* --stats: the first frame's delay counts from here */
+    clock_gettime(CLOCK_MONOTONIC, &t_main);
     setlocale(LC_ALL, "");
     draw_utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
     struct app_opts opt = {1, 100, 0, 0};
     const char *nc = getenv("NO_COLOR");
     if (nc && *nc) opt.color = 0;
-    const char *target = NULL;
-    int wait = 0;
+    const char *target = NULL, *targets[PROCS_MAX];
+    int ntargets = 0, wait = 0;
     double wait_s = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -126,11 +133,12 @@ int main(int argc, char **argv) {
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "recorder-top: unknown option %s (see --help)\n", a);
             return REC_ERR_USAGE;
-        } else if (target) {
-            fprintf(stderr, "recorder-top: one program at a time (got %s and %s)\n", target, a);
+        } else if (ntargets == PROCS_MAX) {
+            fprintf(stderr, "recorder-top: at most %d programs at once\n", PROCS_MAX);
             return REC_ERR_USAGE;
         } else {
-            target = a;
+            targets[ntargets++] = a;
+            if (!target) target = a;
         }
     }
 
@@ -141,12 +149,34 @@ int main(int argc, char **argv) {
         fprintf(stderr, "recorder-top: --wait needs a PID or NAME to wait for\n");
         return REC_ERR_USAGE;
     }
-    if (target) {
+    if (ntargets > 1) {   /* several programs, each resolved as one alone */
+        int rc = wait ? REC_ERR_USAGE : REC_OK;
+        static char paths[PROCS_MAX][256];
+        char *pp[PROCS_MAX];
+        if (wait) snprintf(err, sizeof err, "--wait takes one program");
+        for (int i = 0; i < ntargets && rc == REC_OK; i++) {
+            pp[i] = paths[i];
+            int cap = target_is_capture(targets[i], err, sizeof err);
+            if (cap != 0) {
+                if (cap > 0) snprintf(err, sizeof err, "%s is a capture file: open it alone", targets[i]);
+                rc = cap < 0 ? -cap : REC_ERR_USAGE;
+                break;
+            }
+            rc = target_resolve(targets[i], paths[i], sizeof paths[i], err, sizeof err);
+        }
+        if (rc == REC_OK) rc = procs_open(&src, pp, ntargets, err, sizeof err);
+        if (rc != REC_OK) {
+            fprintf(stderr, "recorder-top: %s\n", err);
+            return rc;
+        }
+    } else if (target) {
         /* Before any handler: Ctrl-C ends the wait and us. */
         struct rec_wait_opts wo = {wait_s, "recorder-top", 0, name_ready, NULL, NULL};
-        int rc = wait ? rec_seg_wait(target, &wo, err, sizeof err) : REC_OK;
-        if (rc == REC_OK) rc = target_resolve(target, path, sizeof path, err, sizeof err);
-        if (rc == REC_OK) rc = source_open(&src, path, err, sizeof err);
+        int cap = wait ? 0 : target_is_capture(target, err, sizeof err);
+        int rc = cap < 0 ? -cap : wait ? rec_seg_wait(target, &wo, err, sizeof err) : REC_OK;
+        if (cap > 0) rc = source_open_file(&src, target, err, sizeof err);
+        else if (rc == REC_OK) rc = target_resolve(target, path, sizeof path, err, sizeof err);
+        if (rc == REC_OK && cap == 0) rc = source_open(&src, path, err, sizeof err);
         if (rc != REC_OK) {
             fprintf(stderr, "recorder-top: %s\n", err);
             return rc;
@@ -185,6 +215,7 @@ int main(int argc, char **argv) {
     app.src = &src;
     app.opt = opt;
     app.sort = TOP_TOTAL;
+    app.proc = -1;   /* several programs: all of them */
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = app_run(&app);
@@ -198,11 +229,12 @@ int main(int argc, char **argv) {
         fprintf(stderr,
                 "recorder-top stats: seconds=%.2f decoded=%llu lost=%llu drains=%llu draws=%llu "
                 "cpu_user=%.3f cpu_sys=%.3f cpu_share=%.3f drain_s=%.3f draw_s=%.3f wait_s=%.3f exited=%d "
-                "not_kept=%llu truncated=%d\n",
+                "not_kept=%llu truncated=%d first_frame_s=%.3f maxrss_kb=%ld\n",
                 secs, (unsigned long long)src.decoded, (unsigned long long)src.lost,
                 (unsigned long long)src.drains, (unsigned long long)app.draws, user, sys,
                 secs > 0 ? (user + sys) / secs : 0, app.drain_s, app.draw_s, app.wait_s, src.exited,
-                (unsigned long long)src.not_kept, src.truncated);
+                (unsigned long long)src.not_kept, src.truncated,
+                (app.first_draw_ns - ((double)t_main.tv_sec * 1e9 + (double)t_main.tv_nsec)) / 1e9, ru.ru_maxrss);
     }
     app_free(&app);
     source_close(&src);

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "processes.h"
+
 
 int source_open(struct source *s, const char *target, char *err, size_t errlen) {
     memset(s, 0, sizeof *s);
@@ -34,8 +36,44 @@ int source_open(struct source *s, const char *target, char *err, size_t errlen) 
     return REC_OK;
 }
 
+int source_open_file(struct source *s, const char *path, char *err, size_t errlen) {
+    memset(s, 0, sizeof *s);
+    s->file = calloc(1, sizeof *s->file);
+    if (!s->file) {
+        snprintf(err, errlen, "out of memory");
+        return REC_ERR_NOMEM;
+    }
+    int rc = file_src_open(s->file, path, err, errlen);
+    if (rc != REC_OK) {
+        free(s->file);
+        s->file = NULL;
+        return rc;
+    }
+    const struct rec_cap_info *in = s->file->info;
+    s->info.pid = in->pid;
+    memcpy(s->info.process_name, in->process_name, sizeof s->info.process_name);
+    s->info.max_threads = in->max_threads;
+    s->info.ring_entries = in->ring_entries;
+    s->model = s->file->model;
+    return REC_OK;
+}
+
+void source_seek(struct source *s, double t_ns) {
+    if (!s->file) return;
+    file_src_seek(s->file, t_ns);
+    s->model = s->file->model;
+    s->drain.more = s->file->reading;
+}
+
 void source_close(struct source *s) {
+    if (s->file) {
+        file_src_close(s->file);   /* the model is the file's */
+        free(s->file);
+        s->model = NULL;
+    }
     if (s->model) rec_model_free(s->model);
+    s->model = NULL;
+    procs_close(s);   /* several programs: their segments (and the first is s->seg) */
     if (s->seg) rec_seg_close(s->seg);
     drain_free(&s->drain);
     memset(s, 0, sizeof *s);
@@ -44,6 +82,16 @@ void source_close(struct source *s) {
 uint64_t source_thread_lost(const struct rec_model_thread *t) { return t->overwritten + t->dropped + t->bad; }
 
 size_t source_drain(struct source *s) {
+    if (s->procs) return procs_drain(s);
+    if (s->file) {
+        int more = 0;
+        size_t got = file_src_pass(s->file, &more);
+        s->model = s->file->model;
+        s->drain.more = more;
+        s->decoded += got;
+        s->drains++;
+        return got;
+    }
     if (s->truncated) {           /* the segment reads as empty from now on */
         s->drain.more = 0;
         return 0;
@@ -57,32 +105,8 @@ size_t source_drain(struct source *s) {
     return got;
 }
 
-int source_tick(struct source *s, double mono_ns) {
-    int noticed = 0;
-    rec_seg_get_info(s->seg, &s->info);
-    /* A segment that shrank (its owner truncated the file) cannot be read
-     * any more; librecorder's guard turned the faults into this status.
-     * What was read stays, and is shown as it was. */
-    if (!s->truncated && rec_seg_status(s->seg) == REC_ERR_TRUNCATED) {
-        s->truncated = 1;
-        s->fill = s->fill_peak = 0;
-        noticed = 1;
-    }
-    if (!s->exited && !s->info.alive) {
-        source_drain(s);   /* what it wrote last */
-        s->exited = 1;
-        s->exit_ns = s->now_ns;
-        noticed = 1;
-    }
-    if (!s->exited && !s->truncated) {
-        /* The writers' clock read now, so windows keep sliding while the
-         * program's threads are quiet. */
-        rec_model_set_now_live(s->model, s->seg);
-    }
-    /* Once nothing more comes, the model's now stays where the last
-     * clock reading or event left it (a dead program's: its last event). */
-    s->now_ns = rec_model_now(s->model);
-    /* Losses since attach, and the history that was not kept. */
+/* Losses and history over the model's threads. */
+static void tally(struct source *s) {
     const struct rec_model_thread *t;
     size_t n = rec_model_threads(s->model, &t);
     s->overwritten = s->dropped = s->bad = s->not_kept = 0;
@@ -93,6 +117,43 @@ int source_tick(struct source *s, double mono_ns) {
         s->not_kept += t[i].history;
     }
     s->lost = s->overwritten + s->dropped + s->bad;
+}
+
+int source_tick(struct source *s, double mono_ns) {
+    int noticed = 0;
+    if (s->file) {   /* no clock and no rates: the cursor is the time */
+        s->model = s->file->model;
+        s->now_ns = rec_model_now(s->model);
+        tally(s);
+        s->ticks++;
+        return 0;
+    }
+    if (s->procs) noticed = procs_tick(s);   /* several programs: each one's state */
+    else rec_seg_get_info(s->seg, &s->info);
+    /* A segment that shrank (its owner truncated the file) cannot be read
+     * any more; librecorder's guard turned the faults into this status.
+     * What was read stays, and is shown as it was. */
+    if (!s->procs && !s->truncated && rec_seg_status(s->seg) == REC_ERR_TRUNCATED) {
+        s->truncated = 1;
+        s->fill = s->fill_peak = 0;
+        noticed = 1;
+    }
+    if (!s->procs && !s->exited && !s->info.alive) {
+        source_drain(s);   /* what it wrote last */
+        s->exited = 1;
+        s->exit_ns = s->now_ns;
+        noticed = 1;
+    }
+    if (!s->exited && !s->truncated && (!s->procs || !s->procs->p[0].truncated)) {
+        /* The writers' clock read now, so windows keep sliding while the
+         * program's threads are quiet. */
+        rec_model_set_now_live(s->model, s->seg);
+    }
+    /* Once nothing more comes, the model's now stays where the last
+     * clock reading or event left it (a dead program's: its last event). */
+    s->now_ns = rec_model_now(s->model);
+    /* Losses since attach, and the history that was not kept. */
+    tally(s);
     /* Rates over the samples of the last second or so. */
     if (s->nsamples == RATE_SAMPLES) {
         memmove(s->samples, s->samples + 1, (RATE_SAMPLES - 1) * sizeof s->samples[0]);
@@ -116,6 +177,9 @@ int source_tick(struct source *s, double mono_ns) {
 }
 
 const char *source_name(struct source *s, uint32_t id) {
-    const char *n = id ? rec_seg_string(s->seg, id) : NULL;
+    const char *n = !id         ? NULL
+                    : s->procs  ? procs_string(s, id)
+                    : s->file   ? rec_cap_string(s->file->cap, id)
+                                : rec_seg_string(s->seg, id);
     return n ? n : "?";
 }

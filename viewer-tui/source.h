@@ -19,6 +19,7 @@
 
 #include "drain.h"
 #include "recorder/analysis.h"
+#include "source_file.h"
 
 #define RATE_SAMPLES 16
 
@@ -45,11 +46,20 @@ struct source {
     struct { double t; uint64_t decoded, lost; } samples[RATE_SAMPLES];
     int nsamples;
     double ev_rate, loss_rate;
+    /* A capture file instead of a live segment (source_file.h): seg is
+     * NULL, model is the file's, and the cursor says what it holds. */
+    struct file_src *file;
+    /* Several programs (processes.h): seg is the first one's. */
+    struct procs *procs;
 };
 
 /* Attaches; on error returns a rec_status and writes a one-line message. */
 int source_open(struct source *s, const char *target, char *err, size_t errlen);
 void source_close(struct source *s);
+/* The same for a capture file (recorder-top run.rec). */
+int source_open_file(struct source *s, const char *path, char *err, size_t errlen);
+/* A capture's cursor moved (source_file.h): the model may be a new one. */
+void source_seek(struct source *s, double t_ns);
 
 /* Copies what the writers published since the last drain into the model.
  * Returns the number of events decoded. */

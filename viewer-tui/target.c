@@ -167,3 +167,14 @@ int target_resolve(const char *arg, char *out, size_t cap, char *err, size_t err
     free(list);
     return rc;
 }
+
+int target_is_capture(const char *arg, char *err, size_t errlen) {
+    struct stat st;
+    if (!arg || !*arg || all_digits(arg) || stat(arg, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    int probe = rec_cap_probe(arg);   /* opened without blocking, checked again once open */
+    if (probe < 0) {
+        snprintf(err, errlen, "%s: cannot read it", arg);
+        return -REC_ERR_ACCESS;
+    }
+    return probe;
+}

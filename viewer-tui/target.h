@@ -35,4 +35,10 @@ size_t target_list(struct seg_entry *out, size_t cap);
  * Returns REC_OK with out filled, or a status and a one-line message. */
 int target_resolve(const char *arg, char *out, size_t cap, char *err, size_t errlen);
 
+/* Is the argument a capture file (recorder-top run.rec)?  The CLI's rule
+ * (librecorder/cli/source.c): not all digits, a regular file, starting
+ * with the capture magic.  1 yes, 0 no (a segment, a pid, a name...), or
+ * a negative rec_status with a message when it cannot be read. */
+int target_is_capture(const char *arg, char *err, size_t errlen);
+
 #endif

@@ -22,6 +22,7 @@ static const struct {
     {"Enter", "Top: details; Flame: zoom into the frame; Threads: in Top"},
     {"mouse", "click a tab, a column title (sort), a row; wheel: scroll"},
     {"Bksp Esc", "Flame: zoom out; Top: close details, clear the filter"},
+    {"[ ] < >", "file: a window back/forward, first/last; o O: one program"},
     {"Ctrl-L", "redraw the screen"},
     {"q", "quit"},
     {"", ""},

@@ -19,6 +19,7 @@
 #include "table.h"
 #include "draw.h"
 #include "format.h"
+#include "proc_view.h"
 #include "sparkline.h"
 
 enum { C_TID, C_NAME, C_STATE, C_EVS, C_LOST, C_NOT_KEPT, C_UTIL, C_HIST, C_INSIDE, C_N };
@@ -51,7 +52,7 @@ void view_threads_draw(struct app *a, int y, int h) {
         /* Narrow terminals lose the tid and the state first: the name,
          * the utilization and the open scopes say the most. */
         [C_TID] = {"TID", 7, 70, 0, 1},
-        [C_NAME] = {"NAME", 14, 100, 0, 0},
+        [C_NAME] = {proc_view_multi(a) ? "PROC             NAME" : "NAME", proc_view_multi(a) ? 31 : 14, 100, 0, 0},
         [C_STATE] = {"STATE", 6, 78, 0, 0},
         [C_EVS] = {"EV/S", 7, 80, 0, 1},
         [C_LOST] = {"LOST", 7, 82, 0, 1},
@@ -84,7 +85,11 @@ void view_threads_draw(struct app *a, int y, int h) {
             int cx = margin + x[c];
             switch (c) {
             case C_TID: snprintf(v, sizeof v, "%d", t->tid); break;
-            case C_NAME: snprintf(v, sizeof v, "%s", t->name[0] ? t->name : "-"); break;
+            case C_NAME:
+                if (proc_view_multi(a))   /* PROC, 16 wide, then the name */
+                    snprintf(v, sizeof v, "%-16.16s %s", proc_view_of_slot(a, t->slot), t->name[0] ? t->name : "-");
+                else snprintf(v, sizeof v, "%s", t->name[0] ? t->name : "-");
+                break;
             case C_STATE: snprintf(v, sizeof v, "%s", exited ? "exited" : "live"); break;
             case C_EVS: fmt_si(v, sizeof v, t->events_per_sec); break;
             case C_LOST: {

@@ -20,6 +20,7 @@
 #include "columns.h"
 #include "draw.h"
 #include "format.h"
+#include "proc_view.h"
 
 /* The least used columns go first; a name too long for what is left is
  * cut in the middle, so that names differing at the end stay distinct. */
@@ -62,13 +63,21 @@ void view_top_draw(struct app *a, int y, int h) {
      * name, so that a name is never read as starting with the mark. */
     const int margin = 2;
     columns_layout(cols, TOP_NCOLS, COLS - margin - 1, 1, x, w);
+    /* Several programs: the NAME column starts with whose it is (PROC). */
+    int pw = proc_view_multi(a) ? (w[TOP_NAME] / 3 < 20 ? w[TOP_NAME] / 3 : 20) : 0;
+    if (pw) {
+        draw_fill(y, 0, COLS, theme_attr(R_COLHEAD));
+        draw_text(y, margin + x[TOP_NAME], pw, "PROC", FIT_LEFT, theme_attr(R_COLHEAD));
+        x[TOP_NAME] += pw + 1;
+        w[TOP_NAME] -= pw + 1;
+    }
     a->hit.head_y = y;   /* where a click sorts (mouse.c) */
     for (int c = 0; c < TOP_NCOLS; c++) {
         a->hit.col_x[c] = margin + x[c];
         a->hit.col_w[c] = w[c];
     }
     char t[32];
-    draw_fill(y, 0, COLS, theme_attr(R_COLHEAD));
+    if (!pw) draw_fill(y, 0, COLS, theme_attr(R_COLHEAD));
     for (int c = 0; c < TOP_NCOLS; c++) {
         if (!w[c]) continue;
         int sorted = c == (int)a->sort;
@@ -93,6 +102,7 @@ void view_top_draw(struct app *a, int y, int h) {
         attr_t base = sel ? theme_attr(R_SELECTED) : A_NORMAL;
         if (sel) draw_fill(yy, 0, COLS, base);
         if (partial) draw_text(yy, 0, 1, PARTIAL_MARK, FIT_LEFT, sel ? base : theme_attr(R_WARN));
+        if (pw) draw_text(yy, margin + x[TOP_NAME] - pw - 1, pw, proc_view_of_name(a, st->name_id), FIT_LEFT, base);
         char v[FMT_BUF], nm[320];
         for (int c = 0; c < TOP_NCOLS; c++) {
             if (!w[c]) continue;

@@ -5,7 +5,7 @@
  * One poll reads every thread's new entries once and feeds them.  A slot
  * is read at most two rings' worth per poll, so a writer that outruns us
  * cannot keep the poll from returning; what it overwrites meanwhile is
- * counted by the read as lost.
+ * counted by the read as lost.  (A capture's model: model_cap.c.)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,6 @@
 #define POLL_ENTRIES 16384
 
 static const char *seg_string(void *s, uint32_t id) { return rec_seg_string((rec_seg *)s, id); }
-
 void rec_seg_source_info(rec_seg *s, struct rec_source_info *src) {
     struct rec_seg_info info;
     rec_seg_get_info(s, &info);

@@ -487,6 +487,24 @@ def case_craft_top():
         h.stop()
 
 
+def case_craft_top_file():
+    """Guarantee 1 in recorder-top's capture-file path: each crafted
+    scenario captured (packed and raw), then browsed: every record passes
+    the reader's checks, so the hostile entries reach the model; the
+    cursor goes to the end, back and to the start; it stays up and quits
+    cleanly."""
+    keys = ("]", ">", "[", "<", "2", "3", "1")
+    for scen in ["all"] + list(SCENARIOS):
+        h = Holder(scen)
+        for raw in ([], ["--raw"]):
+            f = os.path.join(A.work, f"top-{scen}{'-raw' if raw else ''}.rec")
+            code, _, err = rec("capture", h.target, "-o", f, "--duration", "0.3", *raw)
+            require(code == OK, f"capture of [{scen}] ({code}; {err.strip()[-300:]!r})")
+            top_watch(f, ["file top-", "1 Top"], f"recorder-top FILE [{scen}{' raw' if raw else ''}]", frames=20,
+                      before_quit=lambda t: [t.tmux("send-keys", "-t", "t", k) for k in keys])
+        h.stop()
+
+
 def case_craft_web():
     """Guarantee 1 in recorder-web's drain: every scenario, and the
     churning one; a WebSocket client receives messages, the snapshot

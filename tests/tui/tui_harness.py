@@ -223,3 +223,19 @@ def si(text):
     """'1.23k' -> 1230.0, as format.c writes counts."""
     m = re.fullmatch(r"([\d.]+)([kMGTP]?)", text)
     return float(m.group(1)) * 10 ** (3 * " kMGTP".index(m.group(2) or " "))
+
+
+def run_case(name, case, a):
+    """Runs case(a, t) with a tmux of its own; prints ok or FAIL; returns
+    the exit status (tui_file.py, tui_procs.py)."""
+    import sys
+    t = Tmux(name)
+    try:
+        case(a, t)
+    except Fail as e:
+        print(f"FAIL {name}: {e}", file=sys.stderr)
+        return 1
+    finally:
+        t.close()
+    print(f"ok {name}")
+    return 0

@@ -312,7 +312,7 @@ def case_errors(a, t, w):
     expect([a.top, str(dead.pid)], 3, f"no process {dead.pid}")
     expect([a.top, "no_such_program_xyz"], 3, "no running program named")
     expect([a.top, "--bogus"], 2, "unknown option")
-    expect([a.top, "1", "2"], 2, "one program at a time")
+    expect([a.top] + [str(i) for i in range(1, 18)], 2, "at most 16 programs")   # several: tui_procs.py
     expect([a.top, "--refresh", "x"], 2, "--refresh needs a number")
     # Corrupt and truncated segments.
     bad = f"/dev/shm/recorder.tuitest-{os.getpid()}"

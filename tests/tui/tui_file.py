@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""recorder-top on capture files (docs/tui.md, "Capture files"), through tmux.
+
+    tui_file.py CASE --top PATH --recorder PATH --workload PATH --dir DIR
+
+The capture is made the way a user makes one (`recorder capture PID -o
+F --duration S` of tests/tui/tui_workload); the figures recorder-top shows
+for a window are checked against the same capture exported to JSON by
+`recorder convert` and counted here, independently of the model.  The
+hostile files get the exit status `recorder report` gives the same file.
+Every wait polls the screen (tui_harness.py): nothing here measures time.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+
+from tui_harness import DEADLINE, Fail, Tmux, Workload, line_with, run_case, run_plain, table_rows
+
+
+def make_capture(a, name, seconds=3.5, workers=1):
+    path = os.path.join(a.dir, name)
+    w = Workload(a.workload, workers=workers)
+    try:
+        r = subprocess.run([a.recorder, "capture", str(w.pid), "-o", path, "--duration", str(seconds), "-q"],
+                           capture_output=True, text=True, timeout=60 + seconds)
+    finally:
+        w.stop()
+    if r.returncode != 0:
+        raise Fail(f"recorder capture: {r.returncode} {r.stderr}")
+    return path
+
+
+def export_json(a, path):
+    out = path + ".json"
+    r = subprocess.run([a.recorder, "convert", path, "-o", out], capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise Fail(f"recorder convert: {r.returncode} {r.stderr}")
+    with open(out) as f:
+        return json.load(f)
+
+
+def slice_ends(doc):
+    """(name, end in ns since the calibration point) of every slice that
+    ended in the capture: B/E paired per thread; slices the exporter closed
+    at the end (still open when the capture stopped) left out."""
+    other = doc["otherData"]["recorder"]
+    t0, end = other["t0_ns"], other["end_ns"]
+    stacks, out = {}, []
+    for e in doc["traceEvents"]:
+        if e["ph"] == "B":
+            stacks.setdefault(e["tid"], []).append(e["name"])
+        elif e["ph"] == "E":
+            name = stacks[e["tid"]].pop()
+            ns = t0 + e["ts"] * 1000.0
+            if ns < end - 1000:
+                out.append((name, ns))
+    return out
+
+
+def fmt_rate(v):
+    """format.c's fmt_si for the counts this workload makes (< 1000/s)."""
+    if v < 99.95 and abs(v - round(v)) >= 0.05:
+        return f"{v:.1f}"
+    return f"{v:.0f}"
+
+
+def cursor(screen):
+    """The window the title shows: 't A-B s of E s' -> (A, B) in seconds."""
+    m = re.search(r"│ t ([\d.]+)-([\d.]+) s of ([\d.?]+) s", screen.split("\n")[0])
+    if not m:
+        raise ValueError("no cursor")
+    return float(m.group(1)), float(m.group(2))
+
+
+def wait_cursor(t, end_s, what):
+    return t.wait(lambda s: cursor(s)[1] == end_s and "q Quit" in s.rstrip("\n").split("\n")[-1], what)
+
+
+def check_window(screen, ends, end_s):
+    """Top's CALLS/S of the 1 s window ending at end_s against the JSON."""
+    lo, hi = (end_s - 1) * 1e9, end_s * 1e9
+    want = Counter(n for n, ns in ends if lo <= ns < hi)
+    span = 1e9 - 1   # the model's now is the cursor minus 1 ns
+    # Names drawn as they are (not the UTF-8 one, not the escaped one).
+    plain = lambda n: n.isascii() and n.isprintable() and "?" not in n
+    cells = [re.match(r"\s*~?(\S+)(?: \[wait\])?\s+(\S+)", r).groups() for r in table_rows(screen)]
+    rows = {n: v for n, v in cells if plain(n)}
+    if not rows:
+        raise Fail(f"no rows at {end_s} s:\n{screen}")
+    for name, calls in want.items():
+        if not plain(name):
+            continue
+        got = rows.get(name)
+        exp = fmt_rate(calls * 1e9 / span)
+        if got != exp:
+            raise Fail(f"window {end_s - 1:g}-{end_s:g} s: {name} CALLS/S {got}, the JSON says {exp} "
+                       f"({calls} calls):\n{screen}")
+    extra = set(rows) - {n for n in want if plain(n)}
+    if extra:
+        raise Fail(f"window {end_s - 1:g}-{end_s:g} s: rows {sorted(extra)} with no slice in the JSON:\n{screen}")
+
+
+# ---- cases ----------------------------------------------------------------
+
+def case_file_browse(a, t):
+    """Open, the header says file, step the cursor, check a stepped window
+    against the JSON, jump to the end and back to the start."""
+    path = make_capture(a, "browse.rec")
+    ends = slice_ends(export_json(a, path))
+    first_end = math.floor(min(ns for _, ns in ends) / 1e9) + 1   # roughly: the first window's end
+    last_end = math.floor(max(ns for _, ns in ends) / 1e9) + 1
+    t.start([a.top, path])
+    s = t.wait(lambda s: "file browse.rec: tui_workload pid" in s and cursor(s) and "CALLS/S" in s,
+               "the capture's first window")
+    head = s.split("\n")[0]
+    for gone in ("running", "exited", "ev/s", "ring "):
+        if gone in head:
+            raise Fail(f"a file's title says {gone!r}:\n{head}")
+    start = cursor(s)[1]
+    if start > first_end:
+        raise Fail(f"the first window ends at {start} s, the first slice ends before {first_end} s:\n{s}")
+    # Two windows forward: a whole second, checked against the JSON.
+    t.keys("]")
+    wait_cursor(t, start + 1, "the cursor one window on")
+    t.keys("]")
+    s = wait_cursor(t, start + 2, "the cursor two windows on")
+    check_window(s, ends, start + 2)
+    # Back one: the model is read again from the start.
+    t.keys("[")
+    s = wait_cursor(t, start + 1, "the cursor one window back")
+    check_window(s, ends, start + 1)
+    # The end: the last window holds the last slices.
+    t.keys(">")
+    s = wait_cursor(t, last_end, "the cursor at the end")
+    check_window(s, ends, last_end)
+    t.keys("]")   # past the end: stays
+    t.keys("w")   # the 10 s window: "all" the way to the end once w is pressed again
+    t.keys("w")
+    s = t.wait(lambda s: "window whole run" in s and cursor(s)[1] == last_end, "the whole run at the end")
+    calls = sum(1 for n, _ in ends if n == "matmul")
+    row = line_with(s, " matmul ")
+    span = cursor(s)[1] - cursor(s)[0]
+    rate = float(row.split()[1].rstrip("k")) * (1000 if row.split()[1].endswith("k") else 1)
+    if abs(rate * span - calls) > max(2, 0.01 * calls):
+        raise Fail(f"window all: matmul {row.split()[1]}/s over {span:.3f} s, the JSON has {calls} calls:\n{s}")
+    t.keys("w", "<")
+    s = wait_cursor(t, start, "the cursor back at the start")
+    t.keys("q")
+    if t.wait_exit() != 0:
+        raise Fail("q: non-zero exit")
+
+
+def case_file_views(a, t):
+    """Flame and Threads work on a file; Threads lists the capture's threads."""
+    path = make_capture(a, "views.rec", seconds=2.5, workers=2)
+    t.start([a.top, path])
+    t.wait(lambda s: cursor(s), "the first window")
+    t.keys(">")
+    t.keys("3")
+    t.wait_text("worker-0", "worker-1", "sleeper")
+    t.keys("2")
+    t.wait_text("step", "matmul")
+    t.keys("q")
+    if t.wait_exit() != 0:
+        raise Fail("q: non-zero exit")
+
+
+def report_status(a, path):
+    r = subprocess.run([a.recorder, "report", path], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                       timeout=DEADLINE * 4)
+    return r.returncode
+
+
+def case_file_hostile(a, t):
+    """Files that are not captures, or broken ones: a one-line error and
+    recorder report's exit status, nothing hangs; a capture cut short or
+    corrupt in the middle opens with the reader's warning."""
+    good = make_capture(a, "good.rec", seconds=1.5)
+    data = open(good, "rb").read()
+    d = a.dir
+    cases = {}
+
+    def put(name, content):
+        p = os.path.join(d, name)
+        with open(p, "wb") as f:
+            f.write(content)
+        cases[name] = p
+
+    put("empty.rec", b"")
+    put("magic-only.rec", data[:6])
+    put("header-cut.rec", data[:40])
+    put("garbage.rec", os.urandom(4096))
+    put("segment-magic.rec", b"RCRDSEG1" + bytes(4088))
+    ver = bytearray(data[:4096])
+    ver[8:12] = (99).to_bytes(4, "little")
+    put("version.rec", bytes(ver))
+    bad_src = bytearray(data[:4096])
+    bad_src[64 + 20] ^= 0xFF   # the source record's payload: its check word fails
+    put("bad-source.rec", bytes(bad_src))
+    fifo = os.path.join(d, "fifo.rec")
+    os.mkfifo(fifo)
+    cases["fifo.rec"] = fifo
+    os.mkdir(os.path.join(d, "dir.rec"))
+    cases["dir.rec"] = os.path.join(d, "dir.rec")
+    cases["missing.rec"] = os.path.join(d, "missing.rec")
+    cases["device"] = "/dev/null"
+    os.symlink(fifo, os.path.join(d, "link-to-fifo.rec"))
+    cases["link-to-fifo.rec"] = os.path.join(d, "link-to-fifo.rec")
+    for name, p in cases.items():
+        want = report_status(a, p)
+        r = run_plain([a.top, p])
+        lines = r.stderr.strip().split("\n")
+        if want == 0 or r.returncode != want or len(lines) != 1 or not lines[0].startswith("recorder-top: "):
+            raise Fail(f"{name}: recorder-top exit {r.returncode} (report: {want}), stderr {r.stderr!r}")
+    # A valid capture without a terminal: it opens, then says it needs one.
+    r = run_plain([a.top, good])
+    if r.returncode != 2 or "needs a terminal" not in r.stderr:
+        raise Fail(f"a good capture without a terminal: {r.returncode} {r.stderr!r}")
+    # Cut in the middle of a record, and corrupt in the middle: browsable
+    # up to there, with the reader's warning under the title.
+    put("cut.rec", data[:len(data) // 2 + 3])
+    corrupt = bytearray(data)
+    corrupt[len(data) // 2] ^= 0x5A
+    put("corrupt.rec", bytes(corrupt))
+    for name, words in (("cut.rec", "cut short"), ("corrupt.rec", "corrupt record")):
+        t = Tmux("file-" + name.split(".")[0])
+        t.start([a.top, cases[name]])
+        t.wait(lambda s: words in s.split("\n")[2] and cursor(s) and "CALLS/S" in s, f"{name}: the warning")
+        t.keys(">")
+        t.wait(lambda s: cursor(s) and "reading" not in s.split("\n")[0], f"{name}: read to the end")
+        t.keys("q")
+        if t.wait_exit() != 0:
+            raise Fail(f"{name}: non-zero exit")
+        t.close()
+
+
+CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case", choices=sorted(CASES))
+    ap.add_argument("--top", required=True)
+    ap.add_argument("--recorder", required=True)
+    ap.add_argument("--workload", required=True)
+    ap.add_argument("--dir", required=True)
+    a = ap.parse_args()
+    shutil.rmtree(a.dir, ignore_errors=True)
+    os.makedirs(a.dir, mode=0o700)
+    rc = run_case(a.case, CASES[a.case], a)
+    if rc == 0:
+        shutil.rmtree(a.dir, ignore_errors=True)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
