@@ -332,7 +332,7 @@ int app_run(struct app *a) {
     double drain_ms = DRAIN_MIN_MS, draw_ns = (a->opt.refresh_ms > 0 ? a->opt.refresh_ms : 100) * 1e6;
     a->tid = -1;
     /* recorder-web's default window (docs/web.md): the same in both. */
-    a->win = REC_WIN_10S;
+    a->win = a->opt.window ? (enum rec_window)(a->opt.window - 1) : REC_WIN_10S;
     nodelay(stdscr, TRUE);
     mouse_init();
     while (!a->quit && !app_interrupted) {

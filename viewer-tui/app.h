@@ -64,6 +64,7 @@ struct app_opts {
     int refresh_ms;                   /* draw period */
     double exit_after;                /* seconds; 0 = run until q */
     int print_stats;                  /* counters on stderr at exit */
+    int window;                       /* the first window: enum rec_window + 1; 0 = the default, 10 s */
 };
 
 struct app {

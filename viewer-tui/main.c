@@ -39,14 +39,17 @@ static void usage(FILE *f) {
             "                   column, o / O shows one program after another\n"
             "  --no-color       monochrome (as does NO_COLOR=1)\n"
             "  --refresh MS     redraw period, 20..5000 ms (default 100)\n"
+            "  --window W       the statistics window to start with: 1, 10 (seconds;\n"
+            "                   the default) or all; w changes it\n"
             "  --exit-after S   quit after S seconds (for scripts and benchmarks)\n"
             "  --wait[=S]       the program has not recorded yet (no segment): wait for\n"
             "                   it, at most S seconds (default: no limit)\n"
             "  --stats          at exit, print what was read and the CPU used to stderr\n"
             "  -h, --help       this text\n"
             "\n"
-            "Keys: Tab/1/2/3 views, w window, s/S sort, / filter, t thread,\n"
-            "p pause, ? help, q quit.\n"
+            "Keys: Tab/1-5 views (Top Flame Threads Counters Messages), w window,\n"
+            "s/S sort, / filter, t thread, Enter details, [ ] < > a file's cursor,\n"
+            "o/O one program, p pause, ? help, q quit; the mouse works too.\n"
             "\n"
             "A ~ before a row: entries were lost in its window, and the title says\n"
             "how much was decoded (partial: N%% decoded); shares are then over the\n"
@@ -99,7 +102,7 @@ int main(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &t_main);
     setlocale(LC_ALL, "");
     draw_utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
-    struct app_opts opt = {1, 100, 0, 0};
+    struct app_opts opt = {1, 100, 0, 0, 0};
     const char *nc = getenv("NO_COLOR");
     if (nc && *nc) opt.color = 0;
     const char *target = NULL, *targets[PROCS_MAX];
@@ -117,6 +120,15 @@ int main(int argc, char **argv) {
             wait = 1;
             if (a[6] && parse_num(a + 7, 0.001, 1e9, &wait_s)) {
                 fprintf(stderr, "recorder-top: --wait=S needs a number of seconds above 0\n");
+                return REC_ERR_USAGE;
+            }
+        } else if (!strcmp(a, "--window")) {
+            const char *w = i + 1 < argc ? argv[++i] : "";
+            if (!strcmp(w, "1") || !strcmp(w, "1s")) opt.window = REC_WIN_1S + 1;
+            else if (!strcmp(w, "10") || !strcmp(w, "10s")) opt.window = REC_WIN_10S + 1;
+            else if (!strcmp(w, "all")) opt.window = REC_WIN_ALL + 1;
+            else {
+                fprintf(stderr, "recorder-top: --window takes 1, 10 or all\n");
                 return REC_ERR_USAGE;
             }
         } else if (!strcmp(a, "--stats")) {
