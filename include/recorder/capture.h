@@ -80,6 +80,14 @@ void rec_capture_get_stats(const rec_capture *c, struct rec_capture_stats *st);
  * (rec_seg_close gives the rings back to flight mode). */
 int rec_capture_finish(rec_capture *c, enum rec_capture_end reason, struct rec_capture_stats *final, char *err,
                        size_t errlen);
+/* Several processes in one capture (a process tree, docs/capture-format.md,
+ * "Several processes"): write what segment s holds now, in one pass (as a
+ * flight-mode reader: what it overwrote is counted), as the file's next
+ * process, with its own source, strings, threads and end.  The capture's
+ * own process and statistics are unchanged; *st (may be NULL) gets those
+ * of s.  Call it before rec_capture_finish; s stays the caller's.  Returns
+ * REC_OK or an error status (err filled). */
+int rec_capture_add_process(rec_capture *c, rec_seg *s, struct rec_capture_stats *st, char *err, size_t errlen);
 
 /* ---- reading ---------------------------------------------------------- */
 
@@ -121,6 +129,19 @@ void rec_cap_close(rec_cap *c);
 const struct rec_cap_info *rec_cap_get_info(const rec_cap *c);
 /* A string by id (NUL-terminated, valid until rec_cap_close), or NULL. */
 const char *rec_cap_string(rec_cap *c, uint32_t id);
+
+/* A capture of a process tree holds several processes: process 0 is the
+ * one captured live (the file's SOURCE), the others were added with
+ * rec_capture_add_process.  Readers see one process at a time: the
+ * selected one is what rec_cap_get_info describes (pid, clock, counts,
+ * end), rec_cap_string resolves and rec_cap_next yields.  Process 0 is
+ * selected when the file is opened, so a reader that knows one process
+ * reads the first, as it always did.  rec_cap_processes: how many (1 for
+ * a file of one process); rec_cap_select: make process i the selected
+ * one and rewind (REC_ERR_USAGE if there is no such process).  To read
+ * several processes at once, open the file once per process. */
+size_t rec_cap_processes(const rec_cap *c);
+int rec_cap_select(rec_cap *c, size_t i);
 
 enum rec_cap_kind { REC_CAP_ITEM_THREAD = 1, REC_CAP_ITEM_CHUNK = 2 };
 

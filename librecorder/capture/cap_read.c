@@ -8,6 +8,12 @@
  * part; rec_cap_next reads only from it, checking again, since the file may
  * have changed in between.  Nothing from the file is ever used as an index
  * or a size before it is checked.
+ *
+ * A capture of several processes (docs/capture-format.md, "Several
+ * processes") keeps, per process, its info, strings and first-chunk
+ * flags.  The rec_cap holds those of the process in hand (the selected
+ * one, or the one a record being scanned belongs to); the others wait in
+ * procs[], and switch_to swaps them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,7 +54,42 @@ struct rec_cap {
     struct rec_entry *ents;   /* a PACKED record, unpacked */
     size_t ents_cap;
     uint8_t *chunk_seen;      /* by slot: a chunk of it was read (this pass) */
+    /* several processes: */
+    struct cproc *procs;      /* by index; procs[cur] is stale (its fields are above) */
+    size_t nproc, cur, sel;
+    uint32_t tag;             /* iteration: the process the latest PROCESS record named */
 };
+
+/* A process's own part of the reader's state (see the top). */
+struct cproc {
+    struct rec_cap_info info;
+    struct str_ent *str;
+    size_t n_str, cap_str;
+    char *blob;
+    size_t blob_len, blob_cap;
+    uint8_t *chunk_seen;
+};
+
+static void swap_proc(rec_cap *c, struct cproc *p) {
+    struct cproc t = {c->info, c->str, c->n_str, c->cap_str, c->blob, c->blob_len, c->blob_cap, c->chunk_seen};
+    c->info = p->info;
+    c->str = p->str;
+    c->n_str = p->n_str;
+    c->cap_str = p->cap_str;
+    c->blob = p->blob;
+    c->blob_len = p->blob_len;
+    c->blob_cap = p->blob_cap;
+    c->chunk_seen = p->chunk_seen;
+    *p = t;
+}
+
+/* Make process k (< nproc) the one in hand. */
+static void switch_to(rec_cap *c, size_t k) {
+    if (k == c->cur) return;
+    swap_proc(c, &c->procs[c->cur]);   /* the one in hand goes back */
+    swap_proc(c, &c->procs[k]);
+    c->cur = k;
+}
 
 /* The capture writer's first read of a ring always makes a chunk, and what
  * that read found overwritten is history the ring no longer kept when the
@@ -284,10 +325,61 @@ static void check_end(rec_cap *c, uint32_t size, const unsigned char *p) {
     if (isfinite(r) && r > w * 0.99 && r < w * 1.01) c->info.ticks_per_sec = r;
 }
 
+/* A PROCESS record (in c->rec): a new process (the next index) or one
+ * named before (the same pid and start).  Its index, -1 if invalid, -2
+ * out of memory. */
+static int add_process(rec_cap *c, uint32_t size) {
+    struct rec_cap_process pr;
+    if (size < sizeof pr) return -1;
+    memcpy(&pr, c->rec, sizeof pr);
+    if (pr.index == 0 || pr.index >= REC_CAP_MAX_PROCESSES || pr.index > c->nproc) return -1;
+    if (pr.index < c->nproc) {
+        const struct rec_cap_info *o = &c->procs[pr.index].info;
+        return o->pid == pr.src.pid && o->proc_start == pr.src.proc_start ? (int)pr.index : -1;
+    }
+    struct cproc *p = realloc(c->procs, (c->nproc + 1) * sizeof *p);
+    if (!p) return -2;
+    c->procs = p;
+    memset(&p[c->nproc], 0, sizeof *p);
+    c->nproc++;
+    switch_to(c, pr.index);
+    int bad = check_source(c, c->rec + offsetof(struct rec_cap_process, src), sizeof pr.src) != 0;
+    int oom = !bad && !c->chunk_seen;
+    switch_to(c, 0);
+    if (bad || oom) {   /* not a process after all */
+        free(c->procs[pr.index].chunk_seen);
+        c->nproc--;
+        return oom ? -2 : -1;
+    }
+    return (int)pr.index;
+}
+
+/* A record of process c->cur (in hand): its base type.  0, -1 invalid,
+ * -2 out of memory. */
+static int scan_tagged(rec_cap *c, uint32_t type, uint32_t size) {
+    struct rec_cap_info *in = &c->info;
+    if (type == REC_CAP_REC_STRINGS) return load_strings(c, c->rec, size);
+    if (type == REC_CAP_REC_THREAD) {
+        if (check_thread(c, size, c->rec) != 0) return -1;
+        in->thread_records++;
+    } else if (type == REC_CAP_REC_CHUNK || type == REC_CAP_REC_PACKED) {
+        struct rec_cap_chunk ch;
+        size_t n = 0;
+        const struct rec_entry *e = any_chunk(c, type, size, &ch, &n);
+        if (!e) return -1;
+        count_chunk(c, e, n, ch.slot, ch.overwritten, ch.dropped);
+    } else if (type == REC_CAP_REC_END) {
+        check_end(c, size, c->rec);
+    }
+    in->records++;
+    return 0;
+}
+
 /* Read every record once.  Returns REC_OK (possibly with a warning), or a
  * status if not even the source record is whole. */
 static int scan(rec_cap *c, char *err, size_t errlen) {
-    struct rec_cap_info *in = &c->info;
+    struct rec_cap_info *in = &c->info;   /* process 0's, always in hand here: the file's counts */
+    uint32_t tag = 0;
     uint64_t limit = in->file_size;
     c->pos = c->first_record;
     c->seq = 0;
@@ -297,6 +389,24 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
         int r = read_record(c, limit, &type, &size);
         if (r == IOERR) return rec__fail(err, errlen, REC_ERR_IO, "%s: read error at byte %llu", c->path,
                                     (unsigned long long)at);
+        if (r == GOT && in->records > 0 && type == REC_CAP_REC_PROCESS) {
+            int k = add_process(c, size);
+            if (k == -2) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+            if (k < 0) r = BAD;
+            else tag = (uint32_t)k;
+        }
+        if (r == GOT && (type & REC_CAP_REC_OF_PROCESS)) {
+            if (tag == 0) {
+                r = BAD;
+            } else {
+                switch_to(c, tag);
+                r = scan_tagged(c, type & ~REC_CAP_REC_OF_PROCESS, size);
+                switch_to(c, 0);
+                if (r == -2) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+                r = r == 0 ? GOT : BAD;
+                type = 0;   /* nothing more to do with it here */
+            }
+        }
         if (r == GOT && in->records == 0 && type != REC_CAP_REC_SOURCE) r = BAD;
         if (r == GOT && type == REC_CAP_REC_SOURCE && (in->records != 0 || check_source(c, c->rec, size) != 0))
             r = BAD;
@@ -392,15 +502,31 @@ int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen) {
         rc = rec__fail(err, errlen, REC_ERR_FORMAT, "%s: corrupt capture header", path);
     else if (got < sizeof h || (uint64_t)st.st_size < h.header_size)
         rc = rec__fail(err, errlen, REC_ERR_TRUNCATED, "%s: truncated capture: %lld bytes", path, (long long)st.st_size);
+    struct cproc *p0 = calloc(1, sizeof *p0);   /* process 0's place (stale while in hand) */
+    if (!p0) rc = rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    c->procs = p0;
+    c->nproc = 1;
     if (rc == REC_OK) {
         c->first_record = h.header_size;
         rc = scan(c, err, errlen);
     }
+    switch_to(c, 0);
     if (rc != REC_OK) {
         rec_cap_close(c);
         return rc;
     }
-    index_strings(c);
+    /* What the file says of itself goes for every process. */
+    for (size_t k = c->nproc; k-- > 0;) {
+        switch_to(c, k);
+        index_strings(c);
+        if (k == 0) break;
+        const struct rec_cap_info *f = &c->procs[0].info;
+        c->info.file_size = f->file_size;
+        c->info.valid_size = f->valid_size;
+        c->info.truncated = f->truncated;
+        memcpy(c->info.warning, f->warning, sizeof c->info.warning);
+        if (!f->complete) c->info.complete = 0;
+    }
     rec_cap_rewind(c);
     *out = c;
     return REC_OK;
@@ -409,6 +535,13 @@ int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen) {
 void rec_cap_close(rec_cap *c) {
     if (!c) return;
     if (c->f) fclose(c->f);
+    for (size_t k = 0; k < c->nproc; k++) {
+        if (k == c->cur) continue;
+        free(c->procs[k].str);
+        free(c->procs[k].blob);
+        free(c->procs[k].chunk_seen);
+    }
+    free(c->procs);
     free(c->str);
     free(c->blob);
     free(c->rec);
@@ -419,9 +552,19 @@ void rec_cap_close(rec_cap *c) {
 
 const struct rec_cap_info *rec_cap_get_info(const rec_cap *c) { return &c->info; }
 
+size_t rec_cap_processes(const rec_cap *c) { return c->nproc; }
+
+int rec_cap_select(rec_cap *c, size_t i) {
+    if (i >= c->nproc) return REC_ERR_USAGE;
+    switch_to(c, i);
+    c->sel = i;
+    return rec_cap_rewind(c);
+}
+
 int rec_cap_rewind(rec_cap *c) {
     c->pos = c->first_record;
     c->seq = 0;
+    c->tag = 0;
     if (c->chunk_seen) memset(c->chunk_seen, 0, c->info.max_threads);
     return REC_OK;
 }
@@ -452,6 +595,17 @@ int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
         if (r == END_OF_DATA) return 0;
         if (r == IOERR) return -REC_ERR_IO;
         if (r != GOT) return -REC_ERR_FORMAT;  /* changed since it was checked */
+        if (type == REC_CAP_REC_PROCESS) {
+            uint32_t k;
+            if (size < sizeof(struct rec_cap_process)) return -REC_ERR_FORMAT;
+            memcpy(&k, c->rec, sizeof k);
+            if (k == 0 || k >= c->nproc) return -REC_ERR_FORMAT;
+            c->tag = k;
+            continue;
+        }
+        uint32_t owner = type & REC_CAP_REC_OF_PROCESS ? c->tag : 0;
+        if (owner != c->sel) continue;
+        type &= ~REC_CAP_REC_OF_PROCESS;
         memset(it, 0, sizeof *it);
         if (type == REC_CAP_REC_THREAD) {
             if (check_thread(c, size, c->rec) != 0) return -REC_ERR_FORMAT;
