@@ -187,6 +187,8 @@ struct rec_seg_entry {
     uint64_t proc_start;
     int launcher_pid;         /* the header's RECORDER_LAUNCHER (0 if none) */
     uint64_t launcher_start;
+    int parent_pid;           /* the header's parent when it was made (0 if unknown: older writers) */
+    uint64_t parent_start;
     char process_name[64];
     unsigned mode;            /* REC_MODE_* */
     uint32_t threads_live, threads_exited;   /* live: 0 once the process is gone (dead, pid-reused) */
@@ -208,6 +210,16 @@ int rec_seg_list(const char *dir, struct rec_seg_entry **out, size_t *n, char *e
  * path).  Returns e->status. */
 int rec_seg_inspect(const char *path, struct rec_seg_entry *e);
 const char *rec_seg_state_str(enum rec_seg_state st);
+/* A process tree's segments in dir (NULL = /dev/shm): pid's (first, if it
+ * has one: its live one, else its newest) and those of every process it
+ * started, directly or not, living or dead, that are ours and readable
+ * (alive, closed, dead or pid-reused).  Descent is judged by the parent
+ * each segment's header names (pid and start time, recorded when the
+ * segment was made), and through /proc for a living process without a
+ * segment (a shell) or a segment of an older writer.  Returns REC_OK and a
+ * malloc'd array (free it), REC_ERR_NOTFOUND if there is none, or a
+ * status with a message. */
+int rec_seg_tree(const char *dir, int pid, struct rec_seg_entry **out, size_t *n, char *err, size_t errlen);
 /* Is pid running with this start time (field 22 of /proc/<pid>/stat)?
  * proc_start 0 matches any start time. */
 int rec_pid_alive(int pid, uint64_t proc_start);

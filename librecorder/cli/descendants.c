@@ -141,6 +141,18 @@ static void resolve_pending(struct descendants *d) {
     }
 }
 
+/* Every segment in /dev/shm now: at the start, after the watch's queue
+ * overflowed, and at the end.  Nothing tagged with our launcher can be
+ * missed there: its writer keeps it while we run (docs/configuration.md). */
+static void rescan(struct descendants *d) {
+    DIR *dir = opendir(SHM_DIR);
+    if (!dir) return;
+    struct dirent *de;
+    while ((de = readdir(dir)) != NULL)
+        if (!strncmp(de->d_name, REC_SEG_PREFIX, strlen(REC_SEG_PREFIX))) consider(d, de->d_name);
+    closedir(dir);
+}
+
 static void read_events(struct descendants *d) {
     char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
     for (;;) {
@@ -148,6 +160,7 @@ static void read_events(struct descendants *d) {
         if (n <= 0) return;
         for (char *p = buf; p < buf + n;) {
             struct inotify_event *ev = (struct inotify_event *)(void *)p;
+            if (ev->mask & IN_Q_OVERFLOW) rescan(d);
             if (ev->len && !strncmp(ev->name, REC_SEG_PREFIX, strlen(REC_SEG_PREFIX))) consider(d, ev->name);
             p += sizeof *ev + ev->len;
         }
@@ -198,13 +211,7 @@ void desc_child(struct descendants *d, pid_t child) {
     char own[64];
     snprintf(own, sizeof own, REC_SEG_PREFIX "%d", (int)child);
     track(d, own, (int)child, start);
-    /* Anything already there (it may have been quick): */
-    DIR *dir = opendir(SHM_DIR);
-    if (!dir) return;
-    struct dirent *de;
-    while ((de = readdir(dir)) != NULL)
-        if (!strncmp(de->d_name, REC_SEG_PREFIX, strlen(REC_SEG_PREFIX))) consider(d, de->d_name);
-    closedir(dir);
+    rescan(d);   /* anything already there (it may have been quick) */
 }
 
 int desc_poll(struct descendants *d, int timeout_ms) {
@@ -232,6 +239,7 @@ void desc_end(struct descendants *d) {
         read_events(d);
         close(d->ino);
         d->ino = -1;
+        rescan(d);
     }
     resolve_pending(d);
 }
