@@ -223,6 +223,10 @@ int rec_seg_tree(const char *dir, int pid, struct rec_seg_entry **out, size_t *n
 /* Is pid running with this start time (field 22 of /proc/<pid>/stat)?
  * proc_start 0 matches any start time. */
 int rec_pid_alive(int pid, uint64_t proc_start);
+/* Fields 4 (ppid) and 22 (starttime) of /proc/<pid>/stat, parsed within
+ * the bytes read (a process name may hold anything); 0, or -1 if there
+ * is no such process. */
+int rec_proc_parent(int pid, int *ppid, uint64_t *start);
 
 #ifdef __cplusplus
 }

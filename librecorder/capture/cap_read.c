@@ -13,7 +13,7 @@
  * processes") keeps, per process, its info, strings and first-chunk
  * flags.  The rec_cap holds those of the process in hand (the selected
  * one, or the one a record being scanned belongs to); the others wait in
- * procs[], and switch_to swaps them.
+ * procs[], and cap_switch_to swaps them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,68 +28,12 @@
 
 #include "cap_format.h"
 #include "cap_pack.h"
+#include "cap_read.h"
 #include "internal.h"
 #include "recorder/capture.h"
 
-struct str_ent {
-    uint32_t id;
-    uint32_t order;           /* first occurrence wins among duplicates */
-    size_t off;               /* in blob */
-};
 
-struct rec_cap {
-    FILE *f;
-    char path[256];
-    struct rec_cap_info info;
-    uint64_t first_record;    /* file offset of the first record */
-    struct str_ent *str;
-    size_t n_str, cap_str;
-    char *blob;
-    size_t blob_len, blob_cap;
-    /* iteration */
-    uint64_t pos;
-    uint32_t seq;
-    unsigned char *rec;
-    size_t rec_cap;
-    struct rec_entry *ents;   /* a PACKED record, unpacked */
-    size_t ents_cap;
-    uint8_t *chunk_seen;      /* by slot: a chunk of it was read (this pass) */
-    /* several processes: */
-    struct cproc *procs;      /* by index; procs[cur] is stale (its fields are above) */
-    size_t nproc, cur, sel;
-    uint32_t tag;             /* iteration: the process the latest PROCESS record named */
-};
 
-/* A process's own part of the reader's state (see the top). */
-struct cproc {
-    struct rec_cap_info info;
-    struct str_ent *str;
-    size_t n_str, cap_str;
-    char *blob;
-    size_t blob_len, blob_cap;
-    uint8_t *chunk_seen;
-};
-
-static void swap_proc(rec_cap *c, struct cproc *p) {
-    struct cproc t = {c->info, c->str, c->n_str, c->cap_str, c->blob, c->blob_len, c->blob_cap, c->chunk_seen};
-    c->info = p->info;
-    c->str = p->str;
-    c->n_str = p->n_str;
-    c->cap_str = p->cap_str;
-    c->blob = p->blob;
-    c->blob_len = p->blob_len;
-    c->blob_cap = p->blob_cap;
-    c->chunk_seen = p->chunk_seen;
-    *p = t;
-}
-
-/* Make process k (< nproc) the one in hand. */
-static void switch_to(rec_cap *c, size_t k) {
-    if (k == c->cur) return;
-    swap_proc(c, &c->procs[c->cur]);   /* the one in hand goes back */
-    swap_proc(c, &c->procs[k]);
-    c->cur = k;
-}
 
 /* The capture writer's first read of a ring always makes a chunk, and what
  * that read found overwritten is history the ring no longer kept when the
@@ -207,7 +151,7 @@ static int cmp_str(const void *a, const void *b) {
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static void index_strings(rec_cap *c) {
+void cap_index_strings(rec_cap *c) {
     if (!c->n_str) return;
     qsort(c->str, c->n_str, sizeof *c->str, cmp_str);
     size_t k = 1;
@@ -230,7 +174,7 @@ const char *rec_cap_string(rec_cap *c, uint32_t id) {
 
 static int pow2(uint64_t x) { return x && !(x & (x - 1)); }
 
-static int check_source(rec_cap *c, const unsigned char *p, uint32_t size) {
+int cap_check_source(rec_cap *c, const unsigned char *p, uint32_t size) {
     struct rec_cap_source s;
     if (size < sizeof s) return -1;
     memcpy(&s, p, sizeof s);
@@ -325,34 +269,6 @@ static void check_end(rec_cap *c, uint32_t size, const unsigned char *p) {
     if (isfinite(r) && r > w * 0.99 && r < w * 1.01) c->info.ticks_per_sec = r;
 }
 
-/* A PROCESS record (in c->rec): a new process (the next index) or one
- * named before (the same pid and start).  Its index, -1 if invalid, -2
- * out of memory. */
-static int add_process(rec_cap *c, uint32_t size) {
-    struct rec_cap_process pr;
-    if (size < sizeof pr) return -1;
-    memcpy(&pr, c->rec, sizeof pr);
-    if (pr.index == 0 || pr.index >= REC_CAP_MAX_PROCESSES || pr.index > c->nproc) return -1;
-    if (pr.index < c->nproc) {
-        const struct rec_cap_info *o = &c->procs[pr.index].info;
-        return o->pid == pr.src.pid && o->proc_start == pr.src.proc_start ? (int)pr.index : -1;
-    }
-    struct cproc *p = realloc(c->procs, (c->nproc + 1) * sizeof *p);
-    if (!p) return -2;
-    c->procs = p;
-    memset(&p[c->nproc], 0, sizeof *p);
-    c->nproc++;
-    switch_to(c, pr.index);
-    int bad = check_source(c, c->rec + offsetof(struct rec_cap_process, src), sizeof pr.src) != 0;
-    int oom = !bad && !c->chunk_seen;
-    switch_to(c, 0);
-    if (bad || oom) {   /* not a process after all */
-        free(c->procs[pr.index].chunk_seen);
-        c->nproc--;
-        return oom ? -2 : -1;
-    }
-    return (int)pr.index;
-}
 
 /* A record of process c->cur (in hand): its base type.  0, -1 invalid,
  * -2 out of memory. */
@@ -390,7 +306,7 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
         if (r == IOERR) return rec__fail(err, errlen, REC_ERR_IO, "%s: read error at byte %llu", c->path,
                                     (unsigned long long)at);
         if (r == GOT && in->records > 0 && type == REC_CAP_REC_PROCESS) {
-            int k = add_process(c, size);
+            int k = cap_add_process(c, size);
             if (k == -2) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
             if (k < 0) r = BAD;
             else tag = (uint32_t)k;
@@ -399,16 +315,16 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
             if (tag == 0) {
                 r = BAD;
             } else {
-                switch_to(c, tag);
+                cap_switch_to(c, tag);
                 r = scan_tagged(c, type & ~REC_CAP_REC_OF_PROCESS, size);
-                switch_to(c, 0);
+                cap_switch_to(c, 0);
                 if (r == -2) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
                 r = r == 0 ? GOT : BAD;
                 type = 0;   /* nothing more to do with it here */
             }
         }
         if (r == GOT && in->records == 0 && type != REC_CAP_REC_SOURCE) r = BAD;
-        if (r == GOT && type == REC_CAP_REC_SOURCE && (in->records != 0 || check_source(c, c->rec, size) != 0))
+        if (r == GOT && type == REC_CAP_REC_SOURCE && (in->records != 0 || cap_check_source(c, c->rec, size) != 0))
             r = BAD;
         if (r == GOT && type == REC_CAP_REC_STRINGS) {
             int s = load_strings(c, c->rec, size);
@@ -510,23 +426,12 @@ int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen) {
         c->first_record = h.header_size;
         rc = scan(c, err, errlen);
     }
-    switch_to(c, 0);
+    cap_switch_to(c, 0);
     if (rc != REC_OK) {
         rec_cap_close(c);
         return rc;
     }
-    /* What the file says of itself goes for every process. */
-    for (size_t k = c->nproc; k-- > 0;) {
-        switch_to(c, k);
-        index_strings(c);
-        if (k == 0) break;
-        const struct rec_cap_info *f = &c->procs[0].info;
-        c->info.file_size = f->file_size;
-        c->info.valid_size = f->valid_size;
-        c->info.truncated = f->truncated;
-        memcpy(c->info.warning, f->warning, sizeof c->info.warning);
-        if (!f->complete) c->info.complete = 0;
-    }
+    cap_procs_finish(c);
     rec_cap_rewind(c);
     *out = c;
     return REC_OK;
@@ -552,14 +457,7 @@ void rec_cap_close(rec_cap *c) {
 
 const struct rec_cap_info *rec_cap_get_info(const rec_cap *c) { return &c->info; }
 
-size_t rec_cap_processes(const rec_cap *c) { return c->nproc; }
 
-int rec_cap_select(rec_cap *c, size_t i) {
-    if (i >= c->nproc) return REC_ERR_USAGE;
-    switch_to(c, i);
-    c->sel = i;
-    return rec_cap_rewind(c);
-}
 
 int rec_cap_rewind(rec_cap *c) {
     c->pos = c->first_record;

@@ -27,8 +27,7 @@
 
 #define MAX_DEPTH 256
 
-/* Fields 4 (ppid) and 22 (starttime) of /proc/<pid>/stat; -1 if gone. */
-static int proc_parent(int pid, int *ppid, uint64_t *start) {
+int rec_proc_parent(int pid, int *ppid, uint64_t *start) {
     char p[64], buf[1024];
     snprintf(p, sizeof p, "/proc/%d/stat", pid);
     int fd = open(p, O_RDONLY | O_CLOEXEC);
@@ -67,10 +66,10 @@ static int parent_of(const struct rec_seg_entry *v, size_t n, int pid, uint64_t 
         }
     uint64_t st;
     int pp;
-    if (proc_parent(pid, &pp, &st) != 0 || (start && st != start) || pp <= 0) return -1;
+    if (rec_proc_parent(pid, &pp, &st) != 0 || (start && st != start) || pp <= 0) return -1;
     uint64_t ps;
     int dummy;
-    if (proc_parent(pp, &dummy, &ps) != 0) return -1;
+    if (rec_proc_parent(pp, &dummy, &ps) != 0) return -1;
     *ppid = pp;
     *pstart = ps;
     return 0;
@@ -110,7 +109,7 @@ int rec_seg_tree(const char *dir, int pid, struct rec_seg_entry **out, size_t *n
     uint64_t root_start = root ? root->proc_start : 0;
     if (!root) {   /* no segment of its own (a shell): a live process still roots a tree */
         int pp;
-        if (proc_parent(pid, &pp, &root_start) != 0) {
+        if (rec_proc_parent(pid, &pp, &root_start) != 0) {
             free(v);
             return rec__fail(err, errlen, REC_ERR_NOTFOUND, "no segment of pid %d, and no such process", pid);
         }

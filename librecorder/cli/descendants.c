@@ -45,33 +45,11 @@ static int64_t mono_ms(void) {
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Fields 4 (ppid) and 22 (starttime) of /proc/<pid>/stat; -1 if gone. */
-static int proc_stat(int pid, int *ppid, uint64_t *start) {
-    char p[64], buf[1024];
-    snprintf(p, sizeof p, "/proc/%d/stat", pid);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return -1;
-    buf[n] = 0;
-    char *q = strrchr(buf, ')');
-    if (!q) return -1;
-    int field = 2;
-    for (; *q && field < 22; q++) {
-        if (*q != ' ') continue;
-        field++;
-        if (field == 4) *ppid = atoi(q + 1);
-    }
-    *start = strtoull(q, NULL, 10);
-    return 0;
-}
-
 static int is_descendant(const struct descendants *d, int pid, uint64_t *start) {
     int p = pid, ppid = 0;
     uint64_t st;
     for (int depth = 0; depth < 256 && p > 1; depth++) {
-        if (proc_stat(p, &ppid, &st) != 0) return 0;
+        if (rec_proc_parent(p, &ppid, &st) != 0) return 0;
         if (p == pid) *start = st;
         if (ppid == d->self_pid) return 1;
         p = ppid;
@@ -171,7 +149,7 @@ void desc_start(struct descendants *d, const char *lost_what) {
     memset(d, 0, sizeof *d);
     d->self_pid = (int)getpid();
     int ppid;
-    proc_stat(d->self_pid, &ppid, &d->self_start);
+    rec_proc_parent(d->self_pid, &ppid, &d->self_start);
     snprintf(d->launcher, sizeof d->launcher, "%d:%llu", d->self_pid, (unsigned long long)d->self_start);
     d->uid = geteuid();
     prctl(PR_SET_CHILD_SUBREAPER, 1);
