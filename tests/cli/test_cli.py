@@ -632,7 +632,7 @@ def test_bad_input():
             ([], USAGE), (["bogus"], USAGE), (["help", "bogus"], USAGE),
             (["ls", "--bogus"], USAGE), (["ls", "extra"], USAGE), (["ls", "--dir", missing], NOTFOUND),
             (["gc", "extra"], USAGE), (["gc", "--stale-minutes", "x"], USAGE),
-            (["dump"], USAGE), (["dump", "1", "2"], USAGE), (["dump", pid, "--last", "-1"], USAGE),
+            (["dump"], USAGE), (["dump", "--tree", "1", "2"], USAGE), (["dump", pid, "--last", "-1"], USAGE),
             (["dump", pid, "-o"], USAGE),
             (["dump", "999999999"], NOTFOUND), (["dump", missing], NOTFOUND), (["dump", "nosuchname"], NOTFOUND),
             (["dump", junk], FORMAT), (["dump", trunc], TRUNCATED), (["dump", v9], VERSION),
