@@ -37,6 +37,13 @@ int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb
         env[n++] = "RECORDER_KEEP";   /* its own segment only, not its children's */
         env[n++] = cli_spawn_pid;
         c->remove_segments = 1;
+    } else {
+        /* RECORDER_KEEP=0: the tree's processes keep their segments for
+         * us all the same (their launcher runs), so they are ours to
+         * remove; a true RECORDER_KEEP, or pid:N, keeps them. */
+        const char *k = getenv("RECORDER_KEEP");
+        c->remove_segments = !strcmp(k, "") || !strcmp(k, "0") || !strcmp(k, "no") || !strcmp(k, "false") ||
+                             !strcmp(k, "off");
     }
     desc_start(&c->d, "segments of the processes it starts may be left for `recorder gc`");
     env[n++] = "RECORDER_LAUNCHER";   /* how we know its tree's segments (descendants.c) */
