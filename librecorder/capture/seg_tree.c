@@ -28,14 +28,8 @@
 #define MAX_DEPTH 256
 
 int rec_proc_parent(int pid, int *ppid, uint64_t *start) {
-    char p[64], buf[1024];
-    snprintf(p, sizeof p, "/proc/%d/stat", pid);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return -1;
-    buf[n] = 0;
+    char buf[1024];
+    if (rec__read_proc(pid, "stat", buf, sizeof buf) < 0) return -1;
     char *q = strrchr(buf, ')');
     if (!q) return -1;
     int field = 2;
