@@ -209,9 +209,14 @@ struct rec_header {
      * its header even after the process is gone.  Was padding: 0 in
      * segments of older writers. */
     int32_t launcher_pid;
-    uint32_t pad1a;
+    /* The parent process when the segment was made, and its start time,
+     * so that a process tree is found from the segments even after its
+     * processes are gone (rec_seg_tree).  Was padding: 0 in segments of
+     * older writers. */
+    int32_t parent_pid;
     uint64_t launcher_start;  /* its start time, as proc_start */
-    uint64_t pad1[2];
+    uint64_t parent_start;
+    uint64_t pad1;
     /* Line 3 on: process-wide counters, written only on slow paths. */
     uint64_t strings_used;    /* bump allocator of the string region (bytes) */
     uint64_t strings_dropped; /* names that found the string table full */

@@ -112,6 +112,9 @@ int rec__find_pid_segment(int pid, char *path, size_t cap);
 int rec__pid_segment_exists(int pid, uint64_t start, long euid);
 /* The effective uid of a running process, -1 if it is gone. */
 long rec__proc_euid(int pid);
+/* /proc/<pid>/<file> read into buf (at most cap - 1 bytes, NUL-terminated);
+ * the bytes read, or -1 if it cannot be read (no such process). */
+long rec__read_proc(int pid, const char *file, char *buf, size_t cap);
 
 /* The text and length of string id in the segment's table, in place (the
  * writer may still be filling the page around it); returns 0 if id is not

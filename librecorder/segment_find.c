@@ -115,15 +115,21 @@ static int header_of(const char *path, int pid, struct rec_header *h, uid_t *own
 
 /* The effective uid of a running process ("Uid: real effective ..." in
  * /proc/<pid>/status): its segment is created as that user.  -1 if gone. */
-long rec__proc_euid(int pid) {
-    char p[64], buf[4096];
-    snprintf(p, sizeof p, "/proc/%d/status", pid);
+long rec__read_proc(int pid, const char *file, char *buf, size_t cap) {
+    char p[96];
+    snprintf(p, sizeof p, "/proc/%d/%s", pid, file);
     int fd = open(p, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
+    ssize_t n = read(fd, buf, cap - 1);
     close(fd);
     if (n <= 0) return -1;
     buf[n] = 0;
+    return (long)n;
+}
+
+long rec__proc_euid(int pid) {
+    char buf[4096];
+    if (rec__read_proc(pid, "status", buf, sizeof buf) < 0) return -1;
     const char *u = strstr(buf, "\nUid:");
     unsigned long real, eff;
     if (!u || sscanf(u + 5, "%lu %lu", &real, &eff) != 2) return -1;

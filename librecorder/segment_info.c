@@ -53,6 +53,8 @@ void rec_seg_get_info(rec_seg *s, struct rec_seg_info *info) {
     info->proc_start = h->proc_start;
     info->launcher_pid = h->launcher_pid;
     info->launcher_start = h->launcher_start;
+    info->parent_pid = h->parent_pid;
+    info->parent_start = h->parent_start;
     info->owner_uid = (uint32_t)s->owner;
     info->foreign_owner = s->owner != geteuid();
     rec__copy_printable(info->process_name, sizeof info->process_name, h->process_name, sizeof h->process_name);

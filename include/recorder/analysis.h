@@ -362,6 +362,7 @@ struct rec_export_info {
     double start_ns, end_ns;  /* the first item, and now (the end) */
     double window_ns;         /* the window's length (the whole trace without one) */
     double json_bytes;        /* the JSON's size, estimated */
+    double start_mono_ns, end_mono_ns;   /* start_ns and end_ns on CLOCK_MONOTONIC (several sources) */
 };
 
 /* A source of one's own: feed(ctx, m, pass) gives m everything the source
@@ -384,6 +385,34 @@ void rec_export_get_info(const rec_export *x, struct rec_export_info *info);
 int rec_export_write(rec_export *x, enum rec_export_format f, FILE *out, struct rec_export_counts *c, char *err,
                      size_t errlen);
 void rec_export_free(rec_export *x);
+
+/* ---- several sources in one trace --------------------------------------
+ * A process tree (recorder run, capture -- CMD), or `recorder dump PID1
+ * PID2`: each source is a process, written in turn into the same file as
+ * its own process track, every timestamp on one CLOCK_MONOTONIC time line
+ * (docs/analysis.md, "Several processes").  JSON and Perfetto only.  The
+ * caller opens every source first (rec_export_get_info: start_mono_ns,
+ * end_mono_ns), then writes part 0 ... count - 1 to the same FILE with the
+ * same struct. */
+struct rec_export_part {
+    double origin_mono_ns;    /* ts 0 of the file: the earliest start_mono_ns of all */
+    double end_mono_ns;       /* the trace's end, the latest end_mono_ns: --last counts back from it */
+    uint32_t index, count;    /* this source's place: index 0 opens the file, count - 1 closes it */
+    /* carried from part to part (zero the struct before the first): */
+    uint64_t written;         /* JSON: non-zero once an event is written */
+    char *blocks;             /* JSON: the processes' otherData so far (the last part frees it) */
+    size_t blocks_len;
+};
+/* Writes x as part->index of a trace of part->count sources (index <
+ * 32768).  JSON: the first part opens {"traceEvents":[, the last closes it
+ * with otherData {"recorder":{"format":"recorder trace 1","processes":
+ * [...]}}, one object per source as a single-source file's "recorder".
+ * Perfetto: each part's sequences are its own (part index * 2^17 + ...),
+ * track uuids hold the pid.  Returns as rec_export_write. */
+int rec_export_write_part(rec_export *x, enum rec_export_format f, FILE *out, struct rec_export_part *part,
+                          struct rec_export_counts *c, char *err, size_t errlen);
+/* After a failed part: frees what part carried (the next part is not written). */
+void rec_export_part_free(struct rec_export_part *part);
 
 /* JSON string escaping as the exporter does it: quotes, backslashes,
  * control characters as \u00XX, invalid UTF-8 as U+FFFD. */

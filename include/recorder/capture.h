@@ -80,6 +80,14 @@ void rec_capture_get_stats(const rec_capture *c, struct rec_capture_stats *st);
  * (rec_seg_close gives the rings back to flight mode). */
 int rec_capture_finish(rec_capture *c, enum rec_capture_end reason, struct rec_capture_stats *final, char *err,
                        size_t errlen);
+/* Several processes in one capture (a process tree, docs/capture-format.md,
+ * "Several processes"): write what segment s holds now, in one pass (as a
+ * flight-mode reader: what it overwrote is counted), as the file's next
+ * process, with its own source, strings, threads and end.  The capture's
+ * own process and statistics are unchanged; *st (may be NULL) gets those
+ * of s.  Call it before rec_capture_finish; s stays the caller's.  Returns
+ * REC_OK or an error status (err filled). */
+int rec_capture_add_process(rec_capture *c, rec_seg *s, struct rec_capture_stats *st, char *err, size_t errlen);
 
 /* ---- reading ---------------------------------------------------------- */
 
@@ -125,6 +133,19 @@ const char *rec_cap_string(rec_cap *c, uint32_t id);
  * converts them (rec_seg_ticks_to_ns). */
 double rec_cap_ticks_to_ns(const rec_cap *c, uint64_t ticks);
 
+/* A capture of a process tree holds several processes: process 0 is the
+ * one captured live (the file's SOURCE), the others were added with
+ * rec_capture_add_process.  Readers see one process at a time: the
+ * selected one is what rec_cap_get_info describes (pid, clock, counts,
+ * end), rec_cap_string resolves and rec_cap_next yields.  Process 0 is
+ * selected when the file is opened, so a reader that knows one process
+ * reads the first, as it always did.  rec_cap_processes: how many (1 for
+ * a file of one process); rec_cap_select: make process i the selected
+ * one and rewind (REC_ERR_USAGE if there is no such process).  To read
+ * several processes at once, open the file once per process. */
+size_t rec_cap_processes(const rec_cap *c);
+int rec_cap_select(rec_cap *c, size_t i);
+
 enum rec_cap_kind { REC_CAP_ITEM_THREAD = 1, REC_CAP_ITEM_CHUNK = 2 };
 
 struct rec_cap_item {
@@ -169,6 +190,8 @@ struct rec_seg_entry {
     uint64_t proc_start;
     int launcher_pid;         /* the header's RECORDER_LAUNCHER (0 if none) */
     uint64_t launcher_start;
+    int parent_pid;           /* the header's parent when it was made (0 if unknown: older writers) */
+    uint64_t parent_start;
     char process_name[64];
     unsigned mode;            /* REC_MODE_* */
     uint32_t threads_live, threads_exited;   /* live: 0 once the process is gone (dead, pid-reused) */
@@ -190,9 +213,23 @@ int rec_seg_list(const char *dir, struct rec_seg_entry **out, size_t *n, char *e
  * path).  Returns e->status. */
 int rec_seg_inspect(const char *path, struct rec_seg_entry *e);
 const char *rec_seg_state_str(enum rec_seg_state st);
+/* A process tree's segments in dir (NULL = /dev/shm): pid's (first, if it
+ * has one: its live one, else its newest) and those of every process it
+ * started, directly or not, living or dead, that are ours and readable
+ * (alive, closed, dead or pid-reused).  Descent is judged by the parent
+ * each segment's header names (pid and start time, recorded when the
+ * segment was made), and through /proc for a living process without a
+ * segment (a shell) or a segment of an older writer.  Returns REC_OK and a
+ * malloc'd array (free it), REC_ERR_NOTFOUND if there is none, or a
+ * status with a message. */
+int rec_seg_tree(const char *dir, int pid, struct rec_seg_entry **out, size_t *n, char *err, size_t errlen);
 /* Is pid running with this start time (field 22 of /proc/<pid>/stat)?
  * proc_start 0 matches any start time. */
 int rec_pid_alive(int pid, uint64_t proc_start);
+/* Fields 4 (ppid) and 22 (starttime) of /proc/<pid>/stat, parsed within
+ * the bytes read (a process name may hold anything); 0, or -1 if there
+ * is no such process. */
+int rec_proc_parent(int pid, int *ppid, uint64_t *start);
 
 #ifdef __cplusplus
 }

@@ -110,6 +110,8 @@ struct rec_seg_info {
     uint64_t proc_start;      /* the writer's start time (/proc/<pid>/stat field 22) */
     int launcher_pid;         /* RECORDER_LAUNCHER of its tree (0 if none) */
     uint64_t launcher_start;
+    int parent_pid;           /* its parent when the segment was made (0 if unknown) */
+    uint64_t parent_start;
     uint32_t owner_uid;       /* who owns the file */
     int foreign_owner;        /* not the caller (only root opens those): say so */
     int truncated;            /* the file shrank: nothing more can be read */

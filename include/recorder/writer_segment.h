@@ -48,10 +48,11 @@ static uint64_t rec__real_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Field 22 of /proc/self/stat: with the pid it names this process for good. */
-static uint64_t rec__proc_start(void) {
+/* Field 22 of /proc/<pid>/stat (self: /proc/self/stat): with the pid it
+ * names a process for good. */
+static uint64_t rec__proc_start_of(const char *stat) {
     char buf[1024];
-    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    int fd = open(stat, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
@@ -65,6 +66,8 @@ static uint64_t rec__proc_start(void) {
         if (*p == ' ') field++;
     return strtoull(p, NULL, 10);
 }
+
+static uint64_t rec__proc_start(void) { return rec__proc_start_of("/proc/self/stat"); }
 
 static int rec__tid(void) {
     char link[64];
@@ -169,6 +172,10 @@ static void rec__segment_format(struct rec__global *g, uint64_t proc_start) {
     h->proc_start = proc_start;
     h->launcher_pid = g->cfg.launcher_pid;
     h->launcher_start = g->cfg.launcher_start;
+    char ps[48];
+    h->parent_pid = (int32_t)getppid();
+    snprintf(ps, sizeof ps, "/proc/%d/stat", (int)h->parent_pid);
+    h->parent_start = rec__proc_start_of(ps);
     rec__process_name(h->process_name, sizeof h->process_name);
     h->flags = rec__keeps(&g->cfg) ? REC_FLAG_KEEP : 0;
     h->clock_source = rec__clock_source();

@@ -244,7 +244,7 @@ int json_sink_start(struct xs *x, rec_model *plan, FILE *out) {
     c->x = x;
     c->m = x->m;
     c->plan = plan;
-    c->first = 1;
+    c->first = !x->part || !x->part->written;
     if (ob_init(&c->ob, out, (size_t)1 << 20) != 0) {
         free_ctx(c);
         return -1;
@@ -257,7 +257,7 @@ int json_sink_start(struct xs *x, rec_model *plan, FILE *out) {
         free(order);
         return -1;
     }
-    OB_LIT(&c->ob, "{\"traceEvents\":[\n");
+    if (!x->part || x->part->index == 0) OB_LIT(&c->ob, "{\"traceEvents\":[\n");
     /* Process and thread names first, threads by slot and generation:
      * with a window, those it meets. */
     int window = x->from != INT64_MIN || x->to != INT64_MAX;
@@ -278,8 +278,9 @@ int json_sink_end(struct xs *x, const struct rec_export_opts *o, struct rec_expo
     struct jctx *c = x->ctx;
     if (!c) return -1;
     c->end = model_round_ns(rec_model_now(c->m));
-    write_other(c, o);
-    int rc = ob_finish(&c->ob);
+    int rc = write_other(c, o);
+    if (ob_finish(&c->ob) != 0) rc = -1;
+    if (x->part && !c->first) x->part->written = 1;
     c->c.trace_events = 2 * c->c.slices + c->c.instants + c->c.counters + c->c.flows;
     c->c.forced = x->forced;
     c->c.too_deep = x->too_deep;

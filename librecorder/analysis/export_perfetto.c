@@ -129,6 +129,9 @@ int pf_sink_start(struct xs *x, rec_model *plan, FILE *out) {
     c->gen = 1;
     c->pid = c->m->src.pid > 0 ? c->m->src.pid : 0;
     c->mono0 = c->m->src.mono_ns0;
+    /* Several sources in one file: each on sequences of its own (a
+     * record index stays below 2^17: the model has at most 65535). */
+    c->seq_base = x->part ? x->part->index << 17 : 0;
     c->puuid = pf_uuid(c, 0, 1);
     x->sink = &pf_sink;
     x->ctx = c;

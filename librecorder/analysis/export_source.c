@@ -204,6 +204,8 @@ void rec_export_get_info(const rec_export *x, struct rec_export_info *in) {
     in->json_bytes = share * (150.0 * (double)p->n_slices + 80.0 * (double)(p->n_instants + p->n_losses) +
                               95.0 * (double)p->n_counters + 85.0 * (double)p->n_flows) +
                      200.0 * (double)x->plan->n_recs + 4096;
+    in->start_mono_ns = (double)x->src.mono_ns0 + in->start_ns;
+    in->end_mono_ns = (double)x->src.mono_ns0 + in->end_ns;
 }
 
 /* ---- writing ------------------------------------------------------------------ */
@@ -252,12 +254,23 @@ static double window_span(const rec_model *m, int64_t from, int64_t to, double n
     return isfinite(lo) && hi > lo ? hi - lo : 0;
 }
 
-int rec_export_write(rec_export *x, enum rec_export_format f, FILE *out, struct rec_export_counts *cnt, char *err,
-                     size_t errlen) {
+/* The part's times in this source's own ns: ts 0 of the file (the
+ * common origin) and the trace's end. */
+static void part_times(const struct rec_export *x, const struct rec_export_part *part, int64_t *t0, double *end) {
+    double mono0 = (double)x->src.mono_ns0;
+    *t0 = model_round_ns(part->origin_mono_ns - mono0);
+    *end = part->end_mono_ns - mono0;
+    if (*end < x->now) *end = x->now;
+}
+
+static int write_any(rec_export *x, enum rec_export_format f, FILE *out, struct rec_export_part *part,
+                     struct rec_export_counts *cnt, char *err, size_t errlen) {
     struct rec_export_counts c;
     memset(&c, 0, sizeof c);
     int64_t t0 = trace_start(x), from, to;
-    xs_window(&x->opts, t0, x->now, &from, &to);
+    double end = x->now;
+    if (part) part_times(x, part, &t0, &end);
+    xs_window(&x->opts, t0, end, &from, &to);
     int window = from != INT64_MIN || to != INT64_MAX;
     if ((f == REC_EXPORT_CSV || f == REC_EXPORT_FOLDED) && !window) {   /* the plan's statistics are the answer */
         int r = f == REC_EXPORT_CSV ? csv_write_stats(x->plan, out, 0, &c.rows) : folded_write_tree(x->plan, out, 0, &c.rows);
@@ -275,6 +288,7 @@ int rec_export_write(rec_export *x, enum rec_export_format f, FILE *out, struct 
     s->t0 = t0;
     s->from = from;
     s->to = to;
+    s->part = part;
     int rc = REC_OK;
     if (sink_start(s, x->plan, f, out, window_span(x->plan, from, to, x->now)) != 0) {
         rc = rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
@@ -299,6 +313,26 @@ int rec_export_write(rec_export *x, enum rec_export_format f, FILE *out, struct 
     rec_model_free(m);
     if (cnt) *cnt = c;
     return rc;
+}
+
+int rec_export_write(rec_export *x, enum rec_export_format f, FILE *out, struct rec_export_counts *cnt, char *err,
+                     size_t errlen) {
+    return write_any(x, f, out, NULL, cnt, err, errlen);
+}
+
+int rec_export_write_part(rec_export *x, enum rec_export_format f, FILE *out, struct rec_export_part *part,
+                          struct rec_export_counts *cnt, char *err, size_t errlen) {
+    if ((f != REC_EXPORT_JSON && f != REC_EXPORT_PERFETTO) || part->index >= part->count || part->index >= 32768)
+        return rec__fail(err, errlen, REC_ERR_USAGE, "several sources go into JSON or Perfetto, at most 32768");
+    int rc = write_any(x, f, out, part, cnt, err, errlen);
+    if (rc != REC_OK || part->index + 1 == part->count) rec_export_part_free(part);
+    return rc;
+}
+
+void rec_export_part_free(struct rec_export_part *part) {
+    free(part->blocks);
+    part->blocks = NULL;
+    part->blocks_len = 0;
 }
 
 void rec_export_free(rec_export *x) {

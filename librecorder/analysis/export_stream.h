@@ -112,6 +112,7 @@ struct xs {
     const struct xs_sink *sink;
     void *ctx;                /* the sink's */
     int64_t t0;               /* the trace start: ts 0 in the file */
+    struct rec_export_part *part;   /* one of several sources in the file (NULL: the only one) */
     int64_t from, to;         /* the window, INT64_MIN / INT64_MAX when open */
     struct xrec *r;           /* by record index */
     size_t nr;

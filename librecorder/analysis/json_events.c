@@ -447,7 +447,9 @@ static void dbl_field(struct outbuf *o, const char *key, double v) {
     o->p = fmt_double(p, isfinite(v) && v > 0 ? v : 0);
 }
 
-void write_other(struct jctx *c, const struct rec_export_opts *opt) {
+/* The object that describes the source: otherData.recorder of a
+ * single-source file, one of its "processes" in a trace of several. */
+static void write_source(struct jctx *c, const struct rec_export_opts *opt) {
     rec_model *m = c->m;
     struct outbuf *o = &c->ob;
     struct model_loss_sum sum;
@@ -457,7 +459,7 @@ void write_other(struct jctx *c, const struct rec_export_opts *opt) {
     c->c.overwritten = over;
     c->c.dropped = drop;
     c->c.bad = bad;
-    OB_LIT(o, "\n],\n\"otherData\":{\"recorder\":{\"format\":\"recorder trace 1\",\"process\":");
+    OB_LIT(o, "\"process\":");
     ob_json_str(o, m->src.process_name, strnlen(m->src.process_name, sizeof m->src.process_name));
     num_field(o, "pid", (uint64_t)(m->src.pid > 0 ? m->src.pid : 0), 1);
     num_field(o, "real_ns0", m->src.real_ns0, 1);
@@ -515,6 +517,57 @@ void write_other(struct jctx *c, const struct rec_export_opts *opt) {
         OB_LIT(o, "}");
     }
     free(order);
-    OB_LIT(o, "]}}}\n");
+    OB_LIT(o, "]");
+}
+
+/* Appends this source's object to what part carries; -1 if out of memory. */
+static int keep_block(struct jctx *c, const struct rec_export_opts *opt, struct rec_export_part *part) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&buf, &len);
+    struct outbuf saved = c->ob;
+    if (!mf || ob_init(&c->ob, mf, 4096) != 0) {
+        if (mf) fclose(mf);
+        free(buf);
+        c->ob = saved;
+        return -1;
+    }
+    OB_LIT(&c->ob, "{");
+    write_source(c, opt);
+    OB_LIT(&c->ob, "}");
+    int rc = ob_finish(&c->ob);
+    c->ob = saved;
+    if (fclose(mf) != 0) rc = -1;
+    char *all = rc == 0 ? realloc(part->blocks, part->blocks_len + len + 2) : NULL;
+    if (all) {
+        if (part->blocks_len) all[part->blocks_len++] = ',';
+        memcpy(all + part->blocks_len, buf, len);
+        part->blocks_len += len;
+        all[part->blocks_len] = 0;
+        part->blocks = all;
+    }
+    free(buf);
+    return all ? 0 : -1;
+}
+
+int write_other(struct jctx *c, const struct rec_export_opts *opt) {
+    struct rec_export_part *part = c->x->part;
+    if (!part) {
+        OB_LIT(&c->ob, "\n],\n\"otherData\":{\"recorder\":{\"format\":\"recorder trace 1\",");
+        write_source(c, opt);
+        OB_LIT(&c->ob, "}}}\n");
+        return 0;
+    }
+    if (keep_block(c, opt, part) != 0) return -1;
+    if (part->index + 1 < part->count) return 0;
+    OB_LIT(&c->ob, "\n],\n\"otherData\":{\"recorder\":{\"format\":\"recorder trace 1\",");
+    num_field(&c->ob, "sources", part->count, 0);
+    char *p = ob_room(&c->ob, 48);
+    memcpy(p, ",\"origin_mono_ns\":", 18);
+    c->ob.p = fmt_i64(p + 18, model_round_ns(part->origin_mono_ns));
+    OB_LIT(&c->ob, ",\"processes\":[");
+    ob_write(&c->ob, part->blocks, part->blocks_len);
+    OB_LIT(&c->ob, "]}}}\n");
+    return 0;
 }
 

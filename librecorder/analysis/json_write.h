@@ -79,7 +79,8 @@ void ev_counter(struct jctx *c, const struct jrec *j, const struct xitem *it);
 void ev_flow(struct jctx *c, const struct jrec *j, const struct xitem *it);
 void ev_loss(struct jctx *c, const struct jrec *j, const struct xitem *it);
 void ev_late_flags(struct jctx *c, const struct jrec *j, const struct xframe *f);
-void write_other(struct jctx *c, const struct rec_export_opts *opt);
+/* otherData (or, for a part of several, this source's share of it); 0 or -1. */
+int write_other(struct jctx *c, const struct rec_export_opts *opt);
 
 #pragma GCC visibility pop
 

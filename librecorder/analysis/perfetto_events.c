@@ -69,7 +69,7 @@ uint8_t *pf_da_str(uint8_t *p, const char *name, const char *s, size_t n) {
 void pf_describe_thread(struct pctx *c, uint64_t uuid, int tid, const char *name) {
     uint8_t *pk, *d, *t, *s;
     uint8_t *p = pf_pk_open(c, PF_ROOM, &pk);
-    p = pb_uint(p, TP_SEQ_ID, PF_SEQ_META);
+    p = pb_uint(p, TP_SEQ_ID, c->seq_base + PF_SEQ_META);
     p = pb_open(p, TP_TRACK_DESC, &d);
     p = pb_uint(p, 1, uuid);
     p = pb_open(p, 4, &t);             /* ThreadDescriptor: pid, tid, thread_name */
@@ -125,7 +125,7 @@ static void seq_start(struct pctx *c, uint32_t rec, struct prec *P, int64_t base
     P->last = base;
     uint64_t a = pf_abs_ns(c, base);
     uint8_t *p = pf_pk_open(c, 256, &pk);
-    p = pb_uint(p, TP_SEQ_ID, 2 + rec);
+    p = pb_uint(p, TP_SEQ_ID, c->seq_base + 2 + rec);
     p = pb_uint(p, TP_SEQ_FLAGS, 1);   /* SEQ_INCREMENTAL_STATE_CLEARED */
     p = pb_uint(p, TP_TIMESTAMP, a);
     p = pb_uint(p, TP_CLOCK_ID, PF_CLOCK_MONO);
@@ -164,7 +164,7 @@ static uint8_t *ev_open(struct pctx *c, uint32_t rec, struct prec *P, int64_t t,
     } else {
         p = pb_uint(pb_uint(p, TP_TIMESTAMP, pf_abs_ns(c, t)), TP_CLOCK_ID, PF_CLOCK_MONO);
     }
-    p = pb_uint(p, TP_SEQ_ID, 2 + rec);
+    p = pb_uint(p, TP_SEQ_ID, c->seq_base + 2 + rec);
     *iid = 0;
     uint8_t *in = NULL, *en, *s;
     if (name_id != UINT32_MAX) {
@@ -251,7 +251,7 @@ void pf_counter(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem
         *k = c->ncounters++;
         uint8_t *pk, *d, *s;
         uint8_t *p = pf_pk_open(c, PF_ROOM, &pk);
-        p = pb_uint(p, TP_SEQ_ID, PF_SEQ_META);
+        p = pb_uint(p, TP_SEQ_ID, c->seq_base + PF_SEQ_META);
         p = pb_open(p, TP_TRACK_DESC, &d);
         p = pb_uint(pb_uint(p, 1, pf_uuid(c, 2, *k)), 5, c->puuid);   /* uuid, parent_uuid */
         p = pb_open(p, 2, &s);
@@ -338,7 +338,7 @@ void pf_clock_snapshot(struct pctx *c) {
     int64_t real = (int64_t)c->m->src.real_ns0 + t0;
     uint8_t *pk, *cs, *k;
     uint8_t *p = pf_pk_open(c, 256, &pk);
-    p = pb_uint(p, TP_SEQ_ID, PF_SEQ_META);
+    p = pb_uint(p, TP_SEQ_ID, c->seq_base + PF_SEQ_META);
     p = pb_uint(p, TP_SEQ_FLAGS, 1);
     p = pb_uint(pb_uint(p, TP_TIMESTAMP, mono), TP_CLOCK_ID, PF_CLOCK_MONO);
     p = pb_open(p, TP_CLOCK_SNAPSHOT, &cs);
@@ -359,7 +359,7 @@ void pf_describe_process(struct pctx *c) {
     snprintf(name, sizeof name, "%.*s", (int)sizeof name - 1, pn);
     uint8_t *pk, *d, *pd, *s;
     uint8_t *p = pf_pk_open(c, 1024, &pk);
-    p = pb_uint(p, TP_SEQ_ID, PF_SEQ_META);
+    p = pb_uint(p, TP_SEQ_ID, c->seq_base + PF_SEQ_META);
     p = pb_open(p, TP_TRACK_DESC, &d);
     p = pb_uint(p, 1, c->puuid);
     p = pb_open(p, 3, &pd);   /* ProcessDescriptor: pid, process_name */
@@ -378,7 +378,7 @@ void pf_describe_process(struct pctx *c) {
  * Sequence 1, absolute times; they are not counted as instants. */
 static uint8_t *stat_open(struct pctx *c, int64_t t, uint64_t track, const char *name, uint8_t **pk, uint8_t **te) {
     uint8_t *p = pf_pk_open(c, PF_ROOM, pk);
-    p = pb_uint(p, TP_SEQ_ID, PF_SEQ_META);
+    p = pb_uint(p, TP_SEQ_ID, c->seq_base + PF_SEQ_META);
     p = pb_uint(pb_uint(p, TP_TIMESTAMP, pf_abs_ns(c, t)), TP_CLOCK_ID, PF_CLOCK_MONO);
     p = pb_open(p, TP_TRACK_EVENT, te);
     p = pb_uint(pb_uint(p, TE_TYPE, TYPE_INSTANT), TE_TRACK_UUID, track);

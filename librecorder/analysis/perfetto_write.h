@@ -57,6 +57,7 @@ struct pctx {
     size_t interned;
     uint64_t mono0;           /* CLOCK_MONOTONIC at model time 0 */
     int pid;
+    uint32_t seq_base;        /* sequences of this source: seq_base + 1 (metadata), seq_base + 2 + record */
     uint64_t puuid;
     int64_t end;
     struct rec_export_counts c;

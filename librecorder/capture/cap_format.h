@@ -31,8 +31,20 @@ enum rec_cap_rec_type {
     REC_CAP_REC_THREAD = 3,
     REC_CAP_REC_CHUNK = 4,    /* raw entries */
     REC_CAP_REC_END = 5,
-    REC_CAP_REC_PACKED = 6    /* the same entries, packed (below) */
+    REC_CAP_REC_PACKED = 6,   /* the same entries, packed (below) */
+    REC_CAP_REC_PROCESS = 7   /* another process of the tree (below) */
 };
+
+/* Several processes in one file (recorder capture -o F -- CMD follows the
+ * tree): a PROCESS record names process 1, 2, ... (process 0 is the
+ * SOURCE's), and the STRINGS, THREAD, CHUNK, PACKED and END records of the
+ * process the latest PROCESS record named have their type ORed with this.
+ * A reader of one process skips those types, as any unknown type, and
+ * sees the SOURCE's process as before.  The END of a process (0x105)
+ * carries its own counts and end time; the file's END stays the last
+ * record. */
+#define REC_CAP_REC_OF_PROCESS 0x100u
+#define REC_CAP_MAX_PROCESSES 4096u
 
 struct rec_cap_rec_header {
     uint32_t type;
@@ -129,6 +141,15 @@ struct rec_cap_packed {
 #define REC_CAP_PK_RAW 2u
 #define REC_CAP_MAX_PACKED_ENTRIES (4u << 20)
 
+/* PROCESS: its index (1 ... REC_CAP_MAX_PROCESSES - 1; a repeated index
+ * must repeat the same pid and start time, and only switches back to it),
+ * then its source, as SOURCE's. */
+struct rec_cap_process {
+    uint32_t index;
+    uint32_t pad;
+    struct rec_cap_source src;
+};
+
 struct rec_cap_end {
     uint32_t reason;          /* enum rec_capture_end */
     uint32_t pad;
@@ -144,5 +165,6 @@ _Static_assert(sizeof(struct rec_cap_thread) == 128, "thread record");
 _Static_assert(sizeof(struct rec_cap_chunk) == 32, "chunk record");
 _Static_assert(sizeof(struct rec_cap_end) == 72, "end record");
 _Static_assert(sizeof(struct rec_cap_packed) == 40, "packed chunk record");
+_Static_assert(sizeof(struct rec_cap_process) == 408, "process record");
 
 #endif

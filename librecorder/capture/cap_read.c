@@ -8,6 +8,12 @@
  * part; rec_cap_next reads only from it, checking again, since the file may
  * have changed in between.  Nothing from the file is ever used as an index
  * or a size before it is checked.
+ *
+ * A capture of several processes (docs/capture-format.md, "Several
+ * processes") keeps, per process, its info, strings and first-chunk
+ * flags.  The rec_cap holds those of the process in hand (the selected
+ * one, or the one a record being scanned belongs to); the others wait in
+ * procs[], and cap_switch_to swaps them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,33 +28,12 @@
 
 #include "cap_format.h"
 #include "cap_pack.h"
+#include "cap_read.h"
 #include "internal.h"
 #include "recorder/capture.h"
 
-struct str_ent {
-    uint32_t id;
-    uint32_t order;           /* first occurrence wins among duplicates */
-    size_t off;               /* in blob */
-};
 
-struct rec_cap {
-    FILE *f;
-    char path[256];
-    struct rec_cap_info info;
-    uint64_t first_record;    /* file offset of the first record */
-    struct str_ent *str;
-    size_t n_str, cap_str;
-    char *blob;
-    size_t blob_len, blob_cap;
-    /* iteration */
-    uint64_t pos;
-    uint32_t seq;
-    unsigned char *rec;
-    size_t rec_cap;
-    struct rec_entry *ents;   /* a PACKED record, unpacked */
-    size_t ents_cap;
-    uint8_t *chunk_seen;      /* by slot: a chunk of it was read (this pass) */
-};
+
 
 /* The capture writer's first read of a ring always makes a chunk, and what
  * that read found overwritten is history the ring no longer kept when the
@@ -166,7 +151,7 @@ static int cmp_str(const void *a, const void *b) {
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static void index_strings(rec_cap *c) {
+void cap_index_strings(rec_cap *c) {
     if (!c->n_str) return;
     qsort(c->str, c->n_str, sizeof *c->str, cmp_str);
     size_t k = 1;
@@ -189,7 +174,7 @@ const char *rec_cap_string(rec_cap *c, uint32_t id) {
 
 static int pow2(uint64_t x) { return x && !(x & (x - 1)); }
 
-static int check_source(rec_cap *c, const unsigned char *p, uint32_t size) {
+int cap_check_source(rec_cap *c, const unsigned char *p, uint32_t size) {
     struct rec_cap_source s;
     if (size < sizeof s) return -1;
     memcpy(&s, p, sizeof s);
@@ -284,10 +269,33 @@ static void check_end(rec_cap *c, uint32_t size, const unsigned char *p) {
     if (isfinite(r) && r > w * 0.99 && r < w * 1.01) c->info.ticks_per_sec = r;
 }
 
+
+/* A record of process c->cur (in hand): its base type.  0, -1 invalid,
+ * -2 out of memory. */
+static int scan_tagged(rec_cap *c, uint32_t type, uint32_t size) {
+    struct rec_cap_info *in = &c->info;
+    if (type == REC_CAP_REC_STRINGS) return load_strings(c, c->rec, size);
+    if (type == REC_CAP_REC_THREAD) {
+        if (check_thread(c, size, c->rec) != 0) return -1;
+        in->thread_records++;
+    } else if (type == REC_CAP_REC_CHUNK || type == REC_CAP_REC_PACKED) {
+        struct rec_cap_chunk ch;
+        size_t n = 0;
+        const struct rec_entry *e = any_chunk(c, type, size, &ch, &n);
+        if (!e) return -1;
+        count_chunk(c, e, n, ch.slot, ch.overwritten, ch.dropped);
+    } else if (type == REC_CAP_REC_END) {
+        check_end(c, size, c->rec);
+    }
+    in->records++;
+    return 0;
+}
+
 /* Read every record once.  Returns REC_OK (possibly with a warning), or a
  * status if not even the source record is whole. */
 static int scan(rec_cap *c, char *err, size_t errlen) {
-    struct rec_cap_info *in = &c->info;
+    struct rec_cap_info *in = &c->info;   /* process 0's, always in hand here: the file's counts */
+    uint32_t tag = 0;
     uint64_t limit = in->file_size;
     c->pos = c->first_record;
     c->seq = 0;
@@ -297,8 +305,26 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
         int r = read_record(c, limit, &type, &size);
         if (r == IOERR) return rec__fail(err, errlen, REC_ERR_IO, "%s: read error at byte %llu", c->path,
                                     (unsigned long long)at);
+        if (r == GOT && in->records > 0 && type == REC_CAP_REC_PROCESS) {
+            int k = cap_add_process(c, size);
+            if (k == -2) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+            if (k < 0) r = BAD;
+            else tag = (uint32_t)k;
+        }
+        if (r == GOT && (type & REC_CAP_REC_OF_PROCESS)) {
+            if (tag == 0) {
+                r = BAD;
+            } else {
+                cap_switch_to(c, tag);
+                r = scan_tagged(c, type & ~REC_CAP_REC_OF_PROCESS, size);
+                cap_switch_to(c, 0);
+                if (r == -2) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+                r = r == 0 ? GOT : BAD;
+                type = 0;   /* nothing more to do with it here */
+            }
+        }
         if (r == GOT && in->records == 0 && type != REC_CAP_REC_SOURCE) r = BAD;
-        if (r == GOT && type == REC_CAP_REC_SOURCE && (in->records != 0 || check_source(c, c->rec, size) != 0))
+        if (r == GOT && type == REC_CAP_REC_SOURCE && (in->records != 0 || cap_check_source(c, c->rec, size) != 0))
             r = BAD;
         if (r == GOT && type == REC_CAP_REC_STRINGS) {
             int s = load_strings(c, c->rec, size);
@@ -392,15 +418,20 @@ int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen) {
         rc = rec__fail(err, errlen, REC_ERR_FORMAT, "%s: corrupt capture header", path);
     else if (got < sizeof h || (uint64_t)st.st_size < h.header_size)
         rc = rec__fail(err, errlen, REC_ERR_TRUNCATED, "%s: truncated capture: %lld bytes", path, (long long)st.st_size);
+    struct cproc *p0 = calloc(1, sizeof *p0);   /* process 0's place (stale while in hand) */
+    if (!p0) rc = rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    c->procs = p0;
+    c->nproc = 1;
     if (rc == REC_OK) {
         c->first_record = h.header_size;
         rc = scan(c, err, errlen);
     }
+    cap_switch_to(c, 0);
     if (rc != REC_OK) {
         rec_cap_close(c);
         return rc;
     }
-    index_strings(c);
+    cap_procs_finish(c);
     rec_cap_rewind(c);
     *out = c;
     return REC_OK;
@@ -409,6 +440,13 @@ int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen) {
 void rec_cap_close(rec_cap *c) {
     if (!c) return;
     if (c->f) fclose(c->f);
+    for (size_t k = 0; k < c->nproc; k++) {
+        if (k == c->cur) continue;
+        free(c->procs[k].str);
+        free(c->procs[k].blob);
+        free(c->procs[k].chunk_seen);
+    }
+    free(c->procs);
     free(c->str);
     free(c->blob);
     free(c->rec);
@@ -429,6 +467,7 @@ double rec_cap_ticks_to_ns(const rec_cap *c, uint64_t ticks) {
 int rec_cap_rewind(rec_cap *c) {
     c->pos = c->first_record;
     c->seq = 0;
+    c->tag = 0;
     if (c->chunk_seen) memset(c->chunk_seen, 0, c->info.max_threads);
     return REC_OK;
 }
@@ -459,6 +498,17 @@ int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
         if (r == END_OF_DATA) return 0;
         if (r == IOERR) return -REC_ERR_IO;
         if (r != GOT) return -REC_ERR_FORMAT;  /* changed since it was checked */
+        if (type == REC_CAP_REC_PROCESS) {
+            uint32_t k;
+            if (size < sizeof(struct rec_cap_process)) return -REC_ERR_FORMAT;
+            memcpy(&k, c->rec, sizeof k);
+            if (k == 0 || k >= c->nproc) return -REC_ERR_FORMAT;
+            c->tag = k;
+            continue;
+        }
+        uint32_t owner = type & REC_CAP_REC_OF_PROCESS ? c->tag : 0;
+        if (owner != c->sel) continue;
+        type &= ~REC_CAP_REC_OF_PROCESS;
         memset(it, 0, sizeof *it);
         if (type == REC_CAP_REC_THREAD) {
             if (check_thread(c, size, c->rec) != 0) return -REC_ERR_FORMAT;

@@ -60,6 +60,8 @@ struct rec_capture {
     struct slot_seen *slots;
     struct rec_capture_stats st;
     int failed;
+    uint32_t type_bits;       /* REC_CAP_REC_OF_PROCESS while another process is written */
+    uint32_t processes;       /* written so far, the SOURCE's included */
 };
 
 static int flush(rec_capture *c, char *err, size_t errlen) {
@@ -90,6 +92,7 @@ static int reserve(rec_capture *c, size_t payload, char *err, size_t errlen) {
 /* Pad the record at offset at, whose payload is size bytes, and fill in
  * its header. */
 static void seal(rec_capture *c, size_t at, uint32_t type, size_t size) {
+    if (type != REC_CAP_REC_SOURCE && type != REC_CAP_REC_PROCESS) type |= c->type_bits;
     unsigned char *payload = c->buf + at + sizeof(struct rec_cap_rec_header);
     memset(payload + size, 0, pad8(size) - size);
     uint64_t sum = rec_cap_sum(payload, pad8(size));
@@ -292,16 +295,22 @@ static int drain_slot(rec_capture *c, uint32_t slot, size_t *moved, char *err, s
     return c->raw ? drain_raw(c, slot, budget, moved, err, errlen) : drain_packed(c, slot, budget, moved, err, errlen);
 }
 
+/* Threads, rings, strings, written out. */
+static int one_pass(rec_capture *c, size_t *m, char *err, size_t errlen) {
+    int rc = poll_threads(c, err, errlen);
+    for (uint32_t i = 0; i < c->max_threads && rc == REC_OK; i++)
+        if (c->slots[i].active) rc = drain_slot(c, i, m, err, errlen);
+    if (rc == REC_OK) rc = walk_strings(c, err, errlen);
+    if (rc == REC_OK) rc = flush(c, err, errlen);
+    return rc;
+}
+
 int rec_capture_poll(rec_capture *c, size_t *moved, char *err, size_t errlen) {
     size_t m = 0;
     if (moved) *moved = 0;
     if (c->failed) return rec__fail(err, errlen, REC_ERR_IO, "%s: an earlier write failed", c->out.path);
     rec_seg_heartbeat(c->seg);
-    int rc = poll_threads(c, err, errlen);
-    for (uint32_t i = 0; i < c->max_threads && rc == REC_OK; i++)
-        if (c->slots[i].active) rc = drain_slot(c, i, &m, err, errlen);
-    if (rc == REC_OK) rc = walk_strings(c, err, errlen);
-    if (rc == REC_OK) rc = flush(c, err, errlen);
+    int rc = one_pass(c, &m, err, errlen);
     /* What was read before a shrink is whole and stays in the file; the
      * caller ends the capture there. */
     if (rc == REC_OK && rec_seg_status(c->seg) != REC_OK)
@@ -322,6 +331,27 @@ static void free_capture(rec_capture *c) {
     free(c->scratch);
     free(c->slots);
     free(c);
+}
+
+/* What SOURCE and PROCESS records say of segment s. */
+static void fill_source(rec_seg *s, struct rec_cap_source *src) {
+    struct rec_seg_info info;
+    rec_seg_get_info(s, &info);
+    memset(src, 0, sizeof *src);
+    src->pid = info.pid;
+    src->clock_source = info.clock_source;
+    src->proc_start = s->hcopy.proc_start;
+    memcpy(src->process_name, info.process_name, sizeof src->process_name);
+    src->ticks_per_sec = info.ticks_per_sec;
+    src->ticks0 = info.ticks0;
+    src->mono_ns0 = info.mono_ns0;
+    src->real_ns0 = info.real_ns0;
+    src->max_threads = info.max_threads;
+    src->seg_version = s->hcopy.version;
+    src->ring_entries = info.ring_entries;
+    src->start_ticks = rec_now();
+    src->start_real_ns = rec__clock_ns(CLOCK_REALTIME);
+    snprintf(src->segment_path, sizeof src->segment_path, "%s", info.path);
 }
 
 int rec_capture_start(rec_seg *s, const char *path, const struct rec_capture_opts *o, rec_capture **out,
@@ -359,8 +389,6 @@ int rec_capture_start_out(rec_seg *s, struct rec_out *file, const struct rec_cap
         free_capture(c);
         return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
     }
-    struct rec_seg_info info;
-    rec_seg_get_info(s, &info);
     struct rec_cap_file_header fh;
     memset(&fh, 0, sizeof fh);
     fh.magic = REC_CAP_MAGIC;
@@ -372,21 +400,8 @@ int rec_capture_start_out(rec_seg *s, struct rec_out *file, const struct rec_cap
     c->len = sizeof fh;
 
     struct rec_cap_source src;
-    memset(&src, 0, sizeof src);
-    src.pid = info.pid;
-    src.clock_source = info.clock_source;
-    src.proc_start = s->hcopy.proc_start;
-    memcpy(src.process_name, info.process_name, sizeof src.process_name);
-    src.ticks_per_sec = info.ticks_per_sec;
-    src.ticks0 = info.ticks0;
-    src.mono_ns0 = info.mono_ns0;
-    src.real_ns0 = info.real_ns0;
-    src.max_threads = info.max_threads;
-    src.seg_version = s->hcopy.version;
-    src.ring_entries = info.ring_entries;
-    src.start_ticks = rec_now();
-    src.start_real_ns = rec__clock_ns(CLOCK_REALTIME);
-    snprintf(src.segment_path, sizeof src.segment_path, "%s", info.path);
+    fill_source(s, &src);
+    c->processes = 1;
     int rc = put_record(c, REC_CAP_REC_SOURCE, &src, sizeof src, err, errlen);
     if (rc == REC_OK && o && o->from_now) {
         for (uint32_t i = 0; i < c->max_threads; i++) {
@@ -419,6 +434,68 @@ static double refined_rate(rec_seg *s) {
     return r > w * 0.99 && r < w * 1.01 ? r : 0;
 }
 
+static double refined_rate(rec_seg *s);
+
+/* An END record of the stats in c->st. */
+static int put_end(rec_capture *c, enum rec_capture_end reason, char *err, size_t errlen) {
+    struct rec_cap_end e;
+    memset(&e, 0, sizeof e);
+    e.reason = (uint32_t)reason;
+    e.entries = c->st.entries;
+    e.events = c->st.events;
+    e.overwritten = c->st.overwritten + c->st.history;
+    e.dropped = c->st.dropped;
+    e.chunks = c->st.chunks;
+    e.end_ticks = rec_now();
+    e.end_real_ns = rec__clock_ns(CLOCK_REALTIME);
+    e.ticks_per_sec = refined_rate(c->seg);
+    int rc = put_record(c, REC_CAP_REC_END, &e, sizeof e, err, errlen);
+    return rc == REC_OK ? flush(c, err, errlen) : rc;
+}
+
+int rec_capture_add_process(rec_capture *c, rec_seg *s, struct rec_capture_stats *st, char *err, size_t errlen) {
+    if (st) memset(st, 0, sizeof *st);
+    if (c->failed) return rec__fail(err, errlen, REC_ERR_IO, "%s: an earlier write failed", c->out.path);
+    if (c->processes >= REC_CAP_MAX_PROCESSES)
+        return rec__fail(err, errlen, REC_ERR_NOMEM, "a capture holds at most %u processes", REC_CAP_MAX_PROCESSES);
+    struct rec_cap_process pr;
+    memset(&pr, 0, sizeof pr);
+    pr.index = c->processes;
+    fill_source(s, &pr.src);
+    struct slot_seen *slots = calloc(s->hcopy.max_threads, sizeof *slots);
+    if (!slots) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    int rc = put_record(c, REC_CAP_REC_PROCESS, &pr, sizeof pr, err, errlen);
+    /* The other process in place of the SOURCE's while it is written. */
+    rec_seg *seg0 = c->seg;
+    struct slot_seen *slots0 = c->slots;
+    uint32_t max0 = c->max_threads;
+    uint64_t pos0 = c->str_pos;
+    struct rec_capture_stats st0 = c->st;
+    c->seg = s;
+    c->slots = slots;
+    c->max_threads = s->hcopy.max_threads;
+    c->str_pos = 8u * REC_ID_OVERFLOW;
+    memset(&c->st, 0, sizeof c->st);
+    c->type_bits = REC_CAP_REC_OF_PROCESS;
+    size_t m = 0;
+    if (rc == REC_OK) rc = one_pass(c, &m, err, errlen);
+    if (rc == REC_OK) rc = sweep_strings(c, err, errlen);
+    struct rec_seg_info info;
+    rec_seg_get_info(s, &info);
+    if (rc == REC_OK) rc = put_end(c, info.alive ? REC_CAPTURE_END_STOPPED : REC_CAPTURE_END_EXITED, err, errlen);
+    if (st) *st = c->st;
+    st0.bytes += c->st.bytes;
+    c->type_bits = 0;
+    c->seg = seg0;
+    c->slots = slots0;
+    c->max_threads = max0;
+    c->str_pos = pos0;
+    c->st = st0;
+    free(slots);
+    if (rc == REC_OK) c->processes++;
+    return rc;
+}
+
 int rec_capture_finish(rec_capture *c, enum rec_capture_end reason, struct rec_capture_stats *final, char *err,
                        size_t errlen) {
     int rc = REC_OK, truncated = 0;
@@ -431,21 +508,7 @@ int rec_capture_finish(rec_capture *c, enum rec_capture_end reason, struct rec_c
         reason = REC_CAPTURE_END_TRUNCATED;
     }
     if (rc == REC_OK) rc = sweep_strings(c, err, errlen);
-    if (rc == REC_OK) {
-        struct rec_cap_end e;
-        memset(&e, 0, sizeof e);
-        e.reason = (uint32_t)reason;
-        e.entries = c->st.entries;
-        e.events = c->st.events;
-        e.overwritten = c->st.overwritten + c->st.history;
-        e.dropped = c->st.dropped;
-        e.chunks = c->st.chunks;
-        e.end_ticks = rec_now();
-        e.end_real_ns = rec__clock_ns(CLOCK_REALTIME);
-        e.ticks_per_sec = refined_rate(c->seg);
-        rc = put_record(c, REC_CAP_REC_END, &e, sizeof e, err, errlen);
-        if (rc == REC_OK) rc = flush(c, err, errlen);
-    }
+    if (rc == REC_OK) rc = put_end(c, reason, err, errlen);
     char cerr[512];
     int rc2 = rec_out_commit(&c->out, cerr, sizeof cerr);
     if (rc2 != REC_OK && rc == REC_OK) rc = rec__fail(err, errlen, rc2, "%s", cerr);

@@ -64,6 +64,8 @@ static void inspect_raw(struct rec_seg_entry *e) {
             e->proc_start = h.proc_start;
             e->launcher_pid = h.launcher_pid;
             e->launcher_start = h.launcher_start;
+            e->parent_pid = h.parent_pid;
+            e->parent_start = h.parent_start;
             rec__copy_printable(e->process_name, sizeof e->process_name, h.process_name, sizeof h.process_name);
         }
     }
@@ -134,6 +136,8 @@ static void classify(struct rec_seg_entry *e) {
     e->proc_start = s->hcopy.proc_start;
     e->launcher_pid = info.launcher_pid;
     e->launcher_start = info.launcher_start;
+    e->parent_pid = info.parent_pid;
+    e->parent_start = info.parent_start;
     memcpy(e->process_name, info.process_name, sizeof e->process_name);
     e->mode = info.mode;
     for (uint32_t i = 0; i < info.max_threads; i++) {

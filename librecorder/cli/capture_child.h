@@ -19,6 +19,7 @@
 struct capture_child {
     pid_t pid;
     int remove_segments;      /* we set RECORDER_KEEP: the segments are ours to remove */
+    int add_tree;             /* capture -- CMD: the other processes of the tree go into the capture */
     struct descendants d;     /* its segment and those of the processes it starts */
 };
 
@@ -40,6 +41,25 @@ int capture_child_attach(struct capture_child *c, rec_seg **seg, int *live);
 /* Has the command exited?  Cheap: called on every capture pass, so that
  * the segments of short-lived processes it starts are seen in time. */
 int capture_child_exited(struct capture_child *c);
+
+/* After the command exited, before the capture's end: every other
+ * process of its tree, as its segment holds it now (kept for us however
+ * short its life), added to cap (rec_capture_add_process), one line
+ * each on stderr unless quiet.  Returns REC_OK or the first error's
+ * status (printed). */
+struct rec_capture;
+int capture_child_add_tree(struct capture_child *c, struct rec_capture *cap, int skip_pid, int quiet);
+/* The command exited without recording (a shell running a pipeline of
+ * recording programs): a capture of its tree alone into *file (taken
+ * over), the first segment found as the capture's source, the others
+ * added.  *first gets that process's info, *st its statistics.  REC_OK,
+ * REC_ERR_NOTFOUND (nothing in the tree recorded; file given up), or an
+ * error's status (printed). */
+struct rec_out;
+struct rec_seg_info;
+struct rec_capture_stats;
+int capture_child_tree_only(struct capture_child *c, struct rec_out *file, int raw, struct rec_seg_info *first,
+                            struct rec_capture_stats *st);
 
 /* Wait for the command to exit; returns its exit status. */
 int capture_child_wait(struct capture_child *c);

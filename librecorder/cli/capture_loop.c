@@ -106,6 +106,13 @@ int capture_loop(rec_capture *cap, rec_seg *seg, struct capture_child *child, in
         sleep_us(idle_us);
     }
     if (live) fprintf(stderr, "\r\033[K");
+    if (child && child->add_tree && rc == REC_OK) {
+        int r = capture_child_add_tree(child, cap, child->pid, 0);
+        if (r != REC_OK && rc == REC_OK) {
+            rc = r;
+            snprintf(e->err, sizeof e->err, "the processes it started could not all be added");
+        }
+    }
     char err2[512] = "";
     int rc2 = rec_capture_finish(cap, reason, &e->st, err2, sizeof err2);
     if (rc == REC_OK && rc2 != REC_OK) {

@@ -191,13 +191,26 @@ int cmd_capture(int argc, char **argv) {
             rec_out_abort(&file);
             return rc;
         }
+        child.add_tree = 1;
         cli_forward_signals(child.pid);
         rc = capture_child_attach(&child, &seg, &running);
-        if (rc != REC_OK) {
-            rec_out_abort(&file);
-            cli_error(rc, "pid %d exited (status %d) without recording anything: is the program instrumented "
-                      "(see docs/quickstart.md)?", (int)child.pid, cli_exit_status(child.d.child_status));
+        if (rc != REC_OK) {   /* it never recorded: the processes it started may have */
+            struct rec_seg_info first;
+            struct capture_end end;
+            memset(&end, 0, sizeof end);
             int code = capture_child_wait(&child);
+            rc = capture_child_tree_only(&child, &file, raw, &first, &end.st);
+            if (rc != REC_ERR_NOTFOUND) {
+                capture_child_cleanup(&child);
+                end.reason = REC_CAPTURE_END_EXITED;
+                char where[4300];
+                snprintf(where, sizeof where, "(started by pid %d, which recorded nothing) to %s", (int)child.pid,
+                         shown_out);
+                if (rc == REC_OK) capture_summary(&first, where, &end);
+                return code ? code : rc;
+            }
+            cli_error(rc, "pid %d exited (status %d) without recording anything, nor did a process it started: is the "
+                      "program instrumented (see docs/quickstart.md)?", (int)child.pid, code);
             capture_child_cleanup(&child);
             return code ? code : rc;
         }

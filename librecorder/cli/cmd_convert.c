@@ -11,6 +11,7 @@
 
 static const char usage[] =
     "usage: recorder convert FILE -o OUT [--format json|perfetto|csv|folded] [--last S | --from S] [--to S] [--force]\n"
+    "                        [--split]\n"
     "\n"
     "Convert a capture file (recorder capture) or a segment into another\n"
     "format, chosen by OUT's extension (.json, .pftrace, .csv, .folded) or --format:\n"
@@ -21,7 +22,9 @@ static const char usage[] =
     "  folded    folded stacks (\"a;b;c <ns>\") for flamegraph.pl and speedscope\n"
     "Everything the file holds is converted, unless a window is asked for,\n"
     "in memory that stays bounded whatever its size.  A capture that was cut\n"
-    "short converts up to its last whole record, with a warning.\n"
+    "short converts up to its last whole record, with a warning.  A capture\n"
+    "of a process tree (capture -- CMD) is one trace with a process track per\n"
+    "pid (CSV and folded stacks: of its first process; --split: all).\n"
     "\n"
     "  -o, --output OUT     where to write (- for stdout, with --format): written\n"
     "                       aside and renamed, mode 0600; a device or FIFO written to\n"
@@ -30,6 +33,8 @@ static const char usage[] =
     "      --from SECONDS   only from SECONDS after the trace's start (ts 0)\n"
     "      --to SECONDS     only up to SECONDS after the trace's start\n"
     "      --force          write JSON larger than 4 GiB, or than the free space\n"
+    "      --split          one file per process: OUT with the pid before its\n"
+    "                       extension (out.<pid>.json, out.<pid>.pftrace)\n"
     "\n"
     "Large traces: JSON past 1 GiB (more than viewers load) is announced with\n"
     "what to do instead; past 4 GiB it needs --force (docs/cli.md).  A summary\n"
@@ -39,10 +44,11 @@ int cmd_convert(int argc, char **argv) {
     static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                          {"format", required_argument, 0, 'f'},
                                          CLI_EXPORT_LONGOPTS,
+                                         {"split", no_argument, 0, 'S'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     struct cli_export_opts eo = {NULL, 0, 0, 0, 0, 0, NULL};
-    int c;
+    int c, split = 0;
     optind = 0;
     while ((c = getopt_long(argc, argv, ":o:f:l:h", opts, NULL)) != -1) {
         int r = cli_export_option("convert", c, optarg, &eo);
@@ -54,6 +60,7 @@ int cmd_convert(int argc, char **argv) {
             eo.fmt = cli_export_format(optarg);
             if (!eo.fmt) return cli_usage("convert", "unknown format '%s' (json, perfetto, csv or folded)", optarg);
             break;
+        case 'S': split = 1; break;
         case 'h': return cli_help(usage);
         default: return cli_bad_option("convert", c, argv);
         }
@@ -66,5 +73,9 @@ int cmd_convert(int argc, char **argv) {
         return cli_usage("convert", "cannot tell the format from '%s': use .json, .pftrace, .csv, .folded or --format", eo.out);
     int r = cli_export_check("convert", &eo);
     if (r != REC_OK) return r;
+    if (split) {
+        if (!strcmp(eo.out, "-")) return cli_usage("convert", "--split writes files: give -o OUT");
+        return cli_export_many(argv + optind, NULL, 1, &eo, 1);
+    }
     return cli_export(argv[optind], &eo);
 }

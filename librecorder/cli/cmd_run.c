@@ -31,16 +31,18 @@
 
 static const char usage[] =
     "usage: recorder run [-o FILE] [--format json|perfetto] [--ring-kb KB] [--last S | --from S] [--to S]\n"
-    "                    [--force] [--keep] -- CMD [ARGS...]\n"
+    "                    [--force] [--keep] [--split] -- CMD [ARGS...]\n"
     "\n"
     "Run CMD with recording on and, when it exits, write its trace as Perfetto\n"
     "JSON to FILE (default trace.json): its whole run, unless a window is asked\n"
     "for.  While CMD runs, its events are captured as `recorder capture -- CMD`\n"
     "does (64 MiB rings, drained as they fill) into a temporary file next to\n"
     "FILE, removed afterwards; the summary says what, if anything, was lost.\n"
-    "Child processes it forked get their own files, with their pid before the\n"
-    "extension (trace.<pid>.json): what their rings hold when they exit.  The\n"
-    "segments are removed afterwards, unless --keep.  Ctrl-C goes to CMD.\n"
+    "The processes it starts (fork, exec, pipelines, workers, theirs too) are\n"
+    "in the same trace, a process track per pid, on one time line: what\n"
+    "their rings hold when they exit (their segments wait for us however short\n"
+    "their life).  The segments are removed afterwards, unless --keep.  Ctrl-C\n"
+    "goes to CMD.\n"
     "\n"
     "Exit status: CMD's (128+N if a signal N killed it; 127 if it could not be\n"
     "started); if CMD succeeded but a trace could not be written, that\n"
@@ -58,47 +60,54 @@ static const char usage[] =
     "      --to SECONDS    only up to SECONDS after each trace's start\n"
     "      --force         write JSON larger than 4 GiB, or than the free space\n"
     "  -k, --keep          keep the segments (recorder dump can read them again)\n"
+    "      --split         one file per process instead: FILE with the pid before\n"
+    "                      its extension (trace.<pid>.json, trace.<pid>.pftrace)\n"
     "\n"
     "A trace refused for its size (see recorder dump --help) keeps its capture\n"
     "or segment.\n";
 
-/* "trace.json" -> "trace.<pid>.json"; "trace" -> "trace.<pid>". */
-static void with_pid(const char *out, int pid, char *buf, size_t cap) {
-    const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
-    if (!dot || (slash && dot < slash) || dot == out || (slash && dot == slash + 1))
-        snprintf(buf, cap, "%s.%d", out, pid);
-    else snprintf(buf, cap, "%.*s.%d%s", (int)(dot - out), out, pid, dot);
+/* The segment of t, if it is still the process we saw start: its path
+ * in path.  1 if so. */
+static int tracked_path(const struct descendants *d, const struct desc_seg *t, char *path, size_t cap) {
+    desc_path(t, path, cap);
+    struct rec_seg_entry e;
+    if (t->pid <= 0 || rec_seg_inspect(path, &e) == REC_ERR_NOTFOUND) return 0;
+    return desc_is_tracked(d, t, &e);
 }
 
-/* Write one tracked segment's trace and remove it (unless keep).  The
- * program's own segment (captured: its trace is written from the capture)
- * is only removed.  Returns a rec_status. */
-static int finish_one(const struct descendants *d, const struct desc_seg *t, pid_t child, int captured,
-                      const struct cli_export_opts *o, int keep) {
-    char path[PATH_MAX], file[PATH_MAX];
-    desc_path(t, path, sizeof path);
-    struct rec_seg_entry e;
-    if (rec_seg_inspect(path, &e) == REC_ERR_NOTFOUND) {
-        if (t->pid == child && !captured)
-            cli_warn("pid %d left no segment: is the program instrumented (and did it record an event)?", t->pid);
-        return REC_OK;
+/* Every process of the tree into one trace (or, split, a file each): the
+ * program's capture (or its segment, if it was not captured) first, then
+ * the segments its descendants left, kept for us until now (their writer
+ * keeps its segment while its launcher runs: docs/configuration.md). */
+static int write_tree(struct capture_child *child, const char *capfile, const char *note,
+                      const struct cli_export_opts *eo, int split, int *refused) {
+    struct descendants *d = &child->d;
+    size_t n = 0;
+    char **targets = calloc((size_t)d->n + 1, sizeof *targets);
+    const char **notes = calloc((size_t)d->n + 1, sizeof *notes);
+    int rc = targets && notes ? REC_OK : cli_error(REC_ERR_NOMEM, "out of memory");
+    if (rc == REC_OK && capfile) {
+        notes[n] = note;
+        targets[n++] = strdup(capfile);
     }
-    /* The same process as the one we saw start, in a file of its user's? */
-    if (!desc_is_tracked(d, t, &e)) return REC_OK;
-    if (t->pid == child && captured) {
-        if (!keep) desc_remove(d, t);
-        return REC_OK;
+    for (int i = 0; i < d->n && rc == REC_OK; i++) {
+        const struct desc_seg *t = &d->segs[i];
+        char path[PATH_MAX];
+        if (t->pid == child->pid && capfile) continue;   /* its capture holds it */
+        if (!tracked_path(d, t, path, sizeof path)) {
+            if (t->pid == child->pid)
+                cli_warn("pid %d left no segment: is the program instrumented (and did it record an event)?", t->pid);
+            continue;
+        }
+        targets[n++] = strdup(path);
     }
-    if (t->pid == child) snprintf(file, sizeof file, "%s", o->out);
-    else with_pid(o->out, t->pid, file, sizeof file);
-    struct cli_export_opts one = *o;
-    one.out = file;
-    int rc = cli_export(path, &one);
-    if (rc == REC_ERR_USAGE && !keep) {   /* refused (too large): the segment is all there is */
-        cli_warn("kept %s: recorder dump %s --force, or recorder convert it to CSV", path, path);
-        keep = 1;
-    }
-    if (!keep) desc_remove(d, t);
+    for (size_t i = 0; i < n; i++)
+        if (!targets[i]) rc = cli_error(REC_ERR_NOMEM, "out of memory");
+    if (rc == REC_OK && n > 0) rc = cli_export_many(targets, notes, n, eo, split);
+    *refused = rc == REC_ERR_USAGE;
+    for (size_t i = 0; i < n; i++) free(targets[i]);
+    free(targets);
+    free(notes);
     return rc;
 }
 
@@ -175,12 +184,13 @@ int cmd_run(int argc, char **argv) {
                                          CLI_EXPORT_LONGOPTS,
                                          {"ring-kb", required_argument, 0, 'R'},
                                          {"keep", no_argument, 0, 'k'},
+                                         {"split", no_argument, 0, 'S'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     struct cli_export_opts eo = {"trace.json", REC_EXPORT_JSON, 0, 0, 0, 0, NULL};
     const char *ring_kb = NULL;
     const char *fmt = NULL;
-    int keep = 0, c;
+    int keep = 0, split = 0, c;
     optind = 0;
     /* '+': stop at the command, so its own options stay its own. */
     while ((c = getopt_long(argc, argv, "+:o:f:l:kh", opts, NULL)) != -1) {
@@ -198,6 +208,7 @@ int cmd_run(int argc, char **argv) {
         }
         case 'f': fmt = optarg; break;
         case 'k': keep = 1; break;
+        case 'S': split = 1; break;
         case 'h': return cli_help(usage);
         default: return cli_bad_option("run", c, argv);
         }
@@ -206,7 +217,7 @@ int cmd_run(int argc, char **argv) {
     if (bad == REC_OK) bad = cli_export_check("run", &eo);
     if (bad != REC_OK) return bad;
     if (optind >= argc) return cli_usage("run", "which command? recorder run [OPTIONS] -- CMD [ARGS...]");
-    if (!strcmp(eo.out, "-")) return cli_usage("run", "-o - is not supported: each process needs its own file");
+    if (!strcmp(eo.out, "-")) return cli_usage("run", "-o - is not supported: write the trace to a file");
     /* An output that cannot or must not be written is found out before
      * the program runs (it may run for hours), not after. */
     char err[1400];
@@ -225,20 +236,16 @@ int cmd_run(int argc, char **argv) {
     char note[512];
     int captured = capture_program(&child, capfile, note, sizeof note);
     desc_end(&child.d);
-    int rc = REC_OK;
-    if (captured) {
-        struct cli_export_opts own = eo;
-        own.source_note = note;
-        rc = cli_export(capfile, &own);
-        if (rc == REC_ERR_USAGE)   /* refused (too large): the capture is all there is */
-            cli_warn("kept the capture %s: recorder convert it with --force, or to CSV", capfile);
+    int refused = 0;
+    int rc = write_tree(&child, captured ? capfile : NULL, note, &eo, split, &refused);
+    if (refused) {   /* too large: the capture and the segments are all there is */
+        if (captured) cli_warn("kept the capture %s: recorder convert it with --force, or to CSV", capfile);
+        cli_warn("kept the segments of the processes it started: recorder dump PID... --force reads them");
+        keep = 1;
     }
-    if (!captured || rc != REC_ERR_USAGE) unlink(capfile);
-    for (int i = 0; i < child.d.n; i++) {
-        if (child.d.segs[i].pid <= 0) continue;
-        int r = finish_one(&child.d, &child.d.segs[i], pid, captured, &eo, keep);
-        if (r != REC_OK && rc == REC_OK) rc = r;
-    }
+    if (!captured || !refused) unlink(capfile);
+    for (int i = 0; i < child.d.n && !keep; i++)
+        if (child.d.segs[i].pid > 0) desc_remove(&child.d, &child.d.segs[i]);
     int status = child.d.child_status;
     desc_free(&child.d);
     int code = cli_exit_status(status);

@@ -45,33 +45,11 @@ static int64_t mono_ms(void) {
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Fields 4 (ppid) and 22 (starttime) of /proc/<pid>/stat; -1 if gone. */
-static int proc_stat(int pid, int *ppid, uint64_t *start) {
-    char p[64], buf[1024];
-    snprintf(p, sizeof p, "/proc/%d/stat", pid);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return -1;
-    buf[n] = 0;
-    char *q = strrchr(buf, ')');
-    if (!q) return -1;
-    int field = 2;
-    for (; *q && field < 22; q++) {
-        if (*q != ' ') continue;
-        field++;
-        if (field == 4) *ppid = atoi(q + 1);
-    }
-    *start = strtoull(q, NULL, 10);
-    return 0;
-}
-
 static int is_descendant(const struct descendants *d, int pid, uint64_t *start) {
     int p = pid, ppid = 0;
     uint64_t st;
     for (int depth = 0; depth < 256 && p > 1; depth++) {
-        if (proc_stat(p, &ppid, &st) != 0) return 0;
+        if (rec_proc_parent(p, &ppid, &st) != 0) return 0;
         if (p == pid) *start = st;
         if (ppid == d->self_pid) return 1;
         p = ppid;
@@ -141,6 +119,18 @@ static void resolve_pending(struct descendants *d) {
     }
 }
 
+/* Every segment in /dev/shm now: at the start, after the watch's queue
+ * overflowed, and at the end.  Nothing tagged with our launcher can be
+ * missed there: its writer keeps it while we run (docs/configuration.md). */
+static void rescan(struct descendants *d) {
+    DIR *dir = opendir(SHM_DIR);
+    if (!dir) return;
+    struct dirent *de;
+    while ((de = readdir(dir)) != NULL)
+        if (!strncmp(de->d_name, REC_SEG_PREFIX, strlen(REC_SEG_PREFIX))) consider(d, de->d_name);
+    closedir(dir);
+}
+
 static void read_events(struct descendants *d) {
     char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
     for (;;) {
@@ -148,6 +138,7 @@ static void read_events(struct descendants *d) {
         if (n <= 0) return;
         for (char *p = buf; p < buf + n;) {
             struct inotify_event *ev = (struct inotify_event *)(void *)p;
+            if (ev->mask & IN_Q_OVERFLOW) rescan(d);
             if (ev->len && !strncmp(ev->name, REC_SEG_PREFIX, strlen(REC_SEG_PREFIX))) consider(d, ev->name);
             p += sizeof *ev + ev->len;
         }
@@ -158,7 +149,7 @@ void desc_start(struct descendants *d, const char *lost_what) {
     memset(d, 0, sizeof *d);
     d->self_pid = (int)getpid();
     int ppid;
-    proc_stat(d->self_pid, &ppid, &d->self_start);
+    rec_proc_parent(d->self_pid, &ppid, &d->self_start);
     snprintf(d->launcher, sizeof d->launcher, "%d:%llu", d->self_pid, (unsigned long long)d->self_start);
     d->uid = geteuid();
     prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -198,13 +189,7 @@ void desc_child(struct descendants *d, pid_t child) {
     char own[64];
     snprintf(own, sizeof own, REC_SEG_PREFIX "%d", (int)child);
     track(d, own, (int)child, start);
-    /* Anything already there (it may have been quick): */
-    DIR *dir = opendir(SHM_DIR);
-    if (!dir) return;
-    struct dirent *de;
-    while ((de = readdir(dir)) != NULL)
-        if (!strncmp(de->d_name, REC_SEG_PREFIX, strlen(REC_SEG_PREFIX))) consider(d, de->d_name);
-    closedir(dir);
+    rescan(d);   /* anything already there (it may have been quick) */
 }
 
 int desc_poll(struct descendants *d, int timeout_ms) {
@@ -232,6 +217,7 @@ void desc_end(struct descendants *d) {
         read_events(d);
         close(d->ino);
         d->ino = -1;
+        rescan(d);
     }
     resolve_pending(d);
 }

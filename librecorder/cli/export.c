@@ -86,7 +86,7 @@ static double json_limit(void) {
     return CLI_JSON_LIMIT_BYTES;
 }
 
-static int size_check(const struct cli_export_opts *o, double bytes, double events, double span_s) {
+int cli_export_size_check(const struct cli_export_opts *o, double bytes, double events, double span_s) {
     double limit = json_limit(), warn = limit < CLI_JSON_WARN_BYTES ? limit : CLI_JSON_WARN_BYTES;
     if (o->fmt != REC_EXPORT_JSON || bytes < warn) return REC_OK;
     char sz[32], lim[32], fr[32];
@@ -119,9 +119,8 @@ static void print_window(const struct cli_export_opts *o) {
     if (o->to > 0) fprintf(stderr, "; up to %g s", o->to);
 }
 
-static void summary(const struct cli_export_opts *o, const char *path, const struct cli_source *src,
-                    const struct rec_export_counts *c) {
-    char d[160];
+void cli_export_summary(const struct cli_export_opts *o, const char *path, const char *desc,
+                        const struct rec_export_counts *c) {
     if (o->fmt == REC_EXPORT_PERFETTO)
         fprintf(stderr,
                 "recorder: wrote %s (Perfetto protobuf): %llu slices, %llu instants, %llu counters, %llu flow events "
@@ -137,8 +136,7 @@ static void summary(const struct cli_export_opts *o, const char *path, const str
     else
         fprintf(stderr, "recorder: wrote %s: %llu %s", path, (unsigned long long)c->rows,
                 o->fmt == REC_EXPORT_CSV ? "rows (scope names)" : "lines (call paths)");
-    fprintf(stderr, "; %llu events read from %s", (unsigned long long)c->events_read,
-            cli_source_desc(src, d, sizeof d));
+    fprintf(stderr, "; %llu events read from %s", (unsigned long long)c->events_read, desc);
     if (o->source_note) fprintf(stderr, "; %s", o->source_note);
     print_window(o);
     if (!o->source_note && (c->overwritten || c->dropped))
@@ -161,27 +159,44 @@ int cli_export(const char *target, const struct cli_export_opts *o) {
     struct cli_source src;
     int rc = cli_source_open(target, &src);
     if (rc != REC_OK) return rc;
+    size_t procs = src.cap ? rec_cap_processes(src.cap) : 1;
+    if (procs > 1 && o->fmt != REC_EXPORT_JSON && o->fmt != REC_EXPORT_PERFETTO)
+        cli_warn("%s holds %zu processes: this %s is of the first's, pid %d (convert --split writes one per "
+                 "process)", src.path, procs, o->fmt == REC_EXPORT_CSV ? "CSV" : "folded file", src.pid);
+    else if (procs > 1) {   /* a process tree: one trace of them all */
+        cli_source_close(&src);
+        char *t[1] = {(char *)target};
+        const char *notes[1] = {o->source_note};
+        return cli_export_many(t, notes, 1, o, 0);
+    }
+    rc = cli_export_source(&src, o);
+    cli_source_close(&src);
+    return rc;
+}
+
+int cli_export_source(struct cli_source *src, const struct cli_export_opts *o) {
+    int rc = REC_OK;
     struct rec_export_opts eo = {o->last, o->from, o->to, 0};
     int window = o->last > 0 || o->from > 0 || o->to > 0;
     char err[512];
     rec_export *x = NULL;
-    if (src.cap && !window) {
+    if (src->cap && !window) {
         /* A capture counts its events when it is opened: say it before
          * reading it all. */
-        const struct rec_cap_info *in = rec_cap_get_info(src.cap);
+        const struct rec_cap_info *in = rec_cap_get_info(src->cap);
         double span = in->end_ticks > in->start_ticks ? (double)(in->end_ticks - in->start_ticks) / in->ticks_per_sec : 0;
-        rc = size_check(o, 75.0 * (double)in->events, (double)in->events, span);
+        rc = cli_export_size_check(o, 75.0 * (double)in->events, (double)in->events, span);
     }
     if (rc == REC_OK) {
-        rc = src.cap ? rec_export_open_cap(src.cap, &eo, &x, err, sizeof err)
-                     : rec_export_open_seg(src.seg, &eo, &x, err, sizeof err);
-        if (rc != REC_OK) cli_error(rc, "%s: %s", src.path, err);
+        rc = src->cap ? rec_export_open_cap(src->cap, &eo, &x, err, sizeof err)
+                     : rec_export_open_seg(src->seg, &eo, &x, err, sizeof err);
+        if (rc != REC_OK) cli_error(rc, "%s: %s", src->path, err);
     }
-    if (rc == REC_OK && (window || !src.cap)) {
+    if (rc == REC_OK && (window || !src->cap)) {
         struct rec_export_info in;
         rec_export_get_info(x, &in);
         double share = in.end_ns > in.start_ns ? in.window_ns / (in.end_ns - in.start_ns) : 1;
-        rc = size_check(o, in.json_bytes, share * (double)in.events, (in.end_ns - in.start_ns) / 1e9);
+        rc = cli_export_size_check(o, in.json_bytes, share * (double)in.events, (in.end_ns - in.start_ns) / 1e9);
     }
     struct cli_out out;
     struct rec_export_counts c;
@@ -194,9 +209,16 @@ int cli_export(const char *target, const struct cli_export_opts *o) {
         } else {
             rc = cli_out_commit(&out);
         }
-        if (rc == REC_OK) summary(o, out.path, &src, &c);
+        char d[160];
+        if (rc == REC_OK) cli_export_summary(o, out.path, cli_source_desc(src, d, sizeof d), &c);
     }
     rec_export_free(x);
-    cli_source_close(&src);
     return rc;
+}
+
+void cli_path_with_pid(const char *out, int pid, char *buf, size_t cap) {
+    const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+    if (!dot || (slash && dot < slash) || dot == out || (slash && dot == slash + 1))
+        snprintf(buf, cap, "%s.%d", out, pid);
+    else snprintf(buf, cap, "%.*s.%d%s", (int)(dot - out), out, pid, dot);
 }

@@ -52,4 +52,23 @@ int cli_export_check(const char *cmd, const struct cli_export_opts *o);
  * refused for its size returns REC_ERR_USAGE. */
 int cli_export(const char *target, const struct cli_export_opts *o);
 
+struct cli_source;
+/* The same for a source already open (closed by the caller). */
+int cli_export_source(struct cli_source *src, const struct cli_export_opts *o);
+/* Several sources (export_many.c): targets[i] as cli_export's, each
+ * process of a capture of several a source of its own.  Into one trace of
+ * them all, a process track each (rec_export_write_part), or, with split,
+ * one file per process: o->out with the pid before its extension
+ * (cli_path_with_pid).  notes[i] (may be NULL; NULL entries) is said of
+ * targets[i] in the summary.  Returns a rec_status (the first error's). */
+int cli_export_many(char *const *targets, const char *const *notes, size_t n, const struct cli_export_opts *o,
+                    int split);
+/* "trace.json" -> "trace.<pid>.json"; "trace" -> "trace.<pid>". */
+void cli_path_with_pid(const char *out, int pid, char *buf, size_t cap);
+/* What export.c does before and after writing, for export_many.c: the
+ * size check (REC_ERR_USAGE if refused, printed) and the summary line. */
+int cli_export_size_check(const struct cli_export_opts *o, double bytes, double events, double span_s);
+void cli_export_summary(const struct cli_export_opts *o, const char *path, const char *desc,
+                        const struct rec_export_counts *c);
+
 #endif

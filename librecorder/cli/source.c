@@ -146,6 +146,14 @@ void cli_source_close(struct cli_source *src) {
     src->cap = NULL;
 }
 
+int cli_source_select(struct cli_source *src, size_t i) {
+    if (!src->cap || rec_cap_select(src->cap, i) != REC_OK) return REC_ERR_USAGE;
+    const struct rec_cap_info *in = rec_cap_get_info(src->cap);
+    src->pid = in->pid;
+    memcpy(src->process_name, in->process_name, sizeof src->process_name);
+    return REC_OK;
+}
+
 /* Escaped: the process name is the program's to choose. */
 const char *cli_source_desc(const struct cli_source *src, char *buf, size_t cap) {
     char name[sizeof src->process_name * 4];

@@ -31,6 +31,9 @@ int cli_source_open(const char *target, struct cli_source *src);
  * event log (report; exports stream instead: export.c). */
 int cli_source_load(const char *target, struct cli_source *src);
 void cli_source_close(struct cli_source *src);
+/* A capture of several processes: read process i of it from now on
+ * (rec_cap_select), described as that process.  REC_OK or a status. */
+int cli_source_select(struct cli_source *src, size_t i);
 /* "pid 123 (prog), dead", the name escaped for a terminal (cli_safe) */
 const char *cli_source_desc(const struct cli_source *src, char *buf, size_t cap);
 

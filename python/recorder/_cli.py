@@ -8,9 +8,9 @@ command, and when the program has exited turns the trace it wrote into
 FILE -- as `recorder run` does for any program:
 
   .json   `recorder run`: every process of the tree (forks, multiprocessing
-          workers) its own file, trace.<pid>.json; each thread's ring holds
+          workers) in the one trace, a process track each; each thread's ring holds
           its last 512k scopes (--ring-kb); then file and line go into args
-  .rec    `recorder capture -- CMD`: lossless, the main process only
+  .rec    `recorder capture -- CMD`: the main process lossless, the tree's others from their rings
   .csv, .folded (and .json with --capture): a capture, then `recorder convert`
 
 Ctrl-C reaches the program; SIGTERM and SIGHUP are passed on.  The exit
@@ -20,7 +20,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 USAGE = """\
 usage: python3 -m recorder [OPTIONS] SCRIPT [ARGS...]
@@ -35,7 +34,7 @@ into the same lanes.
 
 options:
   -o, --output FILE     when the program exits, write its trace to FILE:
-                        .json (Perfetto; each process its own, FILE.<pid>.json),
+                        .json (Perfetto; every process of the tree, a track each),
                         .rec (a lossless capture), .csv (statistics per scope),
                         .folded (flame graph stacks)
   -p, --partial         record only while enabled: recorder.Profiler().enable()
@@ -240,24 +239,6 @@ def _wait(cmd, env):
     return rc if rc >= 0 else 128 - rc
 
 
-def _pid_files(out, since):
-    """recorder run's files for child processes: OUT.<pid>.ext."""
-    stem, ext = os.path.splitext(out)
-    d = os.path.dirname(stem) or "."
-    base = os.path.basename(stem) + "."
-    found = []
-    try:
-        names = os.listdir(d)
-    except OSError:
-        return found
-    for n in names:
-        mid = n[len(base):-len(ext)] if n.startswith(base) and n.endswith(ext) else ""
-        p = os.path.join(d, n)
-        if mid.isdigit() and os.path.getmtime(p) >= since:
-            found.append(p)
-    return sorted(found)
-
-
 def _fix_json(paths):
     from . import trace_args
     for p in paths:
@@ -282,12 +263,11 @@ def outer(o):
     _follow.with_pythonpath(env, [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))])
     ext = os.path.splitext(o.output)[1]
     inner = _inner_cmd(o)
-    since = time.time() - 1
     if ext == ".json" and not o.capture:
         if o.ring_kb is not None or "RECORDER_RING_KB" not in env:
             env["RECORDER_RING_KB"] = str(o.ring_kb or RING_KB_JSON)
         rc = _wait([rec, "run", "-o", o.output, "--", *inner], env)
-        _fix_json([o.output, *_pid_files(o.output, since)])
+        _fix_json([o.output])
         return rc
     ring = ["--ring-kb", str(o.ring_kb)] if o.ring_kb else []
     if ext == ".rec":

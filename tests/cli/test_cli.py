@@ -555,7 +555,8 @@ def test_capture_launch():
     code, _, _ = rec("convert", out, "-o", os.path.join(WORK, "exit3.json"))
     check(code == OK and "before_exit" in slice_names(validate_trace(os.path.join(WORK, "exit3.json"))),
           "and captured its scope")
-    # A process the program forks is not captured, and keeps no segment.
+    # A process the program forks is in the capture too (its own process,
+    # which readers of one process skip), and keeps no segment.
     code, so, err, out = launch([], ["fork"])
     m1, m2 = re.search(r"child (\d+)", so), re.search(r"parent (\d+)", so)
     require(code == OK and m1 and m2, f"the forking program ran ({code}, {so!r}, {err.strip()[-200:]})")
@@ -563,8 +564,11 @@ def test_capture_launch():
     check(not os.path.exists(seg(parent)) and not os.path.exists(seg(child)),
           "neither the program's segment nor its child's is left behind")
     code, _, _ = rec("convert", out, "-o", os.path.join(WORK, "fork.json"))
-    names = slice_names(validate_trace(os.path.join(WORK, "fork.json")))
-    check("in_parent" in names and "in_child" not in names, "the capture is the program's own")
+    doc = validate_trace(os.path.join(WORK, "fork.json"))
+    names = {(e["pid"], e["name"]) for e in doc["traceEvents"] if e.get("ph") == "B"}
+    check((parent, "in_parent") in names and (child, "in_child") in names, "the capture holds both processes")
+    code, so, _ = rec("report", out)
+    check(code == OK and "in_parent" in so and "in_child" not in so, "report reads the program's own")
     # A program that never records, one that cannot run, and bad usage.
     code, _, err = rec("capture", "-o", "x.rec", "--", "true")
     one_line_error(code, err, NOTFOUND, "a program that records nothing")
@@ -628,7 +632,7 @@ def test_bad_input():
             ([], USAGE), (["bogus"], USAGE), (["help", "bogus"], USAGE),
             (["ls", "--bogus"], USAGE), (["ls", "extra"], USAGE), (["ls", "--dir", missing], NOTFOUND),
             (["gc", "extra"], USAGE), (["gc", "--stale-minutes", "x"], USAGE),
-            (["dump"], USAGE), (["dump", "1", "2"], USAGE), (["dump", pid, "--last", "-1"], USAGE),
+            (["dump"], USAGE), (["dump", "--tree", "1", "2"], USAGE), (["dump", pid, "--last", "-1"], USAGE),
             (["dump", pid, "-o"], USAGE),
             (["dump", "999999999"], NOTFOUND), (["dump", missing], NOTFOUND), (["dump", "nosuchname"], NOTFOUND),
             (["dump", junk], FORMAT), (["dump", trunc], TRUNCATED), (["dump", v9], VERSION),
@@ -687,7 +691,17 @@ def test_run_fork():
     require(m1 and m2, f"the program ran ({r.stdout!r})")
     child, parent = int(m1.group(1)), int(m2.group(1))
     doc = validate_trace(out)
-    check("in_parent" in slice_names(doc) and "in_child" not in slice_names(doc), "trace.json is the parent's")
+    names = {(e["pid"], e["name"]) for e in doc["traceEvents"] if e.get("ph") == "B"}
+    check((parent, "in_parent") in names and (child, "in_child") in names and (parent, "in_child") not in names,
+          "trace.json holds both processes, each on its own pid")
+    check(not os.path.exists(seg(parent)) and not os.path.exists(seg(child)), "both segments were removed")
+    # --split: a file per process, the pid before the extension.
+    r = subprocess.run([RECORDER, "run", "--split", "-o", out, "--", PROG, "fork"], capture_output=True, text=True,
+                       cwd=WORK, env=e, timeout=TIMEOUT)
+    child = int(re.search(r"child (\d+)", r.stdout).group(1))
+    parent = int(re.search(r"parent (\d+)", r.stdout).group(1))
+    pdoc = validate_trace(os.path.join(WORK, f"trace.{parent}.json"))
+    check("in_parent" in slice_names(pdoc) and "in_child" not in slice_names(pdoc), "--split: the parent's file")
     cout = os.path.join(WORK, f"trace.{child}.json")
     check(os.path.exists(cout), f"the child got trace.{child}.json")
     if os.path.exists(cout):

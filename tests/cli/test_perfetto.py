@@ -9,7 +9,8 @@ the same source holds; the summary line says what the file holds.
            with any name, against -o X.json; an unknown format is refused
   convert  a capture to .pftrace and .perfetto-trace, against .json (the
            same bytes twice: a capture reads the same every time)
-  run      a program that forks: one protobuf trace per process
+  run      a program that forks: one protobuf trace of both processes, and
+           with --split one per process
 """
 import json
 import os
@@ -114,8 +115,14 @@ def test_convert():
 def test_run():
     code, _, err = rec("run", "-o", "t.pftrace", "--", PROG, "fork")
     check(code == OK, f"run -o t.pftrace -- cli_prog fork ({err[-300:]!r})")
+    pf = pftrace.decode(os.path.join(WORK, "t.pftrace"))
+    pids = {t.get("pid") for t in pf["tracks"].values() if t["kind"] == "process"}
+    check(len(pids) == 2, f"one protobuf trace of both processes: {pids}")
+    code, _, err = rec("run", "--split", "-o", "s.pftrace", "--", PROG, "fork")
+    check(code == OK, f"run --split -o s.pftrace -- cli_prog fork ({err[-300:]!r})")
     files = sorted(f for f in os.listdir(WORK) if f.endswith(".pftrace"))
-    check(len(files) == 2 and "t.pftrace" in files, f"one protobuf trace per process: {files}")
+    check(len(files) == 3 and all(f.startswith("s.") for f in files if f != "t.pftrace"),
+          f"--split: one protobuf trace per process: {files}")
     for f in files:
         try:
             pf = pftrace.decode(os.path.join(WORK, f))

@@ -1,0 +1,209 @@
+/*
+ * export_many.c -- several processes written at once: `recorder dump PID1
+ * PID2 ...`, `dump --tree PID`, `run`'s and `capture -- CMD`'s process
+ * trees, a capture of several processes.  Into one trace (a process track
+ * per pid, every timestamp on one CLOCK_MONOTONIC time line: ts 0 is the
+ * earliest start of them all), or with --split one file per process.
+ *
+ * Every source is opened and read once before anything is written
+ * (rec_export_open_*: its span, its size), so the size check and the
+ * common origin are known up front; then each is read again and streamed
+ * into the same file (rec_export_write_part).  Memory stays that of one
+ * export at a time, plus the open sources.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "export.h"
+#include "source.h"
+
+#define MAX_UNITS 4096   /* the launcher tracks at most this many; a capture holds at most this many */
+
+struct unit {
+    struct cli_source src;
+    const char *note;
+    rec_export *x;
+    struct rec_export_info in;
+};
+
+struct units {
+    struct unit *u;
+    size_t n;
+};
+
+static void close_units(struct units *us) {
+    for (size_t i = 0; i < us->n; i++) {
+        rec_export_free(us->u[i].x);
+        cli_source_close(&us->u[i].src);
+    }
+    free(us->u);
+    us->u = NULL;
+    us->n = 0;
+}
+
+/* The same process twice (dump 12 12, or a pid and its segment's path)
+ * is written once. */
+static int seen(const struct units *us, const struct cli_source *s) {
+    for (size_t i = 0; i < us->n; i++)
+        if (us->u[i].src.pid == s->pid && s->pid > 0) {
+            cli_warn("pid %d is given twice: written once", s->pid);
+            return 1;
+        }
+    return 0;
+}
+
+/* Adds target's processes (a capture of several: one each). */
+static int add_target(struct units *us, const char *target, const char *note) {
+    size_t procs = 1;
+    for (size_t k = 0; k < procs; k++) {
+        if (us->n == MAX_UNITS) return cli_error(REC_ERR_USAGE, "more than %d processes in one trace", MAX_UNITS);
+        struct unit *u = &us->u[us->n];
+        memset(u, 0, sizeof *u);
+        int rc = cli_source_open(target, &u->src);
+        if (rc != REC_OK) return rc;
+        if (u->src.cap && k == 0) procs = rec_cap_processes(u->src.cap);
+        if (k > 0 && cli_source_select(&u->src, k) != REC_OK) {
+            cli_source_close(&u->src);
+            return cli_error(REC_ERR_FORMAT, "%s changed while it was read", target);
+        }
+        if (seen(us, &u->src)) {
+            cli_source_close(&u->src);
+            continue;
+        }
+        u->note = k == 0 ? note : NULL;
+        us->n++;
+    }
+    return REC_OK;
+}
+
+static int open_units(struct units *us, char *const *targets, const char *const *notes, size_t n) {
+    us->n = 0;
+    us->u = calloc(MAX_UNITS, sizeof *us->u);
+    if (!us->u) return cli_error(REC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        int rc = add_target(us, targets[i], notes ? notes[i] : NULL);
+        if (rc != REC_OK) {
+            close_units(us);
+            return rc;
+        }
+    }
+    return REC_OK;
+}
+
+/* --split: each process into a file of its own, as dump writes one. */
+static int write_split(struct units *us, const struct cli_export_opts *o) {
+    int rc = REC_OK;
+    for (size_t i = 0; i < us->n; i++) {
+        char file[4200];
+        cli_path_with_pid(o->out, us->u[i].src.pid, file, sizeof file);
+        struct cli_export_opts one = *o;
+        one.out = file;
+        one.source_note = us->u[i].note;
+        int r = cli_export_source(&us->u[i].src, &one);
+        if (r != REC_OK && rc == REC_OK) rc = r;
+    }
+    return rc;
+}
+
+static void add_counts(struct rec_export_counts *t, const struct rec_export_counts *c) {
+    t->slices += c->slices;
+    t->instants += c->instants;
+    t->counters += c->counters;
+    t->flows += c->flows;
+    t->threads += c->threads;
+    t->trace_events += c->trace_events;
+    t->events_read += c->events_read;
+    t->overwritten += c->overwritten;
+    t->dropped += c->dropped;
+    t->bad += c->bad;
+    t->forced += c->forced;
+    t->late_flags += c->late_flags;
+    t->unbound_flows += c->unbound_flows;
+    t->too_deep += c->too_deep;
+    t->deep_scopes += c->deep_scopes;
+    t->nonfinite_counters += c->nonfinite_counters;
+    t->untracked_events += c->untracked_events;
+}
+
+/* "3 processes: pid 10 (a), alive; pid 11 (b), dead[: NOTE]; ..." */
+static char *describe(const struct units *us) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    fprintf(f, "%zu processes: ", us->n);
+    for (size_t i = 0; i < us->n; i++) {
+        char d[200];
+        fprintf(f, "%s%s", i ? "; " : "", cli_source_desc(&us->u[i].src, d, sizeof d));
+        if (us->u[i].note) fprintf(f, ", %s", us->u[i].note);
+    }
+    fclose(f);
+    return buf;
+}
+
+static int write_merged(struct units *us, const struct cli_export_opts *o) {
+    struct rec_export_opts eo = {o->last, o->from, o->to, 0};
+    char err[512];
+    double bytes = 0, events = 0, origin = 0, end = 0;
+    for (size_t i = 0; i < us->n; i++) {
+        struct unit *u = &us->u[i];
+        int rc = u->src.cap ? rec_export_open_cap(u->src.cap, &eo, &u->x, err, sizeof err)
+                            : rec_export_open_seg(u->src.seg, &eo, &u->x, err, sizeof err);
+        if (rc != REC_OK) return cli_error(rc, "%s: %s", u->src.path, err);
+        rec_export_get_info(u->x, &u->in);
+        bytes += u->in.json_bytes;
+        double share = u->in.end_ns > u->in.start_ns ? u->in.window_ns / (u->in.end_ns - u->in.start_ns) : 1;
+        events += share * (double)u->in.events;
+        if (i == 0 || u->in.start_mono_ns < origin) origin = u->in.start_mono_ns;
+        if (i == 0 || u->in.end_mono_ns > end) end = u->in.end_mono_ns;
+    }
+    int rc = cli_export_size_check(o, bytes, events, (end - origin) / 1e9);
+    struct cli_out out;
+    if (rc == REC_OK) rc = cli_out_open(&out, o->out);
+    if (rc != REC_OK) return rc;
+    struct rec_export_part part;
+    memset(&part, 0, sizeof part);
+    part.origin_mono_ns = origin;
+    part.end_mono_ns = end;
+    part.count = (uint32_t)us->n;
+    struct rec_export_counts total;
+    memset(&total, 0, sizeof total);
+    for (size_t i = 0; i < us->n && rc == REC_OK; i++) {
+        struct rec_export_counts c;
+        part.index = (uint32_t)i;
+        int e = rec_export_write_part(us->u[i].x, o->fmt, out.f, &part, &c, err, sizeof err);
+        if (e != REC_OK) rc = cli_error(e, "%s: %s (pid %d)", out.path, err, us->u[i].src.pid);
+        else add_counts(&total, &c);
+    }
+    rec_export_part_free(&part);
+    if (rc != REC_OK) {
+        cli_out_abort(&out);
+        return rc;
+    }
+    rc = cli_out_commit(&out);
+    if (rc == REC_OK) {
+        char *d = describe(us);
+        struct cli_export_opts shown = *o;
+        shown.source_note = NULL;   /* said per process, in d */
+        cli_export_summary(&shown, out.path, d ? d : "several processes", &total);
+        free(d);
+    }
+    return rc;
+}
+
+int cli_export_many(char *const *targets, const char *const *notes, size_t n, const struct cli_export_opts *o,
+                    int split) {
+    struct units us;
+    int rc = open_units(&us, targets, notes, n);
+    if (rc != REC_OK) return rc;
+    if (us.n == 1 && !split) {
+        struct cli_export_opts one = *o;
+        one.source_note = us.u[0].note;
+        rc = cli_export_source(&us.u[0].src, &one);
+    } else rc = split ? write_split(&us, o) : write_merged(&us, o);
+    close_units(&us);
+    return rc;
+}

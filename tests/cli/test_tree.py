@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""One trace for a process tree (docs/cli.md, "Process trees").
+
+usage: test_tree.py RECORDER TREE_PROG WORKDIR TEST
+
+tree_prog (tree_prog.c) makes the trees: a parent with three workers, one
+of which forks a grandchild that records and exits at once; a worker that
+aborts; a shell pipeline of two recording programs.  Every process records
+a known number of scopes of a name of its own, and each test checks, per
+pid, exactly that many in the merged trace: JSON through the strict
+checker (tests/analysis/check_trace.py), protobuf through the independent
+decoder (tests/perfetto/pftrace.py).  Nothing is timed.
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "perfetto"))
+from clitest import (OK, TEST, WORK, RECORDER, PROG, TIMEOUT, check, require, env_without_keep,  # noqa: E402
+                     seg)
+import pftrace  # noqa: E402
+
+CHECK_TRACE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analysis", "check_trace.py")
+N = 40
+
+
+def run(*args, shell_cmd=None):
+    cmd = [RECORDER, *map(str, args)]
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=WORK, env=env_without_keep(), timeout=TIMEOUT)
+    return p.returncode, p.stdout, p.stderr
+
+
+def pids_of(out):
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"(\w+) (\d+)", out)}
+
+
+def strict_json(path):
+    p = subprocess.run(["/usr/bin/python3", CHECK_TRACE, path], capture_output=True, text=True, timeout=TIMEOUT)
+    require(p.returncode == 0, f"check_trace.py {os.path.basename(path)}: {p.stdout[-400:]}{p.stderr[-300:]}")
+    with open(path) as f:
+        return json.load(f)
+
+
+def json_slices(doc):
+    """{(pid, name): slices}: B events, and the instants that are open
+    slices of zero length (a scope opened just before a crash)."""
+    n = {}
+    for e in doc["traceEvents"]:
+        if e["ph"] == "B" or (e["ph"] == "i" and "open" in e.get("cat", "").split(",")):
+            n[(e["pid"], e["name"])] = n.get((e["pid"], e["name"]), 0) + 1
+    return n
+
+
+def pf_slices(path):
+    try:
+        doc = pftrace.decode(path)
+    except pftrace.DecodeError as e:
+        require(False, f"{os.path.basename(path)} decodes: {e}")
+    pid_of = {u: t.get("pid") for u, t in doc["tracks"].items()}
+    n = {}
+    for e in doc["events"]:
+        if e["ph"] == "B" or (e["ph"] == "i" and e["name"] == "doomed"):
+            k = (pid_of.get(e["track"]), e["name"])
+            n[k] = n.get(k, 0) + 1
+    return n
+
+
+def expect_counts(what, got, want):
+    for k, v in want.items():
+        check(got.get(k, 0) == v, f"{what}: pid {k[0]} has {v} '{k[1]}' slices ({got.get(k, 0)})")
+    pids = {k[0] for k in got}
+    check(pids == {k[0] for k in want}, f"{what}: exactly the tree's processes ({sorted(pids)})")
+
+
+def tree_want(p, crash=False):
+    want = {(p["parent"], "before_fork"): 1, (p["parent"], "parent_after"): N}
+    for i in (1, 2, 3):
+        want[(p[f"worker{i}"], f"worker{i}")] = N
+    if crash:
+        want[(p["worker2"], "doomed")] = 1   # open when it aborted: a slice ending at its last event
+    else:
+        want[(p["grandchild"], "grandchild")] = N
+    return want
+
+
+def check_aligned(doc, p):
+    """One time line: every worker's slices begin after the parent's
+    before_fork (it ended before the fork)."""
+    bf = [e for e in doc["traceEvents"] if e["ph"] == "E" and e["name"] == "before_fork"]
+    require(len(bf) == 1, "before_fork ended once")
+    t = bf[0]["ts"]
+    for i in (1, 2, 3):
+        b = [e["ts"] for e in doc["traceEvents"] if e["ph"] == "B" and e["pid"] == p[f"worker{i}"]]
+        check(b and min(b) >= t, f"worker{i}'s slices begin after the parent's before_fork ({min(b) if b else None} "
+              f">= {t})")
+
+
+def no_segments_left(p):
+    left = [pid for pid in p.values() if os.path.exists(seg(pid))]
+    check(not left, f"no segment of the tree is left behind ({left})")
+
+
+def test_run_workers():
+    out = os.path.join(WORK, "workers.json")
+    code, so, err = run("run", "-o", out, "--", PROG, "workers", N)
+    check(code == OK, f"run exits 0 ({err.strip()[-300:]})")
+    p = pids_of(so)
+    require(len(p) == 5, f"five processes said their pid ({so!r})")
+    doc = strict_json(out)
+    expect_counts("run, JSON", json_slices(doc), tree_want(p))
+    check_aligned(doc, p)
+    check(len(doc["otherData"]["recorder"]["processes"]) == 5, "otherData lists the five processes")
+    check("5 processes" in err, f"the summary says 5 processes ({err.strip()[-200:]!r})")
+    no_segments_left(p)
+    pf = os.path.join(WORK, "workers.pftrace")
+    code, so, err = run("run", "-o", pf, "--", PROG, "workers", N)
+    check(code == OK, f"run -o .pftrace exits 0 ({err.strip()[-300:]})")
+    expect_counts("run, Perfetto", pf_slices(pf), tree_want(pids_of(so)))
+    no_segments_left(pids_of(so))
+
+
+def test_run_crash():
+    out = os.path.join(WORK, "crash.json")
+    code, so, err = run("run", "-o", out, "--", PROG, "crash", N)
+    check(code == OK, f"the parent exits 0 though a worker aborted ({code}, {err.strip()[-300:]})")
+    p = pids_of(so)
+    require(len(p) == 4, f"four processes said their pid ({so!r})")
+    expect_counts("a crashed worker", json_slices(strict_json(out)), tree_want(p, crash=True))
+    no_segments_left(p)
+
+
+def test_run_pipeline():
+    out = os.path.join(WORK, "pipe.json")
+    code, so, err = run("run", "-o", out, "--", "/bin/sh", "-c", f"'{PROG}' emit {N} | '{PROG}' consume")
+    check(code == OK, f"run of a pipeline exits 0 ({err.strip()[-300:]})")
+    doc = strict_json(out)
+    n = json_slices(doc)
+    emit = [k for k in n if k[1] == "emit"]
+    cons = [k for k in n if k[1] == "consume"]
+    check(len(emit) == 1 and n[emit[0]] == N, f"the first program's {N} scopes ({n})")
+    check(len(cons) == 1 and n[cons[0]] == N, f"the second program's {N} scopes ({n})")
+    check(len({k[0] for k in n}) == 2, "two processes (the shell recorded nothing)")
+
+
+def test_run_split():
+    out = os.path.join(WORK, "split.json")
+    code, so, err = run("run", "--split", "-o", out, "--", PROG, "workers", N)
+    check(code == OK, f"run --split exits 0 ({err.strip()[-300:]})")
+    p = pids_of(so)
+    want = tree_want(p)
+    for who, pid in p.items():
+        f = os.path.join(WORK, f"split.{pid}.json")
+        if not check(os.path.exists(f), f"{who} got split.{pid}.json"):
+            continue
+        check(os.stat(f).st_mode & 0o777 == 0o600, f"split.{pid}.json is 0600")
+        n = json_slices(strict_json(f))
+        check({k[0] for k in n} == {pid}, f"split.{pid}.json holds pid {pid} only")
+        for k, v in want.items():
+            if k[0] == pid:
+                check(n.get(k) == v, f"split.{pid}.json: {v} '{k[1]}' slices ({n.get(k)})")
+    check(not os.path.exists(out), "no merged file with --split")
+
+
+def test_capture_workers():
+    cap = os.path.join(WORK, "workers.rec")
+    code, so, err = run("capture", "-q", "-o", cap, "--", PROG, "workers", N)
+    check(code == OK, f"capture exits 0 ({err.strip()[-300:]})")
+    p = pids_of(so)
+    require(len(p) == 5, f"five processes said their pid ({so!r})")
+    check(err.count("added pid") == 4, f"the four other processes were added ({err.strip()[-400:]!r})")
+    out = os.path.join(WORK, "cap.json")
+    code, _, err = run("convert", cap, "-o", out)
+    check(code == OK, f"convert exits 0 ({err.strip()[-300:]})")
+    doc = strict_json(out)
+    expect_counts("capture, JSON", json_slices(doc), tree_want(p))
+    check_aligned(doc, p)
+    pf = os.path.join(WORK, "cap.pftrace")
+    code, _, err = run("convert", cap, "-o", pf)
+    check(code == OK, f"convert to .pftrace exits 0 ({err.strip()[-300:]})")
+    expect_counts("capture, Perfetto", pf_slices(pf), tree_want(p))
+    # A reader of one process (report) reads the first: the parent.
+    code, so2, err = run("report", cap)
+    check(code == OK and "parent_after" in so2 and "worker1" not in so2, "report reads the capture's first process")
+    no_segments_left(p)
+    code, _, err = run("convert", "--split", cap, "-o", os.path.join(WORK, "cs.json"))
+    check(code == OK, f"convert --split exits 0 ({err.strip()[-200:]})")
+    for who, pid in p.items():
+        check(os.path.exists(os.path.join(WORK, f"cs.{pid}.json")), f"convert --split wrote cs.{pid}.json")
+
+
+def test_capture_crash():
+    cap = os.path.join(WORK, "crash.rec")
+    code, so, err = run("capture", "-q", "-o", cap, "--", PROG, "crash", N)
+    check(code == OK, f"capture exits 0 ({err.strip()[-300:]})")
+    p = pids_of(so)
+    out = os.path.join(WORK, "crash.json")
+    code, _, err = run("convert", cap, "-o", out)
+    expect_counts("capture of a crash", json_slices(strict_json(out)), tree_want(p, crash=True))
+    no_segments_left(p)
+
+
+def test_capture_pipeline():
+    cap = os.path.join(WORK, "pipe.rec")
+    code, so, err = run("capture", "-q", "-o", cap, "--", "/bin/sh", "-c", f"'{PROG}' emit {N} | '{PROG}' consume")
+    check(code == OK, f"capture of a pipeline exits 0 ({err.strip()[-300:]})")
+    out = os.path.join(WORK, "pipe.json")
+    code, _, err = run("convert", cap, "-o", out)
+    check(code == OK, f"convert exits 0 ({err.strip()[-300:]})")
+    n = json_slices(strict_json(out))
+    check(sorted(v for k, v in n.items()) == [N, N] and {k[1] for k in n} == {"emit", "consume"},
+          f"both programs' {N} scopes, in two processes ({n})")
+
+
+def kept_tree():
+    """A tree run with RECORDER_KEEP=1: its segments stay for dump."""
+    e = env_without_keep({"RECORDER_KEEP": "1"})
+    p = subprocess.run([PROG, "workers", str(N)], capture_output=True, text=True, cwd=WORK, env=e, timeout=TIMEOUT)
+    require(p.returncode == 0, "tree_prog ran")
+    return pids_of(p.stdout)
+
+
+def test_dump_many():
+    p = kept_tree()
+    try:
+        out = os.path.join(WORK, "many.json")
+        args = [p["parent"], p["worker1"], p["grandchild"], p["worker1"]]
+        code, _, err = run("dump", *args, "-o", out)
+        check(code == OK, f"dump of three pids exits 0 ({err.strip()[-300:]})")
+        check("given twice" in err, "a pid given twice is said so and written once")
+        want = {k: v for k, v in tree_want(p).items() if k[0] in args}
+        expect_counts("dump PID PID PID", json_slices(strict_json(out)), want)
+        pf = os.path.join(WORK, "many.pftrace")
+        code, _, err = run("dump", *args, "-o", pf)
+        expect_counts("dump PID PID PID, Perfetto", pf_slices(pf), want)
+        # --tree: the parent and every descendant, all dead by now: found
+        # by the parents their segments' headers name.
+        tout = os.path.join(WORK, "tree.json")
+        code, _, err = run("dump", "--tree", p["parent"], "-o", tout)
+        check(code == OK, f"dump --tree exits 0 ({err.strip()[-300:]})")
+        expect_counts("dump --tree of a dead tree", json_slices(strict_json(tout)), tree_want(p))
+        code, _, err = run("dump", "--tree", p["worker1"], "-o", os.path.join(WORK, "sub.json"))
+        want = {k: v for k, v in tree_want(p).items() if k[0] in (p["worker1"], p["grandchild"])}
+        expect_counts("dump --tree of a subtree", json_slices(strict_json(os.path.join(WORK, "sub.json"))), want)
+        # A planted link where one process's file goes is refused, not
+        # followed; the other process's file is written.
+        victim = os.path.join(WORK, "victim")
+        with open(victim, "w") as f:
+            f.write("keep")
+        os.symlink(victim, os.path.join(WORK, f"ln.{p['worker3']}.json"))
+        code, _, err = run("dump", "--split", p["parent"], p["worker3"], "-o", os.path.join(WORK, "ln.json"))
+        check(code != OK, f"dump --split fails where a link was planted ({code})")
+        check(open(victim).read() == "keep", "the link's target is untouched")
+        check(os.path.exists(os.path.join(WORK, f"ln.{p['parent']}.json")), "the other process's file is written")
+        code, _, err = run("dump", "--split", p["parent"], p["worker2"], "-o", os.path.join(WORK, "ds.json"))
+        check(code == OK and all(os.path.exists(os.path.join(WORK, f"ds.{q}.json")) for q in (p["parent"], p["worker2"])),
+              f"dump --split writes one file per pid ({err.strip()[-200:]})")
+    finally:
+        for pid in p.values():
+            try:
+                os.unlink(seg(pid))
+            except FileNotFoundError:
+                pass
+
+
+if __name__ == "__main__":
+    os.makedirs(WORK, exist_ok=True)
+    globals()["test_" + TEST]()
+    from clitest import failures
+    sys.exit(1 if failures else 0)
