@@ -283,6 +283,7 @@ int rec_export_write(rec_export *x, enum rec_export_format f, FILE *out, struct 
     s->t0 = t0;
     s->from = from;
     s->to = to;
+    s->whole = x->plan;
     int rc = REC_OK;
     if (sink_start(s, x->plan, f, out, window_span(x->plan, from, to, x->now)) != 0) {
         rc = rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
@@ -361,6 +362,7 @@ int xs_export_model(rec_model *m, enum rec_export_format f, FILE *out, const str
     struct xs *x = xs_new(m, XS_WRITE, NULL, NULL, o ? o->lookahead : 0);
     if (!x) return -1;
     x->t0 = xs_log_first(m);
+    x->whole = m;
     xs_window(o, x->t0, rec_model_now(m), &x->from, &x->to);
     int rc = -1;
     if (sink_start(x, m, f, out, window_span(m, x->from, x->to, rec_model_now(m))) == 0) {

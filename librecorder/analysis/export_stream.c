@@ -384,6 +384,16 @@ static void plan_add(struct xs *x, const struct litem *it) {
     if (it->ts < x->first_b) x->first_b = it->ts;
 }
 
+/* Can an unmatched end come on this record?  Only if the whole source has
+ * one on its thread (or nobody read it all).  Without them nothing goes
+ * back in time, and holding items only fills the lookahead: a thread's
+ * first million items would wait in its queue. */
+static int may_wrap(struct xs *x, uint32_t rec) {
+    if (!x->whole) return 1;
+    long p = rec < x->m->n_recs ? xs_plan_rec(x->m, x->whole, rec) : -1;
+    return p < 0 || x->whole->recs[p].unmatched > 0;
+}
+
 uint64_t xs_add(struct xs *x, const struct litem *li, const char *msg, unsigned msg_len) {
     if (x->mode == XS_PLAN) {
         plan_add(x, li);
@@ -403,7 +413,8 @@ uint64_t xs_add(struct xs *x, const struct litem *li, const char *msg, unsigned 
     }
     if (!R->seen) {   /* a thread's first items may be wrapped by an unmatched end too */
         R->seen = 1;
-        R->hold = R->qtail;
+        R->wraps = may_wrap(x, li->rec);
+        if (R->wraps) R->hold = R->qtail;
     }
     uint64_t handle = XS_NONE;
     int rc;
@@ -420,7 +431,7 @@ uint64_t xs_add(struct xs *x, const struct litem *li, const char *msg, unsigned 
     } else {
         if (it.b < R->last_b) it.b = R->last_b;
         R->last_b = it.b;
-        if (it.kind == REC_ITEM_LOSS && R->hold == XS_NONE) R->hold = R->qtail;
+        if (it.kind == REC_ITEM_LOSS && R->wraps && R->hold == XS_NONE) R->hold = R->qtail;
         if (it.e == XS_OPEN) handle = (uint64_t)li->rec << POS_BITS | (R->qtail & POS_MASK);
         rc = q_push(R, &it);
     }

@@ -17,7 +17,9 @@
  *     into a small heap and is merged back by time;
  *   - after a loss, and from a thread's first item, items are held: a
  *     later unmatched end may begin at that point and wrap them
- *     (docs/analysis.md, "unmatched ends");
+ *     (docs/analysis.md, "unmatched ends") -- unless a model that read
+ *     the whole source (x->whole: the plan, or the logged model itself)
+ *     says the thread has none;
  *   - all queues together hold at most `lookahead` items: past that, the
  *     thread of the oldest item is forced: its hold is released, or its
  *     oldest open slice is written now with the flags known so far (its E
@@ -81,6 +83,7 @@ struct xrec {
     uint64_t added, done, popped;   /* items queued, items gone from the queue, lookahead entries retired */
     int seen;                 /* an item arrived */
     int queued;               /* on the worklist */
+    int wraps;                /* unmatched ends may come: items are held (set with seen) */
 };
 
 struct xs;
@@ -108,6 +111,8 @@ enum xs_mode { XS_WRITE = 0, XS_PLAN = 1 };
 
 struct xs {
     rec_model *m;             /* the model fed (its records, names, clock) */
+    rec_model *whole;         /* a model that read all of it (the plan, or m with its log), or NULL: its
+                                 threads without unmatched ends need no hold */
     enum xs_mode mode;
     const struct xs_sink *sink;
     void *ctx;                /* the sink's */
