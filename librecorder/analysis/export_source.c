@@ -114,6 +114,20 @@ static int plan(struct rec_export *x, char *err, size_t errlen) {
     return REC_OK;
 }
 
+/* Every constructor's end: x's source is set; the options, the plan's
+ * read, and x handed out (or freed). */
+static int open_with(struct rec_export *x, const struct rec_export_opts *o, rec_export **out, char *err,
+                     size_t errlen) {
+    if (o) x->opts = *o;
+    int rc = plan(x, err, errlen);
+    if (rc != REC_OK) {
+        rec_export_free(x);
+        return rc;
+    }
+    *out = x;
+    return REC_OK;
+}
+
 int rec_export_open(const struct rec_source_info *src, rec_string_fn strings, void *sctx, rec_export_feed_fn feed,
                     void *fctx, const struct rec_export_opts *o, rec_export **out, char *err, size_t errlen) {
     *out = NULL;
@@ -124,14 +138,7 @@ int rec_export_open(const struct rec_source_info *src, rec_string_fn strings, vo
     x->sctx = sctx;
     x->feed = feed;
     x->fctx = fctx;
-    if (o) x->opts = *o;
-    int rc = plan(x, err, errlen);
-    if (rc != REC_OK) {
-        rec_export_free(x);
-        return rc;
-    }
-    *out = x;
-    return REC_OK;
+    return open_with(x, o, out, err, errlen);
 }
 
 int rec_export_open_cap(rec_cap *c, const struct rec_export_opts *o, rec_export **out, char *err, size_t errlen) {
@@ -174,14 +181,7 @@ int rec_export_open_seg(rec_seg *s, const struct rec_export_opts *o, rec_export 
     x->sctx = s;
     x->feed = read_seg;
     x->fctx = x;
-    if (o) x->opts = *o;
-    int rc = plan(x, err, errlen);
-    if (rc != REC_OK) {
-        rec_export_free(x);
-        return rc;
-    }
-    *out = x;
-    return REC_OK;
+    return open_with(x, o, out, err, errlen);
 }
 
 static int64_t trace_start(const struct rec_export *x) {
@@ -238,6 +238,19 @@ static int sink_start(struct xs *x, rec_model *plan, enum rec_export_format f, F
     case REC_EXPORT_FOLDED: return folded_sink_start(x, out);
     }
     return -1;
+}
+
+int xs_sink_done(struct xs *x, int rc) {
+    x->ctx = NULL;
+    x->sink = NULL;
+    return rc != 0 || x->oom ? -1 : 0;
+}
+
+void xs_timeline_counts(const struct xs *x, struct rec_export_counts *c, struct rec_export_counts *out) {
+    c->trace_events = 2 * c->slices + c->instants + c->counters + c->flows;
+    c->forced = x->forced;
+    c->too_deep = x->too_deep;
+    if (out) *out = *c;
 }
 
 static int sink_end(struct xs *x, enum rec_export_format f, const struct rec_export_opts *o,

@@ -169,6 +169,13 @@ int csv_sink_end(struct xs *x, struct rec_export_counts *c);
 int folded_sink_start(struct xs *x, FILE *out);
 int folded_sink_end(struct xs *x, struct rec_export_counts *c);
 
+/* export_source.c, for every *_sink_end once it freed its context: x has
+ * no sink any more; 0, or -1 if writing failed (rc != 0) or memory ran
+ * out.  And a timeline's (JSON, Perfetto) counts completed (trace events,
+ * the core's forced and too-deep slices) and copied to out (may be NULL). */
+int xs_sink_done(struct xs *x, int rc);
+void xs_timeline_counts(const struct xs *x, struct rec_export_counts *c, struct rec_export_counts *out);
+
 /* Whole-run CSV and folded stacks from a model's statistics (no log). */
 int csv_write_stats(rec_model *m, FILE *out, double last, uint64_t *rows);
 int folded_write_tree(rec_model *m, FILE *out, double last, uint64_t *rows);
