@@ -14,9 +14,11 @@
  *     past that slice: late_fits), so the file's events of a thread never
  *     go back in time and its slices nest strictly;
  *   - R->done counts items gone from the queue (written, left out by the
- *     window, or dropped); added - done items are queued, and the FIFO of
- *     the lookahead keeps added - popped >= added - done, so all queues
- *     together hold at most `limit` items.
+ *     window, or dropped); added - done items are queued.  An item still
+ *     queued once xs_add has flushed gets an entry in the FIFO of the
+ *     lookahead; one gone at once does not (R->passed counts those).  The
+ *     FIFO keeps R's entries, added - passed - popped, >= added - done, so
+ *     all queues together hold at most `limit` items.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -367,7 +369,7 @@ static void drain(struct xs *x) {
 static void fifo_retire(struct xs *x) {
     uint32_t rec = x->fifo[x->fhead++ & (x->fcap - 1)];
     struct xrec *R = &x->r[rec];
-    while (R->done <= R->popped && R->done < R->added) force(x, rec);
+    while (R->done - R->passed <= R->popped && R->done < R->added) force(x, rec);
     R->popped++;
 }
 
@@ -440,11 +442,14 @@ uint64_t xs_add(struct xs *x, const struct litem *li, const char *msg, unsigned 
         return XS_NONE;
     }
     R->added++;
-    if (x->fifo) {
+    flush(x, li->rec);
+    /* Most items leave at once (the thread is not held, the slice was
+     * closed): only those still queued take a place in the lookahead. */
+    if (R->done == R->added) R->passed++;
+    else if (x->fifo) {
         x->fifo[x->ftail++ & (x->fcap - 1)] = li->rec;
         if (x->ftail - x->fhead > x->limit) fifo_retire(x);
     }
-    flush(x, li->rec);
     drain(x);
     return handle;
 }

@@ -81,6 +81,7 @@ struct xrec {
     char (*msg)[REC_MSG_MAX + 1];   /* messages of queued instants, in order */
     uint64_t mcap, mhead, mtail;
     uint64_t added, done, popped;   /* items queued, items gone from the queue, lookahead entries retired */
+    uint64_t passed;          /* items gone as soon as they came: no lookahead entry */
     int seen;                 /* an item arrived */
     int queued;               /* on the worklist */
     int wraps;                /* unmatched ends may come: items are held (set with seen) */
