@@ -47,6 +47,10 @@ def main():
                            lambda e: "open" in e.get("cat", ""))
         out["counts"] = pftrace.counts(pf)
         out["snapshot"] = sorted(pf["snapshot"])
+        # The program's own clock: MONOTONIC of ts 0 is its calibration
+        # point plus the trace's start (lines up with other Perfetto data).
+        st = pf["stats"]
+        out["mono_ok"] = st["mono_ns0"] > 0 and pf["snapshot"].get(pftrace.MONOTONIC) == st["mono_ns0"] + st["t0_ns"]
         out["diffs"] = pftrace.compare(pf, js, True, 0)
     except pftrace.DecodeError as e:
         out["error"] = str(e)
