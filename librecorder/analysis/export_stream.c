@@ -53,28 +53,36 @@ static struct xrec *rec_at(struct xs *x, uint32_t rec) {
 
 /* ---- the queue: a ring indexed by queue position --------------------------- */
 
-static int ring_resize(struct xrec *R, uint64_t ncap) {
+static int ring_resize(struct xs *x, struct xrec *R, uint64_t ncap) {
     struct xitem *q = malloc(ncap * sizeof *q);
     if (!q) return -1;
     for (uint64_t p = R->qhead; p < R->qtail; p++) q[p & (ncap - 1)] = R->q[p & (R->qcap - 1)];
     free(R->q);
+    x->qcap_all += ncap - R->qcap;
     R->q = q;
     R->qcap = ncap;
     return 0;
 }
 
-static int q_push(struct xrec *R, const struct xitem *it) {
-    if (R->qtail - R->qhead == R->qcap && ring_resize(R, R->qcap ? R->qcap * 2 : 16) != 0) return -1;
+static int q_push(struct xs *x, struct xrec *R, const struct xitem *it) {
+    if (R->qtail - R->qhead == R->qcap && ring_resize(x, R, R->qcap ? R->qcap * 2 : 16) != 0) return -1;
     R->q[R->qtail & (R->qcap - 1)] = *it;
     R->qtail++;
     return 0;
 }
 
 /* A queue that emptied gives its memory back: a thread that once queued a
- * lot (a long open slice) must not keep it for the rest of the run. */
-static void q_shrink(struct xrec *R) {
+ * lot (a long open slice) must not keep it for the rest of the run.  Up
+ * to XS_QUEUE_KEEP items it keeps its ring while all rings together stay
+ * within the lookahead's size: a thread whose queue fills and empties
+ * with every outer slice (a token's layers) does not copy it back and
+ * forth each time. */
+#define XS_QUEUE_KEEP 4096u
+
+static void q_shrink(struct xs *x, struct xrec *R) {
     uint64_t n = R->qtail - R->qhead;
-    if (R->qcap > 256 && n * 8 < R->qcap) ring_resize(R, R->qcap / 2);
+    if (R->qcap > 256 && n * 8 < R->qcap && (R->qcap > XS_QUEUE_KEEP || x->qcap_all > x->limit))
+        ring_resize(x, R, R->qcap / 2);
     if (R->mcap > 64 && R->mhead == R->mtail) {
         free(R->msg);
         R->msg = NULL;
@@ -161,7 +169,7 @@ static struct xitem *pick(struct xrec *R, int *from_heap) {
     return th ? h : d;
 }
 
-static struct xitem take(struct xrec *R, int from_heap, uint64_t *pos) {
+static struct xitem take(struct xs *x, struct xrec *R, int from_heap, uint64_t *pos) {
     struct xitem it;
     if (from_heap) {
         it = R->late[0];
@@ -171,7 +179,7 @@ static struct xitem take(struct xrec *R, int from_heap, uint64_t *pos) {
         *pos = R->qhead;
         it = R->q[R->qhead & (R->qcap - 1)];
         R->qhead++;
-        q_shrink(R);
+        q_shrink(x, R);
     }
     return it;
 }
@@ -307,7 +315,7 @@ static void flush(struct xs *x, uint32_t rec) {
         if (!p || held(R, h) || !ready(x, rec, R, p)) return;
         if (h && late_fits(R)) continue;
         uint64_t pos;
-        struct xitem it = take(R, h, &pos);
+        struct xitem it = take(x, R, h, &pos);
         enter(x, rec, &it, pos, 0);
     }
 }
@@ -326,7 +334,7 @@ static void force(struct xs *x, uint32_t rec) {
         if (!pick(R, &h)) return;
     while (h && late_fits(R));
     uint64_t pos;
-    struct xitem it = take(R, h, &pos);
+    struct xitem it = take(x, R, h, &pos);
     if (it.kind == REC_ITEM_SLICE && it.e == XS_OPEN) {
         x->forced++;
         enter(x, rec, &it, pos, 1);
@@ -435,7 +443,7 @@ uint64_t xs_add(struct xs *x, const struct litem *li, const char *msg, unsigned 
         R->last_b = it.b;
         if (it.kind == REC_ITEM_LOSS && R->wraps && R->hold == XS_NONE) R->hold = R->qtail;
         if (it.e == XS_OPEN) handle = (uint64_t)li->rec << POS_BITS | (R->qtail & POS_MASK);
-        rc = q_push(R, &it);
+        rc = q_push(x, R, &it);
     }
     if (rc != 0) {
         x->oom = 1;

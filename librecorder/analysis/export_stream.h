@@ -123,6 +123,7 @@ struct xs {
     size_t nr;
     uint16_t *fifo;           /* record of every item queued, oldest first: the lookahead */
     size_t fcap, fhead, ftail, limit;
+    uint64_t qcap_all;        /* the rings' capacity, all records together (items) */
     uint32_t *work;           /* records to flush (woken) */
     size_t nwork, wcap;
     int finishing;
