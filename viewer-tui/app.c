@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "draw.h"
+#include "text.h"
 
 volatile sig_atomic_t app_interrupted;
 
@@ -69,6 +70,39 @@ void app_rows(struct app *a) {
     top_rows_sort(s->rows, s->n_rows, a->sort, a->sort_rev);
 }
 
+void app_msg_rows(struct app *a) {
+    struct snap *s = &a->snap;
+    s->n_msg_rows = 0;
+    if (!s->msg_rows) return;
+    for (size_t i = 0; i < s->n_msgs; i++) {
+        const struct rec_message *m = &s->msgs[i];
+        if (a->tid >= 0 && m->tid != a->tid) continue;   /* t: one thread's */
+        if (text_contains(m->name, a->msg_filter) || text_contains(m->msg, a->msg_filter))
+            s->msg_rows[s->n_msg_rows++] = (uint32_t)i;
+    }
+}
+
+/* Counters, messages and the details panel's scope. */
+static void snapshot_more(struct app *a) {
+    struct snap *s = &a->snap;
+    rec_model *m = a->src->model;
+    size_t total = 0;
+    s->n_counters = rec_model_counters(m, a->win, s->counters, s->cap_counters, &total);
+    if (total > s->cap_counters && reserve((void **)&s->counters, &s->cap_counters, total, sizeof *s->counters))
+        s->n_counters = rec_model_counters(m, a->win, s->counters, s->cap_counters, &total);
+    s->counters_untracked = rec_model_counters_untracked(m);
+    if (!s->msgs) s->msgs = malloc(REC_MESSAGES_MAX * sizeof *s->msgs);
+    if (!s->msg_rows) s->msg_rows = malloc(REC_MESSAGES_MAX * sizeof *s->msg_rows);
+    s->n_msgs = s->msgs ? rec_model_messages(m, s->msgs, REC_MESSAGES_MAX, &s->msgs_seen) : 0;
+    app_msg_rows(a);
+    app_detail(a);
+}
+
+void app_detail(struct app *a) {
+    a->snap.detail_ok = a->detail && a->top_sel_id &&
+                        rec_model_scope_detail(a->src->model, a->win, a->tid, a->top_sel_id, &a->snap.detail) == 0;
+}
+
 void app_snapshot(struct app *a) {
     struct snap *s = &a->snap;
     rec_model *m = a->src->model;
@@ -105,6 +139,7 @@ void app_snapshot(struct app *a) {
     s->span_ns = rec_model_window_span(m, a->win);
     s->now_ns = a->src->now_ns;
     app_rows(a);
+    snapshot_more(a);
 }
 
 void app_free(struct app *a) {
@@ -113,6 +148,9 @@ void app_free(struct app *a) {
     free(a->snap.tree);
     free(a->snap.threads);
     free(a->snap.thr_cover);
+    free(a->snap.counters);
+    free(a->snap.msgs);
+    free(a->snap.msg_rows);
     free(a->spans);
     memset(&a->snap, 0, sizeof a->snap);
     a->spans = NULL;
@@ -123,13 +161,18 @@ static void draw(struct app *a) {
     if (COLS < MIN_COLS || LINES < MIN_LINES) {
         chrome_draw_too_small(MIN_COLS, MIN_LINES);
     } else {
+        a->hit.head_y = -1;   /* the view says what it drew where */
+        a->hit.rows_n = 0;
         int top = chrome_draw_top(a);
         int h = LINES - top - 1;
         switch (a->view) {
         case VIEW_TOP: view_top_draw(a, top, h); break;
         case VIEW_FLAME: view_flame_draw(a, top, h); break;
+        case VIEW_COUNTERS: view_counters_draw(a, top, h); break;
+        case VIEW_MESSAGES: view_messages_draw(a, top, h); break;
         default: view_threads_draw(a, top, h); break;
         }
+        if (a->detail && a->view == VIEW_TOP) view_details_draw(a, top, h);
         chrome_draw_bottom(a);
         if (a->help) view_help_draw(a);
     }
@@ -163,14 +206,34 @@ static void on_filter_key(struct app *a, uint32_t ch, int code) {
     case EDIT_MORE: break;
     }
     /* Rows follow the text as it is typed; Esc drops the filter. */
+    if (a->filter_view == VIEW_MESSAGES) {
+        memcpy(a->msg_filter, a->edit.buf, sizeof a->msg_filter);
+        a->msg_sel = a->msg_scroll = 0;
+        app_msg_rows(a);
+        return;
+    }
     memcpy(a->filter, a->edit.buf, sizeof a->filter);
     a->top_sel = a->top_scroll = 0;
     app_rows(a);
 }
 
+int app_list_key(struct app *a, enum action act, int page) {
+    switch (a->view) {
+    case VIEW_TOP: return view_top_key(a, act, page);
+    case VIEW_FLAME: return view_flame_key(a, act);
+    case VIEW_COUNTERS: return view_counters_key(a, act, page);
+    case VIEW_MESSAGES: return view_messages_key(a, act, page);
+    default: return view_threads_key(a, act, page);
+    }
+}
+
 static void on_key(struct app *a, uint32_t ch, int code) {
     if (a->filtering) {
         on_filter_key(a, ch, code);
+        return;
+    }
+    if (code && ch == KEY_MOUSE) {
+        mouse_event(a);
         return;
     }
     enum action act = input_action(ch, code);
@@ -180,6 +243,13 @@ static void on_key(struct app *a, uint32_t ch, int code) {
         return;
     }
     int page = LINES - 6 > 1 ? LINES - 6 : 1;
+    /* The details panel: Enter, Esc or Backspace close it; the other keys
+     * work as in Top (arrows pick another scope, w and t change what it
+     * is computed over). */
+    if (a->detail && (act == ACT_ENTER || act == ACT_BACK)) {
+        a->detail = 0;
+        return;
+    }
     switch (act) {
     case ACT_QUIT: a->quit = 1; return;
     case ACT_VIEW_NEXT: a->view = (enum view)((a->view + 1) % VIEW_COUNT); return;
@@ -187,6 +257,8 @@ static void on_key(struct app *a, uint32_t ch, int code) {
     case ACT_VIEW_TOP: a->view = VIEW_TOP; return;
     case ACT_VIEW_FLAME: a->view = VIEW_FLAME; return;
     case ACT_VIEW_THREADS: a->view = VIEW_THREADS; return;
+    case ACT_VIEW_COUNTERS: a->view = VIEW_COUNTERS; return;
+    case ACT_VIEW_MESSAGES: a->view = VIEW_MESSAGES; return;
     case ACT_WINDOW:
         a->win = (enum rec_window)((a->win + 1) % 3);
         app_snapshot(a);
@@ -201,9 +273,11 @@ static void on_key(struct app *a, uint32_t ch, int code) {
         app_rows(a);
         return;
     case ACT_FILTER:
+        /* Messages filters its own list; elsewhere the filter is Top's. */
         a->filtering = 1;
-        a->view = VIEW_TOP;
-        line_edit_set(&a->edit, a->filter);
+        if (a->view != VIEW_MESSAGES) a->view = VIEW_TOP;
+        a->filter_view = a->view;
+        line_edit_set(&a->edit, a->view == VIEW_MESSAGES ? a->msg_filter : a->filter);
         return;
     case ACT_THREAD_NEXT:
     case ACT_THREAD_PREV:
@@ -226,12 +300,7 @@ static void on_key(struct app *a, uint32_t ch, int code) {
     case ACT_REDRAW: clearok(curscr, TRUE); return;
     default: break;
     }
-    int used = 0;
-    switch (a->view) {
-    case VIEW_TOP: used = view_top_key(a, act, page); break;
-    case VIEW_FLAME: used = view_flame_key(a, act); break;
-    default: used = view_threads_key(a, act, page); break;
-    }
+    int used = app_list_key(a, act, page);
     if (!used && act == ACT_BACK && a->filter[0]) {
         a->filter[0] = 0;
         line_edit_set(&a->edit, "");
@@ -256,7 +325,10 @@ int app_run(struct app *a) {
     double credit = 0, last_pass = start;
     double drain_ms = DRAIN_MIN_MS, draw_ns = (a->opt.refresh_ms > 0 ? a->opt.refresh_ms : 100) * 1e6;
     a->tid = -1;
+    /* recorder-web's default window (docs/web.md): the same in both. */
+    a->win = REC_WIN_10S;
     nodelay(stdscr, TRUE);
+    mouse_init();
     while (!a->quit && !app_interrupted) {
         double t = mono_ns();
         if (t >= next_drain) {

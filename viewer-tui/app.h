@@ -14,7 +14,7 @@
 #include "source.h"
 #include "top_rows.h"
 
-enum view { VIEW_TOP, VIEW_FLAME, VIEW_THREADS, VIEW_COUNT };
+enum view { VIEW_TOP, VIEW_FLAME, VIEW_THREADS, VIEW_COUNTERS, VIEW_MESSAGES, VIEW_COUNT };
 
 /* What the views draw.  Refreshed at each draw tick, except when paused:
  * then it stays as it was while draining goes on underneath. */
@@ -32,6 +32,26 @@ struct snap {
     struct rec_window_cover cover;    /* the window and thread shown: partial or not */
     double span_ns;                   /* time the window covers */
     double now_ns;
+    /* Counters, Messages, and the details panel (view_counters.c,
+     * view_messages.c, view_details.c). */
+    struct rec_counter *counters;
+    size_t n_counters, cap_counters;
+    uint64_t counters_untracked;
+    struct rec_message *msgs;         /* REC_MESSAGES_MAX, newest first */
+    size_t n_msgs;
+    uint64_t msgs_seen;               /* instants read since attaching */
+    uint32_t *msg_rows;               /* indexes into msgs passing the filter */
+    size_t n_msg_rows;
+    struct rec_scope_detail detail;   /* of the selected scope, while the panel is open */
+    int detail_ok;
+};
+
+/* Where the last draw put what a mouse click can hit (mouse.c). */
+struct hit {
+    int tab_x[VIEW_COUNT + 1];        /* tab v spans columns [tab_x[v], tab_x[v + 1] - 1) of line 1 */
+    int head_y;                       /* the Top view's column titles, -1 if not shown */
+    int col_x[TOP_NCOLS], col_w[TOP_NCOLS];
+    int rows_y, rows_n, rows_first;   /* list rows on screen: row rows_first + (y - rows_y) */
 };
 
 /* The mark of a figure computed from partial data (entries were lost in
@@ -63,6 +83,12 @@ struct app {
     int top_sel, top_scroll;
     uint32_t top_sel_id;              /* the selection follows its name */
     int thr_sel, thr_scroll;
+    int ctr_sel, ctr_scroll;
+    int msg_sel, msg_scroll;
+    char msg_filter[LINE_EDIT_MAX + 1];
+    enum view filter_view;            /* the view whose filter the prompt edits */
+    int detail;                       /* Top: the selected scope's details panel is open */
+    struct hit hit;
     /* Flame: zoom and selection as name paths, which survive refreshes. */
     uint32_t zoom_path[REC_MAX_DEPTH];
     int zoom_len;
@@ -89,6 +115,10 @@ void app_free(struct app *a);
 void app_snapshot(struct app *a);
 /* Re-apply filter and sort to the snapshot (no model query). */
 void app_rows(struct app *a);
+/* Re-apply the Messages filter (no model query). */
+void app_msg_rows(struct app *a);
+/* Query the details panel's scope (the selected one in Top). */
+void app_detail(struct app *a);
 
 /* Views: draw into rows [y, y + h) of the screen; handle an action
  * (return 1 if it was theirs). */
@@ -98,8 +128,19 @@ void view_flame_draw(struct app *a, int y, int h);
 int view_flame_key(struct app *a, enum action act);
 void view_threads_draw(struct app *a, int y, int h);
 int view_threads_key(struct app *a, enum action act, int page);
+void view_counters_draw(struct app *a, int y, int h);
+int view_counters_key(struct app *a, enum action act, int page);
+void view_messages_draw(struct app *a, int y, int h);
+int view_messages_key(struct app *a, enum action act, int page);
+void view_details_draw(struct app *a, int y, int h);   /* over Top's rows */
 void view_help_draw(struct app *a);
 int view_help_key(struct app *a, enum action act);   /* 1: it scrolled */
+
+/* The mouse (mouse.c): enable it, and act on one KEY_MOUSE. */
+void mouse_init(void);
+void mouse_event(struct app *a);
+/* A view's list selection moved by act, as keys move it. */
+int app_list_key(struct app *a, enum action act, int page);
 
 /* The bars around the views. */
 int chrome_draw_top(struct app *a);          /* returns rows used */

@@ -161,13 +161,16 @@ int chrome_draw_top(struct app *a) {
     if (a->paused) draw_put(0, COLS - pause_w, buf, theme_attr(R_PAUSED));
 
     /* Tabs, then where we are. */
-    static const char *const tabs[VIEW_COUNT] = {" 1 Top ", " 2 Flame ", " 3 Threads "};
+    static const char *const tabs[VIEW_COUNT] = {" 1 Top ", " 2 Flame ", " 3 Threads ", " 4 Counters ",
+                                                 " 5 Messages "};
     draw_fill(1, 0, COLS, theme_attr(R_TAB));
     x = 0;
     for (int v = 0; v < VIEW_COUNT; v++) {
+        a->hit.tab_x[v] = x;   /* where a click switches (mouse.c) */
         x = draw_put(1, x, tabs[v], theme_attr(v == (int)a->view ? R_TAB_ACTIVE : R_TAB));
         x = draw_put(1, x, " ", theme_attr(R_TAB));
     }
+    a->hit.tab_x[VIEW_COUNT] = x;
     char th[96];
     int len = snprintf(buf, sizeof buf, " window %s %s %s", app_window_name(a->win), sym(SYM_SEP),
                        app_thread_name(a, th, sizeof th));
@@ -176,8 +179,9 @@ int chrome_draw_top(struct app *a) {
                         top_col_title[a->sort], sym(a->sort_rev ? SYM_UP : SYM_DOWN));
     if (a->view == VIEW_TOP && rec_model_fold(a->src->model) && len > 0 && (size_t)len < sizeof buf)
         len += snprintf(buf + len, sizeof buf - (size_t)len, " %s folded", sym(SYM_SEP));
-    if (a->filter[0] && len > 0 && (size_t)len < sizeof buf)
-        snprintf(buf + len, sizeof buf - (size_t)len, " %s filter \"%s\"", sym(SYM_SEP), a->filter);
+    const char *filter = a->view == VIEW_MESSAGES ? a->msg_filter : a->filter;
+    if (filter[0] && len > 0 && (size_t)len < sizeof buf)
+        snprintf(buf + len, sizeof buf - (size_t)len, " %s filter \"%s\"", sym(SYM_SEP), filter);
     int w = text_width(buf, draw_utf8) + 1;
     if (x + w > COLS) w = COLS - x;
     if (w > 2) draw_text(1, COLS - w, w, buf, FIT_LEFT, theme_attr(R_TAB));
@@ -212,15 +216,25 @@ void chrome_draw_bottom(struct app *a) {
     static const struct key_help common[] = {
         {"q", "Quit"}, {"Tab", "View"}, {"w", "Window"}, {"t", "Thread"}, {"p", "Pause"}, {"?", "Help"},
     };
-    static const struct key_help top[] = {{"s", "Sort"}, {"S", "Reverse"}, {"/", "Filter"}};
+    static const struct key_help top[] = {{"s", "Sort"}, {"S", "Reverse"}, {"/", "Filter"}, {"Enter", "Details"}};
     static const struct key_help flame[] = {{"Arrows", "Move"}, {"Enter", "Zoom"}, {"Bksp", "Out"}};
-    const struct key_help *extra = a->view == VIEW_TOP ? top : a->view == VIEW_FLAME ? flame : NULL;
-    size_t n_extra = extra ? 3 : 0;
+    static const struct key_help msgs[] = {{"/", "Filter"}, {"Esc", "Clear"}};
+    static const struct key_help details[] = {{"Esc", "Close"}, {"Arrows", "Scope"}};
+    const struct key_help *extra = NULL;
+    size_t n_extra = 0;
+    if (a->view == VIEW_TOP && a->detail) extra = details, n_extra = 2;
+    else if (a->view == VIEW_TOP) extra = top, n_extra = 4;
+    else if (a->view == VIEW_FLAME) extra = flame, n_extra = 3;
+    else if (a->view == VIEW_MESSAGES) extra = msgs, n_extra = 2;
+    /* "? Help" (the last) always shows: the others make room for it. */
+    size_t n_all = n_extra + sizeof common / sizeof common[0];
+    const struct key_help *help = &common[sizeof common / sizeof common[0] - 1];
+    int help_w = text_width(help->key, draw_utf8) + text_width(help->label, draw_utf8) + 3;
     int x = 0;
-    for (size_t i = 0; i < n_extra + sizeof common / sizeof common[0]; i++) {
+    for (size_t i = 0; i < n_all; i++) {
         const struct key_help *k = i < n_extra ? &extra[i] : &common[i - n_extra];
         int need = text_width(k->key, draw_utf8) + text_width(k->label, draw_utf8) + 3;
-        if (x + need > COLS) break;
+        if (k != help && x + need + help_w > COLS) continue;
         x = draw_put(y, x, k->key, theme_attr(R_KEY));
         x = draw_put(y, x, " ", theme_attr(R_KEYLABEL));
         x = draw_put(y, x, k->label, theme_attr(R_KEYLABEL));

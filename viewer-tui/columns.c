@@ -32,3 +32,9 @@ int columns_layout(const struct col_def *defs, int n, int total_width, int gap, 
     }
     return shown;
 }
+
+int columns_at(const int *x, const int *w, int n, int gap, int col) {
+    for (int i = 0; i < n; i++)
+        if (w[i] && col >= x[i] && col < x[i] + w[i] + gap) return i;
+    return -1;
+}

@@ -21,4 +21,9 @@ struct col_def {
  * separated by `gap` spaces.  Returns the number shown. */
 int columns_layout(const struct col_def *defs, int n, int total_width, int gap, int *x, int *w);
 
+/* The column shown at screen column col of a layout (the gap after a
+ * column counts as its own, so a click between titles still sorts), or
+ * -1.  For mouse clicks on a table's titles. */
+int columns_at(const int *x, const int *w, int n, int gap, int col);
+
 #endif

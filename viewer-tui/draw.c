@@ -50,3 +50,17 @@ void draw_center(int y, const char *s, attr_t a) {
     int x = (COLS - w) / 2;
     draw_put(y, x < 0 ? 0 : x, s, a);
 }
+
+void draw_box(int y0, int x0, int h, int w, attr_t body) {
+    for (int i = 0; i < h; i++) draw_fill(y0 + i, x0, w, body);
+    attrset(body);
+    mvaddch(y0, x0, ACS_ULCORNER);
+    mvhline(y0, x0 + 1, ACS_HLINE, w - 2);
+    mvaddch(y0, x0 + w - 1, ACS_URCORNER);
+    mvvline(y0 + 1, x0, ACS_VLINE, h - 2);
+    mvvline(y0 + 1, x0 + w - 1, ACS_VLINE, h - 2);
+    mvaddch(y0 + h - 1, x0, ACS_LLCORNER);
+    mvhline(y0 + h - 1, x0 + 1, ACS_HLINE, w - 2);
+    mvaddch(y0 + h - 1, x0 + w - 1, ACS_LRCORNER);
+    attrset(A_NORMAL);
+}

@@ -21,6 +21,9 @@ void draw_text(int y, int x, int w, const char *s, unsigned fit, attr_t a);
 int draw_put(int y, int x, const char *s, attr_t a);
 /* w blanks in attribute a. */
 void draw_fill(int y, int x, int w, attr_t a);
+/* A box of h lines and w columns at (y0, x0), filled with blanks in
+ * body (the help, the details panel). */
+void draw_box(int y0, int x0, int h, int w, attr_t body);
 /* Text centered on a line. */
 void draw_center(int y, const char *s, attr_t a);
 

@@ -46,6 +46,10 @@ const char *fmt_si(char *buf, size_t cap, double v) {
         snprintf(buf, cap, "-");
         return buf;
     }
+    if (isinf(v)) {   /* a counter's sum of huge values: say so, not "infP" */
+        snprintf(buf, cap, "%s", v > 0 ? "inf" : "-inf");
+        return buf;
+    }
     const char *sign = "";
     if (v < 0) sign = "-", v = -v;
     char tmp[FMT_BUF];

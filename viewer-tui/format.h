@@ -17,7 +17,7 @@
  * "4.56s", "12.3m", "2.0h".  Negative or NaN: "-". */
 const char *fmt_duration(char *buf, size_t cap, double ns, int utf8);
 /* A rate or a count with an SI suffix: "0", "950", "12.3k", "1.23M",
- * "4.56G".  Below 1000 a rate keeps one decimal when it is not whole
+ * "4.56G"; NaN "-", infinities "inf" and "-inf".  Below 1000 a rate keeps one decimal when it is not whole
  * ("0.5"). */
 const char *fmt_si(char *buf, size_t cap, double v);
 /* A percentage: "0.0%", "12.3%", "100%", "250%"; NaN: "-". */

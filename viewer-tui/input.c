@@ -41,6 +41,8 @@ enum action input_action(uint32_t key, int is_code) {
     case '1': return ACT_VIEW_TOP;
     case '2': return ACT_VIEW_FLAME;
     case '3': return ACT_VIEW_THREADS;
+    case '4': return ACT_VIEW_COUNTERS;
+    case '5': return ACT_VIEW_MESSAGES;
     case 'w': case 'W': return ACT_WINDOW;
     case 's': return ACT_SORT;
     case 'S': return ACT_SORT_REVERSE;

@@ -13,6 +13,7 @@ enum action {
     ACT_NONE,
     ACT_QUIT,
     ACT_VIEW_NEXT, ACT_VIEW_PREV, ACT_VIEW_TOP, ACT_VIEW_FLAME, ACT_VIEW_THREADS,
+    ACT_VIEW_COUNTERS, ACT_VIEW_MESSAGES,
     ACT_WINDOW,          /* 1 s -> 10 s -> whole run */
     ACT_SORT, ACT_SORT_REVERSE,
     ACT_FILTER,          /* open the filter prompt */
@@ -22,7 +23,7 @@ enum action {
     ACT_HELP,
     ACT_UP, ACT_DOWN, ACT_LEFT, ACT_RIGHT,
     ACT_PAGE_UP, ACT_PAGE_DOWN, ACT_HOME, ACT_END,
-    ACT_ENTER,           /* zoom in */
+    ACT_ENTER,           /* zoom in; Top: a scope's details */
     ACT_BACK,            /* zoom out; also clears a filter */
     ACT_REDRAW,          /* Ctrl-L */
     ACT_RESIZE

@@ -108,6 +108,41 @@ static void put(char *out, size_t cap, size_t *len, uint32_t cp) {
     *len += utf8_put(out + *len, cap - 1 - *len, cp);
 }
 
+/* A string too long for width, as its start, an ellipsis and its end: the
+ * end gets the odd column, since names mostly differ there. */
+static int fit_middle(char *out, size_t cap, const char *s, int width, int total, unsigned flags, int utf8) {
+    size_t n = strlen(s), len = 0, i = 0;
+    int room = width - 1, head = room / 2, tail = room - head, used = 0;
+    while (i < n) {
+        uint32_t cp;
+        size_t k = utf8_next(s + i, n - i, &cp);
+        int w = shown(&cp, utf8);
+        if (used + w > head) break;
+        put(out, cap, &len, cp);
+        used += w;
+        i += k;
+    }
+    put(out, cap, &len, utf8 ? 0x2026 : '~');
+    used++;
+    /* Skip on until what is left fits in the tail's columns. */
+    int left = total - (used - 1);
+    while (i < n && left > tail) {
+        uint32_t cp;
+        i += utf8_next(s + i, n - i, &cp);
+        left -= shown(&cp, utf8);
+    }
+    while (i < n) {
+        uint32_t cp;
+        i += utf8_next(s + i, n - i, &cp);
+        used += shown(&cp, utf8);   /* first: it turns controls into '?' */
+        put(out, cap, &len, cp);
+    }
+    if (!(flags & FIT_NO_PAD))
+        for (; used < width; used++) put(out, cap, &len, ' ');
+    out[len] = 0;
+    return used;
+}
+
 int text_fit(char *out, size_t cap, const char *s, int width, unsigned flags, int utf8) {
     if (!cap) return 0;
     out[0] = 0;
@@ -129,6 +164,7 @@ int text_fit(char *out, size_t cap, const char *s, int width, unsigned flags, in
             left -= shown(&cp, utf8);
         }
     }
+    if (cut && (flags & FIT_MIDDLE) && !(flags & FIT_KEEP_END)) return fit_middle(out, cap, s, width, total, flags, utf8);
     int pad_before = 0;
     if (!cut && (flags & FIT_RIGHT) && !(flags & FIT_NO_PAD)) pad_before = width - total;
     for (int k = 0; k < pad_before; k++) put(out, cap, &len, ' ');

@@ -18,7 +18,9 @@ enum {
     FIT_LEFT = 0,       /* pad on the right */
     FIT_RIGHT = 1,      /* pad on the left (numbers) */
     FIT_KEEP_END = 2,   /* too long: cut the start ("…b › c"), not the end */
-    FIT_NO_PAD = 4      /* do not pad a short string */
+    FIT_NO_PAD = 4,     /* do not pad a short string */
+    FIT_MIDDLE = 8      /* too long: cut the middle ("matmul_b…0.ffn_up"), so names
+                           that differ only at the end stay distinct */
 };
 
 /* Decodes one character at s (n bytes left); returns its length (>= 1)

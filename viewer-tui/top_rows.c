@@ -9,7 +9,7 @@
 #include "text.h"
 
 const char *const top_col_title[TOP_NCOLS] = {
-    "NAME", "CALLS/S", "TOTAL%", "SELF%", "AVG", "P50", "P99", "MAX",
+    "SCOPE", "CALLS", "CALLS/S", "TOTAL%", "SELF%", "AVG", "P50", "P95", "P99", "MAX",
 };
 
 size_t top_rows_filter(struct rec_stat *rows, size_t n, const char *needle) {
@@ -22,11 +22,13 @@ size_t top_rows_filter(struct rec_stat *rows, size_t n, const char *needle) {
 
 double top_col_value(const struct rec_stat *r, enum top_col col) {
     switch (col) {
-    case TOP_CALLS: return r->calls_per_sec;
+    case TOP_CALLS: return (double)r->calls;
+    case TOP_RATE: return r->calls_per_sec;
     case TOP_TOTAL: return r->total_ns;
     case TOP_SELF: return r->self_ns;
     case TOP_AVG: return r->avg_ns;
     case TOP_P50: return r->p50_ns;
+    case TOP_P95: return r->p95_ns;
     case TOP_P99: return r->p99_ns;
     case TOP_MAX: return r->max_ns;
     default: return 0;

@@ -9,12 +9,15 @@
 
 #include "recorder/analysis.h"
 
+/* The columns of recorder-web's table, in its order and with its names
+ * (docs/web.md): scope, calls, calls/s, total%, self%, avg, p50, p95,
+ * p99, max. */
 enum top_col {
-    TOP_NAME, TOP_CALLS, TOP_TOTAL, TOP_SELF, TOP_AVG, TOP_P50, TOP_P99, TOP_MAX,
+    TOP_NAME, TOP_CALLS, TOP_RATE, TOP_TOTAL, TOP_SELF, TOP_AVG, TOP_P50, TOP_P95, TOP_P99, TOP_MAX,
     TOP_NCOLS
 };
 
-/* Column titles, as the header row shows them. */
+/* Column titles, as the header row shows them (the page's, upper case). */
 extern const char *const top_col_title[TOP_NCOLS];
 
 /* Keeps, in order, the rows whose name contains needle (ASCII case

@@ -11,24 +11,25 @@
 static const struct {
     const char *key, *what;
 } lines[] = {
-    {"Tab 1 2 3", "switch view: Top, Flame, Threads (Shift-Tab back)"},
-    {"w", "window: last 1 s, last 10 s, whole run"},
+    {"Tab 1-5", "Top Flame Threads Counters Messages (Shift-Tab back)"},
+    {"w", "window: last 10 s (the default), whole run, last 1 s"},
     {"t T", "next / previous thread, or all threads"},
     {"s S", "Top: sort by the next column / reverse the order"},
-    {"/", "Top: filter scope names (Enter applies, Esc cancels)"},
+    {"/", "filter Top's names, Messages' names and text (Esc cancels)"},
     {"p Space", "pause the view; reading goes on underneath"},
     {"f", "Top: fold layer numbers (ffn_up-0, ffn_up-1 -> ffn_up-*)"},
     {"arrows", "move (PgUp PgDn Home End too)"},
-    {"Enter", "Flame: zoom into the frame; Threads: that thread in Top"},
-    {"Bksp Esc", "Flame: zoom out; Top: clear the filter"},
+    {"Enter", "Top: details; Flame: zoom into the frame; Threads: in Top"},
+    {"mouse", "click a tab, a column title (sort), a row; wheel: scroll"},
+    {"Bksp Esc", "Flame: zoom out; Top: close details, clear the filter"},
     {"Ctrl-L", "redraw the screen"},
     {"q", "quit"},
     {"", ""},
     {"TOTAL%", "time inside the scope per second of the window, summed"},
     {"", "over threads: 100% = one thread inside it all the time"},
     {"SELF%", "the same without the time in scopes it called"},
-    {"AVG P50", "mean and percentiles of the calls that completed in the"},
-    {"P99 MAX", "window (percentiles within 3%)"},
+    {"CALLS", "calls that completed in the window; CALLS/S: per second"},
+    {"AVG P50", "their mean and percentiles (P50 P95 P99, within 3%); MAX"},
     {"UTIL", "Threads: share of the last second inside a scope"},
     {"", "that is not a wait scope (rows marked [wait])"},
     {"ring", "unread share of the fullest ring when we drained it"},
@@ -74,17 +75,7 @@ void view_help_draw(struct app *a) {
     if (w < 20 || h < 5) return;
     int y0 = (LINES - h) / 2, x0 = (COLS - w) / 2;
     attr_t body = theme_attr(R_KEYLABEL), key = theme_attr(R_KEYLABEL) | A_BOLD;
-    for (int i = 0; i < h; i++) draw_fill(y0 + i, x0, w, body);
-    attrset(body);
-    mvaddch(y0, x0, ACS_ULCORNER);
-    mvhline(y0, x0 + 1, ACS_HLINE, w - 2);
-    mvaddch(y0, x0 + w - 1, ACS_URCORNER);
-    mvvline(y0 + 1, x0, ACS_VLINE, h - 2);
-    mvvline(y0 + 1, x0 + w - 1, ACS_VLINE, h - 2);
-    mvaddch(y0 + h - 1, x0, ACS_LLCORNER);
-    mvhline(y0 + h - 1, x0 + 1, ACS_HLINE, w - 2);
-    mvaddch(y0 + h - 1, x0 + w - 1, ACS_LRCORNER);
-    attrset(A_NORMAL);
+    draw_box(y0, x0, h, w, body);
     draw_put(y0, x0 + 2, " recorder-top help ", theme_attr(R_TITLE));
     int rows = h - 4, max = n - rows > 0 ? n - rows : 0;
     if (a->help_scroll > max) a->help_scroll = max;

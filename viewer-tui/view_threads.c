@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "app.h"
-#include "columns.h"
+#include "table.h"
 #include "draw.h"
 #include "format.h"
 #include "sparkline.h"
@@ -61,20 +61,12 @@ void view_threads_draw(struct app *a, int y, int h) {
         [C_INSIDE] = {"INSIDE NOW", 24, 1000, 1, 0},
     };
     int x[C_N], w[C_N];
-    const int margin = 2;   /* the partial mark, then a blank */
-    columns_layout(cols, C_N, COLS - margin - 1, 1, x, w);
-    draw_fill(y, 0, COLS, theme_attr(R_COLHEAD));
-    for (int c = 0; c < C_N; c++)
-        if (w[c]) draw_text(y, margin + x[c], w[c], cols[c].title, cols[c].right ? FIT_RIGHT : FIT_LEFT,
-                            theme_attr(R_COLHEAD));
+    const int margin = TABLE_MARGIN;
+    table_head(y, cols, C_N, x, w);
     const struct snap *s = &a->snap;
     int rows = h - 2, n = (int)s->n_threads;
     if (rows < 1) return;
-    if (a->thr_sel >= n) a->thr_sel = n - 1;
-    if (a->thr_sel < 0) a->thr_sel = 0;
-    if (a->thr_sel < a->thr_scroll) a->thr_scroll = a->thr_sel;
-    if (a->thr_sel >= a->thr_scroll + rows) a->thr_scroll = a->thr_sel - rows + 1;
-    if (a->thr_scroll < 0) a->thr_scroll = 0;
+    table_place(a, &a->thr_sel, &a->thr_scroll, n, rows, y + 1);
     int live = 0;
     for (int i = 0; i < n; i++) live += s->threads[i].state == REC_SLOT_LIVE && !a->src->exited;
     for (int r = 0; r < rows && a->thr_scroll + r < n; r++) {

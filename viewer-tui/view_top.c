@@ -21,13 +21,17 @@
 #include "draw.h"
 #include "format.h"
 
+/* The least used columns go first; a name too long for what is left is
+ * cut in the middle, so that names differing at the end stay distinct. */
 static const struct col_def cols[TOP_NCOLS] = {
-    [TOP_NAME] = {"NAME", 16, 1000, 1, 0},
-    [TOP_CALLS] = {"CALLS/S", 8, 80, 0, 1},
+    [TOP_NAME] = {"SCOPE", 16, 1000, 1, 0},
+    [TOP_CALLS] = {"CALLS", 7, 50, 0, 1},
+    [TOP_RATE] = {"CALLS/S", 8, 80, 0, 1},
     [TOP_TOTAL] = {"TOTAL%", 7, 95, 0, 1},
     [TOP_SELF] = {"SELF%", 7, 90, 0, 1},
     [TOP_AVG] = {"AVG", 8, 70, 0, 1},
     [TOP_P50] = {"P50", 8, 60, 0, 1},
+    [TOP_P95] = {"P95", 8, 55, 0, 1},
     [TOP_P99] = {"P99", 8, 75, 0, 1},
     [TOP_MAX] = {"MAX", 8, 65, 0, 1},
 };
@@ -58,6 +62,11 @@ void view_top_draw(struct app *a, int y, int h) {
      * name, so that a name is never read as starting with the mark. */
     const int margin = 2;
     columns_layout(cols, TOP_NCOLS, COLS - margin - 1, 1, x, w);
+    a->hit.head_y = y;   /* where a click sorts (mouse.c) */
+    for (int c = 0; c < TOP_NCOLS; c++) {
+        a->hit.col_x[c] = margin + x[c];
+        a->hit.col_w[c] = w[c];
+    }
     char t[32];
     draw_fill(y, 0, COLS, theme_attr(R_COLHEAD));
     for (int c = 0; c < TOP_NCOLS; c++) {
@@ -70,6 +79,9 @@ void view_top_draw(struct app *a, int y, int h) {
     int rows = h - 2;   /* column titles above, a summary below */
     if (rows < 1) return;
     place_selection(a, rows);
+    a->hit.rows_y = y + 1;
+    a->hit.rows_n = rows;
+    a->hit.rows_first = a->top_scroll;
     const struct snap *s = &a->snap;
     double span = s->span_ns;
     int partial = s->cover.partial;
@@ -96,7 +108,8 @@ void view_top_draw(struct app *a, int y, int h) {
                     txt = nm;
                 }
                 break;
-            case TOP_CALLS: fmt_si(v, sizeof v, st->calls_per_sec); break;
+            case TOP_CALLS: fmt_si(v, sizeof v, (double)st->calls); break;
+            case TOP_RATE: fmt_si(v, sizeof v, st->calls_per_sec); break;
             case TOP_TOTAL:
             case TOP_SELF:
                 pct = span > 0 ? 100 * (c == TOP_TOTAL ? st->total_frac : st->self_frac) : -1;
@@ -106,10 +119,11 @@ void view_top_draw(struct app *a, int y, int h) {
                 break;
             case TOP_AVG: fmt_duration(v, sizeof v, st->avg_ns, draw_utf8); break;
             case TOP_P50: fmt_duration(v, sizeof v, st->p50_ns, draw_utf8); break;
+            case TOP_P95: fmt_duration(v, sizeof v, st->p95_ns, draw_utf8); break;
             case TOP_P99: fmt_duration(v, sizeof v, st->p99_ns, draw_utf8); break;
             case TOP_MAX: fmt_duration(v, sizeof v, st->max_ns, draw_utf8); break;
             }
-            draw_text(yy, margin + x[c], w[c], txt, cols[c].right ? FIT_RIGHT : FIT_LEFT, at);
+            draw_text(yy, margin + x[c], w[c], txt, cols[c].right ? FIT_RIGHT : FIT_MIDDLE, at);
         }
     }
     if (s->n_rows == 0) {
@@ -137,8 +151,16 @@ void view_top_draw(struct app *a, int y, int h) {
 
 int view_top_key(struct app *a, enum action act, int page) {
     int n = (int)a->snap.n_rows, sel;
+    if (act == ACT_ENTER) {   /* the selected scope's details (view_details.c) */
+        if (a->top_sel < 0 || a->top_sel >= n) return 1;
+        a->top_sel_id = a->snap.rows[a->top_sel].name_id;
+        a->detail = 1;
+        app_detail(a);
+        return 1;
+    }
     if (!list_move(act, a->top_sel, n, page, &sel)) return 0;
     a->top_sel = sel;
     if (sel < n) a->top_sel_id = a->snap.rows[sel].name_id;
+    if (a->detail) app_detail(a);
     return 1;
 }

@@ -46,6 +46,7 @@ static void open_chunk(struct batch *b, struct lanes *l, uint32_t lane, int64_t 
         wb_svarint(&b->body, from - b->base);
         wb_svarint(&b->body, ts - b->base);
         ln->lost_over = ln->lost_drop = 0;
+        if (b->lod) lod_lost(b->lod, lane, ln->id, from, ts);
     }
     int known = ln->depth < LANE_STACK ? ln->depth : LANE_STACK;
     wb_varint(&b->body, (uint64_t)known);
@@ -64,7 +65,7 @@ static void put_time(struct batch *b, int64_t ts) {
     b->prev = ts;
 }
 
-void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *seg, uint32_t slot,
+void batch_add(struct batch *b, struct lanes *l, struct strtab *names, const struct wsrc *src, uint32_t slot,
                const struct rec_event *ev, size_t n, const struct rec_loss *loss) {
     if (slot >= l->max_slots) {
         b->nolane += n;
@@ -72,7 +73,7 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *
     }
     uint32_t lane = l->cur[slot];
     if (n && !b->started) {
-        b->base = web_ns(rec_seg_ticks_to_ns(seg, ev[0].ticks));
+        b->base = web_ns(wsrc_ns(src, ev[0].ticks));
         b->started = 1;
     }
     /* Where the read's loss goes (as in the model, docs/analysis.md):
@@ -99,7 +100,7 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *
         }
         if (!lane && !known) {
             struct rec_thread_info t;
-            if (rec_seg_thread(seg, slot, &t) == 0) {
+            if (wsrc_thread(src, slot, &t) == 0) {
                 lanes_update(l, &t);
                 lane = l->cur[slot];
             }
@@ -116,14 +117,14 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *
         if (over) lane_lost(ln, over, 0);
         over = 0;
         if (e->type == REC_EV_THREAD_NAME) {
-            lanes_set_name(l, lane, rec_seg_string(seg, e->name_id));
+            lanes_set_name(l, lane, wsrc_string(src, e->name_id));
             continue;
         }
-        int64_t ts = web_ns(rec_seg_ticks_to_ns(seg, e->ticks));
+        int64_t ts = web_ns(wsrc_ns(src, e->ticks));
         if (b->lane != lane || ln->lost_over || ln->lost_drop) open_chunk(b, l, lane, ts);
         switch (e->type) {
         case REC_EV_BEGIN: {
-            uint32_t id = strtab_id(names, seg, e->name_id);
+            uint32_t id = strtab_id(names, src, e->name_id);
             wb_u8(&b->chunk, KIND_BEGIN);
             put_time(b, ts);
             wb_varint(&b->chunk, id);
@@ -131,24 +132,29 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *
             break;
         }
         case REC_EV_END: {
-            uint32_t id = strtab_id(names, seg, e->name_id);
+            uint32_t id = strtab_id(names, src, e->name_id);
             wb_u8(&b->chunk, KIND_END);
             put_time(b, ts);
             wb_varint(&b->chunk, id);
+            /* A top-level scope that closes goes into the summary. */
+            int was = ln->depth;
+            int64_t s0 = ln->stk_ts[0];
+            uint32_t n0 = ln->stk_name[0];
             lane_end(ln, id);
+            if (b->lod && was > 0 && ln->depth == 0) lod_slice(b->lod, lane, ln->id, s0, ts, n0);
             break;
         }
         case REC_EV_INSTANT:
             wb_u8(&b->chunk, KIND_INSTANT);
             put_time(b, ts);
-            wb_varint(&b->chunk, strtab_id(names, seg, e->name_id));
+            wb_varint(&b->chunk, strtab_id(names, src, e->name_id));
             wb_varint(&b->chunk, e->msg_len);
             wb_bytes(&b->chunk, e->msg, e->msg_len);
             break;
         case REC_EV_COUNTER:
             wb_u8(&b->chunk, KIND_COUNTER);
             put_time(b, ts);
-            wb_varint(&b->chunk, strtab_id(names, seg, e->name_id));
+            wb_varint(&b->chunk, strtab_id(names, src, e->name_id));
             wb_f64(&b->chunk, e->value);
             break;
         case REC_EV_FLOW_BEGIN:
@@ -163,6 +169,7 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *
         }
         ln->last_ts = ts;
         ln->seen = 1;
+        if (b->lod) lod_event(b->lod, lane, ln->id, ts);
         b->chunk_events++;
         b->events++;
     }

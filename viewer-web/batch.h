@@ -9,6 +9,8 @@
 
 #include "frame.h"
 #include "lanes.h"
+#include "lod.h"
+#include "source.h"
 #include "strtab.h"
 
 struct batch {
@@ -23,6 +25,7 @@ struct batch {
     int64_t prev;             /* previous event's time in the open chunk */
                               /* (both, and the lanes' stack times, are web_ns values) */
     int started;
+    struct lod *lod;          /* every encoded event is summarised here too (may be NULL) */
 };
 
 int batch_init(struct batch *b);
@@ -32,7 +35,7 @@ void batch_destroy(struct batch *b);
  * them lost (may be NULL).  After a loss a lane's stack is unknown and
  * starts again empty, and its next chunk says what was lost where.
  * Updates the lanes (THREAD_START, THREAD_NAME) and their stacks. */
-void batch_add(struct batch *b, struct lanes *l, struct strtab *names, rec_seg *seg, uint32_t slot,
+void batch_add(struct batch *b, struct lanes *l, struct strtab *names, const struct wsrc *src, uint32_t slot,
                const struct rec_event *ev, size_t n, const struct rec_loss *loss);
 
 static inline size_t batch_bytes(const struct batch *b) { return b->body.len + b->chunk.len; }

@@ -37,7 +37,8 @@ struct client {
     struct lws *wsi;
     struct frame *pending;            /* dequeued, waiting for names or lanes */
     uint32_t strings_sent;
-    uint64_t threads_ver, stats_ver;
+    uint64_t threads_ver, stats_ver, lod_ver;
+    double lod_ms;                    /* when the last LOD went (lws_now_usecs, ms) */
     unsigned window;                  /* enum rec_window the page shows */
     int hello_sent, status_due, pong_due;
     uint32_t pong_nonce;

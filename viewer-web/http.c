@@ -16,6 +16,11 @@
 
 #define BODY_CHUNK (256 * 1024)
 
+#define NO_TOKEN_TEXT                                                                                  \
+    "<p>This page needs its token. The URL with the token is printed by recorder-web on start "       \
+    "(on its standard output: <code>http://&hellip;/?t=&hellip;</code>); open that URL.</p>"            \
+    "<p>A URL without the token, or with a wrong one, gets this answer (403 Forbidden).</p>"
+
 static int done(struct lws *wsi) { return lws_http_transaction_completed(wsi) ? -1 : 0; }
 
 static int status(struct lws *wsi, unsigned code, const char *text) {
@@ -60,7 +65,8 @@ static int headers(struct lws *wsi, unsigned code, const char *type, size_t len,
 static int request(struct lws *wsi, struct web *w, struct pss *p, const char *path) {
     if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0) return status(wsi, 405, "only GET");
     if (!auth_host_ok(wsi, w)) return status(wsi, HTTP_STATUS_FORBIDDEN, "unknown host");
-    if (!auth_token_ok(wsi, w->token)) return status(wsi, HTTP_STATUS_FORBIDDEN, "token required");
+    /* Still 403; the body says where the token is, never what it is. */
+    if (!auth_token_ok(wsi, w->token)) return status(wsi, HTTP_STATUS_FORBIDDEN, NO_TOKEN_TEXT);
     p->wsi = wsi;
     if (!strcmp(path, "/") || !strcmp(path, "/index.html")) {
         p->body = web_page;

@@ -24,13 +24,16 @@
 #define EXIT_FAILURE_OTHER 1
 
 static const char usage_text[] =
-    "usage: recorder-web [PID|NAME] [--port N] [--bind ADDR] [options]\n"
+    "usage: recorder-web [PID|NAME|FILE.rec] [PID|NAME ...] [--port N] [--bind ADDR] [options]\n"
     "\n"
-    "Serves a live view of a recorded program to a browser, on 127.0.0.1.\n"
+    "Serves a live view of a recorded program, or a capture file (recorder\n"
+    "capture -o FILE.rec), to a browser, on 127.0.0.1.\n"
     "Prints the page's URL, which carries a secret token: open it in a browser.\n"
     "\n"
     "  PID|NAME            the program: a pid, a process name, a segment name\n"
     "                      (RECORDER_NAME) or path; none = the only one running\n"
+    "  FILE.rec            a capture file: its whole run, read once\n"
+    "  PID PID ...         several programs in one page, aligned in time (up to 16)\n"
     "  -p, --port N        listen on port N (default 8117, or any free port if it\n"
     "                      is taken; 0 = any free port)\n"
     "  --bind ADDR         listen on ADDR instead of 127.0.0.1; anyone who can reach\n"
@@ -48,8 +51,9 @@ static const char usage_text[] =
     "  -h, --help          this help\n"
     "\n"
     "Exit status: 0 stopped by Ctrl-C or SIGTERM; 2 bad usage; 3 no such process\n"
-    "or segment; 4 permission denied; 5 corrupt segment; 6 other format version;\n"
-    "7 truncated segment; 9 out of memory; 11 segment still starting (try again);\n"
+    "or segment; 4 permission denied; 5 corrupt segment or capture, or not a\n"
+    "recorder file (FIFO, device, directory); 6 other format version; 7 truncated\n"
+    "segment or capture; 9 out of memory; 11 segment still starting (try again);\n"
     "12 exited without recording (--wait); 13 --wait timed out; 14 cannot listen\n"
     "(port in use, bad address); 1 any other failure.  docs/web.md has the details.\n";
 
@@ -168,8 +172,12 @@ static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind < argc) o->target = argv[optind++];
-    if (optind < argc) return usage_error("one program at a time: unexpected '%s'", argv[optind]);
+    while (optind < argc) {
+        if (o->n_targets == WSRC_MAX) return usage_error("at most 16 programs at once: unexpected '%s'", argv[optind]);
+        o->targets[o->n_targets++] = argv[optind++];
+    }
+    o->target = o->n_targets ? o->targets[0] : NULL;
+    if (o->wait && o->n_targets > 1) return usage_error("--wait takes one PID or NAME%s", "");
     if (o->wait && !o->target) return usage_error("--wait needs a PID or NAME to wait for%s", "");
     return 0;
 }
@@ -184,9 +192,73 @@ static void print_url(const struct web *w) {
     fflush(stdout);
 }
 
+static void close_source(struct web *w) {
+    for (uint32_t k = 1; k < w->src.n; k++) rec_seg_close(w->src.segs[k]);
+    if (w->seg) rec_seg_close(w->seg);
+    w->seg = NULL;
+    w->src.n = 0;
+    wsrc_close(&w->src);
+}
+
+/* Several live programs: each must open; the same one twice is refused. */
+static int open_several(struct web *w, char *err, size_t errlen) {
+    rec_seg *segs[WSRC_MAX] = {0};
+    unsigned n = w->opts.n_targets;
+    int rc = REC_OK;
+    for (unsigned k = 0; k < n && rc == REC_OK; k++) {
+        struct wsrc probe;
+        rc = wsrc_open_file(w->opts.targets[k], &probe, &w->procs[k], err, errlen);
+        wsrc_close(&probe);
+        if (rc != 0) {
+            if (rc > 0) snprintf(err, errlen, "%s: a capture file is served alone, not with other programs", w->opts.targets[k]);
+            rc = rc > 0 ? REC_ERR_USAGE : -rc;
+            break;
+        }
+        rc = target_open(w->opts.targets[k], &segs[k], err, errlen);
+        if (rc != REC_OK) break;
+        rec_seg_get_info(segs[k], &w->procs[k]);
+        for (unsigned j = 0; j < k; j++)
+            if (w->procs[j].pid == w->procs[k].pid && !strcmp(w->procs[j].path, w->procs[k].path)) {
+                snprintf(err, errlen, "%s: the same program twice (pid %d)", w->opts.targets[k], w->procs[k].pid);
+                rc = REC_ERR_USAGE;
+            }
+    }
+    if (rc != REC_OK) {
+        for (unsigned k = 0; k < n; k++)
+            if (segs[k]) rec_seg_close(segs[k]);
+        return rc;
+    }
+    w->seg = segs[0];
+    wsrc_init_segs(&w->src, segs, n);
+    w->info = w->procs[0];
+    w->info.max_threads = w->src.max_threads;
+    return REC_OK;
+}
+
+/* A capture file, or the live program (waited for with --wait), or several. */
+static int open_source(struct web *w, char *err, size_t errlen) {
+    if (w->opts.n_targets > 1) return open_several(w, err, errlen);
+    int rc = wsrc_open_file(w->opts.target, &w->src, &w->info, err, errlen);
+    if (rc < 0) return -rc;
+    if (rc == 1) {
+        /* Cut short, or still being written: served up to its last whole record. */
+        const struct rec_cap_info *in = rec_cap_get_info(w->src.cap);
+        if (in->warning[0]) fprintf(stderr, "recorder-web: warning: %s\n", in->warning);
+        return REC_OK;
+    }
+    if (w->opts.wait) rc = target_wait(w->opts.target, w->opts.wait_s, err, errlen);
+    if (rc == REC_OK) rc = target_open(w->opts.target, &w->seg, err, errlen);
+    if (rc != REC_OK) return rc;
+    rec_seg_get_info(w->seg, &w->info);
+    w->procs[0] = w->info;
+    wsrc_init_segs(&w->src, &w->seg, 1);
+    return REC_OK;
+}
+
 static void free_published(struct web *w) {
     threads_pub_free(web_xchg(&w->threads, NULL));
     for (int i = 0; i < 3; i++) frame_publish(&w->stats[i], NULL);
+    frame_publish(&w->lod, NULL);
     for (int f = 0; f < SNAP_FORMATS; f++) {
         void *d = web_xchg(&w->export_done[f], NULL);
         if (d && d != (void *)1) snapshot_unref(d);
@@ -203,7 +275,7 @@ static void teardown(struct web *w, struct reader *r) {
     rcu_barrier();
     clients_destroy(&w->clients);
     rcu_unregister_thread();
-    rec_seg_close(w->seg);
+    close_source(w);
 }
 
 int main(int argc, char **argv) {
@@ -213,21 +285,20 @@ int main(int argc, char **argv) {
     if (rc) return rc;
     char err[512];
     /* Before any handler: Ctrl-C ends the wait and us. */
-    if (w.opts.wait) rc = target_wait(w.opts.target, w.opts.wait_s, err, sizeof err);
-    if (rc == REC_OK) rc = target_open(w.opts.target, &w.seg, err, sizeof err);
+    rc = open_source(&w, err, sizeof err);
     if (rc != REC_OK) {
         fprintf(stderr, "recorder-web: %s\n", err);
+        close_source(&w);
         return rc;
     }
-    rec_seg_get_info(w.seg, &w.info);
     if (token_new(w.token) != 0) {
         fprintf(stderr, "recorder-web: cannot read random bytes for the token\n");
-        rec_seg_close(w.seg);
+        close_source(&w);
         return EXIT_FAILURE_OTHER;
     }
     if (clients_init(&w.clients, w.opts.client_queue) != 0) {
         fprintf(stderr, "recorder-web: out of memory\n");
-        rec_seg_close(w.seg);
+        close_source(&w);
         return REC_ERR_NOMEM;
     }
     rcu_register_thread();
@@ -235,7 +306,7 @@ int main(int argc, char **argv) {
     if (!r) {
         fprintf(stderr, "recorder-web: %s\n", err);
         rcu_unregister_thread();
-        rec_seg_close(w.seg);
+        close_source(&w);
         return REC_ERR_NOMEM;
     }
     rc = server_create(&w, err, sizeof err);
@@ -266,8 +337,15 @@ int main(int argc, char **argv) {
         rc = EXIT_FAILURE_OTHER;
     } else {
         print_url(&w);
-        fprintf(stderr, "recorder-web: watching %s (pid %d); open the URL above; Ctrl-C stops\n",
-                w.info.process_name, w.info.pid);
+        if (w.src.cap)
+            fprintf(stderr, "recorder-web: serving the capture %s of %s (pid %d); open the URL above; Ctrl-C stops\n",
+                    w.info.path, w.info.process_name, w.info.pid);
+        else if (w.src.n > 1)
+            fprintf(stderr, "recorder-web: watching %u programs (pids %d ... %d); open the URL above; Ctrl-C stops\n",
+                    w.src.n, w.procs[0].pid, w.procs[w.src.n - 1].pid);
+        else
+            fprintf(stderr, "recorder-web: watching %s (pid %d); open the URL above; Ctrl-C stops\n",
+                    w.info.process_name, w.info.pid);
         server_run(&w);
     }
     /* The reader wakes the service loop through the context: stop it

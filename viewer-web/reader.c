@@ -1,6 +1,11 @@
 /*
  * reader.c -- the reader thread (see reader.h).
  *
+ * A live segment is drained round after round; a capture file is read
+ * once, start to end, as fast as it goes (read_file), and then served.
+ * Several live programs are drained together, their slots one after the
+ * other, their events rebased onto the first's clock (source.h).
+ *
  * One round reads every slot once; a slot that had more than one read's
  * worth is read again at once.  Every flush period (or sooner when a
  * batch gets large) the batch becomes one EVENTS frame offered to every
@@ -18,12 +23,14 @@
 #include "batch.h"
 #include "clamp.h"
 #include "lanes.h"
+#include "lod.h"
 #include "reader.h"
 #include "shared.h"
 
 #define READ_CAP 65536u        /* entries per read */
 #define FLUSH_BYTES (256u << 10)
 #define STATS_MS 500
+#define FIRST_STATS_MS 100     /* a capture file's first statistics and summary */
 /* Rest between passes (docs/web.md, "How it reads"): until a ring would
  * be a quarter full at the rate the last pass saw, 1 ms at least, a flush
  * period at most.  Each wake-up preempts a thread of a program that keeps
@@ -38,10 +45,12 @@ struct reader {
     int started;
     rec_model *model;
     struct strtab names;
+    struct strtab *src_names; /* several programs: each one's names into the same table */
     struct lanes lanes;
     struct batch batch;
     struct aggregate agg;
     struct history hist;
+    struct lod lod;
     struct rec_entry *ents;
     struct rec_event *evs;
     struct rec_thread_info *ti, *known;  /* this round's threads; last reported to the model */
@@ -57,6 +66,8 @@ struct reader {
     double max_ts;
     int alive;
     int truncated;            /* the segment shrank: nothing more is read */
+    int loading;              /* a capture file is being read: frames go to the history only */
+    size_t file_flush;        /* then, the size at which a batch becomes a frame */
 };
 
 static double mono_ms(void) {
@@ -72,11 +83,14 @@ static double clock_ns(const struct web *w) {
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec - (double)w->info.mono_ns0;
 }
 
+/* Several programs: the model's names are dense ids. */
+static const char *dense_name(void *src, uint32_t id) { return wsrc_string(src, id); }
+
 struct reader *reader_new(struct web *w, char *err, size_t errlen) {
     struct reader *r = calloc(1, sizeof *r);
     if (!r) goto oom;
     r->w = w;
-    uint32_t mt = w->info.max_threads;
+    uint32_t mt = w->src.max_threads;
     r->ents = malloc(READ_CAP * sizeof *r->ents);
     r->evs = malloc(READ_CAP * sizeof *r->evs);
     r->ti = calloc(mt, sizeof *r->ti);
@@ -85,13 +99,32 @@ struct reader *reader_new(struct web *w, char *err, size_t errlen) {
     r->lapping = calloc(mt, 1);
     if (!r->ents || !r->evs || !r->ti || !r->known || !r->known_ok || !r->lapping) goto oom;
     if (strtab_init(&r->names, &w->names) != 0) goto oom;
+    if (w->src.n > 1) {
+        /* Events reach the encoder and the model with dense names. */
+        r->names.identity = 1;
+        w->src.names = &w->names;
+        r->src_names = calloc(w->src.n, sizeof *r->src_names);
+        if (!r->src_names) goto oom;
+        for (uint32_t k = 0; k < w->src.n; k++)
+            if (strtab_init_shared(&r->src_names[k], &w->names) != 0) goto oom;
+    }
     if (lanes_init(&r->lanes, mt, &w->threads) != 0) goto oom;
     if (batch_init(&r->batch) != 0 || aggregate_init(&r->agg) != 0) goto oom;
     if (history_init(&r->hist, w->opts.client_queue / 2) != 0) goto oom;
+    if (lod_init(&r->lod, LANES_CAP + 1, &w->lod) != 0) goto oom;
+    r->batch.lod = &r->lod;
     struct rec_model_opts mo = {.max_events = w->opts.log_events, .keep_log = 1};
-    r->model = rec_model_new_seg(w->seg, &mo);
+    if (w->src.n > 1) {
+        struct rec_source_info si;
+        rec_seg_source_info(w->seg, &si);
+        r->model = rec_model_new(&si, dense_name, &w->src, &mo);
+    } else {
+        r->model = w->src.cap ? rec_model_new_cap(w->src.cap, &mo) : rec_model_new_seg(w->seg, &mo);
+    }
     if (!r->model) goto oom;
     r->alive = w->info.alive;
+    r->loading = w->src.cap != NULL;
+    web_store(&w->loading, r->loading);
     /* Each ring is read from its oldest entry: what it had overwritten
      * before our first read is history, not kept, which librecorder tells
      * apart from what we lose later (reader.h, struct rec_loss). */
@@ -105,8 +138,13 @@ oom:
 
 /* Tell the model and the lanes about threads that are new or changed. */
 static int sync_threads(struct reader *r) {
-    struct web *w = r->w;
-    int n = rec_seg_threads(w->seg, r->ti, (int)w->info.max_threads);
+    const struct wsrc *src = &r->w->src;
+    int n = 0;
+    for (uint32_t k = 0; k < src->n; k++) {
+        int m = rec_seg_threads(src->segs[k], r->ti + n, (int)(src->max_threads - (uint32_t)n));
+        for (int i = n; i < n + m; i++) r->ti[i].slot += src->base[k];
+        n += m;
+    }
     for (int i = 0; i < n; i++) {
         const struct rec_thread_info *t = &r->ti[i];
         struct rec_thread_info *k = &r->known[t->slot];
@@ -124,6 +162,32 @@ static int sync_threads(struct reader *r) {
 static void flush(struct reader *r, double now);
 static double source_now(struct reader *r);
 
+/* Decoded events of one slot, with what the read that returned them lost:
+ * counted, fed to the model, encoded.  A time past our own clock is bogus
+ * (a segment cannot be from the future): it must not drag the page's now
+ * along, nor the summary's grid. */
+static void take(struct reader *r, uint32_t slot, size_t n, const struct rec_loss *loss) {
+    struct web *w = r->w;
+    rec_model_feed(r->model, slot, r->evs, n, loss);
+    uint64_t before = r->batch.events;
+    batch_add(&r->batch, &r->lanes, &r->names, &w->src, slot, r->evs, n, loss);
+    web_add(&w->ctr.events, r->batch.events - before);
+    if (r->batch.nolane) web_count(&w->ctr.nolane, r->batch.nolane);
+    r->batch.nolane = 0;
+    if (n) {
+        double ts = (double)web_ns(wsrc_ns(&w->src, r->evs[n - 1].ticks));
+        if (ts > r->max_ts && ts <= (double)r->lod.limit) r->max_ts = ts;
+    }
+}
+
+static void count_loss(struct web *w, const struct rec_loss *loss) {
+    if (loss->overwritten) web_count(&w->ctr.overwritten, loss->overwritten);
+    if (loss->dropped) web_count(&w->ctr.dropped, loss->dropped);
+    /* Impossible heads or counters (docs/format.md, "Loss"): bad data. */
+    if (loss->bad) web_count(&w->ctr.bad, loss->bad);
+    if (loss->history) web_count(&w->ctr.history, loss->history);
+}
+
 /* Read one slot until it has nothing more (at most a few reads, so one
  * busy thread cannot starve the others); returns 1 if it may have more.
  * A writer that lapped us (entries overwritten) has more: the read is
@@ -134,16 +198,13 @@ static double source_now(struct reader *r);
  * plus one read (docs/web.md, "Bounds"). */
 static int read_slot(struct reader *r, uint32_t slot) {
     struct web *w = r->w;
+    uint32_t k = wsrc_which(&w->src, slot);
     for (int round = 0; round < 4; round++) {
         uint64_t first;
         struct rec_loss loss = {0};
-        size_t got = rec_seg_read(w->seg, slot, r->ents, READ_CAP, &first, &loss);
+        size_t got = rec_seg_read(w->src.segs[k], slot - w->src.base[k], r->ents, READ_CAP, &first, &loss);
         r->pass_entries += got + loss.overwritten + loss.dropped;
-        if (loss.overwritten) web_count(&w->ctr.overwritten, loss.overwritten);
-        if (loss.dropped) web_count(&w->ctr.dropped, loss.dropped);
-        /* Impossible heads or counters (docs/format.md, "Loss"): bad data. */
-        if (loss.bad) web_count(&w->ctr.bad, loss.bad);
-        if (loss.history) web_count(&w->ctr.history, loss.history);
+        count_loss(w, &loss);
         int lap = loss.overwritten || loss.dropped || loss.history;
         if (lap != r->lapping[slot]) {
             r->n_lapping += lap ? 1u : (uint32_t)-1;
@@ -153,21 +214,11 @@ static int read_slot(struct reader *r, uint32_t slot) {
         size_t used = 0;
         uint64_t bad = 0;
         size_t n = rec_decode(r->ents, got, first, r->evs, READ_CAP, &used, &bad);
-        rec_model_feed(r->model, slot, r->evs, n, &loss);
+        if (w->src.n > 1) wsrc_rebase(&w->src, k, &r->src_names[k], r->evs, n);
+        take(r, slot, n, &loss);
         if (bad) {
             web_count(&w->ctr.bad, bad);
             rec_model_add_bad(r->model, slot, bad);
-        }
-        uint64_t before = r->batch.events;
-        batch_add(&r->batch, &r->lanes, &r->names, w->seg, slot, r->evs, n, &loss);
-        web_add(&w->ctr.events, r->batch.events - before);
-        if (r->batch.nolane) web_count(&w->ctr.nolane, r->batch.nolane);
-        r->batch.nolane = 0;
-        if (n) {
-            /* A time past our own clock is bogus (the segment cannot be
-             * from the future): it must not drag the page's now along. */
-            double ts = (double)web_ns(rec_seg_ticks_to_ns(w->seg, r->evs[n - 1].ticks));
-            if (ts > r->max_ts && ts <= clock_ns(w) + FUTURE_SLACK_NS) r->max_ts = ts;
         }
         if (batch_bytes(&r->batch) >= FLUSH_BYTES) flush(r, source_now(r));
         if (got < READ_CAP && !loss.overwritten) return 0;
@@ -199,7 +250,9 @@ static void flush(struct reader *r, double now) {
         return;
     }
     r->seq++;
-    clients_offer(&w->clients, f, &r->hist);
+    /* A file being loaded goes to the history only: every page gets its
+     * end, the detail kept, once it is read (read_file). */
+    if (!r->loading) clients_offer(&w->clients, f, &r->hist);
     history_push(&r->hist, f);
     frame_unref(f);
     web_add(&w->ctr.frames, 1);
@@ -210,18 +263,37 @@ static void flush(struct reader *r, double now) {
  * librecorder then reads nothing more from it, and we stop asking.  What
  * was read stays, and keeps being served. */
 static void check_truncated(struct reader *r) {
-    if (r->truncated || rec_seg_status(r->w->seg) != REC_ERR_TRUNCATED) return;
+    if (r->truncated) return;
+    /* Several programs: only once every one is (the others still read). */
+    for (uint32_t k = 0; k < r->w->src.n; k++)
+        if (rec_seg_status(r->w->src.segs[k]) != REC_ERR_TRUNCATED) return;
     r->truncated = 1;
     web_store(&r->w->truncated, 1);
 }
 
 static void publish_stats(struct reader *r, double now) {
     struct web *w = r->w;
-    struct rec_seg_info info;
-    rec_seg_get_info(w->seg, &info);
-    r->alive = info.alive;
-    web_store(&w->alive, info.alive);
-    web_store(&w->closed, info.closed);
+    if (w->src.cap) {
+        /* A file: its windows end at its last event (or its end record). */
+        rec_model_set_now(r->model, now);
+        for (int k = 0; k < 3; k++)
+            aggregate_publish(&r->agg, r->model, &r->names, (enum rec_window)k, now, &w->stats[k]);
+        lanes_publish(&r->lanes);
+        lod_publish(&r->lod, &r->lanes);
+        lws_cancel_service(w->ctx);
+        return;
+    }
+    /* Several programs: alive while any is, closed once all are. */
+    int alive = 0, closed = 1;
+    for (uint32_t k = 0; k < w->src.n; k++) {
+        struct rec_seg_info info;
+        rec_seg_get_info(w->src.segs[k], &info);
+        alive |= info.alive;
+        closed &= info.closed;
+    }
+    r->alive = alive;
+    web_store(&w->alive, alive);
+    web_store(&w->closed, closed);
     /* Windows slide with the clock even while the program is idle (not
      * once nothing more can be read: then they stay on what was).  But
      * while a writer laps us, the time after the newest event decoded is
@@ -229,11 +301,13 @@ static void publish_stats(struct reader *r, double now) {
      * last event before a loss to the first after it, docs/analysis.md):
      * taken as covered, that tail would dilute every share of a window
      * we read 1% of.  So the windows end at the newest event then. */
-    if (r->alive && !r->truncated && !r->n_lapping) rec_model_set_now_live(r->model, w->seg);
+    if (r->alive && !r->truncated && !r->n_lapping && w->src.n > 1) rec_model_set_now(r->model, clock_ns(w));
+    else if (r->alive && !r->truncated && !r->n_lapping) rec_model_set_now_live(r->model, w->seg);
     else if (r->alive && !r->truncated) rec_model_set_now(r->model, r->max_ts);
     else rec_model_set_now(r->model, now);
     for (int k = 0; k < 3; k++) aggregate_publish(&r->agg, r->model, &r->names, (enum rec_window)k, now, &w->stats[k]);
     lanes_publish(&r->lanes);
+    lod_publish(&r->lod, &r->lanes);
     lws_cancel_service(w->ctx);
 }
 
@@ -257,15 +331,88 @@ static double rest_ms(double prev, uint64_t entries, double since_ms, uint64_t r
     return want < MIN_REST_MS ? MIN_REST_MS : want;
 }
 
+/* One chunk of a capture, decoded a buffer at a time; its loss goes with
+ * the first part. */
+static void read_chunk(struct reader *r, const struct rec_cap_item *it) {
+    struct web *w = r->w;
+    count_loss(w, &it->loss);
+    size_t off = 0;
+    int first = 1;
+    while (off < it->n || first) {
+        size_t used = 0;
+        uint64_t bad = 0;
+        size_t n = rec_decode(it->entries + off, it->n - off, it->first + off, r->evs, READ_CAP, &used, &bad);
+        take(r, it->slot, n, first ? &it->loss : NULL);
+        if (bad) {
+            web_count(&w->ctr.bad, bad);
+            rec_model_add_bad(r->model, it->slot, bad);
+        }
+        first = 0;
+        if (!used) break;
+        off += used;
+        /* Frames small enough that the history holds several (a page
+         * gets only whole frames of it). */
+        if (batch_bytes(&r->batch) >= r->file_flush) flush(r, r->max_ts);
+    }
+}
+
+/* A capture file, start to end.  Its frames go to the history (the last
+ * --client-queue/2 bytes of them are the detail a page gets); everything
+ * goes to the model and the summary.  Statistics and the summary are
+ * published as it goes, so a page shows the run growing while it loads.
+ * Then the pages that joined get the history. */
+static void read_file(struct reader *r) {
+    struct web *w = r->w;
+    rec_cap *c = w->src.cap;
+    const struct rec_cap_info *in = rec_cap_get_info(c);
+    double end = in->end_ticks ? (double)web_ns(wsrc_ns(&w->src, in->end_ticks)) : 0;
+    r->lod.limit = in->end_ticks ? web_ns(end + FUTURE_SLACK_NS) : WEB_NS_MAX;
+    double next = mono_ms() + FIRST_STATS_MS;   /* a first picture soon, then twice a second */
+    r->file_flush = w->opts.client_queue / 16 < FLUSH_BYTES ? w->opts.client_queue / 16 : FLUSH_BYTES;
+    struct rec_cap_item it;
+    int rc;
+    unsigned k = 0;
+    while (!web_load(&w->stop) && (rc = rec_cap_next(c, &it)) == 1) {
+        if (it.kind == REC_CAP_ITEM_THREAD) {
+            wsrc_note_thread(&w->src, &it.thread);
+            rec_model_thread(r->model, &it.thread);
+            lanes_update(&r->lanes, &it.thread);
+            continue;
+        }
+        read_chunk(r, &it);
+        if ((++k & 63) == 0 && mono_ms() >= next) {
+            set_now(w, r->max_ts);
+            flush(r, r->max_ts);
+            publish_stats(r, r->max_ts);
+            int req = web_xchg(&w->export_req, 0);
+            if (req) answer_export(r, req);
+            next = mono_ms() + STATS_MS;
+        }
+    }
+    /* A read error after the open's check (the file changed under us):
+     * what was read is served, and the status says the file is cut. */
+    if (rc < 0) web_store(&w->truncated, 1);
+    double now = end > r->max_ts ? end : r->max_ts;
+    r->max_ts = now;
+    set_now(w, now);
+    flush(r, now);
+    publish_stats(r, now);
+    r->loading = 0;
+    web_store(&w->loading, 0);
+    if (clients_catch_up(&w->clients, &r->hist)) lws_cancel_service(w->ctx);
+}
+
 static void *reader_main(void *arg) {
     struct reader *r = arg;
     struct web *w = r->w;
     rcu_register_thread();
+    if (w->src.cap) read_file(r);
     double next_flush = 0, next_stats = 0, last_pass = mono_ms(), rest = MIN_REST_MS;
     while (!web_load(&w->stop)) {
         int more = 0;
         r->pass_entries = 0;
-        if (!r->truncated) {
+        if (!r->truncated && !w->src.cap) {
+            r->lod.limit = web_ns(clock_ns(w) + FUTURE_SLACK_NS);
             int n = sync_threads(r);
             for (int i = 0; i < n; i++) more |= read_slot(r, r->ti[i].slot);
         }
@@ -276,7 +423,7 @@ static void *reader_main(void *arg) {
             flush(r, now);
             next_flush = t + w->opts.flush_ms;
         }
-        if (t >= next_stats) {
+        if (t >= next_stats && !w->src.cap) {   /* a file's were published once it was read */
             check_truncated(r);
             publish_stats(r, now);
             next_stats = t + STATS_MS;
@@ -314,8 +461,13 @@ void reader_join_free(struct reader *r) {
     if (r->model) rec_model_free(r->model);
     aggregate_destroy(&r->agg);
     if (r->hist.v) history_destroy(&r->hist);
+    lod_destroy(&r->lod);
     batch_destroy(&r->batch);
     if (r->lanes.v) lanes_destroy(&r->lanes);
+    if (r->src_names)
+        for (uint32_t k = 0; k < r->w->src.n; k++)
+            if (r->src_names[k].keys) strtab_destroy(&r->src_names[k]);
+    free(r->src_names);
     if (r->names.keys) strtab_destroy(&r->names);
     free(r->ents);
     free(r->evs);

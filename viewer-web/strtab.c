@@ -42,14 +42,24 @@ int strtab_init(struct strtab *t, struct strtab_pub **slot) {
     return 0;
 }
 
+int strtab_init_shared(struct strtab *t, struct strtab_pub **slot) {
+    memset(t, 0, sizeof *t);
+    t->mask = 1023;
+    t->keys = calloc(t->mask + 1, sizeof *t->keys);
+    t->vals = calloc(t->mask + 1, sizeof *t->vals);
+    t->slot = slot;
+    t->shared = 1;
+    return t->keys && t->vals ? 0 : -1;
+}
+
 void strtab_destroy(struct strtab *t) {
-    struct strtab_pub *p = *t->slot;
+    struct strtab_pub *p = t->shared ? NULL : *t->slot;
     if (p) {
         for (uint32_t i = 0; i < p->count; i++) free(p->names[i]);
         free(p->names);
         free(p);
     }
-    *t->slot = NULL;
+    if (!t->shared) *t->slot = NULL;
     free(t->keys);
     free(t->vals);
 }
@@ -115,8 +125,8 @@ static int rehash(struct strtab *t) {
     return 0;
 }
 
-static uint32_t lookup(struct strtab *t, rec_seg *seg, uint32_t seg_id, const char *name) {
-    if (seg_id == 0) return 0;
+static uint32_t lookup(struct strtab *t, const struct wsrc *src, uint32_t seg_id, const char *name) {
+    if (seg_id == 0 || t->identity) return seg_id;
     /* Most events reuse a handful of names: one compare, usually. */
     uint32_t c = (seg_id ^ (seg_id >> 8)) & (STRTAB_CACHE - 1);
     if (t->ckey[c] == seg_id) return t->cval[c];
@@ -129,7 +139,7 @@ static uint32_t lookup(struct strtab *t, rec_seg *seg, uint32_t seg_id, const ch
         }
     if (t->used + 1 >= t->mask) return 0;   /* could not grow: the name shows as unnamed */
     char placeholder[32];
-    if (!name && seg) name = rec_seg_string(seg, seg_id);
+    if (!name && src) name = wsrc_string(src, seg_id);
     if (!name) {
         snprintf(placeholder, sizeof placeholder, seg_id == REC_ID_OVERFLOW ? "(names full)" : "#%u", seg_id);
         name = placeholder;
@@ -142,7 +152,7 @@ static uint32_t lookup(struct strtab *t, rec_seg *seg, uint32_t seg_id, const ch
     return id;
 }
 
-uint32_t strtab_id(struct strtab *t, rec_seg *seg, uint32_t seg_id) { return lookup(t, seg, seg_id, NULL); }
+uint32_t strtab_id(struct strtab *t, const struct wsrc *src, uint32_t seg_id) { return lookup(t, src, seg_id, NULL); }
 
 uint32_t strtab_id_named(struct strtab *t, uint32_t seg_id, const char *name) {
     return lookup(t, NULL, seg_id, name);

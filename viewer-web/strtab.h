@@ -16,6 +16,7 @@
 #include <urcu.h>
 
 #include "recorder/reader.h"
+#include "source.h"
 
 struct strtab_pub {
     struct rcu_head rcu;
@@ -31,14 +32,18 @@ struct strtab {
     uint32_t *keys, *vals;    /* open addressing, key 0 = empty */
     uint32_t mask, used;
     struct strtab_pub **slot; /* where the table is published */
+    int shared;               /* another strtab made the table (and frees it) */
+    int identity;             /* ids are dense ids already (several programs, source.h) */
 };
 
 int strtab_init(struct strtab *t, struct strtab_pub **slot);
+/* Another map into the same table (one per program when several). */
+int strtab_init_shared(struct strtab *t, struct strtab_pub **slot);
 /* Free everything; no reader may use the published table any more. */
 void strtab_destroy(struct strtab *t);
-/* The dense id of a segment string id (0 for 0); interns it on first use.
+/* The dense id of a source's string id (0 for 0); interns it on first use.
  * An id the segment cannot resolve gets a placeholder name. */
-uint32_t strtab_id(struct strtab *t, rec_seg *seg, uint32_t seg_id);
+uint32_t strtab_id(struct strtab *t, const struct wsrc *src, uint32_t seg_id);
 /* The same for a name already in hand (statistics rows carry theirs). */
 uint32_t strtab_id_named(struct strtab *t, uint32_t seg_id, const char *name);
 

@@ -11,7 +11,7 @@
 
 #define MAX_LIST 8
 
-static int all_digits(const char *s) {
+int target_all_digits(const char *s) {
     if (!*s) return 0;
     for (; *s; s++)
         if (!isdigit((unsigned char)*s)) return 0;
@@ -63,7 +63,7 @@ int target_open(const char *arg, rec_seg **out, char *err, size_t errlen) {
     char names[MAX_LIST][64];
     char l[512];
     *out = NULL;
-    if (arg && (all_digits(arg) || strchr(arg, '/'))) return rec_seg_open(arg, 0, out, err, errlen);
+    if (arg && (target_all_digits(arg) || strchr(arg, '/'))) return rec_seg_open(arg, 0, out, err, errlen);
     if (arg) {
         /* A segment name (RECORDER_NAME) first, then a process name. */
         int rc = rec_seg_open(arg, 0, out, err, errlen);

@@ -9,6 +9,8 @@
 
 #include "recorder/reader.h"
 
+/* A pid, as the command line gives one: all digits. */
+int target_all_digits(const char *s);
 /* Opens the segment; on failure returns a rec_status and a message. */
 int target_open(const char *arg, rec_seg **out, char *err, size_t errlen);
 /* --wait: until arg (a pid, segment name or path, or a process name) has

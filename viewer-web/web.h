@@ -21,6 +21,7 @@
 #include "downloads.h"
 #include "frame.h"
 #include "recorder/reader.h"
+#include "source.h"
 #include "strtab.h"
 #include "threads_pub.h"
 
@@ -29,6 +30,8 @@ struct pss;
 
 struct web_opts {
     const char *target;       /* PID or NAME, NULL = the only live one */
+    const char *targets[WSRC_MAX];   /* recorder-web PID1 PID2 ...: several programs */
+    unsigned n_targets;
     int port;                 /* 0 = any free port */
     const char *bind;         /* NULL = 127.0.0.1 */
     size_t log_events;        /* event log kept for the snapshot */
@@ -54,8 +57,11 @@ struct web_counters {
 
 struct web {
     struct web_opts opts;
-    rec_seg *seg;
-    struct rec_seg_info info;
+    rec_seg *seg;             /* the live segment, or NULL for a capture file */
+    struct wsrc src;          /* the segment or the capture file (source.h) */
+    struct rec_seg_info info; /* a capture's described the same way; several: the first's,
+                                 with max_threads their total */
+    struct rec_seg_info procs[WSRC_MAX];   /* several programs: each one (HELLO) */
     char token[33];
     char origin_host[3][80];  /* hosts a page may come from */
     int port;
@@ -66,10 +72,12 @@ struct web {
     struct strtab_pub *names;
     struct threads_pub *threads;
     struct frame *stats[3];
+    struct frame *lod;        /* the run's summary (lod.h) */
     /* Status, written by the reader (atomics). */
     struct web_counters ctr;
     int alive, closed;
-    int truncated;            /* the segment shrank: the reader reads no more */
+    int truncated;            /* the segment shrank (a file: changed): the reader reads no more */
+    int loading;              /* a capture file is still being read */
     uint64_t now_bits;        /* double, the source's clock */
 
     struct clients clients;

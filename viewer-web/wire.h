@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define WIRE_VERSION 3u
+#define WIRE_VERSION 4u
 
 /* Server to page. */
 enum wire_msg {
@@ -25,6 +25,7 @@ enum wire_msg {
     MSG_STATS = 0x05,
     MSG_STATUS = 0x06,
     MSG_PONG = 0x07,
+    MSG_LOD = 0x08,           /* the run's summary per lane (lod.h) */
 };
 
 /* Page to server.  Anything else closes the connection (1008). */
@@ -51,11 +52,16 @@ enum wire_kind {
 
 /* HELLO flags. */
 #define HELLO_FOREIGN 1u      /* the segment's owner is not the uid recorder-web runs as */
+#define HELLO_FILE 2u         /* the source is a capture file, not a live program */
 
 /* STATUS flags. */
 #define STATUS_ALIVE 1u
 #define STATUS_CLOSED 2u      /* the program called rec_shutdown or exited cleanly */
 #define STATUS_TRUNCATED 4u   /* the segment file shrank: nothing more can be read */
+#define STATUS_LOADING 8u     /* a capture file is still being read */
+
+/* LOD bucket flags. */
+#define LOD_FLAG_LOST 1u      /* entries of the lane were lost in this bucket */
 
 /* Room left in front of every message for the WebSocket header, so a frame
  * goes to lws_write without a copy.  ws.c checks it against LWS_PRE. */

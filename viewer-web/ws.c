@@ -29,6 +29,7 @@ static_assert(LWS_PRE <= WIRE_PRE, "frames keep WIRE_PRE bytes of headroom for l
 #define STRINGS_PER_MSG 4096
 #define STRINGS_BYTES (256u << 10)   /* a STRINGS message stops after this much */
 #define REFUSE_TIMEOUT_S 5
+#define LOD_EVERY_MS 1000.0
 #define CLOSE_TRY_AGAIN_LATER 1013  /* RFC 6455 registry; lws has no name for it */
 
 /* The only write.  After a close frame was sent or received, no more
@@ -57,8 +58,18 @@ static int send_hello(struct lws *wsi, struct web *w, struct client *c) {
     wb_varint(b, w->info.max_threads);
     wb_varint(b, w->info.ring_entries);
     /* Root may watch anyone's program: the page says whose it is. */
-    wb_u8(b, w->info.foreign_owner ? HELLO_FOREIGN : 0);
+    wb_u8(b, (w->info.foreign_owner ? HELLO_FOREIGN : 0) | (w->src.cap ? HELLO_FILE : 0));
     wb_varint(b, w->info.owner_uid);
+    /* The programs (several: recorder-web PID1 PID2 ...), each with the
+     * first of its slots: a lane belongs to the last whose base <= its slot. */
+    uint32_t n = w->src.n ? w->src.n : 1;
+    wb_varint(b, n);
+    for (uint32_t k = 0; k < n; k++) {
+        const struct rec_seg_info *p = w->src.n > 1 ? &w->procs[k] : &w->info;
+        wb_varint(b, p->pid > 0 ? (uint64_t)p->pid : 0);
+        wb_str(b, p->process_name, sizeof p->process_name - 1);
+        wb_varint(b, w->src.n > 1 ? w->src.base[k] : 0);
+    }
     c->hello_sent = 1;
     return send_tx(wsi, c);
 }
@@ -86,7 +97,7 @@ static int send_status(struct lws *wsi, struct web *w, struct client *c) {
     wb_u8(b, MSG_STATUS);
     wb_f64(b, web_now(w));
     wb_u8(b, (web_load(&w->alive) ? STATUS_ALIVE : 0) | (web_load(&w->closed) ? STATUS_CLOSED : 0) |
-                 (web_load(&w->truncated) ? STATUS_TRUNCATED : 0));
+                 (web_load(&w->truncated) ? STATUS_TRUNCATED : 0) | (web_load(&w->loading) ? STATUS_LOADING : 0));
     wb_varint(b, web_load(&w->ctr.events));
     wb_varint(b, web_load(&w->ctr.overwritten));
     wb_varint(b, web_load(&w->ctr.dropped));
@@ -134,6 +145,10 @@ static int writable(struct lws *wsi, struct web *w, struct client *c) {
     int rc = 0, more;
     web_read_lock();
     struct frame *stats = web_subscribe(&w->stats[c->window]);
+    struct frame *lod = web_subscribe(&w->lod);
+    double ms = lws_now_usecs() / 1e3;
+    /* The summary goes at most once a second: it can be large (lod.h). */
+    int lod_due = lod && lod->version != c->lod_ver && ms - c->lod_ms >= LOD_EVERY_MS;
     struct threads_pub *threads = web_subscribe(&w->threads);
     struct frame *tf;
     struct strtab_pub *names = web_subscribe(&w->names);
@@ -158,9 +173,14 @@ static int writable(struct lws *wsi, struct web *w, struct client *c) {
     } else if (stats && stats->version != c->stats_ver) {
         c->stats_ver = stats->version;
         rc = send_buf(wsi, c, frame_data(stats), stats->len);
+    } else if (lod_due) {
+        c->lod_ver = lod->version;
+        c->lod_ms = ms;
+        rc = send_buf(wsi, c, frame_data(lod), lod->len);
+        lod_due = 0;
     }
     more = c->strings_sent < nn || (threads && threads->version != c->threads_ver) || c->pong_due ||
-           c->status_due || c->pending || (stats && stats->version != c->stats_ver);
+           c->status_due || c->pending || (stats && stats->version != c->stats_ver) || lod_due;
     web_read_unlock();
     if (rc == 0 && (more || client_has_queued(c))) lws_callback_on_writable(wsi);
     return rc;

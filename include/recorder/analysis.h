@@ -58,6 +58,15 @@ void rec_model_free(rec_model *m);
 /* A model of a segment: its pid, process name and clock as the source,
  * rec_seg_string for names.  s must outlive the model. */
 rec_model *rec_model_new_seg(rec_seg *s, const struct rec_model_opts *opts);
+/* The source a segment's model has (its pid, process name, clock). */
+void rec_seg_source_info(rec_seg *s, struct rec_source_info *src);
+/* The same for a capture file (recorder/capture.h): its SOURCE record as
+ * the source, rec_cap_string for names.  c must outlive the model. */
+struct rec_cap;
+rec_model *rec_model_new_cap(struct rec_cap *c, const struct rec_model_opts *opts);
+void rec_cap_source_info(const struct rec_cap *c, struct rec_source_info *si);
+/* rec_cap_string as a rec_string_fn (ctx: the rec_cap). */
+const char *rec_cap_string_fn(void *cap, uint32_t id);
 
 /* A thread (slot, generation) is known or its metadata changed. */
 void rec_model_thread(rec_model *m, const struct rec_thread_info *t);
@@ -191,6 +200,68 @@ struct rec_tree_node {
  * root, whose total is the sum of its children.  Returns the node count
  * (at most cap; a smaller cap drops the smallest subtrees). */
 size_t rec_model_tree(rec_model *m, enum rec_window w, int tid, struct rec_tree_node *out, size_t cap);
+
+/* ---- counters, messages and one scope's details (live viewers) --------
+ * Kept whether or not the model keeps its log, in bounded memory
+ * (docs/tui.md, "Memory"). */
+
+#define REC_COUNTERS_MAX 1024     /* counter names tracked; samples of others are counted */
+#define REC_HISTORY_SECS 60       /* per-second histories: the last minute */
+
+struct rec_counter {
+    uint32_t name_id;
+    const char *name;         /* valid until the next query */
+    double last, last_ns;     /* the latest sample and its time */
+    int tid;                  /* the thread of the latest sample */
+    uint64_t samples;         /* in the window */
+    double min, avg, max;     /* over the window's samples (NAN when none) */
+    /* Mean of each second's samples, [REC_HISTORY_SECS - 1] the current
+     * second (NAN: no sample that second). */
+    double per_sec[REC_HISTORY_SECS];
+    int partial;              /* entries were lost in the window on the thread(s) writing it */
+};
+/* The counters, in the order the program first used their names (string
+ * ids), with their statistics over window w.  Returns the number written
+ * (at most cap); *n_total gets the number available. */
+size_t rec_model_counters(rec_model *m, enum rec_window w, struct rec_counter *out, size_t cap, size_t *n_total);
+/* Samples of counters past REC_COUNTERS_MAX names: not tracked, counted. */
+uint64_t rec_model_counters_untracked(const rec_model *m);
+
+#define REC_MESSAGES_MAX 1024     /* the most recent instants kept */
+
+struct rec_message {
+    double ts_ns;
+    int tid;
+    uint32_t name_id;
+    const char *name;         /* valid until the next query */
+    char msg[REC_MSG_MAX + 1];/* as recorded: any bytes (sanitize before display) */
+    int after_loss;           /* entries of its thread were lost since its previous
+                                 message: messages may be missing before it */
+};
+/* The most recent instants read (at most REC_MESSAGES_MAX), newest first.
+ * Returns the number written (at most cap); *n_seen (may be NULL) gets
+ * the number of instants read since the model began. */
+size_t rec_model_messages(rec_model *m, struct rec_message *out, size_t cap, uint64_t *n_seen);
+
+#define REC_HIST_OCTAVES 64
+struct rec_scope_detail {
+    uint32_t name_id;
+    uint64_t calls;           /* completed in the window */
+    double min_ns, max_ns;
+    double p50_ns, p90_ns, p99_ns, p999_ns;   /* log histogram, within 3% */
+    /* Calls by duration: octave[k] holds [2^k, 2^(k+1)) ns (octave 0 also
+     * everything under 1 ns). */
+    uint64_t octave[REC_HIST_OCTAVES];
+    /* P99 of each of the last seconds, all threads, [REC_HISTORY_SECS - 1]
+     * the current second; NAN: no call that second, or not kept. */
+    double p99_sec[REC_HISTORY_SECS];
+    uint8_t p99_sec_partial[REC_HISTORY_SECS];  /* entries were lost that second */
+    int partial;              /* entries were lost in the window */
+};
+/* One scope name's duration histogram and percentiles over window w for a
+ * thread (tid) or all (-1), and its P99 per second over the last minute.
+ * 0, or -1 for an unknown tid. */
+int rec_model_scope_detail(rec_model *m, enum rec_window w, int tid, uint32_t name_id, struct rec_scope_detail *out);
 
 /* ---- the event log (keep_log = 1) ------------------------------------- */
 

@@ -121,6 +121,9 @@ void rec_cap_close(rec_cap *c);
 const struct rec_cap_info *rec_cap_get_info(const rec_cap *c);
 /* A string by id (NUL-terminated, valid until rec_cap_close), or NULL. */
 const char *rec_cap_string(rec_cap *c, uint32_t id);
+/* Ticks to ns since the source's calibration point, as a segment's reader
+ * converts them (rec_seg_ticks_to_ns). */
+double rec_cap_ticks_to_ns(const rec_cap *c, uint64_t ticks);
 
 enum rec_cap_kind { REC_CAP_ITEM_THREAD = 1, REC_CAP_ITEM_CHUNK = 2 };
 

@@ -95,6 +95,7 @@ struct agg *agg_ring_bucket(struct ring *w, int64_t id) {
     struct agg *a = &w->b[((id % WIN_BUCKETS) + WIN_BUCKETS) % WIN_BUCKETS];
     if (a->id == id) return a;
     if (a->id != INT64_MIN && a->id > id) return NULL;
+    if (a->id != INT64_MIN && w->evict) w->evict(w->owner, a);
     agg_reset(a, id);
     return a;
 }

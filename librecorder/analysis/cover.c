@@ -139,3 +139,8 @@ int rec_model_window_cover(rec_model *m, enum rec_window w, int tid, struct rec_
     out->partial = out->lost > 0;
     return 0;
 }
+
+uint64_t cover_lost_in(const struct agg *a, int series) {
+    const uint64_t *v = u64map_get(&a->cov, (uint64_t)series << 2 | COV_LOST);
+    return v ? *v : 0;
+}

@@ -43,7 +43,6 @@ struct rec_export {
     uint64_t *stop;           /* c1's positions */
 };
 
-static const char *cap_string(void *ctx, uint32_t id) { return rec_cap_string((rec_cap *)ctx, id); }
 static const char *seg_string(void *ctx, uint32_t id) { return rec_seg_string((rec_seg *)ctx, id); }
 
 /* ---- reading ------------------------------------------------------------------ */
@@ -142,16 +141,9 @@ int rec_export_open(const struct rec_source_info *src, rec_string_fn strings, vo
 }
 
 int rec_export_open_cap(rec_cap *c, const struct rec_export_opts *o, rec_export **out, char *err, size_t errlen) {
-    const struct rec_cap_info *in = rec_cap_get_info(c);
     struct rec_source_info si;
-    memset(&si, 0, sizeof si);
-    si.pid = in->pid;
-    memcpy(si.process_name, in->process_name, sizeof si.process_name);
-    si.ticks_per_sec = in->ticks_per_sec;
-    si.ticks0 = in->ticks0;
-    si.real_ns0 = in->real_ns0;
-    si.mono_ns0 = in->mono_ns0;
-    return rec_export_open(&si, cap_string, c, read_cap, c, o, out, err, errlen);
+    rec_cap_source_info(c, &si);
+    return rec_export_open(&si, rec_cap_string_fn, c, read_cap, c, o, out, err, errlen);
 }
 
 int rec_export_open_seg(rec_seg *s, const struct rec_export_opts *o, rec_export **out, char *err, size_t errlen) {

@@ -191,6 +191,8 @@ rec_model *rec_model_new(const struct rec_source_info *src, rec_string_fn string
     agg_init(&m->all);
     m->w1.width_ns = 1e8;
     m->w10.width_ns = 1e9;
+    m->w10.evict = p99_evict;
+    m->w10.owner = m;
     for (int i = 0; i < WIN_BUCKETS; i++) {
         agg_init(&m->w1.b[i]);
         agg_init(&m->w10.b[i]);
@@ -247,6 +249,9 @@ void rec_model_free(rec_model *m) {
     u64map_free(&m->rec_idx);
     free(m->slots);
     elog_free(&m->log);
+    counters_free(m);
+    messages_free(m);
+    p99_free(m);
     free(m->ent_buf);
     free(m->th_buf);
     free(m->th_out);

@@ -72,7 +72,36 @@ struct agg {
 struct ring {
     double width_ns;          /* 1e8 or 1e9 */
     struct agg b[WIN_BUCKETS];
+    /* Called with a bucket about to be cleared for a newer period (the
+     * 10 s ring: scope_detail.c keeps each second's P99 from it). */
+    void (*evict)(struct rec_model *m, const struct agg *a);
+    struct rec_model *owner;
 };
+
+/* ---- counters, messages, P99 history (counters.c, messages.c,
+ * scope_detail.c): bounded, see recorder/analysis.h ----------------- */
+struct ctr_bucket {
+    int64_t id;               /* period held; INT64_MIN = empty */
+    uint64_t n;
+    double min, max, sum;
+};
+struct ctr {
+    uint32_t name_id;
+    double last, last_ns;
+    int tid, multi;           /* the latest writer; several threads write it */
+    uint64_t n_all;
+    double min_all, max_all, sum_all;
+    struct ctr_bucket b100[WIN_BUCKETS];   /* the 1 s window: 100 ms each */
+    struct ctr_bucket b1s[REC_HISTORY_SECS];   /* the 10 s window and the sparkline */
+};
+struct ctrs {
+    struct u64map idx;        /* string id -> index in v */
+    struct ctr *v;
+    size_t n, cap;
+    uint64_t untracked;
+};
+struct msg_ring;              /* messages.c */
+struct p99_hist;              /* scope_detail.c */
 
 /* ---- threads ------------------------------------------------------- */
 struct frame {
@@ -150,6 +179,7 @@ struct trec {
      * index, not a pointer: records move when their array grows */
     int sec_i;
     double sec_lo, sec_hi;
+    uint8_t msg_gap;          /* entries lost since its last message (messages.c) */
 };
 
 struct slot_state {
@@ -230,6 +260,9 @@ struct rec_model {
 
     struct elog log;
     uint64_t nonfinite_counters;
+    struct ctrs ctrs;         /* counters.c */
+    struct msg_ring *msgs;    /* messages.c; NULL until the first instant */
+    struct p99_hist *p99;     /* scope_detail.c; NULL until the first second ends */
 
     uint64_t untracked_events;/* events of threads past REC_MAX_RECORDS */
     rec_seg *live_seg;        /* rec_model_set_now_live's cached clock */
@@ -371,6 +404,13 @@ void agg_add(struct agg *a, uint16_t series, uint32_t node, uint32_t name, unsig
 /* The tables a window covers right now; returns how many (<= WIN_BUCKETS). */
 size_t stats_window(rec_model *m, enum rec_window w, struct agg **out);
 
+/* stats.c: a histogram cell of one name, and their order (name, then bin). */
+struct cellv {
+    uint32_t name;
+    uint32_t bin;
+    uint64_t count;
+};
+int model_cmp_cell(const void *a, const void *b);
 /* stats.c: per-name statistics of some tables, for one series; the
  * tables' acc keys are nodes, or names if keys_are_names. */
 size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int keys_are_names, double span_ns,
@@ -384,8 +424,18 @@ void cover_gap(rec_model *m, struct trec *r, double lo, double hi);
 void cover_fold_all(rec_model *m);
 /* The time a series' data covers in a window of span_ns. */
 double cover_series_ns(struct agg **aggs, size_t na, int series, double span_ns);
+/* Entries lost in one table for a series. */
+uint64_t cover_lost_in(const struct agg *a, int series);
 /* The series of a tid (-1: all, series 0), or -1 if none. */
 int model_series_of(rec_model *m, int tid);
+
+/* counters.c, messages.c, scope_detail.c */
+void counter_sample(rec_model *m, struct trec *r, uint32_t name_id, double value, double ts);
+void counters_free(rec_model *m);
+void message_add(rec_model *m, struct trec *r, uint32_t name_id, const char *msg, unsigned len, double ts);
+void messages_free(rec_model *m);
+void p99_evict(rec_model *m, const struct agg *a);
+void p99_free(rec_model *m);
 
 /* event_log.c */
 void elog_init(struct elog *l, size_t max);

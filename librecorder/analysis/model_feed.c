@@ -159,6 +159,7 @@ static void late_drop(rec_model *m, struct trec *r, int rec, uint64_t n) {
     struct litem it = {t, t, 0, (uint32_t)d, (uint16_t)rec, REC_ITEM_LOSS, 0};
     elog_add(&m->log, &it, NULL, 0);
     cover_lost(m, r, at, n);
+    r->msg_gap = 1;
     r->dropped += n;
     if (!r->pend_gap) r->loss_from = r->seen ? r->last_ns : NAN;
     r->pend_gap = 1;
@@ -341,6 +342,7 @@ static void place_loss(rec_model *m, struct trec *r, int rec, double ts) {
         struct litem it = {t, t, r->pend_over, (uint32_t)d, (uint16_t)rec, REC_ITEM_LOSS, 0};
         elog_add(&m->log, &it, NULL, 0);
         cover_lost(m, r, ts, r->pend_over + r->pend_drop);
+        r->msg_gap = 1;
     }
     /* From the last event we saw to this one, we know nothing. */
     if (r->pend_gap && !isnan(r->loss_from)) cover_gap(m, r, r->loss_from, ts);
@@ -378,6 +380,7 @@ static inline void process(rec_model *m, struct trec *r, int rec, const struct r
         struct litem it = {t, t, UINT64_MAX, e->name_id, (uint16_t)rec, REC_ITEM_INSTANT, 0};
         unsigned len = e->msg_len <= REC_MSG_MAX ? e->msg_len : REC_MSG_MAX;
         elog_add(&m->log, &it, e->msg, len);
+        message_add(m, r, e->name_id, e->msg, len, ts);
         break;
     }
     case REC_EV_COUNTER: {
@@ -388,6 +391,7 @@ static inline void process(rec_model *m, struct trec *r, int rec, const struct r
         struct litem it = {t, t, 0, e->name_id, (uint16_t)rec, REC_ITEM_COUNTER, 0};
         memcpy(&it.u, &e->value, sizeof it.u);
         elog_add(&m->log, &it, NULL, 0);
+        counter_sample(m, r, e->name_id, e->value, ts);
         break;
     }
     case REC_EV_FLOW_BEGIN:

@@ -17,17 +17,21 @@
 
 static const char *seg_string(void *s, uint32_t id) { return rec_seg_string((rec_seg *)s, id); }
 
-rec_model *rec_model_new_seg(rec_seg *s, const struct rec_model_opts *opts) {
+void rec_seg_source_info(rec_seg *s, struct rec_source_info *src) {
     struct rec_seg_info info;
     rec_seg_get_info(s, &info);
+    memset(src, 0, sizeof *src);
+    src->pid = info.pid;
+    memcpy(src->process_name, info.process_name, sizeof src->process_name);
+    src->ticks_per_sec = info.ticks_per_sec;
+    src->ticks0 = info.ticks0;
+    src->real_ns0 = info.real_ns0;
+    src->mono_ns0 = info.mono_ns0;
+}
+
+rec_model *rec_model_new_seg(rec_seg *s, const struct rec_model_opts *opts) {
     struct rec_source_info src;
-    memset(&src, 0, sizeof src);
-    src.pid = info.pid;
-    memcpy(src.process_name, info.process_name, sizeof src.process_name);
-    src.ticks_per_sec = info.ticks_per_sec;
-    src.ticks0 = info.ticks0;
-    src.real_ns0 = info.real_ns0;
-    src.mono_ns0 = info.mono_ns0;
+    rec_seg_source_info(s, &src);
     return rec_model_new(&src, seg_string, s, opts);
 }
 

@@ -12,13 +12,7 @@
 
 #include "model.h"
 
-struct cellv {
-    uint32_t name;
-    uint32_t bin;
-    uint64_t count;
-};
-
-static int cmp_cell(const void *a, const void *b) {
+int model_cmp_cell(const void *a, const void *b) {
     const struct cellv *x = a, *y = b;
     if (x->name != y->name) return x->name < y->name ? -1 : 1;
     return (x->bin > y->bin) - (x->bin < y->bin);
@@ -126,7 +120,7 @@ size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int k
             cells[nc++] = (struct cellv){name, low & ((1u << HIST_BIN_BITS) - 1), a->cells.vals[j]};
         }
     }
-    qsort(cells, nc, sizeof *cells, cmp_cell);
+    qsort(cells, nc, sizeof *cells, model_cmp_cell);
     u64map_free(&covered);
 
     double span = span_ns / 1e9;

@@ -419,6 +419,13 @@ void rec_cap_close(rec_cap *c) {
 
 const struct rec_cap_info *rec_cap_get_info(const rec_cap *c) { return &c->info; }
 
+double rec_cap_ticks_to_ns(const rec_cap *c, uint64_t ticks) {
+    const struct rec_cap_info *in = &c->info;
+    double ns_per_tick = 1e9 / in->ticks_per_sec;
+    if (ticks >= in->ticks0) return (double)(ticks - in->ticks0) * ns_per_tick;
+    return -(double)(in->ticks0 - ticks) * ns_per_tick;
+}
+
 int rec_cap_rewind(rec_cap *c) {
     c->pos = c->first_record;
     c->seq = 0;

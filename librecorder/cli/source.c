@@ -15,8 +15,6 @@
 #include "cli.h"
 #include "source.h"
 
-static const char *cap_string(void *ctx, uint32_t id) { return rec_cap_string((rec_cap *)ctx, id); }
-
 static int all_digits(const char *s) {
     if (!*s) return 0;
     for (; *s; s++)
@@ -92,10 +90,8 @@ static int open_capture(const char *path, struct cli_source *src) {
 
 static int load_capture(struct cli_source *src) {
     const struct rec_cap_info *in = rec_cap_get_info(src->cap);
-    struct rec_source_info si = {in->pid, "", in->ticks_per_sec, in->ticks0, in->real_ns0, in->mono_ns0};
-    memcpy(si.process_name, in->process_name, sizeof si.process_name);
     struct rec_model_opts mo = {0, 1, NULL};
-    src->model = rec_model_new(&si, cap_string, src->cap, &mo);
+    src->model = rec_model_new_cap(src->cap, &mo);
     if (!src->model) return cli_error(REC_ERR_NOMEM, "out of memory");
     struct rec_cap_item it;
     int r;

@@ -63,6 +63,12 @@ static inline void tu_start(rec_model *m, uint32_t slot, uint64_t t, int tid, ui
 #define TU_E(m, slot, t, name) tu_feed1((m), (slot), tu_ev(REC_EV_END, (t), (name)))
 #define TU_E0(m, slot, t) tu_feed1((m), (slot), tu_ev(REC_EV_END, (t), NULL))
 
+/* A completed slice [b, e] of a scope name on a slot. */
+static inline void tu_span(rec_model *m, uint32_t slot, uint64_t b, uint64_t e, const char *name) {
+    TU_B(m, slot, b, name);
+    TU_E(m, slot, e, name);
+}
+
 /* The n-th slice item of a thread (by tid) in rec_model_items order, or NULL. */
 static inline const struct rec_item *tu_slice(rec_model *m, int tid, size_t nth) {
     const struct rec_item *it;

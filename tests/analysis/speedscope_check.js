@@ -6,6 +6,12 @@
  *
  * Usage:
  *   node speedscope_check.js FILE [EXPECTED_THREAD_NAME...]
+ *   node speedscope_check.js --batch LIST.json
+ *
+ * LIST.json is [[FILE, EXPECTED_THREAD_NAME...], ...]: every file is checked
+ * in one browser (a fresh page each), which saves a browser start per file;
+ * one line per file, "FILE: OK ..." or "FILE: FAIL ...", then exit 1 if any
+ * failed.
  *
  * Passes (exit 0) when speedscope says "Importing as Trace Event Format
  * profile", shows a profile for each expected thread name (its profiles
@@ -38,10 +44,24 @@ function die(code, msg) {
 }
 
 const argv = process.argv.slice(2);
-if (argv.length < 1 || argv[0].startsWith('-')) die(2, 'usage: speedscope_check.js FILE [EXPECTED_THREAD_NAME...]');
-const file = path.resolve(argv[0]);
-const expected = argv.slice(1);
-if (!fs.existsSync(file)) die(2, `no such file: ${file}`);
+const USAGE = 'usage: speedscope_check.js FILE [EXPECTED_THREAD_NAME...] | --batch LIST.json';
+if (argv.length < 1 || (argv[0].startsWith('-') && argv[0] !== '--batch')) die(2, USAGE);
+let items;   /* [{file, expected}] */
+if (argv[0] === '--batch') {
+  if (argv.length !== 2) die(2, USAGE);
+  let list;
+  try {
+    list = JSON.parse(fs.readFileSync(argv[1], 'utf8'));
+  } catch (e) {
+    die(2, `cannot read the list ${argv[1]}: ${e.message}`);
+  }
+  if (!Array.isArray(list) || !list.length || !list.every((x) => Array.isArray(x) && x.length >= 1 &&
+      x.every((y) => typeof y === 'string'))) die(2, `${argv[1]}: not a list of [FILE, THREAD...]`);
+  items = list.map((x) => ({file: path.resolve(x[0]), expected: x.slice(1)}));
+} else {
+  items = [{file: path.resolve(argv[0]), expected: argv.slice(1)}];
+}
+for (const it of items) if (!fs.existsSync(it.file)) die(2, `no such file: ${it.file}`);
 if (!fs.existsSync(path.join(APP_DIR, 'index.html'))) die(2, `speedscope is not installed (${APP_DIR}); run scripts/deps`);
 if (!fs.existsSync(CHROMIUM)) die(2, `no chromium at ${CHROMIUM}`);
 let pw;
@@ -55,11 +75,12 @@ const TYPES = {'.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css
   '.png': 'image/png', '.ico': 'image/x-icon', '.woff2': 'font/woff2', '.wasm': 'application/wasm',
   '.txt': 'text/plain'};
 
-/* Serves the app's files and the trace as /profile.json, nothing else. */
+/* Serves the app's files and item i's trace as /profile/<i>.json, nothing else. */
 function serve(req, res) {
   const url = decodeURIComponent((req.url || '/').split(/[?#]/)[0]);
+  const m = /^\/profile\/(\d+)\.json$/.exec(url);
   let p;
-  if (url === '/profile.json') p = file;
+  if (m) p = Number(m[1]) < items.length ? items[Number(m[1])].file : '/nonexistent';
   else {
     p = path.resolve(APP_DIR, '.' + (url === '/' ? '/index.html' : url));
     if (!p.startsWith(APP_DIR + path.sep)) {
@@ -84,13 +105,68 @@ function ignorable(text) {
   return /GL Driver Message|WebGL|GPU stall|SwiftShader|Automatic fallback to software WebGL/i.test(text);
 }
 
+/* Loads item i in a fresh page of ctx; returns its problems and the
+ * console log (empty problems: it passed, and says so). */
+async function checkOne(ctx, origin, i) {
+  const {expected} = items[i];
+  const problems = [];
+  const logs = [];
+  const page = await ctx.newPage();
+  try {
+    let imported = null;
+    const importedP = new Promise((resolve) => { imported = resolve; });
+    page.on('console', (m) => {
+      const text = m.text();
+      logs.push(`${m.type()}: ${text}`);
+      if (/^Importing as /.test(text)) imported(text);
+      if ((m.type() === 'warning' || m.type() === 'error') && !ignorable(text)) problems.push(`console ${m.type()}: ${text}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    await page.goto(`${origin}/index.html#profileURL=${encodeURIComponent(`${origin}/profile/${i}.json`)}`);
+    let timer;
+    const how = await Promise.race([importedP,
+      new Promise((resolve) => { timer = setTimeout(() => resolve(null), TIMEOUT_MS); })]);
+    clearTimeout(timer);
+    if (how !== 'Importing as Trace Event Format profile') {
+      problems.push(how ? `speedscope imported it another way: "${how}"` : 'speedscope never imported the file');
+      return {problems, logs};
+    }
+    /* The toolbar shows the current profile's title; with several, the
+     * profile selector lists them all (rows titled with the name). */
+    for (const t0 = Date.now(); ; await page.waitForTimeout(200)) {
+      if (await page.evaluate(() => document.body.innerText.includes('(tid '))) break;
+      if (problems.length) break;   /* e.g. "Empty profile": nothing will show */
+      if (Date.now() - t0 > TIMEOUT_MS) throw new Error('speedscope showed no profile');
+    }
+    await page.waitForTimeout(500);   /* let the first render log what it logs */
+    let titles = await page.$$eval('tr[title]', (rows) => rows.map((r) => r.getAttribute('title')));
+    if (!titles.length) {
+      const text = await page.evaluate(() => document.body.innerText);
+      titles = text.split('\n').filter((l) => /\(tid \d+\)/.test(l)).map((l) => l.replace(/ \(\d+\/\d+\)$/, ''));
+    }
+    for (const want of expected) {
+      if (!titles.some((t) => t.includes(`${want} (tid `))) {
+        problems.push(`no profile for thread "${want}" (profiles: ${JSON.stringify(titles)})`);
+      }
+    }
+    if (!problems.length) {
+      logs.unshift(`OK: speedscope imported a Trace Event Format profile with ${titles.length} thread(s): ` +
+        titles.join('; '));
+    }
+  } catch (e) {
+    problems.push(`browser: ${e.message.split('\n')[0]}`);
+  } finally {
+    await page.close().catch(() => {});
+  }
+  return {problems, logs};
+}
+
 async function main() {
   const server = http.createServer(serve);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${server.address().port}`;
   const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'speedscope-check-'));
-  const problems = [];
-  const logs = [];
+  const results = [];
   let ctx;
   try {
     ctx = await pw.chromium.launchPersistentContext(profileDir, {
@@ -101,60 +177,28 @@ async function main() {
     });
     await ctx.route('**/*', (route) =>
       route.request().url().startsWith(origin + '/') ? route.continue() : route.abort());
-    const page = ctx.pages()[0] || (await ctx.newPage());
-    let imported = null;
-    const importedP = new Promise((resolve) => { imported = resolve; });
-    page.on('console', (m) => {
-      const text = m.text();
-      logs.push(`${m.type()}: ${text}`);
-      if (/^Importing as /.test(text)) imported(text);
-      if ((m.type() === 'warning' || m.type() === 'error') && !ignorable(text)) problems.push(`console ${m.type()}: ${text}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    await page.goto(`${origin}/index.html#profileURL=${encodeURIComponent(origin + '/profile.json')}`);
-    let timer;
-    const how = await Promise.race([importedP,
-      new Promise((resolve) => { timer = setTimeout(() => resolve(null), TIMEOUT_MS); })]);
-    clearTimeout(timer);
-    if (how !== 'Importing as Trace Event Format profile') {
-      problems.push(how ? `speedscope imported it another way: "${how}"` : 'speedscope never imported the file');
-    } else {
-      /* The toolbar shows the current profile's title; with several, the
-       * profile selector lists them all (rows titled with the name). */
-      for (const t0 = Date.now(); ; await page.waitForTimeout(200)) {
-        if (await page.evaluate(() => document.body.innerText.includes('(tid '))) break;
-        if (problems.length) break;   /* e.g. "Empty profile": nothing will show */
-        if (Date.now() - t0 > TIMEOUT_MS) throw new Error('speedscope showed no profile');
-      }
-      await page.waitForTimeout(500);   /* let the first render log what it logs */
-      let titles = await page.$$eval('tr[title]', (rows) => rows.map((r) => r.getAttribute('title')));
-      if (!titles.length) {
-        const text = await page.evaluate(() => document.body.innerText);
-        titles = text.split('\n').filter((l) => /\(tid \d+\)/.test(l)).map((l) => l.replace(/ \(\d+\/\d+\)$/, ''));
-      }
-      for (const want of expected) {
-        if (!titles.some((t) => t.includes(`${want} (tid `))) {
-          problems.push(`no profile for thread "${want}" (profiles: ${JSON.stringify(titles)})`);
-        }
-      }
-      if (!problems.length) {
-        console.log(`OK: speedscope imported a Trace Event Format profile with ${titles.length} thread(s): ` +
-          titles.join('; '));
-      }
-    }
+    for (let i = 0; i < items.length; i++) results.push(await checkOne(ctx, origin, i));
   } catch (e) {
-    problems.push(`browser: ${e.message.split('\n')[0]}`);
+    while (results.length < items.length) results.push({problems: [`browser: ${e.message.split('\n')[0]}`], logs: []});
   } finally {
     if (ctx) await ctx.close().catch(() => {});
     server.close();
     fs.rmSync(profileDir, {recursive: true, force: true});
   }
-  if (problems.length) {
+  let failed = 0;
+  results.forEach(({problems, logs}, i) => {
+    const who = items.length > 1 ? `${items[i].file}: ` : '';
+    if (!problems.length) {
+      console.log(who + logs[0]);
+      return;
+    }
+    failed++;
+    if (who) console.log(`${who}FAIL ${problems[0]}`);
     for (const p of problems) console.log(`speedscope_check: ${p}`);
     console.log('speedscope_check: console log:');
     for (const l of logs.slice(0, 40)) console.log(`  ${l}`);
-    process.exit(1);
-  }
+  });
+  if (failed) process.exit(1);
 }
 
 main().catch((e) => die(2, e.stack || String(e)));

@@ -31,29 +31,12 @@ def main():
         if r.returncode != 0:
             print(f"gen_trace failed: {r.stderr}")
             sys.exit(1)
-        r = subprocess.run([node, check, os.path.join(d, "trace.json"), "main-thread", "worker-1", "worker-2"],
-                           capture_output=True, text=True, timeout=300)
-        print(r.stdout + r.stderr)
-        if r.returncode != 0:
-            print("FAIL: speedscope does not import the export cleanly")
-            fails += 1
-
         cd = os.path.join(d, "cases")
         os.mkdir(cd)
         r = subprocess.run([cases, cd], capture_output=True, text=True, timeout=120)
         if r.returncode != 0:
             print(f"export_cases failed: {r.stderr}")
             sys.exit(1)
-        # .s1: streamed with a lookahead of one item (forced begins, flags
-        # known late, unmatched ends moved).
-        for case in ("unmatched", "deeper", "zero", "deep", "loss", "last", "generations", "flows",
-                     "loss.s1", "unmatched.s1", "last.s1", "deep.s1"):
-            r = subprocess.run([node, check, os.path.join(cd, case + ".json")], capture_output=True, text=True,
-                               timeout=300)
-            print(f"{case}: {r.stdout.strip().splitlines()[0] if r.stdout.strip() else r.stderr.strip()}")
-            if r.returncode != 0:
-                print(f"FAIL: speedscope does not import case {case} cleanly:\n{r.stdout}{r.stderr}")
-                fails += 1
 
         bad = {"traceEvents": [
             {"ph": "M", "pid": 1, "tid": 2, "name": "thread_name", "args": {"name": "t"}},
@@ -61,17 +44,49 @@ def main():
             {"ph": "B", "pid": 1, "tid": 2, "ts": 1, "name": "inner"},
             {"ph": "E", "pid": 1, "tid": 2, "ts": 2, "name": "outer"},
             {"ph": "E", "pid": 1, "tid": 2, "ts": 3, "name": "inner"}]}
-        path = os.path.join(d, "bad.json")
-        with open(path, "w") as f:
+        bad_path = os.path.join(d, "bad.json")
+        with open(bad_path, "w") as f:
             json.dump(bad, f)
-        r = subprocess.run([node, check, path, "t"], capture_output=True, text=True, timeout=300)
+        trace = os.path.join(d, "trace.json")
+        missing = os.path.join(d, "trace-missing-thread.json")
+        shutil.copyfile(trace, missing)
+
+        # One browser for every file (--batch): (file, expected threads, must pass, what a failure must say).
+        # .s1: streamed with a lookahead of one item (forced begins, flags known late, unmatched ends moved).
+        checks = [(trace, ["main-thread", "worker-1", "worker-2"], True, None)]
+        for case in ("unmatched", "deeper", "zero", "deep", "loss", "last", "generations", "flows",
+                     "loss.s1", "unmatched.s1", "last.s1", "deep.s1"):
+            checks.append((os.path.join(cd, case + ".json"), [], True, None))
+        # The check can fail: a mis-nested trace and a missing thread must.
+        checks.append((bad_path, ["t"], False, "Tried to end"))
+        checks.append((missing, ["no-such-thread"], False, "no-such-thread"))
+        listing = os.path.join(d, "list.json")
+        with open(listing, "w") as f:
+            json.dump([[c[0]] + c[1] for c in checks], f)
+        r = subprocess.run([node, check, "--batch", listing], capture_output=True, text=True, timeout=900)
+        out = r.stdout
+        print(out + r.stderr)
+        if r.returncode != 1:
+            print(f"FAIL: the batch exits {r.returncode}, not 1 (two of its files must fail)")
+            fails += 1
+        for path, _, must_pass, says in checks:
+            lines = [ln for ln in out.splitlines() if ln.startswith(path + ": ")]
+            if len(lines) != 1:
+                print(f"FAIL: {len(lines)} result lines for {path}")
+                fails += 1
+                continue
+            ok = lines[0].startswith(path + ": OK")
+            if must_pass and not ok:
+                print(f"FAIL: speedscope does not import {os.path.basename(path)} cleanly")
+                fails += 1
+            if not must_pass and (ok or says not in out):
+                print(f"FAIL: {os.path.basename(path)} passes speedscope_check.js, or fails without saying '{says}'")
+                fails += 1
+
+        # The single-file command line (other suites use it) fails too.
+        r = subprocess.run([node, check, bad_path, "t"], capture_output=True, text=True, timeout=300)
         if r.returncode != 1 or "Tried to end" not in r.stdout:
             print(f"FAIL: a mis-nested trace passes speedscope_check.js ({r.returncode}):\n{r.stdout}{r.stderr}")
-            fails += 1
-        r = subprocess.run([node, check, os.path.join(d, "trace.json"), "no-such-thread"],
-                           capture_output=True, text=True, timeout=300)
-        if r.returncode != 1 or "no-such-thread" not in r.stdout:
-            print(f"FAIL: a missing thread is not reported ({r.returncode}):\n{r.stdout}")
             fails += 1
     if fails:
         sys.exit(1)

@@ -12,10 +12,7 @@
 #define MS 1000000ull
 #define SEC 1000000000ull
 
-static void slice(rec_model *m, uint32_t slot, uint64_t b, uint64_t e, const char *name) {
-    TU_B(m, slot, b, name);
-    TU_E(m, slot, e, name);
-}
+#define slice tu_span
 
 static void test_windows(void) {
     rec_model *m = tu_model(0, 0);

@@ -37,5 +37,15 @@ int main(void) {
     /* Tiny: only the name, cut down. */
     CHECK_EQ_U(columns_layout(cols, 5, 5, 1, x, w), 1);
     CHECK_EQ_U(w[0], 5);
+
+    /* Clicks: which column a screen column is in; hidden ones never. */
+    columns_layout(cols, 5, 10 + 7 + 6 + 7 + 7 + 3, 1, x, w);   /* P50 hidden */
+    CHECK(columns_at(x, w, 5, 1, 0) == 0);
+    CHECK(columns_at(x, w, 5, 1, x[1]) == 1);
+    CHECK(columns_at(x, w, 5, 1, x[1] + w[1]) == 1);             /* the gap after it */
+    CHECK(columns_at(x, w, 5, 1, x[2] + w[2]) == 2);
+    CHECK(columns_at(x, w, 5, 1, x[4]) == 4);                    /* MAX, right after TOTAL% */
+    CHECK(columns_at(x, w, 5, 1, x[4] + w[4] + 1) == -1);
+    CHECK(columns_at(x, w, 5, 1, -1) == -1);
     CHECK_DONE();
 }

@@ -56,6 +56,8 @@ int main(void) {
     SI(4.56e9, "4.56G");
     SI(-2000, "-2.00k");
     SI(NAN, "-");
+    SI(INFINITY, "inf");   /* a counter summing huge values */
+    SI(-INFINITY, "-inf");
 
     PCT(0, "0.0%");
     PCT(12.345, "12.3%");

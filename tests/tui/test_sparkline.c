@@ -36,5 +36,30 @@ int main(void) {
     CHECK(!strcmp(small, "\xe2\x96\x88\xe2\x96\x88"));
     sparkline(small, sizeof small, v, 5, 0, 1);
     CHECK(!strcmp(small, ""));
+
+    /* Counters and P99s: scaled between their min and max, the min at the
+     * lowest block, no sample blank. */
+    double c[6] = {-5, NAN, 5, 15, INFINITY, 15}, sc[6];
+    sparkline_scale(c, 6, sc, 0);
+    sparkline(out, sizeof out, sc, 6, 6, 0);
+    CHECK(!strcmp(out, ". =% %"));
+    /* From zero: 5 of 15 is a third. */
+    double p[3] = {5, 10, 15};
+    sparkline_scale(p, 3, sc, 1);
+    sparkline(out, sizeof out, sc, 3, 3, 0);
+    CHECK(!strcmp(out, "-*%"));
+    /* All equal: half height, not blank. */
+    double e[2] = {7, 7};
+    sparkline_scale(e, 2, sc, 0);
+    sparkline(out, sizeof out, sc, 2, 2, 0);
+    CHECK(!strcmp(out, "=="));
+
+    /* Histogram bars: eighths of a cell; never nothing for a count. */
+    CHECK(hbar(out, sizeof out, 1, 4, 1) == 4 && !strcmp(out, "\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88"));
+    CHECK(hbar(out, sizeof out, 0.625, 4, 1) == 3 && !strcmp(out, "\xe2\x96\x88\xe2\x96\x88\xe2\x96\x8c"));
+    CHECK(hbar(out, sizeof out, 0.001, 10, 1) == 1 && !strcmp(out, "\xe2\x96\x8f"));
+    CHECK(hbar(out, sizeof out, 0, 10, 1) == 0 && !strcmp(out, ""));
+    CHECK(hbar(out, sizeof out, 0.625, 4, 0) == 3 && !strcmp(out, "###"));
+    CHECK(hbar(out, sizeof out, 2, 3, 0) == 3 && !strcmp(out, "###"));
     CHECK_DONE();
 }

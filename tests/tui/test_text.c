@@ -26,6 +26,20 @@ int main(void) {
     CHECK(!strcmp(fit("abc", 6, FIT_NO_PAD, 1), "abc"));
     CHECK(!strcmp(fit("abc", 0, FIT_LEFT, 1), ""));
 
+    /* Too long, cut in the middle: names that differ at the end stay
+     * distinct at 80x24 (issue 12's example); the end gets the odd column. */
+    CHECK(!strcmp(fit("matmul_blk.10.ffn_up", 17, FIT_MIDDLE, 1), "matmul_b\xe2\x80\xa6" "0.ffn_up"));
+    CHECK(!strcmp(fit("matmul_blk.10.ffn_down", 17, FIT_MIDDLE, 1), "matmul_b\xe2\x80\xa6" "ffn_down"));
+    CHECK(!strcmp(fit("matmul_blk.10.ffn_up", 8, FIT_MIDDLE, 1), "mat\xe2\x80\xa6" "n_up"));
+    CHECK(!strcmp(fit("abcdefghij", 7, FIT_MIDDLE, 0), "abc~hij"));
+    CHECK(!strcmp(fit("short", 8, FIT_MIDDLE, 1), "short   "));
+    CHECK(!strcmp(fit("abcdefghij", 10, FIT_MIDDLE, 1), "abcdefghij"));
+    /* Wide characters: never more columns than asked, padded when a wide
+     * one does not fit; controls are still '?'. */
+    fit("\xe5\x90\x8d\xe5\x89\x8d\xe5\x90\x8d\xe5\x89\x8d\xe5\x90\x8d", 6, FIT_MIDDLE, 1);
+    CHECK(text_width(out, 1) == 6);
+    CHECK(!strcmp(fit("\x1b[2Jabcdefgh\x1b", 7, FIT_MIDDLE, 1), "?[2\xe2\x80\xa6" "gh?"));
+
     /* Too long: cut with an ellipsis at the end, or at the start. */
     CHECK(!strcmp(fit("matmul_blk.3", 8, FIT_LEFT, 1), "matmul_\xe2\x80\xa6"));
     CHECK(!strcmp(fit("matmul_blk.3", 8, FIT_LEFT, 0), "matmul_~"));

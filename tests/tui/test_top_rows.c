@@ -3,6 +3,7 @@
  * every column, both ways, with a stable tie-break.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "check.h"
 #include "top_rows.h"
@@ -13,6 +14,8 @@ static struct rec_stat row(uint32_t id, const char *name, double calls, double t
     r.name_id = id;
     r.name = name;
     r.calls_per_sec = calls;
+    r.calls = (uint64_t)(1000 - calls);   /* another order than the rate's */
+    r.p95_ns = p99 / 2;
     r.total_ns = total;
     r.self_ns = self;
     r.avg_ns = total / (calls ? calls : 1);
@@ -46,8 +49,12 @@ int main(void) {
     CHECK(order(r, 5, "load,MatMul_q,softmax,matmul,attn"));   /* ties stay A to Z */
     top_rows_sort(r, 5, TOP_NAME, 0);
     CHECK(order(r, 5, "MatMul_q,attn,load,matmul,softmax"));   /* bytewise */
-    top_rows_sort(r, 5, TOP_CALLS, 0);
+    top_rows_sort(r, 5, TOP_RATE, 0);
     CHECK(order(r, 5, "softmax,matmul,attn,MatMul_q,load"));
+    top_rows_sort(r, 5, TOP_CALLS, 0);
+    CHECK(order(r, 5, "load,MatMul_q,attn,matmul,softmax"));
+    top_rows_sort(r, 5, TOP_P95, 0);
+    CHECK(order(r, 5, "load,attn,matmul,softmax,MatMul_q"));
     top_rows_sort(r, 5, TOP_SELF, 0);
     CHECK(order(r, 5, "matmul,MatMul_q,softmax,attn,load"));
     top_rows_sort(r, 5, TOP_P99, 0);
@@ -66,5 +73,9 @@ int main(void) {
     CHECK_EQ_U(top_rows_filter(r, n, NULL), 2);
     CHECK_EQ_U(top_rows_filter(r, n, "zzz"), 0);
     CHECK(!strcmp(top_col_title[TOP_P99], "P99"));
+    /* recorder-web's names, in its order (viewer-web/page/index.html). */
+    static const char *const web[TOP_NCOLS] = {"scope", "calls", "calls/s", "total%", "self%",
+                                               "avg", "p50", "p95", "p99", "max"};
+    for (int c = 0; c < TOP_NCOLS; c++) CHECK(!strcasecmp(top_col_title[c], web[c]));
     CHECK_DONE();
 }

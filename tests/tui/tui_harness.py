@@ -195,7 +195,7 @@ def top_ready(t, pid, timeout=DEADLINE):
     """Top shows the workload with numbers in the matmul row, in a whole
     frame: capture-pane can catch the terminal mid-redraw, with the rows up
     to matmul new and the key bar at the bottom not yet written."""
-    return t.wait(lambda s: f"pid {pid}" in s and re.search(r"matmul\s+[\d.]+k?\s+[\d.]+%", s)
+    return t.wait(lambda s: f"pid {pid}" in s and re.search(r"matmul\s+([\d.]+[kM]?\s+){1,2}[\d.]+%", s)
                   and "q Quit" in s.rstrip("\n").split("\n")[-1],
                   "the Top view with matmul's figures", timeout)
 

@@ -20,7 +20,7 @@ def case_partial(a, t, w):
     st = Stress(a.stress, ["busy"], env={"RECORDER_RING_KB": "64"})
     try:
         t.start([a.top, str(st.pid)], width=80, height=24)
-        hot = re.compile(r"^~ hot\s+[\d.]+[kM]?\s+([\d.]+)%")
+        hot = re.compile(r"^~ hot\s+(?:[\d.]+[kMG]?\s+){1,2}([\d.]+)%")
 
         def busy_share(s):
             title = s.split("\n")[0]

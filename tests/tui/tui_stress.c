@@ -5,7 +5,8 @@
  *   tui_stress busy       one thread inside the scope "hot" all the time,
  *                         writing as fast as it can: with a small ring
  *                         (RECORDER_RING_KB=64) no reader keeps up, so what
- *                         recorder-top shows is computed from partial data;
+ *                         recorder-top shows is computed from partial data
+ *                         (a counter and a message now and then too);
  *   tui_stress truncate   a quiet workload that, on SIGUSR1, stops
  *                         recording and shrinks its own segment file to one
  *                         page, as a buggy or hostile program could;
@@ -49,11 +50,16 @@ static void sleep_ms(long ms) {
  * and which no statistic counts) hardly matter; with 4 KiB every read
  * would hold about one, and any reader would undercount it. */
 static void busy(void) {
+    unsigned long n = 0;
     while (!stop) {
         REC_SCOPE("hot");
         for (int i = 0; i < 32; i++) {
             REC_SCOPE("inner");
         }
+        /* A counter and messages of a thread that loses entries: the
+         * Counters and Messages views mark them partial. */
+        if ((++n & 63) == 0) REC_COUNTER("stress_level", (double)(n & 1023));
+        if ((n & 4095) == 0) REC_INSTANT("stress_note", "still busy");
     }
 }
 

@@ -21,6 +21,7 @@ import tempfile
 import time
 
 import tui_hostile
+import tui_views
 import tui_wait
 from tui_harness import (BLOCKS, LIST_DEADLINE, Fail, Tmux, Workload, line_with, row_names, run_plain,
                          selected_name, tab_bar, table_rows, top_ready)
@@ -32,8 +33,8 @@ def case_top(a, t, w):
     t.start([a.top, str(w.pid)])
     s = top_ready(t, w.pid)
     for text in ("recorder-top", "running", "ev/s", "lost 0", "ring", "1 Top", "2 Flame", "3 Threads",
-                 "window 1s", "all threads", "sort TOTAL%", "NAME", "CALLS/S", "TOTAL%▼", "SELF%",
-                 "AVG", "P50", "P99", "MAX", "q Quit", "? Help"):
+                 "window 10s", "all threads", "sort TOTAL%", "SCOPE", "CALLS", "CALLS/S", "TOTAL%▼",
+                 "SELF%", "AVG", "P50", "P95", "P99", "MAX", "q Quit", "? Help"):
         if text not in s:
             raise Fail(f"Top view lacks {text!r}:\n{s}")
     # Columns line up: the percentages end where their titles end.
@@ -64,16 +65,16 @@ def case_keys(a, t, w):
     t.wait_text("SELF%▼", "sort SELF%")
     t.keys("S")
     t.wait_text("SELF%▲")
-    for _ in range(5):
+    for _ in range(6):
         t.keys("s")
     # The header can be on screen before the rows below it are redrawn:
     # wait for the whole frame to say it (a sort that is wrong never does).
     def by_name(s, reverse):
         names = row_names(s)
         return len(names) >= 6 and names == sorted(names, key=lambda n: n.encode(), reverse=reverse)
-    t.wait(lambda s: "NAME▼" in s and "sort NAME" in s and by_name(s, False), "six rows sorted by name, A to Z")
+    t.wait(lambda s: "SCOPE▼" in s and "sort SCOPE" in s and by_name(s, False), "six rows sorted by name, A to Z")
     t.keys("S")
-    t.wait(lambda s: "NAME▲" in s and by_name(s, True), "the rows sorted by name, Z to A")
+    t.wait(lambda s: "SCOPE▲" in s and by_name(s, True), "the rows sorted by name, Z to A")
     # /: filter as you type, Enter keeps it, Esc clears it.
     t.keys("/")
     t.wait_text("Filter:")
@@ -85,8 +86,8 @@ def case_keys(a, t, w):
            "the prompt closed with the filter kept")
     t.keys("Escape")
     t.wait(lambda s: "matmul" in row_names(s) and 'filter "' not in s, "the filter cleared")
-    # w: 1 s -> 10 s -> whole run -> 1 s.
-    for name in ("window 10s", "window whole run", "window 1s"):
+    # w: 10 s (the default, as recorder-web's) -> whole run -> 1 s -> 10 s.
+    for name in ("window whole run", "window 1s", "window 10s"):
         t.keys("w")
         t.wait_text(name)
     # t: main (the first thread) only; its scopes, not the workers'.
@@ -112,7 +113,7 @@ def case_flame(a, t, w):
     top_ready(t, w.pid)
     t.keys("2")
     s = t.wait(lambda s: "▏step" in s and "▏matmul" in s and "▏softmax" in s, "step, matmul and softmax frames")
-    if "call paths over 1s" not in s or "all threads" not in s:
+    if "call paths over 10s" not in s or "all threads" not in s:
         raise Fail("Flame view lacks its heading or root:\n" + s)
     # The layout: step's frame above matmul's, and wider.
     lines = s.split("\n")
@@ -162,7 +163,7 @@ def case_threads(a, t, w):
     head = next(i for i, l in enumerate(lines) if "INSIDE NOW" in l)
     row = next(i for i, l in enumerate(lines) if "sleeper" in l) - head - 1   # threads attach in any order
     t.keys("Home", *(["Down"] * row), "Enter")
-    t.wait_text("1 Top", "sleeper (", "No scope completed in the last second")
+    t.wait_text("1 Top", "sleeper (", "No scope has completed in this window yet")
 
 
 def case_pause(a, t, w):
@@ -379,7 +380,8 @@ def case_stats(a, t, w):
         raise Fail(f"--exit-after 2 --stats: status {status}, stderr {text!r}")
 
 
-CASES = {n[5:]: f for n, f in [*globals().items(), *vars(tui_hostile).items(), *vars(tui_wait).items()]
+CASES = {n[5:]: f for n, f in [*globals().items(), *vars(tui_hostile).items(), *vars(tui_wait).items(),
+                                *vars(tui_views).items()]
          if n.startswith("case_")}
 
 
@@ -389,6 +391,7 @@ def main():
     ap.add_argument("--top", required=True)
     ap.add_argument("--workload", required=True)
     ap.add_argument("--stress", required=True)
+    ap.add_argument("--inference", help="examples/inference, the demo (CASE demo)")
     a = ap.parse_args()
     w = Workload(a.workload)
     t = Tmux(a.case)

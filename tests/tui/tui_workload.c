@@ -2,7 +2,9 @@
  * tui_workload.c -- a small multi-threaded instrumented program for the
  * recorder-top tests: known thread names, nested scopes with known names,
  * one thread parked inside two scopes (for "inside now"), a UTF-8 name and
- * a name holding a terminal escape (which must be drawn harmlessly).
+ * a name holding a terminal escape (which must be drawn harmlessly), two
+ * long names that differ only at the end, two counters and instants (one
+ * whose message holds an escape).
  *
  *   tui_workload [--workers N] [--comm NAME] [--delay-ms MS]
  *
@@ -113,6 +115,7 @@ int main(int argc, char **argv) {
     pthread_create(&th[workers], NULL, sleeper, NULL);
     printf("ready %d\n", (int)getpid());
     fflush(stdout);
+    long frames = 0;
     while (!stop) {
         {
             REC_SCOPE("frame");
@@ -138,7 +141,29 @@ int main(int argc, char **argv) {
                 REC_SCOPE("\x1b[31mevil");               /* must not color the terminal */
                 spin_us(5);
             }
+            /* Long names that differ only at the end: distinct at 80x24. */
+            {
+                REC_SCOPE("matmul_blk.10.attention.ffn_up");
+                spin_us(2);
+            }
+            {
+                REC_SCOPE("matmul_blk.10.attention.ffn_down");
+                spin_us(2);
+            }
         }
+        /* Counters (Counters view): tokens_per_s is used first, so it is
+         * listed first; a value that goes round 0..9. */
+        frames++;
+        REC_COUNTER("tokens_per_s", 40.0 + (double)(frames % 5));
+        REC_COUNTER("queue_depth", (double)(frames % 10));
+        /* Messages: a checkpoint every 20 frames, and one whose text
+         * holds a terminal escape (drawn harmlessly). */
+        if (frames % 20 == 0) {
+            char msg[40];
+            snprintf(msg, sizeof msg, "frame %ld done", frames);
+            REC_INSTANT("checkpoint", msg);
+        }
+        if (frames % 50 == 0) REC_INSTANT("alert", "\x1b[2Jcleared?");
         sleep_us(5000);
     }
     for (int i = 0; i <= workers; i++) pthread_join(th[i], NULL);

@@ -34,4 +34,15 @@ async function launch() {
   return { ctx, profile };
 }
 
-module.exports = { launch };
+/* A browser with one page whose errors (uncaught, console.error) are
+ * collected in `errors`. */
+async function launchPage() {
+  const { ctx, profile } = await launch();
+  const page = ctx.pages()[0] || (await ctx.newPage());
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  return { ctx, profile, page, errors };
+}
+
+module.exports = { launch, launchPage };

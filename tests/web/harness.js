@@ -171,4 +171,19 @@ async function quiet(peer, ms = 120000, times = 8) {
   }, ms, 250);
 }
 
-module.exports = { lineMatching, rssKb, sanitizer, quiet, need, startTarget, startServer, run, stop, request, check, main, sleep, until };
+/* utime + stime of a process, in seconds (Linux's USER_HZ is 100). */
+function cpuSeconds(pid) {
+  const f = require('fs').readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/* Stop recorder-web and check that it ended cleanly: exit 0 and no
+ * sanitizer report on its stderr (the ASan+UBSan build's reports). */
+async function stopClean(srv) {
+  const code = await stop(srv.proc);
+  check(code === 0 && !/Sanitizer|runtime error/.test(srv.stderr.text), 'recorder-web stops cleanly, nothing reported on stderr',
+    { code, stderr: srv.stderr.text.slice(-800) });
+}
+
+module.exports = { cpuSeconds, stopClean, lineMatching, rssKb, sanitizer, quiet, need, startTarget, startServer, run, stop, request, check, main, sleep, until };

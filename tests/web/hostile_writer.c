@@ -23,6 +23,7 @@
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
+#include "ring_put.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -43,18 +44,6 @@ static void on_signal(int sig) {
     (void)sig;
     atomic_store(&stop, 1);
 }
-
-/* One entry at the head of this thread's ring, published at once. */
-static void put(uint64_t w0, uint64_t w1) {
-    struct rec_slot *s = rec__t.slot;
-    uint64_t h = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
-    uint64_t *e = rec__t.ring + ((h & rec__t.mask) << 1);
-    __atomic_store_n(&e[0], w0, __ATOMIC_RELEASE);
-    __atomic_store_n(&e[1], w1, __ATOMIC_RELEASE);
-    __atomic_store_n(&s->head, h + 1, __ATOMIC_RELEASE);
-}
-
-static uint64_t ev(unsigned type, uint64_t low) { return (uint64_t)type << 56 | low; }
 
 static uint64_t bits(double d) {
     uint64_t v;

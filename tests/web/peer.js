@@ -24,6 +24,8 @@ class Peer {
     this.statusEvents = null; /* events received when the last STATUS arrived */
     this.statsMsg = null;
     this.pongs = [];
+    this.lodMsg = null;       /* the latest LOD (the run's summary) */
+    this.lods = 0;
     this.errors = [];
     this.seqs = [];
     this.tMin = Infinity;     /* the earliest and latest event times decoded */
@@ -56,6 +58,7 @@ class Peer {
   stats(s) { this.statsMsg = s; }
   status(s) { this.statusMsg = s; this.statusEvents = this.events; }
   pong(n) { this.pongs.push(n); }
+  lod(m) { this.lodMsg = m; this.lods++; }
   batch(seq) { this.frames++; this.seqs.push(seq); }
   chunk() {}
   time(t) {

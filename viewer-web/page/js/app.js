@@ -22,7 +22,10 @@ let lastStatsVersion = null;
 let decodeErrors = 0;
 
 /* Frame and event rates, over the last second. */
-const perf = { frames: 0, fps: 0, rafCount: 0, events: 0, eventsPerSec: 0, t0: performance.now(), ev0: 0, bytes: 0, drawMs: 0 };
+/* drawTotalMs and interactMs: time spent painting the timeline, and in
+ * the interaction features (interact.js), since the page loaded. */
+const perf = { frames: 0, fps: 0, rafCount: 0, events: 0, eventsPerSec: 0, t0: performance.now(), ev0: 0, bytes: 0, drawMs: 0,
+  drawTotalMs: 0, interactMs: 0 };
 
 function setConn(state, text) {
   connState = state;
@@ -41,6 +44,7 @@ function connect() {
     retryMs = 250;
     /* A new connection starts a new picture: counts stay exact. */
     store.reset();
+    interact.reset();
     perf.ev0 = 0;
     colors.reset();
     timeline.layoutKey = '';
@@ -110,23 +114,12 @@ function setFold(on) {
 $('fold').addEventListener('change', () => setFold($('fold').checked));
 try { if (localStorage.getItem('recorder.fold') === '1') setFold(true); } catch (e) { /* storage off */ }
 
-window.addEventListener('keydown', (e) => {
-  if (e.target.closest && e.target.closest('input, textarea')) return;
-  const step = timeline.span * 0.2;
-  switch (e.key) {
-    case ' ': timeline.setLive(!timeline.live); break;
-    case 'w': timeline.zoom(0.8); break;
-    case 's': timeline.zoom(1.25); break;
-    case 'a': timeline.pan(-step); break;
-    case 'd': timeline.pan(step); break;
-    case 'Home': case '0': timeline.setLive(true); break;
-    default: return;
-  }
-  e.preventDefault();
-});
+/* Keys: keys.js (bound by interact.js). */
 
 /* ---- the header's numbers ---- */
-const CONN_TEXT = { live: 'connected', exited: 'program exited', truncated: 'segment truncated' };
+const CONN_TEXT = { live: 'connected', exited: 'program exited', truncated: 'segment truncated',
+  loading: 'capture file: reading…', file: 'capture file', fileCut: 'capture file: read error' };
+const CONNECTED = new Set(['live', 'exited', 'truncated', 'loading', 'file', 'fileCut']);
 
 /* The statistics of the window shown are partial: how much was decoded. */
 function showPartial() {
@@ -155,8 +148,12 @@ function setMetric(id, text, cls, boxId) {
 function updateHeader() {
   const h = store.helloMsg, st = store.statusMsg;
   if (h) {
-    $('proc-name').textContent = h.name || '?';
-    $('proc-pid').textContent = 'pid ' + h.pid;
+    /* Several programs: all of them; a capture file says so: it is a
+     * recording, not a live program. */
+    const several = h.procs && h.procs.length > 1;
+    $('proc-name').textContent = several ? h.procs.map((p) => p.name || '?').join(' + ') : h.name || '?';
+    $('proc-pid').textContent = several ? 'pids ' + h.procs.map((p) => p.pid).join(', ')
+      : (h.file ? 'file ' + h.path + ' · ' : '') + 'pid ' + h.pid;
     /* Root watching another user's program: say whose it is. */
     const owner = $('proc-owner');
     owner.hidden = !h.foreign;
@@ -166,8 +163,9 @@ function updateHeader() {
   }
   /* Once connected: the program's state, a truncated segment first (the
    * page keeps what it has; nothing more can come). */
-  if (st && (connState === 'live' || connState === 'exited' || connState === 'truncated')) {
-    const want = st.truncated ? 'truncated' : st.alive ? 'live' : 'exited';
+  if (st && CONNECTED.has(connState)) {
+    const want = h && h.file ? (st.truncated ? 'fileCut' : st.loading ? 'loading' : 'file')
+      : st.truncated ? 'truncated' : st.alive ? 'live' : 'exited';
     if (want !== connState) setConn(want, CONN_TEXT[want]);
   }
   $('conn').title = connState === 'truncated'
@@ -225,7 +223,12 @@ function frame(now) {
     perf.ev0 = store.events;
   }
   if (now - lastTrim > 1000) { store.trim(); lastTrim = now; }
-  if (store.statsMsg !== lastStatsVersion) {
+  /* Paused, the table and the flame graph hold still with the timeline
+   * (unless another window was asked for); a selected range replaces the
+   * server's statistics with the page's own (interact.js). */
+  const shown = table.stats;
+  if (store.statsMsg !== lastStatsVersion && interact.serverStats() &&
+      (timeline.live || !shown || shown.range || shown.window !== windowSel)) {
     lastStatsVersion = store.statsMsg;
     if (store.statsMsg && store.statsMsg.window === windowSel) {
       table.set(store.statsMsg);
@@ -245,14 +248,17 @@ function frame(now) {
     timeline.drawnVersion = store.version;
     timeline.draw();
     if (timeline.mouse) timeline.showTooltip(timeline.mouse.cx, timeline.mouse.cy);
-    perf.drawMs = 0.8 * perf.drawMs + 0.2 * (performance.now() - t);
+    const took = performance.now() - t;
+    perf.drawMs = 0.8 * perf.drawMs + 0.2 * took;
+    perf.drawTotalMs += took;
   }
-  if (flame.dirty) flame.draw();
+  interact.frame(now);
+  if (flame.dirty && !$('flame').hidden) flame.draw();
   if (now - lastHeader > 250) { updateHeader(); lastHeader = now; }
   requestAnimationFrame(frame);
 }
 
-window.addEventListener('resize', () => { timeline.moved(); flame.dirty = true; });
+window.addEventListener('resize', () => { timeline.moved(); flame.dirty = true; interact.resize(); });
 
 /* What the tests read (and a console user may like). */
 window.__recorder = {
@@ -262,7 +268,11 @@ window.__recorder = {
   state() {
     const st = store.statusMsg;
     return {
-      connected: connState === 'live' || connState === 'exited' || connState === 'truncated',
+      connected: CONNECTED.has(connState),
+      file: store.helloMsg ? store.helloMsg.file : false,
+      loading: st ? st.loading : false,
+      detailStart: store.detailStart,
+      lod: timeline.lodProbe(),
       conn: connState,
       live: timeline.live,
       span: timeline.span,
@@ -290,7 +300,12 @@ window.__recorder = {
       drawsPerSec: perf.drawsPerSec || 0,
       rafCount: perf.rafCount,
       decodeErrors,
-      lanes: store.laneOrder.map((L) => ({ id: L.id, name: L.name, tid: L.tid, alive: L.alive, depth: L.maxDepth })),
+      lanes: store.laneOrder.map((L) => ({ id: L.id, name: L.name, tid: L.tid, alive: L.alive, depth: L.maxDepth,
+        pid: store.procOf(L) ? store.procOf(L).pid : store.helloMsg ? store.helloMsg.pid : 0,
+        lastTs: L.lastTs, slices: L.rows.reduce((n, r) => n + r.count, 0),
+        firstTs: L.rows.reduce((t, r) => (r.count ? Math.min(t, r.s[r.lo]) : t), Infinity) })),
+      procs: store.helloMsg ? store.helloMsg.procs : [],
+      now: store.liveNow(),
       lanesRetired: store.lanesRetired,
       threadsFolded: store.threadsFolded,
       offLane: store.offLane,
@@ -313,6 +328,8 @@ window.__recorder = {
     };
   },
   findSlice: (name, minWidth) => timeline.findSlice(name, minWidth),
+  fitRun: () => timeline.fitRun(),
+  lodHatchedAt: (x) => timeline.lodHatchedAt(x),
   findInstant: (name) => timeline.findInstant(name),
   checkRepaint: () => timeline.checkRepaint(),
 };

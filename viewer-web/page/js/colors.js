@@ -24,15 +24,46 @@ function hashName(s) {
   return h >>> 0;
 }
 
+/* Packed colors by name id, each computed once: an array lookup on the
+ * raster's hot path.  compute(id) gives the color, or null while it
+ * cannot be known yet (the name has not arrived): then unknown(id) is
+ * used and the id asked again next time. */
+class PxCache {
+  constructor(compute, unknown) {
+    this.compute = compute;
+    this.unknown = unknown;
+    this.clear();
+  }
+  clear() { this.a = new Int32Array(0); }
+  get(id) {
+    if (id < this.a.length) {
+      const c = this.a[id];
+      if (c !== 0) return c >>> 0;
+    } else {
+      const n = new Int32Array(Math.max(256, id * 2));
+      n.set(this.a);
+      this.a = n;
+    }
+    const c = this.compute(id);
+    if (c === null) return this.unknown(id);
+    this.a[id] = c | 0;
+    return c >>> 0;
+  }
+}
+
 /* Colors by name id, cached; ids are the server's dense name ids. */
 class Colors {
   constructor(store) {
     this.store = store;
+    this.pxc = new PxCache((id) => {
+      const i = this.index(id);
+      return i < 0 ? null : PALETTE_PX[i];
+    }, () => UI_PX.unknown);
     this.reset();
   }
   reset() {
     this.cache = [];
-    this.pxCache = new Int32Array(0);
+    this.pxc.clear();
   }
   index(id) {
     const name = this.store.names[id];
@@ -54,20 +85,7 @@ class Colors {
     return c;
   }
   /* Packed, for the raster: an array lookup on the hot path. */
-  px(id) {
-    if (id < this.pxCache.length) {
-      const c = this.pxCache[id];
-      if (c !== 0) return c >>> 0;
-    } else {
-      const n = new Int32Array(Math.max(256, id * 2));
-      n.set(this.pxCache);
-      this.pxCache = n;
-    }
-    const i = this.index(id);
-    if (i < 0) return UI_PX.unknown;
-    this.pxCache[id] = PALETTE_PX[i] | 0;
-    return PALETTE_PX[i];
-  }
+  px(id) { return this.pxc.get(id); }
 }
 
 const UI = {

@@ -28,16 +28,19 @@ class Flame {
     this.bind();
   }
 
-  /* New tree from a STATS message, and whether it is partial. */
-  setTree(nodes, cover) {
+  /* New tree from a STATS message (or a range's: what says so), and
+   * whether it is partial. */
+  setTree(nodes, cover, what) {
     const partial = !!(cover && cover.partial);
-    if (partial !== this.partial || !this.sub.textContent) {
-      this.partial = partial;
-      this.sub.textContent = (partial ? PARTIAL_MARK + ' partial (entries lost) · ' : '') + 'click a frame to zoom';
+    this.partial = partial;
+    const text = (partial ? PARTIAL_MARK + ' partial (entries lost) · ' : '') + (what ? what + ' · ' : '') + 'click a frame to zoom';
+    if (text !== this.sub.textContent) {
+      this.sub.textContent = text;
       this.sub.classList.toggle('partial', partial);
     }
     this.raw = nodes;
     this.rawCover = cover;
+    this.rawWhat = what;
     let out = nodes.map((n, i) => ({ ...n, i, kids: [], depth: 0 }));
     for (let i = 1; i < out.length; i++) {
       const p = out[out[i].parent < out.length ? out[i].parent : 0];
@@ -77,7 +80,7 @@ class Flame {
 
   /* Folding on or off: the same tree again. */
   refold() {
-    if (this.raw) this.setTree(this.raw, this.rawCover);
+    if (this.raw) this.setTree(this.raw, this.rawCover, this.rawWhat);
   }
 
   focusNode() {
@@ -93,13 +96,7 @@ class Flame {
   }
 
   resize() {
-    const r = this.canvas.getBoundingClientRect(), dpr = window.devicePixelRatio || 1;
-    const W = Math.max(1, Math.round(r.width)), H = Math.max(1, Math.round(r.height));
-    if (W === this.W && H === this.H && dpr === this.dpr) return;
-    this.W = W; this.H = H; this.dpr = dpr;
-    this.canvas.width = Math.round(W * dpr);
-    this.canvas.height = Math.round(H * dpr);
-    this.dirty = true;
+    if (sizeCanvas(this)) this.dirty = true;
   }
 
   draw() {
@@ -112,11 +109,7 @@ class Flame {
     const focus = this.focusNode();
     this.renderCrumbs(focus);
     if (!focus || !(focus.total > 0)) {
-      ctx.fillStyle = UI.faint;
-      ctx.font = FONT;
-      ctx.textAlign = 'center';
-      ctx.textBaseline = 'middle';
-      ctx.fillText('No completed scopes in this window yet', this.W / 2, this.H / 2);
+      canvasNote(ctx, this.W, this.H, 'No completed scopes in this window yet');
       this.dirty = false;
       return;
     }

@@ -2,14 +2,16 @@
  * "Protocol").  No DOM here: the node tests load this file too.
  * The encoder is viewer-web/wire.h and its callers; they change together. */
 
-const MSG = { HELLO: 1, STRINGS: 2, THREADS: 3, EVENTS: 4, STATS: 5, STATUS: 6, PONG: 7 };
+const MSG = { HELLO: 1, STRINGS: 2, THREADS: 3, EVENTS: 4, STATS: 5, STATUS: 6, PONG: 7, LOD: 8 };
 const CMSG = { SET_WINDOW: 0x81, PING: 0x82 };
 const KIND = { BEGIN: 1, END: 2, INSTANT: 3, COUNTER: 4, FLOW_BEGIN: 5, FLOW_STEP: 6, FLOW_END: 7 };
 const CHUNK_LOSS = 1;
-const HELLO_FOREIGN = 1;
-const STATUS_ALIVE = 1, STATUS_CLOSED = 2, STATUS_TRUNCATED = 4;
+const HELLO_FOREIGN = 1, HELLO_FILE = 2;
+const STATUS_ALIVE = 1, STATUS_CLOSED = 2, STATUS_TRUNCATED = 4, STATUS_LOADING = 8;
+const LOD_FLAG_LOST = 1;
+const LOD_BUCKETS_MAX = 65536;   /* more is malformed (the server sends 512) */
 const THREADS_FULL = 1;
-const PROTOCOL_VERSION = 3;
+const PROTOCOL_VERSION = 4;
 const SUBPROTOCOL = 'recorder-web.v' + PROTOCOL_VERSION;
 
 const utf8Decoder = new TextDecoder('utf-8');
@@ -185,8 +187,15 @@ function decodeHello(r) {
     version: r.u8(), pid: r.varint(), name: r.str(), path: r.str(), now: r.f64(),
     realNs0: r.f64(), maxThreads: r.varint(), ringEntries: r.varint(),
   };
-  h.foreign = (r.u8() & HELLO_FOREIGN) !== 0;
+  const f = r.u8();
+  h.foreign = (f & HELLO_FOREIGN) !== 0;
+  h.file = (f & HELLO_FILE) !== 0;
   h.ownerUid = r.varint();
+  /* The programs, each with its first slot (several: PID1 PID2 ...). */
+  const np = r.varint();
+  if (np > 4096) throw new RangeError('too many programs');
+  h.procs = [];
+  for (let i = 0; i < np; i++) h.procs.push({ pid: r.varint(), name: r.str(), base: r.varint() });
   return h;
 }
 
@@ -239,6 +248,7 @@ function decodeStatus(r) {
   s.alive = (f & STATUS_ALIVE) !== 0;
   s.closed = (f & STATUS_CLOSED) !== 0;
   s.truncated = (f & STATUS_TRUNCATED) !== 0;
+  s.loading = (f & STATUS_LOADING) !== 0;
   s.events = r.varint();
   /* lost (since recorder-web attached): overwritten + dropped + bad;
    * not kept: history the rings no longer held when it first read them. */
@@ -258,6 +268,32 @@ function decodeStatus(r) {
   return s;
 }
 
+/* LOD: the run's summary per lane on one grid (docs/web.md, "History"):
+ * bucket i of the grid covers [t0 + i*width, t0 + (i+1)*width).  Per lane
+ * with data: its buckets first .. first+count-1, each with busy (0..255:
+ * the share of the bucket inside top-level scopes, any at all >= 1), the
+ * name of the scope that covered most of it, its events, and whether
+ * entries were lost in it. */
+function decodeLod(r) {
+  const m = { t0: r.f64(), width: r.f64(), n: r.varint(), lanes: new Map() };
+  if (!(m.width > 0) || !Number.isFinite(m.t0) || m.n > LOD_BUCKETS_MAX) throw new RangeError('bad LOD grid');
+  const nl = r.varint();
+  for (let i = 0; i < nl; i++) {
+    const id = r.varint(), first = r.varint(), count = r.varint();
+    if (first + count > m.n) throw new RangeError('LOD lane past the grid');
+    const L = { first, count, busy: new Uint8Array(count), top: new Int32Array(count),
+      events: new Float64Array(count), lost: new Uint8Array(count) };
+    for (let j = 0; j < count; j++) {
+      L.busy[j] = r.u8();
+      L.top[j] = Math.min(r.varint(), 0x7fffffff);
+      L.events[j] = r.varint();
+      L.lost[j] = r.u8() & LOD_FLAG_LOST;
+    }
+    m.lanes.set(id, L);
+  }
+  return m;
+}
+
 /* One message into the sink; returns its type.  Throws on anything
  * malformed or unknown (the page then closes and reconnects). */
 function decodeMessage(buf, sink) {
@@ -271,6 +307,7 @@ function decodeMessage(buf, sink) {
     case MSG.STATS: sink.stats(decodeStats(r)); break;
     case MSG.STATUS: sink.status(decodeStatus(r)); break;
     case MSG.PONG: sink.pong(r.u32()); break;
+    case MSG.LOD: sink.lod(decodeLod(r)); break;
     default: throw new RangeError('unknown message type ' + type);
   }
   if (r.left !== 0) throw new RangeError('trailing bytes in message type ' + type);

@@ -21,12 +21,18 @@
  * table and retires the oldest exited lanes (docs/web.md, "Bounds"); a
  * retired lane's data goes with it.  Events that arrive for a lane the
  * page does not have (retired while they were on their way) are counted
- * in offLane and not stored. */
+ * in offLane and not stored.
+ *
+ * Detail is bounded by items, not by time: the oldest goes once ITEMS_MAX
+ * is passed.  What is older than the detail kept -- evicted, or from
+ * before this page joined -- is drawn from the server's summary of the
+ * whole run (LOD, lod.js), marked as summary only; detailStart says where
+ * the detail begins. */
 
 const MAX_STACK = 128;
 const SLICE_CUT = 1;          /* closed by an outer scope's END: its own END was lost */
-const HISTORY_MAX_NS = 60e9;  /* at most a minute of history... */
-const ITEMS_MAX = 10e6;       /* ...and at most this many stored items (~250 MB) */
+const HISTORY_MAX_NS = Infinity;  /* no time limit on the detail... */
+const ITEMS_MAX = 10e6;       /* ...but at most this many stored items (~250 MB) */
 
 /* Growable columns with a moving start (lo): old items are evicted by
  * advancing lo, and compacted away when that wastes half the space. */
@@ -246,6 +252,9 @@ class Store {
     this.frames = 0;
     this.lastSeq = 0;
     this.missedFrames = 0;    /* gaps in EVENTS sequence numbers */
+    this.missedSpans = [];    /* [from, to, frames]: when they were missed (range statistics) */
+    this.lastBatchNow = 0;
+    this.heldFrom = Infinity; /* the earliest time this page has events from */
     this.orphanEnds = 0;
     this.droppedOpen = 0;     /* open slices a resync proved ended unseen */
     this.lossChunks = 0;
@@ -255,6 +264,9 @@ class Store {
     this.maxTs = 0;
     this.minTs = Infinity;
     this.historyNs = HISTORY_MAX_NS;
+    this.historyStart = -Infinity;   /* detail older than this was evicted */
+    this.firstBase = Infinity;       /* the first EVENTS frame's time: no detail before */
+    this.lodMsg = null;              /* the run's summary (LOD) */
     this.items = 0;
     this.version = 0;         /* bumps with every change a view shows */
     this.changedFrom = -Infinity;  /* earliest time that changed since the view last took it */
@@ -330,6 +342,13 @@ class Store {
     this.setNow(s.now);
   }
   stats(s) { this.statsMsg = s; }
+  lod(m) {
+    this.lodMsg = m;
+    this.version++;
+    this.changedFrom = -Infinity;   /* the summary is drawn everywhere detail is not */
+  }
+  /* Where this page's detail begins: before it, only the summary. */
+  get detailStart() { return Math.max(this.firstBase, this.historyStart); }
   pong() {}
   setNow(now) {
     if (now >= this.now) {
@@ -338,9 +357,17 @@ class Store {
     }
   }
   batch(seq, base, now) {
-    if (this.lastSeq && seq > this.lastSeq + 1) this.missedFrames += seq - this.lastSeq - 1;
+    if (this.lastSeq && seq > this.lastSeq + 1) {
+      this.missedFrames += seq - this.lastSeq - 1;
+      /* Where: range statistics over that stretch are partial. */
+      this.missedSpans.push([this.lastBatchNow, now, seq - this.lastSeq - 1]);
+      if (this.missedSpans.length > 4096) this.missedSpans.shift();
+    }
+    if (base < this.heldFrom) this.heldFrom = base;
+    this.lastBatchNow = now;
     this.lastSeq = seq;
     this.frames++;
+    if (base < this.firstBase) this.firstBase = base;
     this.setNow(now);
   }
   chunk(laneId, flags, names, times, loss) {
@@ -485,7 +512,8 @@ class Store {
 
   /* Forget what is older than the history the memory bound allows. */
   trim() {
-    if (this.items > ITEMS_MAX) this.historyNs = Math.max(2e9, this.historyNs * 0.7);
+    if (this.items > ITEMS_MAX)
+      this.historyNs = Math.max(2e9, Math.min(this.historyNs, this.liveNow() - this.detailStart) * 0.7);
     else if (this.items < ITEMS_MAX * 0.5 && this.historyNs < HISTORY_MAX_NS)
       this.historyNs = Math.min(HISTORY_MAX_NS, this.historyNs * 1.1);
     const cut = this.liveNow() - this.historyNs;
@@ -502,7 +530,17 @@ class Store {
       this.version++;
       this.changedFrom = -Infinity;   /* a view may have shown what went */
     }
-    this.historyStart = cut;
+    if (cut > this.historyStart) this.historyStart = cut;
+  }
+
+  /* Several programs (HELLO's procs): the one lane L belongs to, or null
+   * when there is only one. */
+  procOf(L) {
+    const p = this.helloMsg ? this.helloMsg.procs : null;
+    if (!p || p.length < 2) return null;
+    let k = 0;
+    while (k + 1 < p.length && L.slot >= p[k + 1].base) k++;
+    return p[k];
   }
 
   /* The lowest depth with slices anywhere in a lane (for layout). */

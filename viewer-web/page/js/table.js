@@ -34,6 +34,13 @@ class TopTable {
     this.rows = [];
     this.stats = null;
     this.shown = [];          /* the rows last shown (tests read them) */
+    this.filter = null;       /* label -> boolean: the search (search.js) */
+    this.picked = null;       /* the label of the row picked (its slices highlighted) */
+    this.onPick = () => {};
+    body.addEventListener('click', (e) => {
+      const tr = e.target.closest('tr');
+      if (tr && tr.row_) this.onPick(tr.row_);
+    });
     table.querySelector('thead').addEventListener('click', (e) => {
       const th = e.target.closest('th');
       if (!th) return;
@@ -83,7 +90,8 @@ class TopTable {
    * cannot be added: a folded row of several names has none. */
   rowsOf(st) {
     const s = this.store;
-    const rows = st.rows.map((r) => ({ ...r, label: s.label(r.name), folded: 1 }));
+    const rows = st.rows.map((r) => ({ ...r, label: s.label(r.name), folded: 1 }))
+      .filter((r) => !this.filter || this.filter(r.label));
     if (!nameFold.on) return rows;
     const by = new Map();
     for (const r of rows) {
@@ -112,6 +120,8 @@ class TopTable {
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i], tr = this.row(i), cells = tr.cells_;
       tr.hidden = false;
+      tr.row_ = r;
+      tr.classList.toggle('picked', r.label === this.picked);
       tr.classList.toggle('partial', partial);
       if (cells[0].pm.textContent !== mark) cells[0].pm.textContent = mark;
       cells[0].sw.style.background = this.colors.of(r.name);
@@ -134,8 +144,8 @@ class TopTable {
       }
     }
     for (let i = rows.length; i < this.rows.length; i++) this.rows[i].hidden = true;
-    const win = ['last second', 'last 10 s', 'whole run'][st.window] || '';
-    const text = `${rows.length} of ${st.total} scopes${nameFold.on ? ' (folded)' : ''} · ${win}` + (st.span > 0 ? ` (${fmtDur(st.span)})` : '');
+    const win = st.range ? 'selected range' : ['last second', 'last 10 s', 'whole run'][st.window] || '';
+    const text = `${rows.length} of ${st.total} scopes${nameFold.on ? ' (folded)' : ''}${this.filter ? ' (search)' : ''} · ${win}` + (st.span > 0 ? ` (${fmtDur(st.span)})` : '');
     this.sub.title = 'total%: time inside the scope per unit of time, summed over threads (100% = one thread inside ' +
       'it all the time)' + (partial ? '. Entries were lost in this window: every figure is computed from the part ' +
       'decoded; calls and calls/s count what was decoded, and total% and self% are of the time the decoded data ' +
@@ -146,7 +156,7 @@ class TopTable {
       const pm = document.createElement('span');
       pm.className = 'pmark';
       pm.textContent = PARTIAL_MARK;
-      this.sub.append(pm, ' partial (entries lost): % of the decoded time · ');
+      this.sub.append(pm, st.range ? ' partial: ' + coverText(st.cover) + ' · ' : ' partial (entries lost): % of the decoded time · ');
     }
     this.sub.append(text);
   }

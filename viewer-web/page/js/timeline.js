@@ -24,7 +24,7 @@ const GUTTER = 184;
 const ROWS_SHOWN_MAX = 32;
 const HATCH_PERIOD = 8;        /* device pixels between a gap's stripes */
 const MIN_SPAN = 2e3;          /* 2 µs */
-const MAX_SPAN = 600e9;
+const MAX_SPAN = 30 * 86400e9;   /* a month: the whole of a long run (lod.js) */
 const FONT = '11px "Inter", "Segoe UI", system-ui, "Liberation Sans", "DejaVu Sans", sans-serif';
 const FONT_BOLD = '600 12px "Inter", "Segoe UI", system-ui, "Liberation Sans", "DejaVu Sans", sans-serif';
 const FONT_MONO = '11px "JetBrains Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace';
@@ -75,14 +75,7 @@ class Timeline {
   }
 
   resize() {
-    const r = this.canvas.getBoundingClientRect();
-    const dpr = window.devicePixelRatio || 1;
-    const W = Math.max(1, Math.round(r.width)), H = Math.max(1, Math.round(r.height));
-    if (W === this.W && H === this.H && dpr === this.dpr) return;
-    this.W = W; this.H = H; this.dpr = dpr;
-    this.canvas.width = Math.round(W * dpr);
-    this.canvas.height = Math.round(H * dpr);
-    this.moved();
+    if (sizeCanvas(this)) this.moved();
   }
 
   /* ---- layout: counter tracks, then lanes in slot order ---- */
@@ -128,6 +121,7 @@ class Timeline {
    * everything. */
   draw() {
     const s = this.store, ctx = this.ctx;
+    this.fitOnce();
     this.resize();
     this.layout();
     const now = s.liveNow();
@@ -215,10 +209,13 @@ class Timeline {
     for (const [tr, y] of visible) {
       if (tr.kind === 'counter') {
         const c = tr.c;
-        this.gutterText(y, this.store.name(c.name), fmtValue(c.last) + '  (' + fmtValue(c.min) + '–' + fmtValue(c.max) + ')', false);
+        /* counters.js: min / avg / max of the values in view (or the range). */
+        const sub = this.counterSub ? this.counterSub(c) : fmtValue(c.last) + '  (' + fmtValue(c.min) + '–' + fmtValue(c.max) + ')';
+        this.gutterText(y, this.store.name(c.name), sub, false);
       } else {
         const L = tr.L;
-        this.gutterText(y, L.label, (L.tid ? 'tid ' + L.tid : '') + (L.alive ? '' : '  exited'), !L.alive);
+        const proc = s.procOf(L);   /* several programs: whose thread */
+        this.gutterText(y, L.label, (proc ? proc.name + ' ' + proc.pid + ' · ' : '') + (L.tid ? 'tid ' + L.tid : '') + (L.alive ? '' : '  exited'), !L.alive);
       }
     }
     ctx.save();
@@ -230,6 +227,7 @@ class Timeline {
     ctx.restore();
     ctx.restore();
     this.drawRulerText(step, first);
+    if (this.drawMarks) this.drawMarks();   /* timeline_marks.js: range, search, counter axes */
     this.labels.clear();
     for (const l of this.pending) this.labels.add(l[4]);
     this.dirty = false;
@@ -295,6 +293,8 @@ class Timeline {
     const t0 = this.t0, t1 = this.t1, k = this.plotW / this.span;
     const ts = this.tOf(xs - 12);   /* what can reach into the strip (a triangle is 7 px) */
     const rowsY = y + INSTANT_H;
+    /* Older than the detail kept: the run's summary (lod.js). */
+    this.drawLod(L, y, y + INSTANT_H + tr.rows * ROW_H - 2, t0, t1, k);
     for (let d = 0; d < tr.rows; d++) {
       const ry = rowsY + d * ROW_H;
       if (ry > this.H || ry + ROW_H < RULER_H) continue;

@@ -17,7 +17,7 @@ class TimelineHover {
         const i = I.lowerBound(0, t - tol);
         if (i < I.n && I.t[i] <= t + tol)
           return { kind: 'instant', L, name: I.nm[i], t: I.t[i], msg: I.msg(i) };
-        return this.hitGap(L, t);
+        return this.hitGap(L, t) || this.hitLod(L, t);
       }
       const d = Math.floor((y - ty - INSTANT_H) / ROW_H);
       if (d < 0 || d >= tr.rows) return null;
@@ -34,7 +34,8 @@ class TimelineHover {
         if (row.s[i] > t && i > row.lo && row.e[i - 1] >= t - tol) i--;
         return { kind: 'slice', L, d, name: row.nm[i], ts: row.s[i], te: row.e[i], cut: (row.fl[i] & SLICE_CUT) !== 0 };
       }
-      return null;
+      /* Before the detail kept: the run's summary (lod.js). */
+      return this.hitLod(L, t);
     }
     return null;
   }
@@ -118,6 +119,8 @@ class TimelineHover {
       title = s.name(h.c.name);
       for (const v of h.vals.slice(0, 12)) rows.push([v.lane ? v.lane.label : '?', fmtValue(v.v)]);
       rows.push(['range', fmtValue(h.c.min) + ' – ' + fmtValue(h.c.max)]);
+    } else if (h.kind === 'lod') {
+      return this.lodTooltip(h);
     } else if (h.kind === 'gap') {
       /* The words of every tool (docs/web.md, "Lost, not kept, partial"). */
       const n = h.over + h.drop;

@@ -1,0 +1,248 @@
+/* watch.js -- what watching costs a program that uses every core.
+ *
+ *   node bench/watch/watch.js [--rounds R] [--seconds S] [--work-us US] [--threads N]
+ *                             [--modes top,top-nice,top-idle,web,capture]
+ *
+ * Needs WATCH_WORK, RECORDER_CLI, RECORDER_TOP and RECORDER_WEB (meson passes
+ * them: `meson test -C BUILD --benchmark --suite watch -v`), tmux,
+ * playwright-core in tests/node and /usr/bin/chromium.
+ *
+ * watch_work runs its threads in lock step at a spinning barrier (as ggml
+ * does), so any core a viewer takes stalls them all.  Each round runs it
+ * alone, with recorder-top attached (in tmux), with recorder-web and a
+ * page connected in headless chromium, and with `recorder capture`
+ * attached, in an order that rotates from round to round; the figure for a
+ * viewer is its ops/s over the same round's ops/s alone.  The median of the
+ * rounds' ratios is printed, with the spread, and what each viewer lost
+ * (it must be 0 at these rates) and the CPU it used.  The page itself
+ * runs in a browser on the same cores: its CPU is shown apart, since a user
+ * usually watches from another machine's browser or a laptop's.
+ *
+ * The machine is shared and noisy: the ratios are taken within one run,
+ * alone and watched back to back, never against a figure from another day.
+ */
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn, execFileSync } = require('child_process');
+
+function arg(name, def) {
+  const i = process.argv.indexOf('--' + name);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+}
+const rounds = arg('rounds', 5);
+const only = (process.argv[process.argv.indexOf('--modes') + 1] || '').split(',').filter(Boolean);
+const seconds = arg('seconds', 5);
+const workUs = arg('work-us', 20);
+const threads = arg('threads', os.cpus().length);
+
+function need(name) {
+  const v = process.env[name];
+  if (!v) { console.log(`watch.js: ${name} is not set (run it through meson: --benchmark --suite watch)`); process.exit(2); }
+  return v;
+}
+const [WORK, RECORDER, TOP, WEB] = ['WATCH_WORK', 'RECORDER_CLI', 'RECORDER_TOP', 'RECORDER_WEB'].map((n) => path.resolve(need(n)));
+let chromium;
+try {
+  ({ chromium } = require(path.join(__dirname, '../../tests/node/node_modules/playwright-core')));
+} catch (e) {
+  console.log('SKIP: playwright-core is not installed (run scripts/deps)');
+  process.exit(77);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function until(pred, what, ms = 30000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await pred();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+/* utime + stime of a process, in seconds (Linux's USER_HZ is 100). */
+function cpuSeconds(pid) {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch (e) {
+    return NaN;
+  }
+}
+/* Lines of a stream, as they come. */
+function lines(stream) {
+  const s = { text: '', waiters: [] };
+  stream.setEncoding('utf8');
+  stream.on('data', (d) => { s.text += d; for (const w of s.waiters.splice(0)) w(); });
+  stream.on('end', () => { s.ended = true; for (const w of s.waiters.splice(0)) w(); });
+  s.match = async (re, what) => {
+    for (;;) {
+      const m = re.exec(s.text);
+      if (m) return m;
+      if (s.ended) throw new Error(`${what}: ended without ${re}`);
+      await new Promise((r) => s.waiters.push(r));
+    }
+  };
+  return s;
+}
+
+/* Starts watch_work, paused: {proc, pid, out}. */
+async function startWork() {
+  const proc = spawn(WORK, ['--threads', String(threads), '--seconds', String(seconds), '--work-us', String(workUs)],
+    { stdio: ['pipe', 'pipe', 'inherit'] });
+  const out = lines(proc.stdout);
+  const m = await out.match(/ready (\d+)/, 'watch_work');
+  return { proc, pid: Number(m[1]), out };
+}
+/* Lets it go; resolves its ops/s once it has finished. */
+async function finish(w) {
+  w.proc.stdin.write('go\n');
+  const m = await w.out.match(/ops (\d+) seconds ([\d.]+) events (\d+)/, 'watch_work');
+  await new Promise((r) => (w.proc.exitCode !== null ? r() : w.proc.once('exit', r)));
+  return { opsPerS: Number(m[1]) / Number(m[2]), events: Number(m[3]) };
+}
+
+/* recorder-top in tmux, started through prefix (a priority). */
+async function watchTop(prefix) {
+  const w = await startWork();
+  const sock = `watch-${process.pid}`;
+  const stats = path.join(os.tmpdir(), `watch-top-${process.pid}.stats`);
+  const tmux = (...a) => execFileSync('tmux', ['-L', sock, '-f', '/dev/null', ...a], { encoding: 'utf8' });
+  tmux('new-session', '-d', '-s', 'w', '-x', '120', '-y', '40',
+    `exec ${prefix}env LANG=C.UTF-8 ${TOP} --stats ${w.pid} 2>${stats}`);
+  try {
+    const tpid = Number(tmux('display-message', '-p', '-t', 'w', '#{pane_pid}').trim());
+    await until(() => tmux('capture-pane', '-p', '-t', 'w').includes(`pid ${w.pid}`), "recorder-top's first screen");
+    const c0 = cpuSeconds(tpid), t0 = Date.now();
+    const r = await finish(w);
+    const cpu = (cpuSeconds(tpid) - c0) / ((Date.now() - t0) / 1000);
+    await sleep(300);
+    tmux('send-keys', '-t', 'w', 'q');
+    const text = await until(() => { const t = fs.readFileSync(stats, 'utf8'); return /decoded=/.test(t) && t; },
+      "recorder-top's --stats line");
+    const m = /decoded=(\d+) lost=(\d+)/.exec(text);
+    return { ...r, cpu, decoded: Number(m[1]), lost: Number(m[2]) };
+  } finally {
+    try { execFileSync('tmux', ['-L', sock, 'kill-server'], { stdio: 'ignore' }); } catch (e) { /* gone */ }
+    fs.rmSync(stats, { force: true });
+  }
+}
+
+
+const modes = {
+  async alone() {
+    const w = await startWork();
+    return { ...(await finish(w)) };
+  },
+
+  top: () => watchTop(''),
+  /* The same at the lowest priorities: does a viewer that never preempts
+   * cost less, and does it still keep up?  (docs/performance/watch.md) */
+  'top-nice': () => watchTop('nice -n 19 '),
+  'top-idle': () => watchTop('chrt --idle 0 '),
+
+  async web(browser) {
+    const w = await startWork();
+    const srv = spawn(WEB, [String(w.pid), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const err = lines(srv.stderr);
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    try {
+      const m = await lines(srv.stdout).match(/^(http:\/\/\S+)$/m, 'recorder-web');
+      await page.goto(m[1]);
+      await until(() => page.evaluate(() => window.__recorder.state().connected), 'the page to connect');
+      const c0 = cpuSeconds(srv.pid), t0 = Date.now();
+      const b0 = browserCpu();
+      const r = await finish(w);
+      const dt = (Date.now() - t0) / 1000;
+      const cpu = (cpuSeconds(srv.pid) - c0) / dt;
+      const pageCpu = (browserCpu() - b0) / dt;
+      await sleep(500);
+      const s = await page.evaluate(() => window.__recorder.state());
+      return { ...r, cpu, pageCpu, decoded: s.events, lost: s.lost + (s.thinned || 0) };
+    } finally {
+      await page.close().catch(() => {});
+      srv.kill('SIGTERM');
+      await new Promise((r) => (srv.exitCode !== null ? r() : srv.once('exit', r)));
+      void err;
+    }
+  },
+
+  async capture() {
+    const w = await startWork();
+    const out = path.join(os.tmpdir(), `watch-${process.pid}.rec`);
+    fs.rmSync(out, { force: true });
+    const cap = spawn(RECORDER, ['capture', String(w.pid), '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const err = lines(cap.stderr);
+    try {
+      await until(() => fs.existsSync(out), 'the capture file');
+      const c0 = cpuSeconds(cap.pid), t0 = Date.now();
+      const r = await finish(w);
+      const cpu = (cpuSeconds(cap.pid) - c0) / ((Date.now() - t0) / 1000);
+      const m = await err.match(/: (\d+) events \(\d+ entries\).*?; lost (\d+) entries/s, 'the capture summary');
+      return { ...r, cpu, decoded: Number(m[1]), lost: Number(m[2]) };
+    } finally {
+      if (cap.exitCode === null) cap.kill('SIGTERM');
+      fs.rmSync(out, { force: true });
+    }
+  },
+};
+
+/* CPU of every chromium process (the page's renderer included). */
+let browserPids = () => [];
+function browserCpu() {
+  return browserPids().reduce((a, p) => a + (cpuSeconds(p) || 0), 0);
+}
+
+const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.length >> 1]; };
+
+(async () => {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'recorder-watch-'));
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  browserPids = () => {
+    try {
+      return execFileSync('pgrep', ['-f', profile], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    } catch (e) { return []; }
+  };
+  const browser = { newPage: (o) => ctx.newPage(o) };
+  const names = Object.keys(modes).filter((n) => n === 'alone' || !only.length || only.includes(n));
+  const got = Object.fromEntries(names.map((n) => [n, []]));
+  console.log(`watch_work: ${threads} threads in lock step (spinning barrier), ${workUs} us per op, ` +
+    `${seconds} s per run, ${rounds} rounds, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}`);
+  try {
+    for (let r = 0; r < rounds; r++) {
+      const order = names.map((_, i) => names[(i + r) % names.length]);
+      for (const n of order) got[n].push(await modes[n](browser));
+      const alone = got.alone[r].opsPerS;
+      console.log(`round ${r + 1}: alone ${alone.toFixed(0)} ops/s; ` + names.filter((n) => n !== 'alone')
+        .map((n) => `${n} ${(got[n][r].opsPerS / alone).toFixed(3)}`).join(', '));
+    }
+  } finally {
+    await ctx.close().catch(() => {});
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+  const res = { threads, work_us: workUs, seconds, rounds, alone_ops_per_s: Math.round(median(got.alone.map((x) => x.opsPerS))),
+    events_per_s: Math.round(median(got.alone.map((x) => x.events / seconds))) };
+  console.log(`\n${'attached'.padEnd(10)} ${'ops/s ratio'.padStart(12)} ${'(min..max)'.padStart(14)} ` +
+    `${'cpu'.padStart(6)} ${'page cpu'.padStart(9)} ${'lost'.padStart(8)}`);
+  for (const n of names.filter((x) => x !== 'alone')) {
+    const ratios = got[n].map((x, i) => x.opsPerS / got.alone[i].opsPerS);
+    const row = {
+      ratio: +median(ratios).toFixed(4), min: +Math.min(...ratios).toFixed(4), max: +Math.max(...ratios).toFixed(4),
+      cpu: +median(got[n].map((x) => x.cpu)).toFixed(3),
+      page_cpu: got[n][0].pageCpu === undefined ? null : +median(got[n].map((x) => x.pageCpu)).toFixed(3),
+      lost: got[n].reduce((a, x) => a + x.lost, 0),
+    };
+    res[n] = row;
+    console.log(`${n.padEnd(10)} ${row.ratio.toFixed(3).padStart(12)} ${`(${row.min.toFixed(3)}..${row.max.toFixed(3)})`.padStart(14)} ` +
+      `${row.cpu.toFixed(3).padStart(6)} ${(row.page_cpu === null ? '-' : row.page_cpu.toFixed(3)).padStart(9)} ` +
+      `${String(row.lost).padStart(8)}`);
+  }
+  console.log(JSON.stringify(res));
+})().catch((e) => { console.error(e.stack || String(e)); process.exit(1); });

@@ -1,0 +1,136 @@
+/* capture.test.js -- a capture file through recorder-web, and the run's
+ * summary where detail was dropped (suite browser; docs/web.md "Saved
+ * traces" and "History").
+ *
+ * web_target is captured to a file (`recorder capture -o FILE -- ...`);
+ * `recorder dump --format json` of the same file, parsed here, is the
+ * independent count.  recorder-web FILE serves it with a small
+ * --client-queue, so the detail it keeps (half the queue) is only the
+ * end of the run:
+ *   - the header says it is a capture file, not a live program;
+ *   - the events it read equal the JSON's (B, E, i, C and flow events),
+ *     and the whole-run top table's calls equal the JSON's slices by name;
+ *   - the page opens on the whole run: the region before the kept detail
+ *     is marked summary-only and shows every worker's summary bars;
+ *   - zoomed into the kept end, slices; zoomed into the dropped region,
+ *     no slices, the summary still.
+ * Screenshots go to WEB_SCREENSHOTS. */
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { startServer, run, stop, check, main, until, need } = require('./harness');
+const { launchPage } = require('./chromium');   /* exits 77 without a browser */
+
+const shots = need('WEB_SCREENSHOTS');
+fs.mkdirSync(shots, { recursive: true });
+
+/* What the JSON holds, counted by phase and by slice name. */
+function jsonCounts(file) {
+  const d = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const ev = Array.isArray(d) ? d : d.traceEvents;
+  const ph = {}, slices = new Map();
+  for (const e of ev) {
+    ph[e.ph] = (ph[e.ph] || 0) + 1;
+    if (e.ph === 'B') slices.set(e.name, (slices.get(e.name) || 0) + 1);
+    if (e.ph === 'X') throw new Error('complete events: count them as two');
+  }
+  const n = (k) => ph[k] || 0;
+  return { events: n('B') + n('E') + n('i') + n('I') + n('C') + n('s') + n('t') + n('f'), ph, slices };
+}
+
+main(async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webhist-capture-'));
+  const rec = path.join(dir, 'run.rec'), json = path.join(dir, 'run.json');
+  const cli = need('RECORDER_CLI');
+  const cap = await run(cli, ['capture', '-o', rec, '-q', '--', need('WEB_TARGET'), '--threads', '3', '--rate', '20000',
+    '--seconds', '3'], 60000);
+  check(cap.code === 0 && fs.existsSync(rec), 'recorder capture writes the file', cap.stderr);
+  const dump = await run(cli, ['dump', rec, '--format', 'json', '-o', json], 60000);
+  check(dump.code === 0, 'recorder dump reads it', dump.stderr);
+  const want = jsonCounts(json);
+
+  const srv = await startServer([rec, '--port', '0', '--client-queue', '64']);
+  await until(() => /serving the capture/.test(srv.stderr.text), 5000);
+  check(/serving the capture/.test(srv.stderr.text), 'recorder-web says it serves a capture', srv.stderr.text);
+  const { ctx, profile, page, errors } = await launchPage();
+  try {
+    await page.goto(srv.url);
+    const state = () => page.evaluate(() => window.__recorder.state());
+    let s;
+    const up = await until(async () => {
+      s = await state();
+      return s.connected && s.file && !s.loading && s.lod && s.lod.region && s.topRows.length > 0;
+    }, 60000, 200);
+    check(up, 'the page opens the file', { conn: s && s.conn, file: s && s.file, lod: s && s.lod });
+
+    /* ---- the header: a file, not a live program ---- */
+    const conn = await page.textContent('#conn'), pid = await page.textContent('#proc-pid');
+    check(conn === 'capture file', 'the header says capture file', conn);
+    check(pid.includes('file ' + rec), 'the header names the file', pid);
+
+    /* ---- counts: the file's, as recorder dump's JSON has them ---- */
+    check(s.serverEvents === want.events, 'events read equal the JSON\'s', { page: s.serverEvents, json: want.events, ph: want.ph });
+    await page.click('#window button[data-w="2"]');
+    await until(async () => (s = await state()).tableFrom.length > 0 && s.cover && s.cover.decoded > 0, 10000, 100);
+    s = await state();
+    const bad = [];
+    for (const row of s.top) {
+      const n = want.slices.get(row.name);
+      if (n !== undefined && n !== row.calls) bad.push({ name: row.name, page: row.calls, json: n });
+    }
+    check(s.top.length >= 5 && bad.length === 0, 'the whole run\'s calls equal the JSON\'s slices by name', { bad, rows: s.top.length });
+
+    /* ---- the whole run: summary before the kept detail, marked ---- */
+    await page.evaluate(() => window.__recorder.fitRun());
+    await page.waitForTimeout(300);
+    s = await state();
+    const lod = s.lod;
+    check(lod.region && lod.region.x1 - lod.region.x0 > 200, 'zoomed out, most of the run is summary only (detail dropped)', lod);
+    check(lod.lanesWithBars >= 3, 'every worker shows its summary there', lod);
+    check(s.detailStart > s.t0 && s.detailStart < s.t1 && s.events > 0, 'the kept detail is in view too', { d: s.detailStart, t0: s.t0, t1: s.t1, events: s.events });
+    const hatched = await page.evaluate((x) => window.__recorder.lodHatchedAt(x), (lod.region.x0 + lod.region.x1) / 2);
+    check(hatched >= 3, 'the dropped-detail region is hatched in every lane', hatched);
+    const pt = lod.point;
+    if (pt) await page.mouse.move(pt.x, pt.y);
+    const tip = pt ? await until(async () => /summary only/.test(await page.textContent('#tooltip').catch(() => '')), 3000, 100) : false;
+    const tipText = await page.textContent('#tooltip').catch(() => '');
+    check(tip && /busy/.test(tipText) && /events/.test(tipText), 'hovering there says it is the summary, how busy, how many events', { pt, tipText });
+    await page.screenshot({ path: path.join(shots, 'capture-whole-run.png') });
+    await page.mouse.move(5, 5);
+
+    /* ---- zoomed into the kept end: slices ---- */
+    await page.evaluate(() => {
+      const tl = window.__recorder.timeline, st = window.__recorder.store;
+      tl.setLive(false);
+      tl.span = Math.max(1e6, (st.liveNow() - st.detailStart) / 2);
+      tl.t1 = st.liveNow();
+      tl.moved();
+    });
+    await page.waitForTimeout(300);
+    const slice = await page.evaluate(() => window.__recorder.findSlice('step', 1));
+    s = await state();
+    check(slice !== null && !s.lod.region, 'zoomed into the kept region, slices and no summary', { slice, lod: s.lod });
+    await page.screenshot({ path: path.join(shots, 'capture-kept.png') });
+
+    /* ---- zoomed into the dropped region: the summary, no slices ---- */
+    await page.evaluate(() => {
+      const tl = window.__recorder.timeline, st = window.__recorder.store, m = st.lodMsg;
+      tl.span = Math.max(50e6, (st.detailStart - m.t0) / 4);
+      tl.t1 = m.t0 + tl.span * 1.5;
+      tl.moved();
+    });
+    await page.waitForTimeout(300);
+    s = await state();
+    const none = await page.evaluate(() => window.__recorder.findSlice('step', 1));
+    check(none === null && s.lod.region && s.lod.lanesWithBars >= 3, 'zoomed into the dropped region: its summary, no slices',
+      { none, lod: s.lod });
+    await page.screenshot({ path: path.join(shots, 'capture-dropped.png') });
+    check(errors.length === 0 && s.decodeErrors === 0, 'no page errors', errors);
+  } finally {
+    await ctx.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+    await stop(srv.proc);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

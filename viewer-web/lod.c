@@ -1,0 +1,179 @@
+/*
+ * lod.c -- the run's summary per lane on a doubling time grid (see lod.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clamp.h"
+#include "lod.h"
+#include "wire.h"
+
+int lod_init(struct lod *l, uint32_t n_handles, struct frame **slot) {
+    memset(l, 0, sizeof *l);
+    l->lane = calloc(n_handles, sizeof *l->lane);
+    l->n_handles = n_handles;
+    l->limit = WEB_NS_MAX;
+    l->slot = slot;
+    return l->lane ? 0 : -1;
+}
+
+void lod_destroy(struct lod *l) {
+    if (l->lane)
+        for (uint32_t h = 0; h < l->n_handles; h++) free(l->lane[h]);
+    free(l->lane);
+    l->lane = NULL;
+}
+
+static void merge(struct lod_bucket *d, const struct lod_bucket *a, const struct lod_bucket *b) {
+    struct lod_bucket m;
+    m.busy = (a->busy + b->busy) / 2;
+    const struct lod_bucket *t = a->top_share >= b->top_share ? a : b;
+    m.top = t->top;
+    m.top_share = t->top_share / 2;
+    uint32_t n = (a->events & ~LOD_LOST) + (b->events & ~LOD_LOST);
+    if (n >= LOD_LOST) n = LOD_LOST - 1;
+    m.events = n | ((a->events | b->events) & LOD_LOST);
+    *d = m;
+}
+
+/* Double the bucket width: every lane's pairs of buckets become one. */
+static void coarsen(struct lod *l) {
+    l->width *= 2;
+    for (uint32_t h = 0; h < l->n_handles; h++) {
+        struct lod_lane *ll = l->lane[h];
+        if (!ll) continue;
+        for (uint32_t i = 0; i < LOD_BUCKETS / 2; i++) merge(&ll->b[i], &ll->b[2 * i], &ll->b[2 * i + 1]);
+        memset(&ll->b[LOD_BUCKETS / 2], 0, LOD_BUCKETS / 2 * sizeof ll->b[0]);
+        ll->used = (ll->used + 1) / 2;
+    }
+    l->dirty = 1;
+}
+
+/* The bucket of ts, coarsening the grid until it holds ts; -1 if ts is
+ * past the limit. */
+static int bucket_of(struct lod *l, int64_t ts) {
+    if (ts > l->limit) return -1;
+    if (!l->started) {
+        /* The grid starts at a whole millisecond at or before the first event. */
+        int64_t q = ts / LOD_WIDTH0_NS - (ts % LOD_WIDTH0_NS < 0);
+        l->t0 = q * LOD_WIDTH0_NS;
+        l->width = LOD_WIDTH0_NS;
+        l->started = 1;
+    }
+    if (ts <= l->t0) return 0;   /* a time before the start (a hostile clock) joins the first */
+    uint64_t off = (uint64_t)ts - (uint64_t)l->t0;
+    while (off / (uint64_t)l->width >= LOD_BUCKETS) {
+        if (l->width >= LOD_WIDTH_MAX_NS) return LOD_BUCKETS - 1;
+        coarsen(l);
+    }
+    return (int)(off / (uint64_t)l->width);
+}
+
+static struct lod_lane *lane_of(struct lod *l, uint32_t h, uint32_t id) {
+    if (h >= l->n_handles) return NULL;
+    struct lod_lane *ll = l->lane[h];
+    if (ll && ll->id == id) return ll;
+    /* A handle taken over by a new lane starts empty. */
+    if (!ll && !(ll = l->lane[h] = malloc(sizeof *ll))) return NULL;
+    memset(ll, 0, sizeof *ll);
+    ll->id = id;
+    return ll;
+}
+
+static void touch(struct lod *l, struct lod_lane *ll, int k) {
+    if ((uint32_t)k + 1 > ll->used) ll->used = (uint32_t)k + 1;
+    l->dirty = 1;
+}
+
+void lod_event(struct lod *l, uint32_t h, uint32_t id, int64_t ts) {
+    int k = bucket_of(l, ts);
+    struct lod_lane *ll = k < 0 ? NULL : lane_of(l, h, id);
+    if (!ll) return;
+    struct lod_bucket *b = &ll->b[k];
+    if ((b->events & ~LOD_LOST) < LOD_LOST - 1) b->events++;
+    touch(l, ll, k);
+}
+
+void lod_slice(struct lod *l, uint32_t h, uint32_t id, int64_t s, int64_t e, uint32_t name) {
+    if (e > l->limit) e = l->limit;
+    if (e < s) return;
+    int ke = bucket_of(l, e);          /* first: it may coarsen the grid */
+    int ks = bucket_of(l, s);
+    struct lod_lane *ll = ke < 0 || ks < 0 ? NULL : lane_of(l, h, id);
+    if (!ll) return;
+    for (int k = ks; k <= ke; k++) {
+        /* The overlap of [s, e] with bucket k, as a share of the bucket. */
+        double b0 = (double)l->t0 + (double)k * (double)l->width, b1 = b0 + (double)l->width;
+        double a = (double)s > b0 ? (double)s : b0, z = (double)e < b1 ? (double)e : b1;
+        if (k == LOD_BUCKETS - 1 && (double)e > z) z = b1;   /* piled past the grid's end */
+        float share = z > a ? (float)((z - a) / (double)l->width) : 0.0f;
+        struct lod_bucket *b = &ll->b[k];
+        b->busy += share;
+        if (b->busy > 1.0f) b->busy = 1.0f;   /* overlapping scopes of a broken stack */
+        if (share > b->top_share || !b->top) {
+            b->top_share = share;
+            b->top = name;
+        }
+    }
+    touch(l, ll, ke);
+}
+
+void lod_lost(struct lod *l, uint32_t h, uint32_t id, int64_t a, int64_t b) {
+    if (b < a) b = a;
+    if (b > l->limit) b = l->limit;
+    if (a > b) return;
+    int kb = bucket_of(l, b), ka = bucket_of(l, a);
+    struct lod_lane *ll = ka < 0 || kb < 0 ? NULL : lane_of(l, h, id);
+    if (!ll) return;
+    for (int k = ka; k <= kb; k++) ll->b[k].events |= LOD_LOST;
+    touch(l, ll, kb);
+}
+
+/* MSG_LOD (docs/web.md, "Protocol"): t0, width, the grid's length, then
+ * per lane with data its id, first bucket and count, and per bucket busy
+ * (0..255, any time at all is at least 1), top name, events, flags. */
+void lod_publish(struct lod *l, const struct lanes *lanes) {
+    /* Retired lanes' summaries go with them (the page forgets the lane). */
+    for (uint32_t h = 0; h < l->n_handles; h++) {
+        struct lod_lane *ll = l->lane[h];
+        if (ll && (h >= lanes->cap || lanes->v[h].id != ll->id)) {
+            free(ll);
+            l->lane[h] = NULL;
+            l->dirty = 1;
+        }
+    }
+    if (!l->dirty || !l->started) return;
+    struct wbuf m;
+    wb_init(&m, 4096);
+    wb_u8(&m, MSG_LOD);
+    wb_f64(&m, (double)l->t0);
+    wb_f64(&m, (double)l->width);
+    wb_varint(&m, LOD_BUCKETS);
+    uint32_t n = 0;
+    for (uint32_t h = 0; h < l->n_handles; h++)
+        if (l->lane[h] && l->lane[h]->used) n++;
+    wb_varint(&m, n);
+    for (uint32_t h = 0; h < l->n_handles; h++) {
+        const struct lod_lane *ll = l->lane[h];
+        if (!ll || !ll->used) continue;
+        uint32_t first = 0;
+        while (first < ll->used && !ll->b[first].events && !ll->b[first].top) first++;
+        wb_varint(&m, ll->id);
+        wb_varint(&m, first);
+        wb_varint(&m, ll->used - first);
+        for (uint32_t i = first; i < ll->used; i++) {
+            const struct lod_bucket *b = &ll->b[i];
+            unsigned busy = b->busy > 0 ? (unsigned)(b->busy * 254.0f) + 1u : 0u;
+            wb_u8(&m, busy > 255 ? 255 : busy);
+            wb_varint(&m, b->top);
+            wb_varint(&m, b->events & ~LOD_LOST);
+            wb_u8(&m, b->events & LOD_LOST ? LOD_FLAG_LOST : 0);
+        }
+    }
+    struct frame *f = m.oom ? NULL : frame_from(&m);
+    wb_free(&m);
+    if (!f) return;   /* out of memory: the page keeps the last one; tried again next time */
+    f->version = ++l->version;
+    l->dirty = 0;
+    frame_publish(l->slot, f);
+}

@@ -1,0 +1,72 @@
+/*
+ * lod.h -- the whole run, summarised: a level-of-detail history per lane
+ * (docs/web.md, "History").
+ *
+ * The page keeps the detail of recent events (store.js, bounded by items);
+ * older detail is dropped.  So that the whole run can still be seen, the
+ * reader folds every event into a coarse summary: LOD_BUCKETS time
+ * buckets per lane on one grid shared by all lanes, each with how busy the
+ * lane was (the share of the bucket covered by top-level scopes), the
+ * scope that covered most of it, how many events fell in it, and whether
+ * entries were lost in it.  When the run outgrows the grid, neighbouring
+ * buckets merge and the bucket width doubles: the summary of a 30-minute
+ * run has 512 buckets of about 4 s per lane, of a 1-second one 512 of 2 ms.
+ *
+ * Bounds: LOD_BUCKETS x 16 bytes = 8 KiB per lane that has events, at most
+ * (LANES_CAP + 1) lanes: 42 MB worst case, whatever the run's length; the
+ * LOD message is at most about 13 bytes per bucket with data.
+ *
+ * The reader thread owns it; lod_publish hands the LOD message to the
+ * service thread like STATS (an RCU-published frame).
+ */
+#ifndef WEB_LOD_H
+#define WEB_LOD_H
+
+#include <stdint.h>
+
+#include "frame.h"
+#include "lanes.h"
+
+#define LOD_BUCKETS 512u
+#define LOD_WIDTH0_NS 1000000     /* the finest bucket: 1 ms */
+#define LOD_WIDTH_MAX_NS ((int64_t)1 << 52)   /* ~52 days: past it, times pile into the last bucket */
+
+struct lod_bucket {
+    float busy;               /* share of the bucket inside top-level scopes, 0..1 */
+    float top_share;          /* the share of its top scope */
+    uint32_t top;             /* dense name id of the scope that covered most of it, 0 = none */
+    uint32_t events;          /* events in it (saturating); bit 31: entries were lost in it */
+};
+#define LOD_LOST 0x80000000u
+
+struct lod_lane {
+    uint32_t id;              /* the lane id these buckets are of */
+    uint32_t used;            /* buckets 0 .. used-1 may hold data */
+    struct lod_bucket b[LOD_BUCKETS];
+};
+
+struct lod {
+    int started;
+    int64_t t0, width;        /* bucket i covers [t0 + i*width, t0 + (i+1)*width) */
+    int64_t limit;            /* times past it are not summarised (bogus: from the future) */
+    struct lod_lane **lane;   /* by lane handle */
+    uint32_t n_handles;
+    int dirty;
+    uint64_t version;
+    struct frame **slot;      /* where the LOD message is published */
+};
+
+int lod_init(struct lod *l, uint32_t n_handles, struct frame **slot);
+void lod_destroy(struct lod *l);
+
+/* One event of lane handle h (with its id) at ts; a top-level scope of
+ * h from s to e named name; entries lost on h from a to b. */
+void lod_event(struct lod *l, uint32_t h, uint32_t id, int64_t ts);
+void lod_slice(struct lod *l, uint32_t h, uint32_t id, int64_t s, int64_t e, uint32_t name);
+void lod_lost(struct lod *l, uint32_t h, uint32_t id, int64_t a, int64_t b);
+
+/* Encode the LOD message of the lanes in the table (forgetting retired
+ * ones) and publish it, if anything changed since the last time. */
+void lod_publish(struct lod *l, const struct lanes *lanes);
+
+#endif

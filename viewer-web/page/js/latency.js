@@ -1,0 +1,228 @@
+/* latency.js -- the latency panel of one scope (picked in the top table):
+ * its durations as a histogram on log-scale bins, their CDF with P50,
+ * P90, P99 and P99.9 marked, and P50 / P95 / P99 per second of the run
+ * (the batching-server document's plots, live).  Computed in the page,
+ * exactly, from the calls it holds that begin and end in the selected
+ * range, or from everything it holds (rangestats.js scopeCalls); marked
+ * partial, with why, when entries were lost there (rangeCover). */
+
+const LAT_MARKS = [[0.5, 'P50'], [0.9, 'P90'], [0.99, 'P99'], [0.999, 'P99.9']];
+const LAT_LINES = [[0.5, 'P50', '#7ab4ff'], [0.95, 'P95', '#e6b450'], [0.99, 'P99', '#f2686a']];
+const BINS_PER_DECADE = 10;
+
+class LatencyPanel {
+  constructor(canvas, figures, sub, store, colors) {
+    this.canvas = canvas;
+    this.ctx = canvas.getContext('2d', { alpha: false });
+    this.figures = figures;
+    this.sub = sub;
+    this.store = store;
+    this.colors = colors;
+    this.label = null;   /* the scope, by the name shown */
+    this.name = 0;       /* one of its name ids (color) */
+    this.data = null;
+    this.W = 0; this.H = 0; this.dpr = 1;
+  }
+
+  select(name) {
+    this.name = name;
+    this.label = name ? this.store.label(name) : null;
+  }
+
+  /* Recompute for [a, b] (infinite: everything held). */
+  update(a, b) {
+    if (!this.label) { this.data = null; this.show(); return; }
+    const { durs, raw, ends } = scopeCalls(this.store, this.label, a, b);
+    const lo = Number.isFinite(a) ? a : this.store.heldFrom, hi = Number.isFinite(b) ? b : this.store.liveNow();
+    const cover = rangeCover(this.store, Number.isFinite(a) ? a : -Infinity, hi);
+    /* Everything held is partial only for what was lost in it: its start
+     * is where the page's knowledge starts, not a hole. */
+    if (!Number.isFinite(a)) cover.evicted = false;
+    cover.partial = cover.lost > 0 || cover.missedFrames > 0 || cover.evicted;
+    const pct = {};
+    for (const [p, k] of LAT_MARKS) pct[k] = nearestRank(durs, p);
+    this.data = { durs, ends, pct, cover, a: lo, b: hi, ranged: Number.isFinite(a), perSecond: this.perSecond(raw, ends) };
+    this.show();
+  }
+
+  /* P50 / P95 / P99 of the calls that ended in each whole second. */
+  perSecond(durs, ends) {
+    const by = new Map();
+    for (let i = 0; i < durs.length; i++) {
+      const sec = Math.floor(ends[i] / 1e9);
+      let g = by.get(sec);
+      if (!g) by.set(sec, (g = []));
+      g.push(durs[i]);
+    }
+    return [...by.keys()].sort((x, y) => x - y).map((sec) => {
+      const g = Float64Array.from(by.get(sec)).sort();
+      return { sec, n: g.length, p: LAT_LINES.map(([p]) => nearestRank(g, p)) };
+    });
+  }
+
+  show() {
+    const d = this.data;
+    this.dirty = true;
+    this.figures.replaceChildren();
+    if (!this.label) {
+      this.figures.textContent = 'Click a row of the top table to see that scope\'s latency.';
+      this.sub.textContent = '';
+      return;
+    }
+    const mark = d.cover.partial ? PARTIAL_MARK : '';
+    const name = document.createElement('b');
+    name.textContent = this.label;
+    this.figures.append(name, ` · ${mark}${fmtCount(d.durs.length)} calls`);
+    for (const [, k] of LAT_MARKS) {
+      const s = document.createElement('span');
+      s.className = 'lat-fig';
+      s.dataset.k = k;
+      s.textContent = `${k} ${mark}${fmtDur(d.pct[k])}`;
+      this.figures.append(' ', s);
+    }
+    const where = d.ranged ? 'in the range (' + fmtDur(d.b - d.a) + ')' : 'in what the page holds';
+    this.sub.replaceChildren();
+    if (d.cover.partial) {
+      const pm = document.createElement('span');
+      pm.className = 'pmark';
+      pm.textContent = PARTIAL_MARK;
+      this.sub.append(pm, ' partial · ');
+    }
+    this.sub.append('calls that began and ended ' + where);
+    this.sub.title = d.cover.partial ? 'partial: ' + coverText(d.cover) : '';
+  }
+
+  resize() {
+    if (sizeCanvas(this)) this.dirty = true;
+  }
+
+  draw() {
+    this.resize();
+    const ctx = this.ctx, d = this.data;
+    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    ctx.fillStyle = UI.laneA;
+    ctx.fillRect(0, 0, this.W, this.H);
+    this.dirty = false;
+    if (!d || !d.durs.length) {
+      canvasNote(ctx, this.W, this.H, this.label ? 'No completed calls of ' + this.label + ' here' : 'No scope picked');
+      return;
+    }
+    const w = (this.W - 16) / 3, h = this.H - 8;
+    /* One log axis of durations for the histogram and the CDF. */
+    const lo = Math.log10(Math.max(1, d.durs[0])), hi = Math.max(lo + 1e-3, Math.log10(Math.max(1, d.durs[d.durs.length - 1])));
+    const axis = { lo: Math.floor(lo * BINS_PER_DECADE) / BINS_PER_DECADE, hi: Math.ceil(hi * BINS_PER_DECADE + 1e-9) / BINS_PER_DECADE };
+    if (axis.hi <= axis.lo) axis.hi = axis.lo + 1 / BINS_PER_DECADE;
+    this.histogram(4, 4, w, h, axis);
+    this.cdf(8 + w, 4, w, h, axis);
+    this.overTime(12 + 2 * w, 4, w, h);
+  }
+
+  frame(x, y, w, h, title) {
+    const ctx = this.ctx;
+    ctx.strokeStyle = UI.line;
+    ctx.lineWidth = 1;
+    ctx.strokeRect(x + 0.5, y + 0.5, w - 1, h - 1);
+    ctx.fillStyle = UI.muted;
+    ctx.font = FONT;
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'top';
+    ctx.fillText(title, x + 6, y + 4);
+    return { x: x + 8, y: y + 20, w: w - 16, h: h - 38 };
+  }
+
+  xLabels(p, axis) {
+    const ctx = this.ctx;
+    ctx.fillStyle = UI.faint;
+    ctx.font = FONT_MONO;
+    ctx.textBaseline = 'top';
+    ctx.textAlign = 'left';
+    ctx.fillText(fmtDur(Math.pow(10, axis.lo)), p.x, p.y + p.h + 4);
+    ctx.textAlign = 'right';
+    ctx.fillText(fmtDur(Math.pow(10, axis.hi)), p.x + p.w, p.y + p.h + 4);
+  }
+
+  histogram(x, y, w, h, axis) {
+    const ctx = this.ctx, d = this.data.durs, p = this.frame(x, y, w, h, 'durations (log bins)');
+    const nb = Math.max(1, Math.round((axis.hi - axis.lo) * BINS_PER_DECADE)), counts = new Float64Array(nb);
+    for (const v of d) counts[Math.min(nb - 1, Math.max(0, Math.floor((Math.log10(Math.max(1, v)) - axis.lo) * BINS_PER_DECADE)))]++;
+    let top = 0;
+    for (const c of counts) top = Math.max(top, c);
+    ctx.fillStyle = this.colors.of(this.name);
+    const bw = p.w / nb;
+    for (let i = 0; i < nb; i++) {
+      if (!counts[i]) continue;
+      const bh = Math.max(1, (counts[i] / top) * p.h);
+      ctx.fillRect(p.x + i * bw, p.y + p.h - bh, Math.max(1, bw - 1), bh);
+    }
+    this.xLabels(p, axis);
+    this.histBins = { nb, counts: [...counts], lo: axis.lo };
+  }
+
+  cdf(x, y, w, h, axis) {
+    const ctx = this.ctx, d = this.data.durs, n = d.length, p = this.frame(x, y, w, h, 'CDF');
+    const xOf = (v) => p.x + ((Math.log10(Math.max(1, v)) - axis.lo) / (axis.hi - axis.lo)) * p.w;
+    ctx.strokeStyle = UI.counter;
+    ctx.lineWidth = 1.5;
+    ctx.beginPath();
+    const step = Math.max(1, Math.floor(n / 2000));
+    for (let i = 0; i < n; i += step) {
+      const X = xOf(d[i]), Y = p.y + p.h - ((i + 1) / n) * p.h;
+      if (i === 0) ctx.moveTo(X, p.y + p.h);
+      ctx.lineTo(X, Y);
+    }
+    ctx.lineTo(xOf(d[n - 1]), p.y);
+    ctx.stroke();
+    /* The marks on the curve; their values listed top left, where the
+     * curve is not (it rises on the right). */
+    ctx.font = FONT_MONO;
+    ctx.textBaseline = 'top';
+    ctx.textAlign = 'left';
+    LAT_MARKS.forEach(([q, k], j) => {
+      const v = this.data.pct[k], X = xOf(v), Y = p.y + p.h - q * p.h;
+      ctx.fillStyle = '#e6b450';
+      ctx.fillRect(X - 2, Y - 2, 5, 5);
+      ctx.fillRect(X, Y, 1, p.y + p.h - Y);
+      ctx.fillStyle = UI.text;
+      ctx.fillText(`${k} ${fmtDur(v)}`, p.x + 2, p.y + 2 + j * 14);
+    });
+    this.xLabels(p, axis);
+  }
+
+  overTime(x, y, w, h) {
+    const ctx = this.ctx, rows = this.data.perSecond, p = this.frame(x, y, w, h, 'percentiles per second');
+    if (!rows.length) return;
+    p.y += 16;   /* room for the legend */
+    p.h -= 16;
+    let lo = Infinity, hi = -Infinity;
+    for (const r of rows) for (const v of r.p) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    const L0 = Math.log10(Math.max(1, lo)), L1 = Math.max(L0 + 0.1, Math.log10(Math.max(1, hi)));
+    const s0 = rows[0].sec, s1 = Math.max(s0 + 1, rows[rows.length - 1].sec);
+    const xOf = (sec) => p.x + ((sec - s0) / (s1 - s0)) * p.w;
+    const yOf = (v) => p.y + p.h - ((Math.log10(Math.max(1, v)) - L0) / (L1 - L0)) * p.h;
+    LAT_LINES.forEach(([, k, color], j) => {
+      ctx.strokeStyle = color;
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();
+      rows.forEach((r, i) => (i ? ctx.lineTo(xOf(r.sec), yOf(r.p[j])) : ctx.moveTo(xOf(r.sec), yOf(r.p[j]))));
+      if (rows.length === 1) ctx.lineTo(xOf(rows[0].sec) + 2, yOf(rows[0].p[j]));
+      ctx.stroke();
+      ctx.fillStyle = color;
+      ctx.font = FONT_MONO;
+      ctx.textAlign = 'left';
+      ctx.textBaseline = 'top';
+      ctx.fillText(k, p.x + 2 + j * 40, p.y - 16);
+    });
+    /* The duration axis (log): its top and bottom. */
+    ctx.fillStyle = UI.faint;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'top';
+    ctx.fillText(fmtDur(Math.pow(10, L1)), p.x + p.w, p.y - 16);
+    ctx.textBaseline = 'bottom';
+    ctx.fillText(fmtDur(Math.pow(10, L0)), p.x + p.w, p.y + p.h - 2);
+    ctx.textBaseline = 'top';
+    ctx.textAlign = 'left';
+    ctx.fillText(s0 + ' s', p.x, p.y + p.h + 4);
+    ctx.textAlign = 'right';
+    ctx.fillText(s1 + ' s', p.x + p.w, p.y + p.h + 4);
+  }
+}
