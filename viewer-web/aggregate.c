@@ -1,5 +1,5 @@
 /*
- * aggregate.c -- STATS messages and the JSON snapshot (see aggregate.h).
+ * aggregate.c -- STATS messages and the download snapshots (see aggregate.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,19 +141,20 @@ void aggregate_publish(struct aggregate *a, rec_model *m, struct strtab *names, 
     frame_publish(slot, f);
 }
 
-struct snapshot *aggregate_export(rec_model *m) {
+struct snapshot *aggregate_export(rec_model *m, enum snap_fmt fmt) {
     struct snapshot *s = calloc(1, sizeof *s);
     if (!s) return NULL;
-    FILE *out = open_memstream(&s->json, &s->len);
+    s->fmt = fmt;
+    FILE *out = open_memstream(&s->data, &s->len);
     if (!out) {
         free(s);
         return NULL;
     }
     struct rec_export_opts o = {0};
-    int rc = rec_export_json(m, out, &o);
+    int rc = fmt == SNAP_PERFETTO ? rec_export_perfetto(m, out, &o) : rec_export_json(m, out, &o);
     if (fclose(out) != 0) rc = -1;
     if (rc != 0) {
-        free(s->json);
+        free(s->data);
         free(s);
         return NULL;
     }
@@ -165,7 +166,7 @@ void snapshot_ref(struct snapshot *s) { __atomic_fetch_add(&s->refs, 1, __ATOMIC
 
 void snapshot_unref(struct snapshot *s) {
     if (s && __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-        free(s->json);
+        free(s->data);
         free(s);
     }
 }

@@ -2,7 +2,8 @@
  * aggregate.h -- what the page shows besides the timeline, computed from
  * librecorder's analysis model: the top table and the call-path tree
  * (flame graph) for each window, with how much of the window the data
- * covers (partial or not), and the Perfetto JSON snapshot.
+ * covers (partial or not), and the snapshots the page downloads (Perfetto
+ * JSON, or Perfetto's protobuf).
  * Called on the reader thread, which owns the model.
  */
 #ifndef WEB_AGGREGATE_H
@@ -34,14 +35,19 @@ void aggregate_destroy(struct aggregate *a);
 /* Build the STATS message of window w and publish it to *slot. */
 void aggregate_publish(struct aggregate *a, rec_model *m, struct strtab *names, enum rec_window w,
                        double now_ns, struct frame **slot);
-/* The model's event log as Perfetto JSON, shared by the HTTP responses
- * that asked for it while it was being made. */
+/* The formats a snapshot is made in (an index: downloads keep their
+ * bounds per format). */
+enum snap_fmt { SNAP_JSON = 0, SNAP_PERFETTO = 1, SNAP_FORMATS = 2 };
+
+/* The model's event log in one format, shared by the HTTP responses that
+ * asked for it while it was being made. */
 struct snapshot {
     unsigned long refs;       /* atomic */
+    enum snap_fmt fmt;
     size_t len;
-    char *json;
+    char *data;
 };
-struct snapshot *aggregate_export(rec_model *m);   /* NULL on failure */
+struct snapshot *aggregate_export(rec_model *m, enum snap_fmt fmt);   /* NULL on failure */
 void snapshot_ref(struct snapshot *s);
 void snapshot_unref(struct snapshot *s);
 

@@ -1,7 +1,9 @@
 /*
  * downloads.c -- sharing snapshots between downloads, and the bounds on
  * them (see downloads.h).  Service thread only: snapshots are counted
- * here without atomics once the reader has handed them over.
+ * here without atomics once the reader has handed them over.  Each
+ * format has its own snapshots (struct dl_format); only the number of
+ * downloads at once is shared.
  */
 #include <time.h>
 
@@ -19,7 +21,7 @@ static void hold(struct web *w, struct pss *p, struct snapshot *s, double made_m
     snapshot_ref(s);
     p->snap = s;
     p->snap_ms = made_ms;
-    p->body = (const unsigned char *)s->json;
+    p->body = (const unsigned char *)s->data;
     p->len = s->len;
     p->off = 0;
     p->state = HTTP_HEADERS;
@@ -31,15 +33,16 @@ static void hold(struct web *w, struct pss *p, struct snapshot *s, double made_m
  * NULL, is one of them (the last made). */
 static void release(struct web *w, struct snapshot *s) {
     if (!s) return;
+    struct dl_format *d = &w->dl.f[s->fmt];
     if (__atomic_load_n(&s->refs, __ATOMIC_RELAXED) == 1) {
-        if (w->dl.newest == s) w->dl.newest = NULL;
-        w->dl.held--;
+        if (d->newest == s) d->newest = NULL;
+        d->held--;
     }
     snapshot_unref(s);
 }
 
 static void unwait(struct web *w, struct pss *p) {
-    for (struct pss **q = &w->dl.waiters; *q; q = &(*q)->next_waiter)
+    for (struct pss **q = &w->dl.f[p->dl_fmt].waiters; *q; q = &(*q)->next_waiter)
         if (*q == p) {
             *q = p->next_waiter;
             break;
@@ -47,11 +50,12 @@ static void unwait(struct web *w, struct pss *p) {
     p->next_waiter = NULL;
 }
 
-int dl_begin(struct web *w, struct pss *p) {
-    struct downloads *d = &w->dl;
-    if (d->active >= w->opts.max_downloads) return -1;
-    d->active++;
+int dl_begin(struct web *w, struct pss *p, enum snap_fmt fmt) {
+    if (w->dl.active >= w->opts.max_downloads) return -1;
+    struct dl_format *d = &w->dl.f[fmt];
+    w->dl.active++;
     p->downloading = 1;
+    p->dl_fmt = fmt;
     double now = dl_now_ms();
     if (d->newest && (now - d->newest_ms < DL_FRESH_MS || d->held >= DL_SNAPSHOTS)) {
         hold(w, p, d->newest, d->newest_ms);
@@ -65,7 +69,7 @@ int dl_begin(struct web *w, struct pss *p) {
     d->waiters = p;
     if (!d->requested) {
         d->requested = 1;
-        web_store(&w->export_req, 1);
+        web_or(&w->export_req, 1 << fmt);
     }
     return 0;
 }
@@ -80,9 +84,9 @@ void dl_end(struct web *w, struct pss *p) {
     p->body = NULL;
 }
 
-void dl_wakeup(struct web *w) {
-    struct downloads *d = &w->dl;
-    void *got = web_xchg(&w->export_done, NULL);
+static void wakeup_one(struct web *w, enum snap_fmt fmt) {
+    struct dl_format *d = &w->dl.f[fmt];
+    void *got = web_xchg(&w->export_done[fmt], NULL);
     if (!got) return;
     d->requested = 0;
     struct snapshot *s = got == (void *)1 ? NULL : got;
@@ -101,6 +105,10 @@ void dl_wakeup(struct web *w) {
         lws_callback_on_writable(p->wsi);
     }
     snapshot_unref(s);   /* the reader's reference; freed if nobody waited */
+}
+
+void dl_wakeup(struct web *w) {
+    for (int f = 0; f < SNAP_FORMATS; f++) wakeup_one(w, (enum snap_fmt)f);
 }
 
 int dl_progress(struct web *w, struct pss *p) {

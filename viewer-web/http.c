@@ -1,8 +1,8 @@
 /*
- * http.c -- the HTTP side: the page and the snapshot download, nothing
- * else.  Every request needs the token; paths are matched exactly against
- * the two names we serve, so there is nothing to traverse.  What bounds
- * the downloads is downloads.c's.
+ * http.c -- the HTTP side: the page and the snapshot downloads (Perfetto
+ * JSON, Perfetto's protobuf), nothing else.  Every request needs the
+ * token; paths are matched exactly against the names we serve, so there
+ * is nothing to traverse.  What bounds the downloads is downloads.c's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -75,8 +75,9 @@ static int request(struct lws *wsi, struct web *w, struct pss *p, const char *pa
         p->state = HTTP_BODY;
         return headers(wsi, HTTP_STATUS_OK, "text/html; charset=utf-8", p->len, NULL, NULL);
     }
-    if (!strcmp(path, "/trace.json")) {
-        if (dl_begin(w, p) == 0) {
+    int json = !strcmp(path, "/trace.json");
+    if (json || !strcmp(path, "/trace.pftrace")) {
+        if (dl_begin(w, p, json ? SNAP_JSON : SNAP_PERFETTO) == 0) {
             if (p->state == HTTP_WAIT_SNAPSHOT) lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, DL_WAIT_S);
             return 0;
         }
@@ -102,10 +103,11 @@ static int write_body(struct lws *wsi, struct web *w, struct pss *p) {
     if (p->downloading && dl_progress(w, p) != 0) return -1;   /* too slow: cut */
     if (p->state == HTTP_HEADERS) {
         char disp[160], age[32];
-        snprintf(disp, sizeof disp, "attachment; filename=\"recorder-%d.json\"", w->info.pid);
+        int pf = p->dl_fmt == SNAP_PERFETTO;
+        snprintf(disp, sizeof disp, "attachment; filename=\"recorder-%d.%s\"", w->info.pid, pf ? "pftrace" : "json");
         snprintf(age, sizeof age, "%.0f", dl_now_ms() - p->snap_ms);
         p->state = HTTP_BODY;
-        return headers(wsi, HTTP_STATUS_OK, "application/json", p->len, disp, age);
+        return headers(wsi, HTTP_STATUS_OK, pf ? "application/octet-stream" : "application/json", p->len, disp, age);
     }
     if (p->state != HTTP_BODY) return 0;
     static unsigned char buf[LWS_PRE + BODY_CHUNK];   /* one service thread */

@@ -259,8 +259,10 @@ static void free_published(struct web *w) {
     threads_pub_free(web_xchg(&w->threads, NULL));
     for (int i = 0; i < 3; i++) frame_publish(&w->stats[i], NULL);
     frame_publish(&w->lod, NULL);
-    void *d = web_xchg(&w->export_done, NULL);
-    if (d && d != (void *)1) snapshot_unref(d);
+    for (int f = 0; f < SNAP_FORMATS; f++) {
+        void *d = web_xchg(&w->export_done[f], NULL);
+        if (d && d != (void *)1) snapshot_unref(d);
+    }
 }
 
 /* What the reader and the clients leave once nothing runs any more: the

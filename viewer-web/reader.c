@@ -311,11 +311,15 @@ static void publish_stats(struct reader *r, double now) {
     lws_cancel_service(w->ctx);
 }
 
-static void answer_export(struct reader *r) {
+/* The snapshots asked for (bits 1 << fmt of req). */
+static void answer_export(struct reader *r, int req) {
     struct web *w = r->w;
-    struct snapshot *s = aggregate_export(r->model);
-    void *old = web_xchg(&w->export_done, s ? (void *)s : (void *)1);
-    if (old && old != (void *)1) snapshot_unref(old);
+    for (int f = 0; f < SNAP_FORMATS; f++) {
+        if (!(req & 1 << f)) continue;
+        struct snapshot *s = aggregate_export(r->model, (enum snap_fmt)f);
+        void *old = web_xchg(&w->export_done[f], s ? (void *)s : (void *)1);
+        if (old && old != (void *)1) snapshot_unref(old);
+    }
     lws_cancel_service(w->ctx);
 }
 
@@ -380,7 +384,8 @@ static void read_file(struct reader *r) {
             set_now(w, r->max_ts);
             flush(r, r->max_ts);
             publish_stats(r, r->max_ts);
-            if (web_xchg(&w->export_req, 0)) answer_export(r);
+            int req = web_xchg(&w->export_req, 0);
+            if (req) answer_export(r, req);
             next = mono_ms() + STATS_MS;
         }
     }
@@ -423,7 +428,8 @@ static void *reader_main(void *arg) {
             publish_stats(r, now);
             next_stats = t + STATS_MS;
         }
-        if (web_xchg(&w->export_req, 0)) answer_export(r);
+        int req = web_xchg(&w->export_req, 0);
+        if (req) answer_export(r, req);
         if (clients_catch_up(&w->clients, &r->hist)) lws_cancel_service(w->ctx);
         rest = rest_ms(rest, r->pass_entries, t - last_pass, w->info.ring_entries, w->opts.flush_ms);
         last_pass = t;

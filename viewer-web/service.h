@@ -25,6 +25,7 @@ struct pss {
     size_t len, off;
     /* A snapshot download (downloads.c) */
     int downloading;          /* counted in w->dl.active */
+    enum snap_fmt dl_fmt;     /* what it downloads */
     struct snapshot *snap;    /* holds the body */
     double snap_ms;           /* when the snapshot was made */
     double deadline_ms;       /* cut it if still sending then */

@@ -45,6 +45,7 @@ extern char web_grace_period;
 #define web_store(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 #define web_add(p, v) ((void)__atomic_fetch_add((p), (v), __ATOMIC_RELAXED))
 #define web_xchg(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
+#define web_or(p, v) ((void)__atomic_fetch_or((p), (v), __ATOMIC_RELAXED))
 
 static inline void web_read_lock(void) { rcu_read_lock(); }
 

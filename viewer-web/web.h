@@ -82,10 +82,11 @@ struct web {
 
     struct clients clients;
 
-    /* Snapshot hand-off: the service thread sets export_req; the reader
-     * answers with export_done (a struct snapshot *, or 1 on failure). */
+    /* Snapshot hand-off: the service thread sets bit 1 << fmt of
+     * export_req; the reader answers with export_done[fmt] (a struct
+     * snapshot *, or 1 on failure). */
     int export_req;
-    void *export_done;
+    void *export_done[SNAP_FORMATS];
     struct downloads dl;      /* service thread: the downloads and their bounds */
 };
 

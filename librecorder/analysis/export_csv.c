@@ -116,9 +116,7 @@ int csv_sink_end(struct xs *x, struct rec_export_counts *cnt) {
     free(st);
     agg_free(&c->a);
     free(c);
-    x->ctx = NULL;
-    x->sink = NULL;
-    return rc != 0 || x->oom ? -1 : 0;
+    return xs_sink_done(x, rc);
 }
 
 /* The whole run (or the window nearest to last_sec) from the model's

@@ -145,9 +145,7 @@ int folded_sink_end(struct xs *x, struct rec_export_counts *cnt) {
     free(c->p.name);
     free(c->p.self);
     free(c);
-    x->ctx = NULL;
-    x->sink = NULL;
-    return rc != 0 || x->oom ? -1 : 0;
+    return xs_sink_done(x, rc);
 }
 
 /* The whole run (or the window nearest to last_sec) from the model's call

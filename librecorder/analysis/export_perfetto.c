@@ -164,14 +164,9 @@ int pf_sink_end(struct xs *x, const struct rec_export_opts *o, struct rec_export
     c->end = model_round_ns(rec_model_now(c->m));
     pf_write_stats(c, o);
     int rc = ob_finish(&c->ob);
-    c->c.trace_events = 2 * c->c.slices + c->c.instants + c->c.counters + c->c.flows;
-    c->c.forced = x->forced;
-    c->c.too_deep = x->too_deep;
-    if (out) *out = c->c;
+    xs_timeline_counts(x, &c->c, out);
     free_ctx(c);
-    x->ctx = NULL;
-    x->sink = NULL;
-    return rc != 0 || x->oom ? -1 : 0;
+    return xs_sink_done(x, rc);
 }
 
 int rec_export_perfetto(rec_model *m, FILE *out, const struct rec_export_opts *o) {

@@ -113,6 +113,20 @@ static int plan(struct rec_export *x, char *err, size_t errlen) {
     return REC_OK;
 }
 
+/* Every constructor's end: x's source is set; the options, the plan's
+ * read, and x handed out (or freed). */
+static int open_with(struct rec_export *x, const struct rec_export_opts *o, rec_export **out, char *err,
+                     size_t errlen) {
+    if (o) x->opts = *o;
+    int rc = plan(x, err, errlen);
+    if (rc != REC_OK) {
+        rec_export_free(x);
+        return rc;
+    }
+    *out = x;
+    return REC_OK;
+}
+
 int rec_export_open(const struct rec_source_info *src, rec_string_fn strings, void *sctx, rec_export_feed_fn feed,
                     void *fctx, const struct rec_export_opts *o, rec_export **out, char *err, size_t errlen) {
     *out = NULL;
@@ -123,14 +137,7 @@ int rec_export_open(const struct rec_source_info *src, rec_string_fn strings, vo
     x->sctx = sctx;
     x->feed = feed;
     x->fctx = fctx;
-    if (o) x->opts = *o;
-    int rc = plan(x, err, errlen);
-    if (rc != REC_OK) {
-        rec_export_free(x);
-        return rc;
-    }
-    *out = x;
-    return REC_OK;
+    return open_with(x, o, out, err, errlen);
 }
 
 int rec_export_open_cap(rec_cap *c, const struct rec_export_opts *o, rec_export **out, char *err, size_t errlen) {
@@ -166,14 +173,7 @@ int rec_export_open_seg(rec_seg *s, const struct rec_export_opts *o, rec_export 
     x->sctx = s;
     x->feed = read_seg;
     x->fctx = x;
-    if (o) x->opts = *o;
-    int rc = plan(x, err, errlen);
-    if (rc != REC_OK) {
-        rec_export_free(x);
-        return rc;
-    }
-    *out = x;
-    return REC_OK;
+    return open_with(x, o, out, err, errlen);
 }
 
 static int64_t trace_start(const struct rec_export *x) {
@@ -234,6 +234,19 @@ static int sink_start(struct xs *x, rec_model *plan, enum rec_export_format f, F
     return -1;
 }
 
+int xs_sink_done(struct xs *x, int rc) {
+    x->ctx = NULL;
+    x->sink = NULL;
+    return rc != 0 || x->oom ? -1 : 0;
+}
+
+void xs_timeline_counts(const struct xs *x, struct rec_export_counts *c, struct rec_export_counts *out) {
+    c->trace_events = 2 * c->slices + c->instants + c->counters + c->flows;
+    c->forced = x->forced;
+    c->too_deep = x->too_deep;
+    if (out) *out = *c;
+}
+
 static int sink_end(struct xs *x, enum rec_export_format f, const struct rec_export_opts *o,
                     struct rec_export_counts *c) {
     if (!x->ctx) return -1;
@@ -289,6 +302,7 @@ static int write_any(rec_export *x, enum rec_export_format f, FILE *out, struct 
     s->from = from;
     s->to = to;
     s->part = part;
+    s->whole = x->plan;
     int rc = REC_OK;
     if (sink_start(s, x->plan, f, out, window_span(x->plan, from, to, x->now)) != 0) {
         rc = rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
@@ -387,6 +401,7 @@ int xs_export_model(rec_model *m, enum rec_export_format f, FILE *out, const str
     struct xs *x = xs_new(m, XS_WRITE, NULL, NULL, o ? o->lookahead : 0);
     if (!x) return -1;
     x->t0 = xs_log_first(m);
+    x->whole = m;
     xs_window(o, x->t0, rec_model_now(m), &x->from, &x->to);
     int rc = -1;
     if (sink_start(x, m, f, out, window_span(m, x->from, x->to, rec_model_now(m))) == 0) {

@@ -14,9 +14,11 @@
  *     past that slice: late_fits), so the file's events of a thread never
  *     go back in time and its slices nest strictly;
  *   - R->done counts items gone from the queue (written, left out by the
- *     window, or dropped); added - done items are queued, and the FIFO of
- *     the lookahead keeps added - popped >= added - done, so all queues
- *     together hold at most `limit` items.
+ *     window, or dropped); added - done items are queued.  An item still
+ *     queued once xs_add has flushed gets an entry in the FIFO of the
+ *     lookahead; one gone at once does not (R->passed counts those).  The
+ *     FIFO keeps R's entries, added - passed - popped, >= added - done, so
+ *     all queues together hold at most `limit` items.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -51,28 +53,36 @@ static struct xrec *rec_at(struct xs *x, uint32_t rec) {
 
 /* ---- the queue: a ring indexed by queue position --------------------------- */
 
-static int ring_resize(struct xrec *R, uint64_t ncap) {
+static int ring_resize(struct xs *x, struct xrec *R, uint64_t ncap) {
     struct xitem *q = malloc(ncap * sizeof *q);
     if (!q) return -1;
     for (uint64_t p = R->qhead; p < R->qtail; p++) q[p & (ncap - 1)] = R->q[p & (R->qcap - 1)];
     free(R->q);
+    x->qcap_all += ncap - R->qcap;
     R->q = q;
     R->qcap = ncap;
     return 0;
 }
 
-static int q_push(struct xrec *R, const struct xitem *it) {
-    if (R->qtail - R->qhead == R->qcap && ring_resize(R, R->qcap ? R->qcap * 2 : 16) != 0) return -1;
+static int q_push(struct xs *x, struct xrec *R, const struct xitem *it) {
+    if (R->qtail - R->qhead == R->qcap && ring_resize(x, R, R->qcap ? R->qcap * 2 : 16) != 0) return -1;
     R->q[R->qtail & (R->qcap - 1)] = *it;
     R->qtail++;
     return 0;
 }
 
 /* A queue that emptied gives its memory back: a thread that once queued a
- * lot (a long open slice) must not keep it for the rest of the run. */
-static void q_shrink(struct xrec *R) {
+ * lot (a long open slice) must not keep it for the rest of the run.  Up
+ * to XS_QUEUE_KEEP items it keeps its ring while all rings together stay
+ * within the lookahead's size: a thread whose queue fills and empties
+ * with every outer slice (a token's layers) does not copy it back and
+ * forth each time. */
+#define XS_QUEUE_KEEP 4096u
+
+static void q_shrink(struct xs *x, struct xrec *R) {
     uint64_t n = R->qtail - R->qhead;
-    if (R->qcap > 256 && n * 8 < R->qcap) ring_resize(R, R->qcap / 2);
+    if (R->qcap > 256 && n * 8 < R->qcap && (R->qcap > XS_QUEUE_KEEP || x->qcap_all > x->limit))
+        ring_resize(x, R, R->qcap / 2);
     if (R->mcap > 64 && R->mhead == R->mtail) {
         free(R->msg);
         R->msg = NULL;
@@ -159,7 +169,7 @@ static struct xitem *pick(struct xrec *R, int *from_heap) {
     return th ? h : d;
 }
 
-static struct xitem take(struct xrec *R, int from_heap, uint64_t *pos) {
+static struct xitem take(struct xs *x, struct xrec *R, int from_heap, uint64_t *pos) {
     struct xitem it;
     if (from_heap) {
         it = R->late[0];
@@ -169,7 +179,7 @@ static struct xitem take(struct xrec *R, int from_heap, uint64_t *pos) {
         *pos = R->qhead;
         it = R->q[R->qhead & (R->qcap - 1)];
         R->qhead++;
-        q_shrink(R);
+        q_shrink(x, R);
     }
     return it;
 }
@@ -305,7 +315,7 @@ static void flush(struct xs *x, uint32_t rec) {
         if (!p || held(R, h) || !ready(x, rec, R, p)) return;
         if (h && late_fits(R)) continue;
         uint64_t pos;
-        struct xitem it = take(R, h, &pos);
+        struct xitem it = take(x, R, h, &pos);
         enter(x, rec, &it, pos, 0);
     }
 }
@@ -324,7 +334,7 @@ static void force(struct xs *x, uint32_t rec) {
         if (!pick(R, &h)) return;
     while (h && late_fits(R));
     uint64_t pos;
-    struct xitem it = take(R, h, &pos);
+    struct xitem it = take(x, R, h, &pos);
     if (it.kind == REC_ITEM_SLICE && it.e == XS_OPEN) {
         x->forced++;
         enter(x, rec, &it, pos, 1);
@@ -367,7 +377,7 @@ static void drain(struct xs *x) {
 static void fifo_retire(struct xs *x) {
     uint32_t rec = x->fifo[x->fhead++ & (x->fcap - 1)];
     struct xrec *R = &x->r[rec];
-    while (R->done <= R->popped && R->done < R->added) force(x, rec);
+    while (R->done - R->passed <= R->popped && R->done < R->added) force(x, rec);
     R->popped++;
 }
 
@@ -382,6 +392,16 @@ static void plan_add(struct xs *x, const struct litem *it) {
     case REC_ITEM_LOSS: x->n_losses++; break;
     }
     if (it->ts < x->first_b) x->first_b = it->ts;
+}
+
+/* Can an unmatched end come on this record?  Only if the whole source has
+ * one on its thread (or nobody read it all).  Without them nothing goes
+ * back in time, and holding items only fills the lookahead: a thread's
+ * first million items would wait in its queue. */
+static int may_wrap(struct xs *x, uint32_t rec) {
+    if (!x->whole) return 1;
+    long p = rec < x->m->n_recs ? xs_plan_rec(x->m, x->whole, rec) : -1;
+    return p < 0 || x->whole->recs[p].unmatched > 0;
 }
 
 uint64_t xs_add(struct xs *x, const struct litem *li, const char *msg, unsigned msg_len) {
@@ -403,7 +423,8 @@ uint64_t xs_add(struct xs *x, const struct litem *li, const char *msg, unsigned 
     }
     if (!R->seen) {   /* a thread's first items may be wrapped by an unmatched end too */
         R->seen = 1;
-        R->hold = R->qtail;
+        R->wraps = may_wrap(x, li->rec);
+        if (R->wraps) R->hold = R->qtail;
     }
     uint64_t handle = XS_NONE;
     int rc;
@@ -420,20 +441,23 @@ uint64_t xs_add(struct xs *x, const struct litem *li, const char *msg, unsigned 
     } else {
         if (it.b < R->last_b) it.b = R->last_b;
         R->last_b = it.b;
-        if (it.kind == REC_ITEM_LOSS && R->hold == XS_NONE) R->hold = R->qtail;
+        if (it.kind == REC_ITEM_LOSS && R->wraps && R->hold == XS_NONE) R->hold = R->qtail;
         if (it.e == XS_OPEN) handle = (uint64_t)li->rec << POS_BITS | (R->qtail & POS_MASK);
-        rc = q_push(R, &it);
+        rc = q_push(x, R, &it);
     }
     if (rc != 0) {
         x->oom = 1;
         return XS_NONE;
     }
     R->added++;
-    if (x->fifo) {
+    flush(x, li->rec);
+    /* Most items leave at once (the thread is not held, the slice was
+     * closed): only those still queued take a place in the lookahead. */
+    if (R->done == R->added) R->passed++;
+    else if (x->fifo) {
         x->fifo[x->ftail++ & (x->fcap - 1)] = li->rec;
         if (x->ftail - x->fhead > x->limit) fifo_retire(x);
     }
-    flush(x, li->rec);
     drain(x);
     return handle;
 }

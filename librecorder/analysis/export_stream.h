@@ -17,7 +17,9 @@
  *     into a small heap and is merged back by time;
  *   - after a loss, and from a thread's first item, items are held: a
  *     later unmatched end may begin at that point and wrap them
- *     (docs/analysis.md, "unmatched ends");
+ *     (docs/analysis.md, "unmatched ends") -- unless a model that read
+ *     the whole source (x->whole: the plan, or the logged model itself)
+ *     says the thread has none;
  *   - all queues together hold at most `lookahead` items: past that, the
  *     thread of the oldest item is forced: its hold is released, or its
  *     oldest open slice is written now with the flags known so far (its E
@@ -79,8 +81,10 @@ struct xrec {
     char (*msg)[REC_MSG_MAX + 1];   /* messages of queued instants, in order */
     uint64_t mcap, mhead, mtail;
     uint64_t added, done, popped;   /* items queued, items gone from the queue, lookahead entries retired */
+    uint64_t passed;          /* items gone as soon as they came: no lookahead entry */
     int seen;                 /* an item arrived */
     int queued;               /* on the worklist */
+    int wraps;                /* unmatched ends may come: items are held (set with seen) */
 };
 
 struct xs;
@@ -108,6 +112,8 @@ enum xs_mode { XS_WRITE = 0, XS_PLAN = 1 };
 
 struct xs {
     rec_model *m;             /* the model fed (its records, names, clock) */
+    rec_model *whole;         /* a model that read all of it (the plan, or m with its log), or NULL: its
+                                 threads without unmatched ends need no hold */
     enum xs_mode mode;
     const struct xs_sink *sink;
     void *ctx;                /* the sink's */
@@ -118,6 +124,7 @@ struct xs {
     size_t nr;
     uint16_t *fifo;           /* record of every item queued, oldest first: the lookahead */
     size_t fcap, fhead, ftail, limit;
+    uint64_t qcap_all;        /* the rings' capacity, all records together (items) */
     uint32_t *work;           /* records to flush (woken) */
     size_t nwork, wcap;
     int finishing;
@@ -164,6 +171,13 @@ int csv_sink_start(struct xs *x, FILE *out, double span_ns);
 int csv_sink_end(struct xs *x, struct rec_export_counts *c);
 int folded_sink_start(struct xs *x, FILE *out);
 int folded_sink_end(struct xs *x, struct rec_export_counts *c);
+
+/* export_source.c, for every *_sink_end once it freed its context: x has
+ * no sink any more; 0, or -1 if writing failed (rc != 0) or memory ran
+ * out.  And a timeline's (JSON, Perfetto) counts completed (trace events,
+ * the core's forced and too-deep slices) and copied to out (may be NULL). */
+int xs_sink_done(struct xs *x, int rc);
+void xs_timeline_counts(const struct xs *x, struct rec_export_counts *c, struct rec_export_counts *out);
 
 /* Whole-run CSV and folded stacks from a model's statistics (no log). */
 int csv_write_stats(rec_model *m, FILE *out, double last, uint64_t *rows);

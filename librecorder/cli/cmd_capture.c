@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "capture_child.h"
+#include "capture_file.h"
 #include "capture_loop.h"
 #include "cli.h"
 #include "spawn.h"
@@ -52,7 +53,9 @@ static const char usage[] =
     "\n"
     "Shows a status line on stderr when it is a terminal and always a\n"
     "summary at the end.  `recorder convert` and `recorder report` read the\n"
-    "file.\n"
+    "file.  A FILE named .pftrace, .perfetto-trace, .json, .csv or .folded is\n"
+    "written in that format instead: the capture goes to a private FILE.XXXXXX.rec\n"
+    "next to it, converted when the capture ends, then removed.\n"
     "\n"
     "  -o, --output FILE     the capture file (required; mode 0600; - for stdout):\n"
     "                        checked before anything starts, under its name from\n"
@@ -88,7 +91,7 @@ static int attach_running(const char *target, rec_seg **seg) {
     return REC_OK;
 }
 
-int cmd_capture(int argc, char **argv) {
+static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
     static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                          {"duration", required_argument, 0, 'd'},
                                          {"from-now", no_argument, 0, 'f'},
@@ -100,7 +103,7 @@ int cmd_capture(int argc, char **argv) {
                                          {0, 0, 0, 0}};
     const char *out = NULL, *ring_kb = NULL;
     double duration = 0, wait_s = 0;
-    int quiet = 0, from_now = 0, raw = 0, wait = 0, c;
+    int quiet = 0, from_now = 0, raw = 0, wait = 0, c, rc;
     /* Everything after "--" is the command to start, never our options. */
     char **cmd = NULL;
     for (int i = 1; i < argc; i++)
@@ -149,11 +152,15 @@ int cmd_capture(int argc, char **argv) {
         if (optind + 1 < argc) return cli_usage("capture", "unexpected argument '%s'", argv[optind + 1]);
     }
     if (!out) return cli_usage("capture", "missing -o FILE");
+    /* -o x.pftrace (or another trace format): capture to a private file,
+     * converted by cmd_capture when this returns. */
+    rc = capture_conv_begin(cv, &out);
+    if (rc != REC_OK) return rc;
 
     char err[1400];
     rec_seg *seg = NULL;
     struct capture_child child;
-    int running = 1, rc;
+    int running = 1;
     /* The file first (recorder/outfile.h): one we cannot or must not write
      * is found out before the program starts (it may run for hours) or is
      * switched to stream mode.  Until the capture's first record it is a
@@ -264,4 +271,10 @@ int cmd_capture(int argc, char **argv) {
     snprintf(where, sizeof where, "to %s", shown_out);
     capture_summary(&info, where, &end);
     return code ? code : rc;
+}
+
+int cmd_capture(int argc, char **argv) {
+    struct capture_conv cv = {0};
+    int rc = capture_cmd(argc, argv, &cv);
+    return capture_conv_end(&cv, rc);
 }

@@ -17,11 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include "capture_child.h"
+#include "capture_file.h"
 #include "capture_loop.h"
 #include "cli.h"
 #include "descendants.h"
@@ -109,30 +109,6 @@ static int write_tree(struct capture_child *child, const char *capfile, const ch
     free(targets);
     free(notes);
     return rc;
-}
-
-/* A new private file for the capture, next to the trace (which will be
- * larger still), or in $TMPDIR when the trace goes to a device or FIFO:
- * "<dir>/<name>.XXXXXX.rec", mode 0600.  0, or -1 with the reason
- * printed. */
-static int capture_path(const char *out, char *path, size_t cap) {
-    struct stat st;
-    const char *slash = strrchr(out, '/');
-    if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(path, cap, "%s/recorder-run.XXXXXX.rec", tmp && *tmp ? tmp : "/tmp");
-    } else if (slash) {
-        snprintf(path, cap, "%.*s/%s.XXXXXX.rec", (int)(slash - out), out, slash + 1);
-    } else {
-        snprintf(path, cap, "%s.XXXXXX.rec", out);
-    }
-    int fd = mkstemps(path, 4);
-    if (fd < 0) {
-        cli_error(REC_ERR_IO, "cannot create a capture file %s: %m", path);
-        return -1;
-    }
-    close(fd);
-    return 0;
 }
 
 /* While the program runs: its events into the capture file at path.
@@ -224,7 +200,7 @@ int cmd_run(int argc, char **argv) {
     int unwritable = rec_out_check(eo.out, err, sizeof err);
     if (unwritable != REC_OK) return cli_error(unwritable, "%s", err);
     char capfile[PATH_MAX];
-    if (capture_path(eo.out, capfile, sizeof capfile) != 0) return REC_ERR_IO;
+    if (capture_tmp_path(eo.out, capfile, sizeof capfile) != 0) return REC_ERR_IO;
     struct capture_child child;
     int spawned = capture_child_start(&child, argv + optind, ring_kb, 1);
     if (spawned != 0) {

@@ -11,10 +11,14 @@ the same source holds; the summary line says what the file holds.
            same bytes twice: a capture reads the same every time)
   run      a program that forks: one protobuf trace of both processes, and
            with --split one per process
+  capture  capture -o X.pftrace / X.json, of a command and of a running
+           program: converted at the end, every event there, and no
+           private capture left behind (nor when the capture never starts)
 """
 import json
 import os
 import re
+import select
 import subprocess
 import sys
 
@@ -131,4 +135,61 @@ def test_run():
             check(False, f"{f}: {e}")
 
 
-main({"dump": test_dump, "convert": test_convert, "run": test_run})
+def leftovers():
+    return sorted(f for f in os.listdir(WORK) if f.endswith(".rec") or ".tmp" in f)
+
+
+def test_capture():
+    # -- CMD: the same workload as convert's, straight to the formats.
+    code, _, err = rec("capture", "-o", "k.pftrace", "--", PROG, "scopes")
+    check(code == OK, f"capture -o k.pftrace -- cli_prog scopes ({err[-300:]!r})")
+    check(b"Perfetto protobuf" in err and said(err) is not None, f"the conversion's summary follows ({err[-300:]!r})")
+    code, _, err = rec("capture", "-o", "k.json", "--", PROG, "scopes")
+    check(code == OK, f"capture -o k.json -- cli_prog scopes ({err[-300:]!r})")
+    code, _, err = rec("capture", "-o", "k.rec", "--", PROG, "scopes")
+    code2, _, _ = rec("convert", "k.rec", "-o", "k2.json")
+    check(code == OK and code2 == OK, "capture -o k.rec is still a capture, and converts")
+    # Three runs of one workload: the same counts (each run's own times).
+    try:
+        pf = pftrace.decode(os.path.join(WORK, "k.pftrace"))
+    except pftrace.DecodeError as ex:
+        pf = None
+        check(False, f"k.pftrace decodes: {ex}")
+    for j in ("k.json", "k2.json"):
+        js = json.load(open(os.path.join(WORK, j), encoding="utf-8"))
+        if pf:
+            want = {k: js["otherData"]["recorder"]["written"][k] for k in pftrace.counts(pf)}
+            check(pftrace.counts(pf) == want, f"k.pftrace holds what {j} holds: {pftrace.counts(pf)} vs {want}")
+    check(os.stat(os.path.join(WORK, "k.pftrace")).st_mode & 0o777 == 0o600, "the trace is mode 0600")
+    os.unlink(os.path.join(WORK, "k.rec"))
+    check(leftovers() == [], f"no private capture left: {leftovers()}")
+
+    # Attached to a running program, until it exits.
+    e = env_without_keep()
+    p = subprocess.Popen([PROG, "spin", "50000"], stdout=subprocess.PIPE, text=True, env=e, cwd=WORK)
+    r, _, _ = select.select([p.stdout], [], [], TIMEOUT)
+    line = p.stdout.readline() if r else ""
+    m = re.match(r"ready (\d+)", line or "")
+    if check(m is not None, f"cli_prog spin started ({line!r})"):
+        code, _, err = rec("capture", m.group(1), "-o", "a.pftrace")
+        p.wait(timeout=TIMEOUT)
+        check(code == OK, f"capture PID -o a.pftrace ({err[-300:]!r})")
+        try:
+            doc = pftrace.decode(os.path.join(WORK, "a.pftrace"))
+            ticks = sum(1 for ev in doc["events"] if ev["name"] == "tick")
+            check(ticks == 50000, f"every tick is in the protobuf: {ticks}")
+        except (pftrace.DecodeError, OSError) as ex:
+            check(False, f"a.pftrace decodes: {ex}")
+        remove_segment(int(m.group(1)))
+    check(leftovers() == [], f"no private capture left: {leftovers()}")
+
+    # Nothing to capture (not instrumented), or nowhere to write: no file.
+    code, _, err = rec("capture", "-o", "n.pftrace", "--", "/bin/true")
+    check(code != OK and not os.path.exists(os.path.join(WORK, "n.pftrace")) and leftovers() == [],
+          f"a program that records nothing: an error, no trace, nothing left ({code}, {leftovers()})")
+    code, _, err = rec("capture", "-o", "nodir/x.pftrace", "--", PROG, "scopes")
+    check(code != OK and b"nodir" in err and leftovers() == [],
+          f"an output that cannot be written is refused before the program runs ({code}, {err[-200:]!r})")
+
+
+main({"dump": test_dump, "convert": test_convert, "run": test_run, "capture": test_capture})

@@ -171,6 +171,15 @@ main(async () => {
       const r = await run('python3', [checker, file], 300000);
       check(r.code === 0, 'the downloaded snapshot passes check_trace.py (as `recorder dump` does)', (r.stdout + r.stderr).slice(0, 2000));
     }
+    /* The same in Perfetto's protobuf (decoded in downloads.test.js): a
+     * file named .pftrace, a stream of TracePackets (field 1,
+     * length-delimited: its first byte is 0x0a). */
+    const [pfd] = await Promise.all([page.waitForEvent('download', { timeout: 120000 }), page.click('#btn-download-pf')]);
+    const pfile = path.join(shots, '..', 'snapshot.pftrace');
+    await pfd.saveAs(pfile);
+    const pbytes = fs.readFileSync(pfile);
+    check(pfd.suggestedFilename() === `recorder-${target.pid}.pftrace` && pbytes.length > 1000 && pbytes[0] === 0x0a,
+      'the .pftrace button downloads Perfetto\'s protobuf', [pfd.suggestedFilename(), pbytes.length, pbytes[0]]);
 
     await page.screenshot({ path: path.join(shots, 'live-end.png') });
     s = await state();

@@ -1,5 +1,5 @@
-/* downloads.test.js -- snapshot downloads (/trace.json) from clients that
- * never read (suite web).  Each one used to pin its own snapshot (about
+/* downloads.test.js -- snapshot downloads (/trace.json, /trace.pftrace)
+ * from clients that never read (suite web).  Each one used to pin its own snapshot (about
  * 120 bytes an event: 20 of them took recorder-web from 103 MB to 2.5 GB).
  * Now downloads share the newest snapshot (at most two are held), at most
  * --max-downloads run at once (the next get 503 and a message), and a
@@ -7,9 +7,16 @@
  * cut.  Asserts, on VmRSS only: memory stays under the model plus two
  * snapshots plus a fixed overhead while the downloads hang; a normal
  * page is served meanwhile; a normal download completes once the stuck
- * ones are cut, and holds every event it says it has. */
+ * ones are cut, and holds every event it says it has.  The Perfetto
+ * protobuf download (/trace.pftrace) of the same snapshot decodes with the
+ * tests' own decoder (tests/perfetto/pftrace.py) and holds exactly the
+ * JSON's events. */
 'use strict';
 const net = require('net');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { execFileSync } = require('child_process');
 const { startTarget, startServer, stop, check, main, until, sleep, request, rssKb, sanitizer, lineMatching } = require('./harness');
 const { Peer } = require('./peer');
 
@@ -76,6 +83,28 @@ main(async () => {
   try { trace = JSON.parse(first.body.toString()); } catch (e) { /* checked below */ }
   const other = trace && trace.otherData && trace.otherData.recorder;
   check(other && trace.traceEvents.length > 100000, 'it is JSON with the events', trace && trace.traceEvents.length);
+
+  /* The same snapshot as Perfetto's protobuf: decoded by the tests'
+   * decoder, the same events as the JSON, a sixth of its size or less. */
+  const pf = await request(port, '/trace.pftrace?t=' + token);
+  check(pf.status === 200 && /filename="recorder-\d+\.pftrace"/.test(pf.head) && /x-recorder-snapshot-age-ms:/i.test(pf.head),
+    '/trace.pftrace: 200, named .pftrace, with the snapshot\'s age', pf.head);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pftrace-web-'));
+  fs.writeFileSync(path.join(dir, 't.pftrace'), pf.body);
+  fs.writeFileSync(path.join(dir, 't.json'), first.body);
+  let got = null;
+  try {
+    got = JSON.parse(execFileSync('/usr/bin/python3', [path.join(__dirname, 'pftrace_check.py'),
+      path.join(dir, 't.pftrace'), path.join(dir, 't.json')], { maxBuffer: 1 << 24 }).toString());
+  } catch (e) { got = { error: String(e) }; }
+  fs.rmSync(dir, { recursive: true, force: true });
+  check(got && !got.error, 'the .pftrace decodes (tests/perfetto/pftrace.py)', got && got.error);
+  check(got && got.counts && got.counts.slices === other.written.slices && got.counts.slices > 100000,
+    'it holds the JSON\'s slices', got && [got.counts, got.json]);
+  check(got && got.diffs && got.diffs.length === 0, 'event for event the JSON\'s', got && got.diffs && got.diffs.slice(0, 5));
+  check(got && got.snapshot && [1, 3, 6].every((c) => got.snapshot.includes(c)) && got.mono_ok,
+    'with a clock snapshot (REALTIME, MONOTONIC, BOOTTIME) whose MONOTONIC is the program\'s clock', got && [got.snapshot, got.mono_ok]);
+  check(pf.body.length * 4 < S, `a quarter of the JSON's size or less (${pf.body.length} vs ${S} bytes)`);
   await sleep(500);
   const rss0 = rssKb(srv.proc.pid);
   const san = sanitizer(srv.proc.pid);

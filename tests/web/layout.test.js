@@ -55,8 +55,10 @@ main(async () => {
         body: document.body.scrollWidth, bottom: document.querySelector('.bottom').getBoundingClientRect().right,
         flame: document.querySelector('.bottom .panel:last-child').getBoundingClientRect().right,
         lanes: document.getElementById('m-lanes-box').getBoundingClientRect().right,
-        download: document.getElementById('btn-download').getBoundingClientRect().right }));
-      check(edges.body <= w && edges.bottom <= w && edges.flame <= w && edges.lanes <= w, `at ${w} px the page fits the window`, edges);
+        download: document.getElementById('btn-download').getBoundingClientRect().right,
+        pftrace: document.getElementById('btn-download-pf').getBoundingClientRect().right }));
+      check(edges.body <= w && edges.bottom <= w && edges.flame <= w && edges.lanes <= w && edges.pftrace <= w,
+        `at ${w} px the page fits the window`, edges);
       await page.screenshot({ path: path.join(shots, `layout-${w}.png`) });
     }
     check(errors.length === 0, 'no errors in the page', errors.slice(0, 5));

@@ -32,6 +32,7 @@ main(async () => {
     ['/?t=' + token.replace(/^./, (c) => (c === '0' ? '1' : '0')), 'a wrong token'],
     ['/?x=' + token, 'the token under another name'],
     ['/trace.json', 'the snapshot without a token'],
+    ['/trace.pftrace', 'the protobuf snapshot without a token'],
     ['/index.html?t=' + token.toUpperCase().replace(/[0-9]/g, 'Z'), 'a mangled token'],
   ]) {
     const r = await request(port, p);

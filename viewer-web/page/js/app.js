@@ -82,14 +82,17 @@ function showMode(live) {
 timeline.onMode = showMode;
 pauseBtn.addEventListener('click', () => timeline.setLive(!timeline.live));
 
-$('btn-download').addEventListener('click', () => {
+/* The snapshot downloads: /trace.json and /trace.pftrace (docs/web.md). */
+function download(ext) {
   const a = document.createElement('a');
-  a.href = '/trace.json?t=' + encodeURIComponent(token);
-  a.download = 'recorder-' + (store.helloMsg ? store.helloMsg.pid : 'trace') + '.json';
+  a.href = '/trace.' + ext + '?t=' + encodeURIComponent(token);
+  a.download = 'recorder-' + (store.helloMsg ? store.helloMsg.pid : 'trace') + '.' + ext;
   document.body.append(a);
   a.click();
   a.remove();
-});
+}
+$('btn-download').addEventListener('click', () => download('json'));
+$('btn-download-pf').addEventListener('click', () => download('pftrace'));
 
 for (const b of $('window').querySelectorAll('button')) {
   b.addEventListener('click', () => {
