@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "recorder/capture.h"
 #include "draw.h"
 #include "picker.h"
 #include "processes.h"
@@ -37,6 +38,8 @@ static void usage(FILE *f) {
             "  NAME             a running program's process name (exactly one)\n"
             "  PID1 PID2 ...    several programs at once, on one time line: a PROC\n"
             "                   column, o / O shows one program after another\n"
+            "  --tree PID       that program and every process it started that\n"
+            "                   recorded (living or dead), as PID1 PID2 ...\n"
             "  --no-color       monochrome (as does NO_COLOR=1)\n"
             "  --refresh MS     redraw period, 20..5000 ms (default 100)\n"
             "  --window W       the statistics window to start with: 1, 10 (seconds;\n"
@@ -107,6 +110,7 @@ int main(int argc, char **argv) {
     if (nc && *nc) opt.color = 0;
     const char *target = NULL, *targets[PROCS_MAX];
     int ntargets = 0, wait = 0;
+    const char *tree = NULL;
     double wait_s = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -131,6 +135,12 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "recorder-top: --window takes 1, 10 or all\n");
                 return REC_ERR_USAGE;
             }
+        } else if (!strcmp(a, "--tree")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "recorder-top: --tree needs a PID\n");
+                return REC_ERR_USAGE;
+            }
+            tree = argv[++i];
         } else if (!strcmp(a, "--stats")) {
             opt.print_stats = 1;
         } else if (!strcmp(a, "--refresh") || !strcmp(a, "--exit-after")) {
@@ -157,6 +167,22 @@ int main(int argc, char **argv) {
     char path[256], err[512];
     struct source src;
     int in_curses = 0;
+    if (tree) {   /* a pid and every process it started that recorded */
+        static char tree_paths[PROCS_MAX][REC_SEG_PATH_MAX];
+        size_t n = 0;
+        char terr[512];
+        if (ntargets || wait) {
+            fprintf(stderr, "recorder-top: --tree takes one PID, without other programs or --wait\n");
+            return REC_ERR_USAGE;
+        }
+        int rc = rec_seg_tree_paths(tree, PROCS_MAX, tree_paths, &n, terr, sizeof terr);
+        if (rc != REC_OK) {
+            fprintf(stderr, "recorder-top: %s\n", terr);
+            return rc;
+        }
+        for (size_t i = 0; i < n; i++) targets[ntargets++] = tree_paths[i];
+        target = targets[0];
+    }
     if (wait && !target) {
         fprintf(stderr, "recorder-top: --wait needs a PID or NAME to wait for\n");
         return REC_ERR_USAGE;

@@ -15,6 +15,7 @@
 #include "shared.h"
 
 #include "auth.h"
+#include "recorder/capture.h"
 #include "reader.h"
 #include "server.h"
 #include "target.h"
@@ -34,6 +35,8 @@ static const char usage_text[] =
     "                      (RECORDER_NAME) or path; none = the only one running\n"
     "  FILE.rec            a capture file: its whole run, read once\n"
     "  PID PID ...         several programs in one page, aligned in time (up to 16)\n"
+    "  --tree PID          that program and every process it started that recorded\n"
+    "                      (living or dead), in one page (up to 16)\n"
     "  -p, --port N        listen on port N (default 8117, or any free port if it\n"
     "                      is taken; 0 = any free port)\n"
     "  --bind ADDR         listen on ADDR instead of 127.0.0.1; anyone who can reach\n"
@@ -92,7 +95,7 @@ static int number(const char *s, long lo, long hi, long *out) {
     return 0;
 }
 
-enum { OPT_BIND = 256, OPT_LOG, OPT_QUEUE, OPT_FLUSH, OPT_MAXDL, OPT_DLTIMEOUT, OPT_CTIMEOUT, OPT_MAXPAGES };
+enum { OPT_BIND = 256, OPT_LOG, OPT_QUEUE, OPT_FLUSH, OPT_MAXDL, OPT_DLTIMEOUT, OPT_CTIMEOUT, OPT_MAXPAGES, OPT_TREE };
 
 static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
     static const struct option longopts[] = {
@@ -103,7 +106,7 @@ static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
         {"client-timeout", required_argument, NULL, OPT_CTIMEOUT},
         {"max-pages", required_argument, NULL, OPT_MAXPAGES},
         {"download-timeout", required_argument, NULL, OPT_DLTIMEOUT},
-        {"wait", optional_argument, NULL, 'w'},
+        {"wait", optional_argument, NULL, 'w'},  {"tree", required_argument, NULL, OPT_TREE},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     o->port = DEFAULT_PORT;
@@ -117,8 +120,10 @@ static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
     opterr = 0;
     int c;
     long v;
+    const char *tree = NULL;
     while ((c = getopt_long(argc, argv, ":p:vwh", longopts, NULL)) != -1) {
         switch (c) {
+        case OPT_TREE: tree = optarg; break;
         case 'p':
             if (number(optarg, 0, 65535, &v)) return usage_error("--port wants 0-65535, not '%s'", optarg);
             o->port = (int)v;
@@ -175,6 +180,19 @@ static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
     while (optind < argc) {
         if (o->n_targets == WSRC_MAX) return usage_error("at most 16 programs at once: unexpected '%s'", argv[optind]);
         o->targets[o->n_targets++] = argv[optind++];
+    }
+    if (tree) {   /* a pid and every process it started that recorded */
+        static char paths[WSRC_MAX][REC_SEG_PATH_MAX];
+        char err[512];
+        size_t n = 0;
+        if (o->n_targets) return usage_error("--tree takes one PID, not other programs too ('%s')", o->targets[0]);
+        if (o->wait) return usage_error("--tree and --wait do not go together%s", "");
+        int rc = rec_seg_tree_paths(tree, WSRC_MAX, paths, &n, err, sizeof err);
+        if (rc != REC_OK) {
+            fprintf(stderr, "recorder-web: %s\n", err);
+            return rc;
+        }
+        for (size_t i = 0; i < n; i++) o->targets[o->n_targets++] = paths[i];
     }
     o->target = o->n_targets ? o->targets[0] : NULL;
     if (o->wait && o->n_targets > 1) return usage_error("--wait takes one PID or NAME%s", "");

@@ -223,6 +223,13 @@ const char *rec_seg_state_str(enum rec_seg_state st);
  * malloc'd array (free it), REC_ERR_NOTFOUND if there is none, or a
  * status with a message. */
 int rec_seg_tree(const char *dir, int pid, struct rec_seg_entry **out, size_t *n, char *err, size_t errlen);
+/* --tree PID for the viewers: arg parsed as a pid, and the paths of its
+ * tree's segments (rec_seg_tree's order: pid's own first) into paths, at
+ * most max of them.  REC_ERR_USAGE with a message for a bad pid or a tree
+ * of more than max; else rec_seg_tree's status. */
+#define REC_SEG_PATH_MAX 512
+int rec_seg_tree_paths(const char *arg, size_t max, char (*paths)[REC_SEG_PATH_MAX], size_t *n, char *err,
+                       size_t errlen);
 /* Is pid running with this start time (field 22 of /proc/<pid>/stat)?
  * proc_start 0 matches any start time. */
 int rec_pid_alive(int pid, uint64_t proc_start);

@@ -16,6 +16,7 @@
  * links, and /proc fields are parsed within the bytes read.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,5 +128,30 @@ int rec_seg_tree(const char *dir, int pid, struct rec_seg_entry **out, size_t *n
     }
     *out = res;
     *nout = k;
+    return REC_OK;
+}
+
+int rec_seg_tree_paths(const char *arg, size_t max, char (*paths)[REC_SEG_PATH_MAX], size_t *nout, char *err,
+                       size_t errlen) {
+    *nout = 0;
+    char *end;
+    errno = 0;
+    long pid = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || pid <= 0 || pid > 0x7fffffffL)
+        return rec__fail(err, errlen, REC_ERR_USAGE, "--tree wants a pid, not '%.64s'", arg);
+    struct rec_seg_entry *v = NULL;
+    size_t n = 0;
+    int rc = rec_seg_tree(NULL, (int)pid, &v, &n, err, errlen);
+    if (rc != REC_OK) return rc;
+    if (n > max) {
+        free(v);
+        return rec__fail(err, errlen, REC_ERR_USAGE,
+                         "the tree of pid %ld has %zu processes with segments; at most %zu at once: give their pids "
+                         "(recorder ls lists them)",
+                         pid, n, max);
+    }
+    for (size_t i = 0; i < n; i++) snprintf(paths[i], REC_SEG_PATH_MAX, "%s", v[i].path);
+    *nout = n;
+    free(v);
     return REC_OK;
 }

@@ -11,9 +11,12 @@ something the other lacks (worker-1).  Every wait polls the screen
 import argparse
 import os
 import re
+import signal
+import subprocess
 import sys
+import time
 
-from tui_harness import Fail, Workload, run_case, run_plain, table_rows
+from tui_harness import DEADLINE, Fail, Workload, run_case, run_plain, table_rows
 
 
 def rows_by_proc(screen):
@@ -65,6 +68,48 @@ def case_procs(a, t):
     finally:
         one.stop()
         two.stop()
+
+
+def case_procs_tree(a, t):
+    """--tree PID: the program and the one it started, as PID1 PID2."""
+    tag = f"{os.getpid() % 100000}"
+    # sh starts the child in the background, then becomes the parent (exec
+    # keeps its pid and start time: the child's segment names it as parent).
+    p = subprocess.Popen(["sh", "-c", '"$0" --workers 1 --comm tc' + tag + ' >/dev/null & '
+                          'exec "$0" --workers 2 --comm tp' + tag, a.workload], stdout=subprocess.PIPE, text=True)
+    child = None
+    try:
+        m = re.match(r"ready (\d+)", p.stdout.readline())
+        if not m or int(m.group(1)) != p.pid:
+            raise Fail(f"the parent workload did not start as pid {p.pid}")
+        end = time.monotonic() + DEADLINE
+        while not child or not os.path.exists(f"/dev/shm/recorder.{child}"):
+            if time.monotonic() > end:
+                raise Fail("the child workload's segment did not appear")
+            time.sleep(0.05)
+            kids = open(f"/proc/{p.pid}/task/{p.pid}/children").read().split()
+            child = int(kids[0]) if kids else None
+        lp, lc = f"tp{tag}:{p.pid}", f"tc{tag}:{child}"
+        t.start([a.top, "--tree", str(p.pid)])
+        t.wait(lambda s: f"2 processes: {lp} {lc}" in s and {(lp, "matmul"), (lc, "matmul")} <= set(rows_by_proc(s)),
+               "the parent and its child, the parent first")
+        t.keys("q")
+        if t.wait_exit() != 0:
+            raise Fail("q: non-zero exit")
+        for argv, want, words in (([a.top, "--tree", "999999999"], 3, "999999999"),
+                                  ([a.top, "--tree", str(p.pid), "1"], 2, "--tree"),
+                                  ([a.top, "--tree", "x1"], 2, "pid")):
+            r = run_plain(argv)
+            if r.returncode != want or words not in r.stderr:
+                raise Fail(f"{' '.join(argv[1:])}: exit {r.returncode} (want {want}), {r.stderr!r}")
+    finally:
+        for pid in (child, p.pid):
+            if pid:
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        p.wait()
 
 
 def case_procs_errors(a, t):

@@ -9,15 +9,55 @@
  *     without aligning, both would start near 0 (each clock starts at its
  *     own program's start);
  *   - the same program twice, or a capture file with a program, is bad
- *     usage (2), one line. */
+ *     usage (2), one line;
+ *   - --tree PID: a program and the one it started, in one page. */
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { startTarget, startServer, run, stop, check, main, until, sleep, need } = require('./harness');
+const { spawn } = require('child_process');
+const { startTarget, startServer, run, stop, check, main, until, sleep, need, lineMatching } = require('./harness');
 const { launchPage } = require('./chromium');   /* exits 77 without a browser */
 
 const shots = need('WEB_SCREENSHOTS');
 fs.mkdirSync(shots, { recursive: true });
+
+/* --tree PID: sh starts the child, then becomes the parent (exec keeps its
+ * pid and start time, which the child's segment names as its parent). */
+async function treeCase(ctx) {
+  const wt = need('WEB_TARGET');
+  const args = '--rate 5000 --seconds 300';
+  const sh = spawn('sh', ['-c', `"$0" --threads 1 ${args} >/dev/null & exec "$0" --threads 2 ${args}`, wt],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+  let child = 0, srv = null;
+  try {
+    const m = await lineMatching(sh, /^ready (\d+)/, 20000, 'the parent web_target');
+    check(Number(m[1]) === sh.pid, 'the parent is the shell it replaced', { ready: m[1], sh: sh.pid });
+    await until(() => {
+      const kids = fs.readFileSync(`/proc/${sh.pid}/task/${sh.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+      child = kids.length ? Number(kids[0]) : 0;
+      return child && fs.existsSync(`/dev/shm/recorder.${child}`);
+    }, 20000, 50);
+    const web = need('RECORDER_WEB');
+    const bad = await run(web, ['--tree', String(sh.pid), String(child), '--port', '0'], 10000);
+    check(bad.code === 2 && /--tree takes one PID/.test(bad.stderr), '--tree with another program: bad usage', bad);
+    srv = await startServer(['--tree', String(sh.pid), '--port', '0']);
+    const page = await ctx.newPage();
+    await page.goto(srv.url);
+    let s;
+    const up = await until(async () => {
+      s = await page.evaluate(() => window.__recorder.state());
+      return s.connected && s.procs.length === 2;
+    }, 30000, 200);
+    const pids = s ? s.procs.map((p) => p.pid) : [];
+    check(up && pids[0] === sh.pid && pids[1] === child, '--tree: the parent and its child in one page, the parent first',
+      { pids, parent: sh.pid, child });
+    await page.close();
+  } finally {
+    if (srv) await stop(srv.proc);
+    if (child) try { process.kill(child, 'SIGTERM'); } catch (e) { /* gone */ }
+    await stop(sh);
+  }
+}
 
 main(async () => {
   const a = await startTarget(['--threads', '2', '--rate', '5000', '--seconds', '300']);
@@ -54,6 +94,7 @@ main(async () => {
     check(labels.every((p) => p && (p.pid === a.pid || p.pid === b.pid)), 'the gutter says whose each lane is', labels);
     await page.screenshot({ path: path.join(shots, 'multi.png') });
     check(errors.length === 0 && s.decodeErrors === 0, 'no page errors', errors);
+    await treeCase(ctx);
   } finally {
     await ctx.close();
     fs.rmSync(profile, { recursive: true, force: true });
