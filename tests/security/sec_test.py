@@ -704,6 +704,16 @@ class User:
         cleanups.append(self.remove)
         import pwd
         self.uid = pwd.getpwnam(self.name).pw_uid
+        # The other user runs the build's programs: a build tree under a
+        # directory it cannot enter (a checkout in a 0700 mktemp directory)
+        # makes this case meaningless, not failed.
+        for exe in (A.recorder, A.craft, A.prog):
+            r = subprocess.run(["runuser", "-u", self.name, "--", "test", "-x", exe], capture_output=True)
+            if r.returncode != 0:
+                self.remove()
+                cleanups.remove(self.remove)
+                raise Skip(f"another user cannot run {exe}: a parent directory of the build tree is not "
+                           "searchable by others")
 
     def remove(self):
         subprocess.run(["pkill", "-KILL", "-U", str(self.uid)], capture_output=True)

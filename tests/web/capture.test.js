@@ -50,7 +50,7 @@ main(async () => {
   check(dump.code === 0, 'recorder dump reads it', dump.stderr);
   const want = jsonCounts(json);
 
-  const srv = await startServer([rec, '--port', '0', '--client-queue', '64']);
+  const srv = await startServer([rec, '--port', '0', '--client-queue', '256']);
   await until(() => /serving the capture/.test(srv.stderr.text), 5000);
   check(/serving the capture/.test(srv.stderr.text), 'recorder-web says it serves a capture', srv.stderr.text);
   const { ctx, profile, page, errors } = await launchPage();
@@ -103,14 +103,30 @@ main(async () => {
     await page.evaluate(() => {
       const tl = window.__recorder.timeline, st = window.__recorder.store;
       tl.setLive(false);
-      tl.span = Math.max(1e6, (st.liveNow() - st.detailStart) / 2);
-      tl.t1 = st.liveNow();
+      /* The whole kept end, to its last event (its last few ms may hold
+       * no step: the program was shutting down). */
+      tl.span = Math.max(1e6, (st.maxTs - st.detailStart) * 0.95);
+      tl.t1 = st.maxTs;
       tl.moved();
     });
-    await page.waitForTimeout(300);
-    const slice = await page.evaluate(() => window.__recorder.findSlice('step', 1));
+    /* Polled: a loaded machine may take a while to lay out and draw. */
+    let slice = null;
+    await until(async () => (slice = await page.evaluate(() => window.__recorder.findSlice('step', 1))) !== null, 10000, 200);
     s = await state();
-    check(slice !== null && !s.lod.region, 'zoomed into the kept region, slices and no summary', { slice, lod: s.lod });
+    const kept = await page.evaluate(() => {
+      const st = window.__recorder.store, tl = window.__recorder.timeline;
+      const lanes = tl.tracks.filter((t) => t.kind === 'lane').map((t) => {
+        const names = {};
+        for (let d = 0; d < t.rows; d++) {
+          const row = t.L.rows[d];
+          if (!row) continue;
+          for (let i = 0; i < row.n; i++) if (row.e[i] >= tl.t0 && row.s[i] < tl.t1) names[st.name(row.nm[i])] = (names[st.name(row.nm[i])] || 0) + 1;
+        }
+        return { label: t.L.label, rows: t.rows, rowsY: t.rowsY, names };
+      });
+      return { detailStart: st.detailStart, maxTs: st.maxTs, now: st.now, t0: tl.t0, t1: tl.t1, items: st.items, H: tl.H, scrollY: tl.scrollY, lanes };
+    });
+    check(slice !== null && !s.lod.region, 'zoomed into the kept region, slices and no summary', { slice, lod: s.lod, kept });
     await page.screenshot({ path: path.join(shots, 'capture-kept.png') });
 
     /* ---- zoomed into the dropped region: the summary, no slices ---- */
