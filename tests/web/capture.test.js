@@ -103,10 +103,12 @@ main(async () => {
     await page.evaluate(() => {
       const tl = window.__recorder.timeline, st = window.__recorder.store;
       tl.setLive(false);
-      /* The whole kept end, to its last event (its last few ms may hold
-       * no step: the program was shutting down). */
-      tl.span = Math.max(1e6, (st.maxTs - st.detailStart) * 0.95);
-      tl.t1 = st.maxTs;
+      /* 4 ms in the middle of the kept end: steps there are wide enough
+       * to find, and the program was still working (its last few ms, as
+       * it shut down, may hold none). */
+      const mid = (st.detailStart + st.maxTs) / 2;
+      tl.span = Math.min(4e6, (st.maxTs - st.detailStart) / 2);
+      tl.t1 = mid + tl.span / 2;
       tl.moved();
     });
     /* Polled: a loaded machine may take a while to lay out and draw. */
