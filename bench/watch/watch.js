@@ -52,7 +52,8 @@ try {
   process.exit(77);
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const harness = require('../../tests/web/harness');
+const { sleep } = harness;
 async function until(pred, what, ms = 30000) {
   const end = Date.now() + ms;
   for (;;) {
@@ -62,12 +63,10 @@ async function until(pred, what, ms = 30000) {
     await sleep(50);
   }
 }
-/* utime + stime of a process, in seconds (Linux's USER_HZ is 100). */
+/* A process's CPU seconds (tests/web/harness.js), NaN once it is gone. */
 function cpuSeconds(pid) {
   try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return harness.cpuSeconds(pid);
   } catch (e) {
     return NaN;
   }
