@@ -171,7 +171,8 @@ main(async () => {
     /* ---- the latency panel of the picked row ---- */
     await page.click('#top-body tr:has-text("req")');
     await page.click('#right-tabs button[data-tab="latency"]');
-    u = await until(async () => { const v = await ui(); return v.latency && v.latency.calls > 0 && v.tab === 'latency' ? v : null; }, 5000, 100);
+    /* The panel draws its histogram a frame after its figures: wait for both. */
+    u = await until(async () => { const v = await ui(); return v.latency && v.latency.calls > 0 && v.latency.bins && v.tab === 'latency' ? v : null; }, 10000, 100);
     const wr = exp.rows.req;
     const wantPct = { P50: rank(wr.sorted, 0.5), P90: rank(wr.sorted, 0.9), P99: rank(wr.sorted, 0.99), 'P99.9': rank(wr.sorted, 0.999) };
     check(u && u.picked === 'req' && u.highlighted, 'clicking a row picks the scope and highlights its slices', u && { picked: u.picked, hl: u.highlighted });
