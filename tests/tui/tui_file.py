@@ -79,7 +79,7 @@ def cursor(screen):
 
 
 def wait_cursor(t, end_s, what):
-    return t.wait(lambda s: cursor(s)[1] == end_s and "q Quit" in s.rstrip("\n").split("\n")[-1], what)
+    return t.wait(lambda s: cursor(s)[1] == end_s and "q Quit" in s.rstrip("\n").split("\n")[-1], what, stable=True)
 
 
 def check_window(screen, ends, end_s):
@@ -119,7 +119,7 @@ def case_file_browse(a, t):
     t.start([a.top, "--window", "1", path])   # 1 s windows, stepped a second at a time
     s = t.wait(lambda s: "file browse.rec: tui_workload pid" in s and cursor(s) and "CALLS/S" in s
                and "window 1s" in s,
-               "the capture's first window")
+               "the capture's first window", stable=True)
     head = s.split("\n")[0]
     for gone in ("running", "exited", "ev/s", "ring "):
         if gone in head:
@@ -144,7 +144,7 @@ def case_file_browse(a, t):
     t.keys("]")   # past the end: stays
     t.keys("w")   # the 10 s window: "all" the way to the end once w is pressed again
     t.keys("w")
-    s = t.wait(lambda s: "window whole run" in s and cursor(s)[1] == last_end, "the whole run at the end")
+    s = t.wait(lambda s: "window whole run" in s and cursor(s)[1] == last_end, "the whole run at the end", stable=True)
     calls = sum(1 for n, _ in ends if n == "matmul")
     row = line_with(s, " matmul ")
     span = cursor(s)[1] - cursor(s)[0]

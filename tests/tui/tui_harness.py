@@ -72,16 +72,22 @@ class Tmux:
             self.last = out
         return out
 
-    def wait(self, pred, what, timeout=DEADLINE, escapes=False):
+    def wait(self, pred, what, timeout=DEADLINE, escapes=False, stable=False):
+        """The first screen pred accepts.  stable: the same screen twice in
+        a row, for a view that stops changing (a capture file's): tmux can
+        show a frame half drawn, the new title over a table not yet
+        written, since it reads the terminal's output a piece at a time."""
         end = time.monotonic() + timeout
+        last = None
         while True:
             s = self.screen(escapes)
             try:
                 ok = pred(s)
             except (ValueError, IndexError, AttributeError, StopIteration):
                 ok = False
-            if ok:
+            if ok and (not stable or s == last):
                 return s
+            last = s if ok else None
             if time.monotonic() > end:
                 raise Fail(f"waited {timeout:.0f}s for {what}; the screen shows:\n{self.screen()}")
             time.sleep(0.1)
