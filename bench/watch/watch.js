@@ -1,7 +1,7 @@
 /* watch.js -- what watching costs a program that uses every core.
  *
  *   node bench/watch/watch.js [--rounds R] [--seconds S] [--work-us US] [--threads N]
- *                             [--modes top,top-nice,top-idle,web,capture]
+ *                             [--modes top,top-nice,top-idle,web,web-remote,capture]
  *
  * Needs WATCH_WORK, RECORDER_CLI, RECORDER_TOP and RECORDER_WEB (meson passes
  * them: `meson test -C BUILD --benchmark --suite watch -v`), tmux,
@@ -10,7 +10,8 @@
  * watch_work runs its threads in lock step at a spinning barrier (as ggml
  * does), so any core a viewer takes stalls them all.  Each round runs it
  * alone, with recorder-top attached (in tmux), with recorder-web and a
- * page connected in headless chromium, and with `recorder capture`
+ * page connected in headless chromium, with recorder-web and a client that
+ * decodes but draws nothing (a browser elsewhere), and with `recorder capture`
  * attached, in an order that rotates from round to round; the figure for a
  * viewer is its ops/s over the same round's ops/s alone.  The median of the
  * rounds' ratios is printed, with the spread, and what each viewer lost
@@ -54,6 +55,7 @@ try {
 
 const harness = require('../../tests/web/harness');
 const { sleep } = harness;
+const { Peer } = require('../../tests/web/peer');
 async function until(pred, what, ms = 30000) {
   const end = Date.now() + ms;
   for (;;) {
@@ -163,6 +165,36 @@ const modes = {
       return { ...r, cpu, pageCpu, decoded: s.events, lost: s.lost + (s.thinned || 0) };
     } finally {
       await page.close().catch(() => {});
+      srv.kill('SIGTERM');
+      await new Promise((r) => (srv.exitCode !== null ? r() : srv.once('exit', r)));
+      void err;
+    }
+  },
+
+  /* recorder-web with a client that decodes every message as the page
+   * does (tests/web/peer.js) but draws nothing: the server's cost when the
+   * browser runs on another machine.  The decoder's CPU (this node
+   * process) is shown as the page's. */
+  async 'web-remote'() {
+    const w = await startWork();
+    const srv = spawn(WEB, [String(w.pid), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const err = lines(srv.stderr);
+    let peer = null;
+    try {
+      const m = await lines(srv.stdout).match(/^http:\/\/[^:/]+:(\d+)\/\S*[?&]t=([0-9a-f]+)/m, 'recorder-web');
+      peer = await Peer.open(Number(m[1]), m[2]);
+      await until(() => peer.helloMsg !== null, 'the client to connect');
+      const c0 = cpuSeconds(srv.pid), t0 = Date.now(), n0 = process.cpuUsage();
+      const r = await finish(w);
+      const dt = (Date.now() - t0) / 1000;
+      const cpu = (cpuSeconds(srv.pid) - c0) / dt;
+      const u = process.cpuUsage(n0);
+      const pageCpu = (u.user + u.system) / 1e6 / dt;
+      await sleep(500);
+      const s = peer.statusMsg || { lost: NaN, thinned: 0 };
+      return { ...r, cpu, pageCpu, decoded: peer.events, lost: s.lost + (s.thinned || 0) };
+    } finally {
+      if (peer) peer.close();
       srv.kill('SIGTERM');
       await new Promise((r) => (srv.exitCode !== null ? r() : srv.once('exit', r)));
       void err;
