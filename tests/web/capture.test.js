@@ -68,6 +68,12 @@ main(async () => {
     const conn = await page.textContent('#conn'), pid = await page.textContent('#proc-pid');
     check(conn === 'capture file', 'the header says capture file', conn);
     check(pid.includes('file ' + rec), 'the header names the file', pid);
+    const mode = await page.textContent('#view-state'), btn = await page.textContent('#btn-pause');
+    check(mode === 'following' && btn === 'Pause', 'the view says it follows the file, not "live"', { mode, btn });
+    await page.click('#btn-pause');
+    check(await page.textContent('#view-state') === 'paused' && await page.textContent('#btn-pause') === 'Follow',
+      'paused, its button says Follow', await page.textContent('#btn-pause'));
+    await page.click('#btn-pause');
 
     /* ---- counts: the file's, as recorder dump's JSON has them ---- */
     check(s.serverEvents === want.events, 'events read equal the JSON\'s', { page: s.serverEvents, json: want.events, ph: want.ph });

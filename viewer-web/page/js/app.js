@@ -73,10 +73,14 @@ function connect() {
 
 /* ---- controls ---- */
 const pauseBtn = $('btn-pause');
+/* A capture file is no live program: the view follows its end as it is
+ * read ("following"), and the button goes back to that ("Follow"). */
 function showMode(live) {
-  pauseBtn.textContent = live ? 'Pause' : 'Live';
+  const file = !!(store.helloMsg && store.helloMsg.file);
+  const btn = live ? 'Pause' : file ? 'Follow' : 'Live', label = live ? (file ? 'following' : 'live') : 'paused';
+  if (pauseBtn.textContent !== btn) pauseBtn.textContent = btn;
   pauseBtn.classList.toggle('paused', !live);
-  $('view-state').textContent = live ? 'live' : 'paused';
+  if ($('view-state').textContent !== label) $('view-state').textContent = label;
   $('view-state').classList.toggle('paused', !live);
 }
 timeline.onMode = showMode;
@@ -147,6 +151,7 @@ function setMetric(id, text, cls, boxId) {
 
 function updateHeader() {
   const h = store.helloMsg, st = store.statusMsg;
+  showMode(timeline.live);
   if (h) {
     /* Several programs: all of them; a capture file says so: it is a
      * recording, not a live program. */
