@@ -63,36 +63,35 @@ static struct desc_seg *find(struct descendants *d, const char *name) {
     return NULL;
 }
 
-static void track(struct descendants *d, const char *name, int pid, uint64_t start) {
-    if (d->n == MAX_TRACKED || find(d, name)) return;
-    if (!d->segs && !(d->segs = calloc(MAX_TRACKED, sizeof *d->segs))) return;
+/* 0, or -1 past the table (or out of memory): not followed, but the last
+ * look counts those (desc_end), and desc_free says so -- never a process
+ * silently missing. */
+static int track(struct descendants *d, const char *name, int pid, uint64_t start) {
+    if (find(d, name)) return 0;
+    if (d->n == MAX_TRACKED || (!d->segs && !(d->segs = calloc(MAX_TRACKED, sizeof *d->segs)))) return -1;
     struct desc_seg *t = &d->segs[d->n++];
     snprintf(t->name, sizeof t->name, "%s", name);
     t->pid = pid;
     t->start = start;
+    return 0;
 }
 
 /* Is the new segment `name` one of our descendants'?  By its header:
  * our launcher tag, or (untagged) a process whose parent chain leads to
  * us.  A header not readable yet (an older writer still making it) is
  * decided in resolve_pending(). */
-static void consider(struct descendants *d, const char *name) {
-    if (find(d, name)) return;
+static int consider(struct descendants *d, const char *name) {
+    if (find(d, name)) return 0;
     char path[PATH_MAX];
     snprintf(path, sizeof path, SHM_DIR "/%.255s", name);
     struct rec_seg_entry e;
     int rc = rec_seg_inspect(path, &e);
-    if (rc != REC_OK || e.pid <= 0) {
-        if (e.all_zero_header && e.uid == d->uid) track(d, name, 0, 0);
-        return;
-    }
-    if (e.uid != d->uid) return;
-    if (e.launcher_pid == d->self_pid && e.launcher_start == d->self_start) {
-        track(d, name, e.pid, e.proc_start);
-        return;
-    }
+    if (rc != REC_OK || e.pid <= 0) return e.all_zero_header && e.uid == d->uid ? track(d, name, 0, 0) : 0;
+    if (e.uid != d->uid) return 0;
+    if (e.launcher_pid == d->self_pid && e.launcher_start == d->self_start) return track(d, name, e.pid, e.proc_start);
     uint64_t start = 0;
-    if (is_descendant(d, e.pid, &start) && start == e.proc_start) track(d, name, e.pid, e.proc_start);
+    if (is_descendant(d, e.pid, &start) && start == e.proc_start) return track(d, name, e.pid, e.proc_start);
+    return 0;
 }
 
 static void resolve_pending(struct descendants *d) {
@@ -122,13 +121,17 @@ static void resolve_pending(struct descendants *d) {
 /* Every segment in /dev/shm now: at the start, after the watch's queue
  * overflowed, and at the end.  Nothing tagged with our launcher can be
  * missed there: its writer keeps it while we run (docs/configuration.md). */
-static void rescan(struct descendants *d) {
+/* Every segment in /dev/shm looked at; returns how many of ours did not
+ * fit in the table. */
+static int rescan(struct descendants *d) {
     DIR *dir = opendir(SHM_DIR);
-    if (!dir) return;
+    if (!dir) return 0;
     struct dirent *de;
+    int over = 0;
     while ((de = readdir(dir)) != NULL)
-        if (!strncmp(de->d_name, REC_SEG_PREFIX, strlen(REC_SEG_PREFIX))) consider(d, de->d_name);
+        if (!strncmp(de->d_name, REC_SEG_PREFIX, strlen(REC_SEG_PREFIX))) over -= consider(d, de->d_name);
     closedir(dir);
+    return over;
 }
 
 static void read_events(struct descendants *d) {
@@ -217,12 +220,17 @@ void desc_end(struct descendants *d) {
         read_events(d);
         close(d->ino);
         d->ino = -1;
-        rescan(d);
+        d->untracked = rescan(d);
     }
     resolve_pending(d);
 }
 
 void desc_free(struct descendants *d) {
+    if (d->untracked)
+        cli_warn("%d new segments were not followed (at most %d are): the command's processes among them are "
+                 "not in the output; recorder ls shows them, recorder gc removes those of exited processes",
+                 d->untracked, MAX_TRACKED);
+    d->untracked = 0;
     free(d->segs);
     d->segs = NULL;
     d->n = 0;

@@ -30,6 +30,7 @@ struct descendants {
     int child_done, child_status;   /* the child has exited: its wait status */
     struct desc_seg *segs;
     int n;
+    int untracked;            /* segments of ours past MAX_TRACKED at the last look: not followed (desc_free warns) */
 };
 
 /* Before starting the command: become a child subreaper and watch
