@@ -65,6 +65,10 @@ void lod_event(struct lod *l, uint32_t h, uint32_t id, int64_t ts);
 void lod_slice(struct lod *l, uint32_t h, uint32_t id, int64_t s, int64_t e, uint32_t name);
 void lod_lost(struct lod *l, uint32_t h, uint32_t id, int64_t a, int64_t b);
 
+/* The bucket of ts (coarsening the grid until it holds it), -1 if past
+ * the limit; latlod.c puts its histograms on the same grid. */
+int lod_bucket(struct lod *l, int64_t ts);
+
 /* Encode the LOD message of the lanes in the table (forgetting retired
  * ones) and publish it, if anything changed since the last time. */
 void lod_publish(struct lod *l, const struct lanes *lanes);
