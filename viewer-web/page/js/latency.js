@@ -239,8 +239,8 @@ class LatencyPanel {
     const ctx = this.ctx, o = this.data.over, rows = o.rows;
     const lost = rows.some((r) => r.lost), mark = lost ? PARTIAL_MARK : '';
     const title = o.source === 'server'
-      ? `${mark}percentiles per ${fmtDur(o.width)} · whole run (server, to the bin)`
-      : 'percentiles per second · held calls (exact)';
+      ? `${mark}whole run · server · per ${fmtDur(o.width)}`
+      : 'held calls · exact · per second';
     const p = this.frame(x, y, w, h, title);
     this.overTitle = title;
     if (!rows.length) return;
