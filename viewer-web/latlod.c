@@ -147,11 +147,16 @@ static struct frame *encode(const struct latlod *t, const struct lod *l, const s
     return f;
 }
 
-int latlod_publish(struct latlod *t, const struct lod *l) {
+int latlod_publish(struct latlod *t, const struct lod *l, double now_ms) {
     int any = 0;
     struct lat_pub *p = t->pub;
     for (uint32_t i = 0; i < t->n; i++) {
-        if (!web_load(&p->want[i])) continue;
+        if (!web_load(&p->want[i])) {
+            /* Nobody looked for a while: its answer's memory goes. */
+            if (p->ans[i] && now_ms - t->asked_ms[i] > LAT_KEEP_MS) frame_publish(&p->ans[i], NULL);
+            continue;
+        }
+        t->asked_ms[i] = now_ms;
         /* Always anew: the page waits for an answer newer than its
          * question (ws.c); the pages' asking is rate-bounded. */
         sync_grid(t, l);

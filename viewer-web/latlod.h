@@ -22,10 +22,12 @@
  * calls); calls of later ones are counted as left out (and so are calls
  * met without memory), and every answer says how many.  A scope holds a
  * pointer per bucket (4 KiB) and a histogram of LAT_BINS x 4 bytes (440
- * bytes) per bucket that has calls of it: at most 229 KiB per scope, 57
+ * bytes) per bucket that has calls of it: at most 224 KiB per scope, 56
  * MiB for LAT_SCOPES, whatever the run's length.  Its published answer
- * (sparse) is at most about 6 bytes per non-empty bin more, once per
- * scope: another 57 MiB worst case, usually a few KiB.
+ * (sparse) is at most about 6 bytes per non-empty bin and 4 per bucket
+ * more, 340 KB per scope, kept only for scopes a page asked for in the
+ * last LAT_KEEP_MS: 87 MB if pages kept asking for all LAT_SCOPES at
+ * once, usually a few KB.  So 224 KiB x 256 + 87 MB = 146 MB worst case.
  *
  * Threads: the reader owns the histograms.  Answers are encoded only for
  * scopes a page asked for (want flags set by the service thread), and
@@ -60,6 +62,7 @@ struct lat_scope {
 struct latlod {
     struct lat_scope *s[LAT_SCOPES];
     uint32_t n;
+    double asked_ms[LAT_SCOPES];   /* when each slot was last asked for (reader's clock) */
     int64_t width;                 /* the grid's width the buckets are on (follows lod) */
     uint8_t lost[LOD_BUCKETS];     /* entries were lost in the bucket */
     uint64_t left_out;
@@ -74,7 +77,9 @@ unsigned latlod_bin(int64_t dur);
 /* A call of name from s to e; entries lost from a to b. */
 void latlod_call(struct latlod *t, struct lod *l, uint32_t name, int64_t s, int64_t e);
 void latlod_lost(struct latlod *t, struct lod *l, int64_t a, int64_t b);
-/* Encode and publish anew the answers pages asked for; 1 if any was. */
-int latlod_publish(struct latlod *t, const struct lod *l);
+/* Encode and publish anew the answers pages asked for; 1 if any was.
+ * Answers no page asked for in LAT_KEEP_MS are unpublished (freed). */
+#define LAT_KEEP_MS 10000.0
+int latlod_publish(struct latlod *t, const struct lod *l, double now_ms);
 
 #endif

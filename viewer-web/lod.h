@@ -16,6 +16,9 @@
  * (LANES_CAP + 1) lanes: 42 MB worst case, whatever the run's length; the
  * LOD message is at most about 13 bytes per bucket with data.
  *
+ * Beside it, latlod.h keeps per-scope latency histograms on this grid,
+ * with its own bound (at most 146 MB).
+ *
  * The reader thread owns it; lod_publish hands the LOD message to the
  * service thread like STATS (an RCU-published frame).
  */

@@ -389,7 +389,7 @@ static void read_file(struct reader *r) {
             publish_stats(r, r->max_ts);
             int req = web_xchg(&w->export_req, 0);
             if (req) answer_export(r, req);
-            latlod_publish(&r->lat, &r->lod);
+            latlod_publish(&r->lat, &r->lod, mono_ms());
             next = mono_ms() + STATS_MS;
         }
     }
@@ -435,7 +435,7 @@ static void *reader_main(void *arg) {
         int req = web_xchg(&w->export_req, 0);
         if (req) answer_export(r, req);
         /* Latency answers a page asked for: at once, not at the next statistics. */
-        if (latlod_publish(&r->lat, &r->lod)) lws_cancel_service(w->ctx);
+        if (latlod_publish(&r->lat, &r->lod, t)) lws_cancel_service(w->ctx);
         if (clients_catch_up(&w->clients, &r->hist)) lws_cancel_service(w->ctx);
         rest = rest_ms(rest, r->pass_entries, t - last_pass, w->info.ring_entries, w->opts.flush_ms);
         last_pass = t;

@@ -36,6 +36,7 @@ class LatencyPanel {
     this.label = name ? this.store.label(name) : null;
     this.ids = name ? latIds(this.store, this.label, name) : [];
     this.askedAt = 0;
+    this.store.latMsgs.clear();   /* only the picked scope's answers are kept */
   }
 
   /* Ask the server for the whole run's histograms of the scope's names,
@@ -240,7 +241,7 @@ class LatencyPanel {
     const lost = rows.some((r) => r.lost), mark = lost ? PARTIAL_MARK : '';
     const title = o.source === 'server'
       ? `${mark}whole run · server · per ${fmtDur(o.width)}`
-      : 'held calls · exact · per second';
+      : 'held calls · exact · per second' + (o.notSummarised ? ' · not summarised (cap)' : '');
     const p = this.frame(x, y, w, h, title);
     this.overTitle = title;
     if (!rows.length) return;
