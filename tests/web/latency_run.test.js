@@ -15,7 +15,7 @@ const fs = require('fs');
 const path = require('path');
 const { spawn } = require('child_process');
 const { lineMatching, startServer, stopClean, stop, check, main, until, sleep, need, request } = require('./harness');
-const { launch } = require('./chromium');   /* exits 77 without a browser */
+const { launchPage } = require('./chromium');   /* exits 77 without a browser */
 
 const shots = need('WEB_SCREENSHOTS');
 fs.mkdirSync(shots, { recursive: true });
@@ -46,11 +46,7 @@ main(async () => {
   /* 16 KB per page: a page that joins gets about 2 s of history. */
   const srv = await startServer([name, '--port', '0', '--client-queue', '16']);
   await sleep(6000);
-  const { ctx, profile } = await launch();
-  const page = ctx.pages()[0] || (await ctx.newPage());
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
+  const { ctx, profile, page, errors } = await launchPage();
   try {
     await page.goto(srv.url);
     const state = () => page.evaluate(() => window.__recorder.state());
