@@ -104,9 +104,10 @@ void latlod_call(struct latlod *t, struct lod *l, uint32_t name, int64_t s, int6
 
 void latlod_lost(struct latlod *t, struct lod *l, int64_t a, int64_t b) {
     if (b < a) b = a;
+    if (b > l->limit) b = l->limit;   /* from the future: as lod_lost */
+    if (a > b) return;
     int kb = lod_bucket(l, b), ka = lod_bucket(l, a);
-    if (kb < 0) kb = LOD_BUCKETS - 1;
-    if (ka < 0) return;
+    if (ka < 0 || kb < 0) return;
     sync_grid(t, l);
     for (int k = ka; k <= kb; k++) t->lost[k] = 1;
 }
