@@ -27,6 +27,28 @@ static void free_scope(struct lat_scope *s) {
 void latlod_destroy(struct latlod *t) {
     for (uint32_t i = 0; i < t->n; i++) free_scope(t->s[i]);
     t->n = 0;
+    while (t->spare) {
+        void *next;
+        memcpy(&next, t->spare, sizeof next);
+        free(t->spare);
+        t->spare = next;
+    }
+}
+
+/* A zeroed histogram: a spare one if any (a scope whose calls are
+ * sparser than the buckets would otherwise allocate one per call and
+ * free it at the next coarsening). */
+static uint32_t *hist_new(struct latlod *t) {
+    uint32_t *h = t->spare;
+    if (!h) return calloc(LAT_BINS, sizeof *h);
+    memcpy(&t->spare, h, sizeof t->spare);
+    memset(h, 0, LAT_BINS * sizeof *h);
+    return h;
+}
+
+static void hist_free(struct latlod *t, uint32_t *h) {
+    memcpy(h, &t->spare, sizeof t->spare);
+    t->spare = h;
 }
 
 unsigned latlod_bin(int64_t dur) {
@@ -54,7 +76,7 @@ static void sync_grid(struct latlod *t, const struct lod *l) {
                         uint64_t v = (uint64_t)a[j] + b[j];
                         a[j] = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
                     }
-                    free(b);
+                    hist_free(t, b);
                 } else if (!a) {
                     a = b;
                 }
@@ -69,12 +91,17 @@ static void sync_grid(struct latlod *t, const struct lod *l) {
 }
 
 static struct lat_scope *scope_of(struct latlod *t, uint32_t name) {
-    for (uint32_t i = 0; i < t->n; i++)
-        if (t->s[i]->name == name) return t->s[i];
+    uint32_t h = (name * 2654435761u) & (LAT_HASH - 1);
+    while (t->hval[h]) {   /* never full: at most LAT_SCOPES of LAT_HASH */
+        if (t->hkey[h] == name) return t->s[t->hval[h] - 1];
+        h = (h + 1) & (LAT_HASH - 1);
+    }
     if (t->n >= LAT_SCOPES) return NULL;
     struct lat_scope *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->name = name;
+    t->hkey[h] = name;
+    t->hval[h] = (uint16_t)(t->n + 1);
     t->s[t->n] = s;
     /* The id first, then the count that makes it visible. */
     t->pub->ids[t->n] = name;
@@ -93,7 +120,7 @@ void latlod_call(struct latlod *t, struct lod *l, uint32_t name, int64_t s, int6
     if (k < 0 || !name) return;   /* from the future (the LOD skips it too), or nameless */
     sync_grid(t, l);
     struct lat_scope *sc = scope_of(t, name);
-    if (sc && !sc->h[k]) sc->h[k] = calloc(LAT_BINS, sizeof *sc->h[k]);
+    if (sc && !sc->h[k]) sc->h[k] = hist_new(t);
     if (!sc || !sc->h[k]) {
         left_out(t);
         return;

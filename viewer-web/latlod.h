@@ -44,6 +44,7 @@
 #define LAT_SCOPES 256u
 #define LAT_BPD 10u
 #define LAT_BINS 110u          /* 1 ns .. 100 s */
+#define LAT_HASH 1024u         /* a power of two, 4 x LAT_SCOPES */
 
 /* Shared with the service thread (web.h). */
 struct lat_pub {
@@ -62,9 +63,15 @@ struct lat_scope {
 struct latlod {
     struct lat_scope *s[LAT_SCOPES];
     uint32_t n;
+    /* name -> slot + 1 (0 = empty), open addressing: a call finds its
+     * scope in a probe or two, not a scan of 256 */
+    uint32_t hkey[LAT_HASH];
+    uint16_t hval[LAT_HASH];
     double asked_ms[LAT_SCOPES];   /* when each slot was last asked for (reader's clock) */
     int64_t width;                 /* the grid's width the buckets are on (follows lod) */
     uint8_t lost[LOD_BUCKETS];     /* entries were lost in the bucket */
+    void *spare;                   /* histograms freed by merging, for reuse (a list
+                                      through their first bytes; never more than were in use) */
     uint64_t left_out;
     uint64_t version;
     struct lat_pub *pub;
