@@ -131,7 +131,7 @@ const interact = (() => {
       if (timeline.live && store.version !== computedVersion && now >= nextCompute &&
           (range.active || picked)) recompute(false);
       if (tab === 'latency')
-        latency.poll(now, (m) => { if (ws && ws.readyState === WebSocket.OPEN) ws.send(m); });
+        latency.poll(now, (m) => { if (ws && ws.readyState === WebSocket.OPEN) ws.send(m); }, timeline.live);
       if (tab === 'latency' && latency.dirty) timed(() => latency.draw())();
     },
     resize() { latency.dirty = true; },

@@ -40,9 +40,12 @@ class LatencyPanel {
   }
 
   /* Ask the server for the whole run's histograms of the scope's names,
-   * once a second while shown; redo the plot when an answer came. */
-  poll(now, send) {
+   * once a second while shown; redo the plot when an answer came.
+   * Paused, a plot that shows the server's series holds still. */
+  poll(now, send, live) {
     if (!this.label) return;
+    const held = !live && this.data && this.data.over.source === 'server';
+    if (held) return;
     if (now - this.askedAt >= LAT_ASK_EVERY_MS) {
       this.ids = latIds(this.store, this.label, this.name);
       for (const id of this.ids) send(encodeLatencyAsk(id));
