@@ -11,6 +11,7 @@ const LAT_ASK_EVERY_MS = 1000;
 /* The name ids shown as label (at most LAT_ASK_MAX; picked first). */
 function latIds(store, label, picked) {
   const ids = picked ? [picked] : [];
+  if (!nameFold.on) return ids;   /* one name per label: no scan of every name */
   for (let id = 1; id < store.names.length && ids.length < LAT_ASK_MAX; id++)
     if (id !== picked && store.names[id] !== undefined && store.label(id) === label) ids.push(id);
   return ids;
