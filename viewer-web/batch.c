@@ -47,6 +47,7 @@ static void open_chunk(struct batch *b, struct lanes *l, uint32_t lane, int64_t 
         wb_svarint(&b->body, ts - b->base);
         ln->lost_over = ln->lost_drop = 0;
         if (b->lod) lod_lost(b->lod, lane, ln->id, from, ts);
+        if (b->lod && b->lat) latlod_lost(b->lat, b->lod, from, ts);
     }
     int known = ln->depth < LANE_STACK ? ln->depth : LANE_STACK;
     wb_varint(&b->body, (uint64_t)known);
@@ -63,6 +64,18 @@ static void open_chunk(struct batch *b, struct lanes *l, uint32_t lane, int64_t 
 static void put_time(struct batch *b, int64_t ts) {
     wb_svarint(&b->chunk, ts - b->prev);
     b->prev = ts;
+}
+
+/* The call an END closes, as lane_end pairs it (docs/web.md, "Pairing"),
+ * into the latency summary; not when its BEGIN is unknown (past
+ * LANE_STACK, or nameless). */
+static void call_end(struct batch *b, const struct lane *ln, uint32_t id, int64_t ts) {
+    if (!id || ln->depth <= 0 || ln->depth > LANE_STACK) return;
+    for (int k = ln->depth; k-- > 0;)
+        if (ln->stk_name[k] == id) {
+            latlod_call(b->lat, b->lod, id, ln->stk_ts[k], ts);
+            return;
+        }
 }
 
 void batch_add(struct batch *b, struct lanes *l, struct strtab *names, const struct wsrc *src, uint32_t slot,
@@ -140,6 +153,7 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, const str
             int was = ln->depth;
             int64_t s0 = ln->stk_ts[0];
             uint32_t n0 = ln->stk_name[0];
+            if (b->lod && b->lat) call_end(b, ln, id, ts);
             lane_end(ln, id);
             if (b->lod && was > 0 && ln->depth == 0) lod_slice(b->lod, lane, ln->id, s0, ts, n0);
             break;

@@ -9,6 +9,7 @@
 
 #include "frame.h"
 #include "lanes.h"
+#include "latlod.h"
 #include "lod.h"
 #include "source.h"
 #include "strtab.h"
@@ -26,6 +27,7 @@ struct batch {
                               /* (both, and the lanes' stack times, are web_ns values) */
     int started;
     struct lod *lod;          /* every encoded event is summarised here too (may be NULL) */
+    struct latlod *lat;       /* and every paired call (with lod; may be NULL) */
 };
 
 int batch_init(struct batch *b);

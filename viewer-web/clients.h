@@ -23,6 +23,16 @@
 
 struct lws;
 
+/* A page's questions for one scope's latency (ws.c): the answer goes
+ * once the reader published one newer than the question. */
+#define LAT_ASKS 8
+struct lat_ask {
+    uint32_t name;
+    int slot;                         /* its scope slot (latlod.h), -1: not summarised */
+    int due;
+    uint64_t after;                   /* the answer's version when it asked */
+};
+
 struct client {
     struct rcu_head rcu;
     struct cds_wfcq_head qhead;
@@ -50,6 +60,10 @@ struct client {
     int peer_closed;                  /* the page sent a close frame */
     int rx_swallow;                   /* the refused message is still arriving */
     struct wbuf tx;                   /* per-client messages being built */
+    struct lat_ask lat[LAT_ASKS];     /* latency questions, the oldest replaced */
+    unsigned lat_next;
+    double lat_tokens, lat_ms;        /* the rate bound of questions (ws.c) */
+    uint64_t lat_ignored;             /* questions past it, not answered */
 };
 
 /* What the reader sees: the clients, as of some moment. */

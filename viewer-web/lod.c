@@ -69,6 +69,8 @@ static int bucket_of(struct lod *l, int64_t ts) {
     return (int)(off / (uint64_t)l->width);
 }
 
+int lod_bucket(struct lod *l, int64_t ts) { return bucket_of(l, ts); }
+
 static struct lod_lane *lane_of(struct lod *l, uint32_t h, uint32_t id) {
     if (h >= l->n_handles) return NULL;
     struct lod_lane *ll = l->lane[h];

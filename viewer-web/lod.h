@@ -16,6 +16,9 @@
  * (LANES_CAP + 1) lanes: 42 MB worst case, whatever the run's length; the
  * LOD message is at most about 13 bytes per bucket with data.
  *
+ * Beside it, latlod.h keeps per-scope latency histograms on this grid,
+ * with its own bound (at most 146 MB).
+ *
  * The reader thread owns it; lod_publish hands the LOD message to the
  * service thread like STATS (an RCU-published frame).
  */
@@ -64,6 +67,10 @@ void lod_destroy(struct lod *l);
 void lod_event(struct lod *l, uint32_t h, uint32_t id, int64_t ts);
 void lod_slice(struct lod *l, uint32_t h, uint32_t id, int64_t s, int64_t e, uint32_t name);
 void lod_lost(struct lod *l, uint32_t h, uint32_t id, int64_t a, int64_t b);
+
+/* The bucket of ts (coarsening the grid until it holds it), -1 if past
+ * the limit; latlod.c puts its histograms on the same grid. */
+int lod_bucket(struct lod *l, int64_t ts);
 
 /* Encode the LOD message of the lanes in the table (forgetting retired
  * ones) and publish it, if anything changed since the last time. */

@@ -277,6 +277,7 @@ static void free_published(struct web *w) {
     threads_pub_free(web_xchg(&w->threads, NULL));
     for (int i = 0; i < 3; i++) frame_publish(&w->stats[i], NULL);
     frame_publish(&w->lod, NULL);
+    for (unsigned i = 0; i < LAT_SCOPES; i++) frame_publish(&w->lat.ans[i], NULL);
     for (int f = 0; f < SNAP_FORMATS; f++) {
         void *d = web_xchg(&w->export_done[f], NULL);
         if (d && d != (void *)1) snapshot_unref(d);

@@ -51,6 +51,7 @@ struct reader {
     struct aggregate agg;
     struct history hist;
     struct lod lod;
+    struct latlod lat;
     struct rec_entry *ents;
     struct rec_event *evs;
     struct rec_thread_info *ti, *known;  /* this round's threads; last reported to the model */
@@ -113,6 +114,8 @@ struct reader *reader_new(struct web *w, char *err, size_t errlen) {
     if (history_init(&r->hist, w->opts.client_queue / 2) != 0) goto oom;
     if (lod_init(&r->lod, LANES_CAP + 1, &w->lod) != 0) goto oom;
     r->batch.lod = &r->lod;
+    latlod_init(&r->lat, &w->lat);
+    r->batch.lat = &r->lat;
     struct rec_model_opts mo = {.max_events = w->opts.log_events, .keep_log = 1};
     if (w->src.n > 1) {
         struct rec_source_info si;
@@ -386,6 +389,7 @@ static void read_file(struct reader *r) {
             publish_stats(r, r->max_ts);
             int req = web_xchg(&w->export_req, 0);
             if (req) answer_export(r, req);
+            latlod_publish(&r->lat, &r->lod, mono_ms());
             next = mono_ms() + STATS_MS;
         }
     }
@@ -430,6 +434,8 @@ static void *reader_main(void *arg) {
         }
         int req = web_xchg(&w->export_req, 0);
         if (req) answer_export(r, req);
+        /* Latency answers a page asked for: at once, not at the next statistics. */
+        if (latlod_publish(&r->lat, &r->lod, t)) lws_cancel_service(w->ctx);
         if (clients_catch_up(&w->clients, &r->hist)) lws_cancel_service(w->ctx);
         rest = rest_ms(rest, r->pass_entries, t - last_pass, w->info.ring_entries, w->opts.flush_ms);
         last_pass = t;
@@ -461,6 +467,7 @@ void reader_join_free(struct reader *r) {
     if (r->model) rec_model_free(r->model);
     aggregate_destroy(&r->agg);
     if (r->hist.v) history_destroy(&r->hist);
+    latlod_destroy(&r->lat);
     lod_destroy(&r->lod);
     batch_destroy(&r->batch);
     if (r->lanes.v) lanes_destroy(&r->lanes);

@@ -20,6 +20,7 @@
 #include "clients.h"
 #include "downloads.h"
 #include "frame.h"
+#include "latlod.h"
 #include "recorder/reader.h"
 #include "source.h"
 #include "strtab.h"
@@ -73,6 +74,7 @@ struct web {
     struct threads_pub *threads;
     struct frame *stats[3];
     struct frame *lod;        /* the run's summary (lod.h) */
+    struct lat_pub lat;       /* latency answers per scope, and what the pages want (latlod.h) */
     /* Status, written by the reader (atomics). */
     struct web_counters ctr;
     int alive, closed;

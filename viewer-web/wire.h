@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define WIRE_VERSION 4u
+#define WIRE_VERSION 5u
 
 /* Server to page. */
 enum wire_msg {
@@ -26,12 +26,14 @@ enum wire_msg {
     MSG_STATUS = 0x06,
     MSG_PONG = 0x07,
     MSG_LOD = 0x08,           /* the run's summary per lane (lod.h) */
+    MSG_LATENCY = 0x09,       /* one scope's latency over the run (latlod.h) */
 };
 
 /* Page to server.  Anything else closes the connection (1008). */
 enum wire_cmsg {
     CMSG_SET_WINDOW = 0x81,   /* u8 window: 0 = 1 s, 1 = 10 s, 2 = all */
     CMSG_PING = 0x82,         /* u32 nonce, echoed in a PONG */
+    CMSG_LATENCY = 0x83,      /* u32 name id: answered with a LATENCY */
 };
 #define WIRE_CMSG_MAX 64u     /* longer client messages close the connection (1009) */
 
@@ -62,6 +64,9 @@ enum wire_kind {
 
 /* LOD bucket flags. */
 #define LOD_FLAG_LOST 1u      /* entries of the lane were lost in this bucket */
+
+/* LATENCY flags. */
+#define LAT_FLAG_KNOWN 1u     /* the scope is summarised (else: no calls yet, or past the cap) */
 
 /* Room left in front of every message for the WebSocket header, so a frame
  * goes to lws_write without a copy.  ws.c checks it against LWS_PRE. */

@@ -31,6 +31,10 @@ static_assert(LWS_PRE <= WIRE_PRE, "frames keep WIRE_PRE bytes of headroom for l
 #define REFUSE_TIMEOUT_S 5
 #define LOD_EVERY_MS 1000.0
 #define CLOSE_TRY_AGAIN_LATER 1013  /* RFC 6455 registry; lws has no name for it */
+/* Latency questions a page may ask: a burst, then this many a second;
+ * more are ignored (and counted), so a flood costs the reader nothing. */
+#define LAT_BURST 32.0
+#define LAT_PER_S 16.0
 
 /* The only write.  After a close frame was sent or received, no more
  * data frames: the page must see the close last. */
@@ -124,6 +128,37 @@ static int send_pong(struct lws *wsi, struct client *c) {
     return send_tx(wsi, c);
 }
 
+/* The answer to a question, if it can go now: a published one newer
+ * than the question, or, for a scope not summarised, a short "none". */
+static struct frame *lat_answer(struct web *w, const struct lat_ask *a) {
+    if (!a->due || a->slot < 0) return NULL;
+    struct frame *f = web_subscribe(&w->lat.ans[a->slot]);
+    return f && f->version > a->after ? f : NULL;
+}
+
+static struct lat_ask *lat_due(struct web *w, struct client *c, struct frame **f) {
+    for (unsigned i = 0; i < LAT_ASKS; i++) {
+        struct lat_ask *a = &c->lat[i];
+        if (a->due && (a->slot < 0 || (*f = lat_answer(w, a)))) return a;
+    }
+    return NULL;
+}
+
+static int send_lat_none(struct lws *wsi, struct web *w, struct client *c, uint32_t name) {
+    struct wbuf *b = &c->tx;
+    wb_reset(b);
+    wb_u8(b, MSG_LATENCY);
+    wb_varint(b, name);
+    wb_u8(b, 0);
+    wb_varint(b, web_load(&w->lat.left_out));
+    wb_varint(b, LAT_BPD);
+    wb_varint(b, LAT_BINS);
+    wb_f64(b, 0);
+    wb_f64(b, 0);
+    wb_varint(b, 0);
+    return send_tx(wsi, c);
+}
+
 /* One message; then ask for another callback if anything is left. */
 static int writable(struct lws *wsi, struct web *w, struct client *c) {
     if (c->close_code) {
@@ -150,7 +185,8 @@ static int writable(struct lws *wsi, struct web *w, struct client *c) {
     /* The summary goes at most once a second: it can be large (lod.h). */
     int lod_due = lod && lod->version != c->lod_ver && ms - c->lod_ms >= LOD_EVERY_MS;
     struct threads_pub *threads = web_subscribe(&w->threads);
-    struct frame *tf;
+    struct frame *tf, *ans = NULL;
+    struct lat_ask *ask;
     struct strtab_pub *names = web_subscribe(&w->names);
     uint32_t nn = names ? __atomic_load_n(&names->count, __ATOMIC_ACQUIRE) : 0;
     if (!c->hello_sent) {
@@ -170,6 +206,9 @@ static int writable(struct lws *wsi, struct web *w, struct client *c) {
         c->frames_sent++;
         rc = send_buf(wsi, c, frame_data(f), f->len);
         frame_unref(f);
+    } else if ((ask = lat_due(w, c, &ans))) {
+        ask->due = 0;
+        rc = ans ? send_buf(wsi, c, frame_data(ans), ans->len) : send_lat_none(wsi, w, c, ask->name);
     } else if (stats && stats->version != c->stats_ver) {
         c->stats_ver = stats->version;
         rc = send_buf(wsi, c, frame_data(stats), stats->len);
@@ -180,7 +219,8 @@ static int writable(struct lws *wsi, struct web *w, struct client *c) {
         lod_due = 0;
     }
     more = c->strings_sent < nn || (threads && threads->version != c->threads_ver) || c->pong_due ||
-           c->status_due || c->pending || (stats && stats->version != c->stats_ver) || lod_due;
+           c->status_due || c->pending || (stats && stats->version != c->stats_ver) || lod_due ||
+           lat_due(w, c, &ans);
     web_read_unlock();
     if (rc == 0 && (more || client_has_queued(c))) lws_callback_on_writable(wsi);
     return rc;
@@ -200,6 +240,41 @@ static int refuse(struct lws *wsi, struct client *c, enum lws_close_status code,
     return 0;
 }
 
+/* A question for one scope's latency (any u32: an unknown id gets
+ * "none").  Within the rate bound, the reader is asked to encode it. */
+static void ask_latency(struct web *w, struct client *c, uint32_t name) {
+    double ms = lws_now_usecs() / 1e3;
+    if (c->lat_ms == 0) c->lat_tokens = LAT_BURST;
+    else c->lat_tokens += (ms - c->lat_ms) * LAT_PER_S / 1e3;
+    if (c->lat_tokens > LAT_BURST) c->lat_tokens = LAT_BURST;
+    c->lat_ms = ms;
+    if (c->lat_tokens < 1) {
+        c->lat_ignored++;
+        return;
+    }
+    c->lat_tokens -= 1;
+    int slot = -1;
+    uint32_t n = __atomic_load_n(&w->lat.n, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n && i < LAT_SCOPES; i++)
+        if (w->lat.ids[i] == name) slot = (int)i;
+    struct lat_ask *a = NULL;
+    for (unsigned i = 0; i < LAT_ASKS && !a; i++)
+        if (c->lat[i].due && c->lat[i].name == name) a = &c->lat[i];
+    if (!a) a = &c->lat[c->lat_next++ % LAT_ASKS];   /* the oldest question goes */
+    a->name = name;
+    a->slot = slot;
+    a->due = 1;
+    a->after = 0;
+    if (slot >= 0) {
+        web_read_lock();
+        struct frame *f = web_subscribe(&w->lat.ans[slot]);
+        a->after = f ? f->version : 0;
+        web_read_unlock();
+        /* The reader looks at every pass (a flush period at most). */
+        web_store(&w->lat.want[slot], 1);
+    }
+}
+
 /* A whole message from the page. */
 static int command(struct lws *wsi, struct client *c) {
     const unsigned char *m = c->rx;
@@ -213,6 +288,9 @@ static int command(struct lws *wsi, struct client *c) {
     } else if (n == 5 && m[0] == CMSG_PING) {
         c->pong_nonce = (uint32_t)m[1] | (uint32_t)m[2] << 8 | (uint32_t)m[3] << 16 | (uint32_t)m[4] << 24;
         c->pong_due = 1;
+    } else if (n == 5 && m[0] == CMSG_LATENCY) {
+        ask_latency(web_of(wsi), c,
+                    (uint32_t)m[1] | (uint32_t)m[2] << 8 | (uint32_t)m[3] << 16 | (uint32_t)m[4] << 24);
     } else {
         return refuse(wsi, c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "bad message");
     }

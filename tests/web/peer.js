@@ -26,6 +26,7 @@ class Peer {
     this.pongs = [];
     this.lodMsg = null;       /* the latest LOD (the run's summary) */
     this.lods = 0;
+    this.latMsgs = [];        /* LATENCY answers, in order */
     this.errors = [];
     this.seqs = [];
     this.tMin = Infinity;     /* the earliest and latest event times decoded */
@@ -59,6 +60,7 @@ class Peer {
   status(s) { this.statusMsg = s; this.statusEvents = this.events; }
   pong(n) { this.pongs.push(n); }
   lod(m) { this.lodMsg = m; this.lods++; }
+  latency(m) { this.latMsgs.push(m); }
   batch(seq) { this.frames++; this.seqs.push(seq); }
   chunk() {}
   time(t) {
@@ -76,6 +78,7 @@ class Peer {
   laneNames() { return [...this.lanes.values()].map((l) => l.name); }
   ping(nonce) { this.ws.send(P.encodePing(nonce)); }
   setWindow(w) { this.ws.send(P.encodeSetWindow(w)); }
+  askLatency(id) { this.ws.send(P.encodeLatencyAsk(id)); }
   get closed() { return this.ws.closed; }
   close() { this.ws.close(); }
 }

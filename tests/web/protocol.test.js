@@ -86,7 +86,7 @@ main(async () => {
     && p.statusMsg && p.statusMsg.clients >= 2), 30000);
   check(both, 'two pages both get HELLO, names, lanes and events', { a: a.events, b: b.events });
   for (const [p, n] of [[a, 'first'], [b, 'second']]) {
-    check(p.helloMsg && p.helloMsg.pid === target.pid && p.helloMsg.version === 4, `${n} page: HELLO names the program and protocol 4`, p.helloMsg);
+    check(p.helloMsg && p.helloMsg.pid === target.pid && p.helloMsg.version === 5, `${n} page: HELLO names the program and protocol 5`, p.helloMsg);
     const lanes = p.laneNames();
     check(['dispatcher', 'worker-0', 'worker-1', 'worker-2'].every((x) => lanes.includes(x)), `${n} page: a lane per thread`, lanes);
     check(['step', 'layer', 'attention', 'matmul_blk.0', 'dispatch'].every((x) => p.begun.has(x)), `${n} page: scope names`, [...p.begun]);

@@ -21,7 +21,11 @@
  * than its ring holds (run it with RECORDER_RING_KB=64): a reader loses
  * entries there, a gap inside that cycle.
  *
- *   range_writer [--burst-every N] [--burst K]
+ * With --ramp R (cycles), durations grow over the run, in a known way
+ * (latency_run.test.js): D(c) = DURS_US[(7 c) % 12] + 300 * (c / R) µs,
+ * at most 9 ms (integer division: a step every R cycles).
+ *
+ *   range_writer [--burst-every N] [--burst K] [--ramp R]
  *
  * Prints "ready PID base NS" (NS: BASE), and runs until SIGTERM.
  */
@@ -64,16 +68,17 @@ static int read_ticks0(uint64_t *out) {
 }
 
 int main(int argc, char **argv) {
-    long burst_every = 200, burst = 20000;
+    long burst_every = 200, burst = 20000, ramp = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--burst-every")) burst_every = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--burst")) burst = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--ramp")) ramp = atol(argv[i + 1]);
         else {
             fprintf(stderr, "range_writer: unknown option %s\n", argv[i]);
             return 2;
         }
     }
-    if (burst_every <= 0 || burst < 0) {
+    if (burst_every <= 0 || burst < 0 || ramp < 0) {
         fprintf(stderr, "range_writer: bad --burst-every or --burst\n");
         return 2;
     }
@@ -98,6 +103,8 @@ int main(int argc, char **argv) {
     fflush(stdout);
     for (uint64_t c = 0; !atomic_load(&stop); c++) {
         uint64_t s = t0 + base + c * PERIOD_NS, d = DURS_US[(7 * c) % 12] * 1000ull;
+        if (ramp) d += 300000ull * (c / (uint64_t)ramp);
+        if (d > 9000000ull) d = 9000000ull;
         /* Wait until the whole cycle is in the past. */
         for (;;) {
             uint64_t now = rec_now();

@@ -130,6 +130,8 @@ const interact = (() => {
       /* Live, the page's own figures follow the data (paced: recompute). */
       if (timeline.live && store.version !== computedVersion && now >= nextCompute &&
           (range.active || picked)) recompute(false);
+      if (tab === 'latency')
+        latency.poll(now, (m) => { if (ws && ws.readyState === WebSocket.OPEN) ws.send(m); }, timeline.live);
       if (tab === 'latency' && latency.dirty) timed(() => latency.draw())();
     },
     resize() { latency.dirty = true; },
@@ -151,7 +153,8 @@ const interact = (() => {
           parent: n.parent ? store.label(flame.nodes[n.parent].name) : '' })),
         serverStatsNow: store.statsMsg ? store.statsMsg.now : null,
         picked: picked ? picked.label : null,
-        latency: d ? { calls: d.durs.length, pct: d.pct, partial: d.cover.partial, cover: d.cover, perSecond: d.perSecond,
+        latency: d ? { calls: d.durs.length, pct: d.pct, partial: d.cover.partial, cover: d.cover, perSecond: d.perSecond, over: d.over,
+          overTitle: latency.overTitle || '',
           figures: $('lat-figures').textContent, sub: $('lat-sub').textContent, bins: latency.histBins || null } : null,
         tab,
         counters: store.counterOrder.map((c) => ({ name: store.name(c.name), ...counters.of(c), text: counters.text(c) })),

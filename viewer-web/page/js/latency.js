@@ -4,7 +4,11 @@
  * (the batching-server document's plots, live).  Computed in the page,
  * exactly, from the calls it holds that begin and end in the selected
  * range, or from everything it holds (rangestats.js scopeCalls); marked
- * partial, with why, when entries were lost there (rangeCover). */
+ * partial, with why, when entries were lost there (rangeCover).  The
+ * percentiles over time come from the server's whole-run histograms
+ * (latseries.js) when no range is selected or the range reaches before
+ * the page's detail, exact to the bin; from the page's calls, exact, per
+ * second otherwise.  The plot says which. */
 
 const LAT_MARKS = [[0.5, 'P50'], [0.9, 'P90'], [0.99, 'P99'], [0.999, 'P99.9']];
 const LAT_LINES = [[0.5, 'P50', '#7ab4ff'], [0.95, 'P95', '#e6b450'], [0.99, 'P99', '#f2686a']];
@@ -21,12 +25,52 @@ class LatencyPanel {
     this.label = null;   /* the scope, by the name shown */
     this.name = 0;       /* one of its name ids (color) */
     this.data = null;
+    this.ids = [];       /* the name ids asked for (latseries.js) */
+    this.askedAt = 0;
+    this.latSeen = -1;
     this.W = 0; this.H = 0; this.dpr = 1;
   }
 
   select(name) {
     this.name = name;
     this.label = name ? this.store.label(name) : null;
+    this.ids = name ? latIds(this.store, this.label, name) : [];
+    this.askedAt = 0;
+    this.store.latMsgs.clear();   /* only the picked scope's answers are kept */
+  }
+
+  /* Ask the server for the whole run's histograms of the scope's names,
+   * once a second while shown; redo the plot when an answer came.
+   * Paused, a plot that shows the server's series holds still. */
+  poll(now, send, live) {
+    if (!this.label) return;
+    const held = !live && this.data && this.data.over.source === 'server';
+    if (held) return;
+    if (now - this.askedAt >= LAT_ASK_EVERY_MS) {
+      this.ids = latIds(this.store, this.label, this.name);
+      for (const id of this.ids) send(encodeLatencyAsk(id));
+      this.askedAt = now;
+    }
+    if (this.data && this.store.latVersion !== this.latSeen) {
+      this.data.over = this.overSeries(this.data.ra, this.data.rb, this.data.perSecond);
+      this.dirty = true;
+    }
+  }
+
+  /* The server's series if the plot needs it and has it, else the page's. */
+  overSeries(a, b, perSecond) {
+    this.latSeen = this.store.latVersion;
+    const reach = !Number.isFinite(a) || a < this.store.detailStart;
+    const srv = reach ? serverSeries(this.store.latMsgs, this.ids, a, b) : null;
+    if (srv && srv.known && srv.rows.length) {
+      const x0 = Number.isFinite(a) ? a : srv.t0, x1 = Number.isFinite(b) ? b : Math.max(this.store.liveNow(), srv.rows[srv.rows.length - 1].t + srv.width);
+      return { source: 'server', x0, x1, width: srv.width, leftOut: srv.leftOut, bpd: srv.bpd,
+        rows: srv.rows.filter((r) => r.n > 0 || r.lost).map((r) => ({ t: r.t, n: r.n, lost: r.lost, bins: r.p,
+          p: r.p.map(([lo, hi]) => Math.sqrt(lo * hi)) })) };
+    }
+    const rows = perSecond.map((r) => ({ t: r.sec * 1e9, n: r.n, lost: false, p: r.p }));
+    return { source: 'page', x0: rows.length ? rows[0].t : 0, x1: rows.length ? Math.max(rows[0].t + 1e9, rows[rows.length - 1].t) : 1,
+      width: 1e9, leftOut: srv ? srv.leftOut : 0, notSummarised: !!(srv && !srv.known), rows };
   }
 
   /* Recompute for [a, b] (infinite: everything held). */
@@ -41,7 +85,9 @@ class LatencyPanel {
     cover.partial = cover.lost > 0 || cover.missedFrames > 0 || cover.evicted;
     const pct = {};
     for (const [p, k] of LAT_MARKS) pct[k] = nearestRank(durs, p);
-    this.data = { durs, ends, pct, cover, a: lo, b: hi, ranged: Number.isFinite(a), perSecond: this.perSecond(raw, ends) };
+    const perSecond = this.perSecond(raw, ends);
+    this.data = { durs, ends, pct, cover, a: lo, b: hi, ra: a, rb: b, ranged: Number.isFinite(a), perSecond,
+      over: this.overSeries(a, b, perSecond) };
     this.show();
   }
 
@@ -103,6 +149,11 @@ class LatencyPanel {
     ctx.fillStyle = UI.laneA;
     ctx.fillRect(0, 0, this.W, this.H);
     this.dirty = false;
+    if (d && !d.durs.length && d.over.rows.length) {
+      /* Nothing held, but the server's summary has the run. */
+      this.overTime(4, 4, this.W - 8, this.H - 8);
+      return;
+    }
     if (!d || !d.durs.length) {
       canvasNote(ctx, this.W, this.H, this.label ? 'No completed calls of ' + this.label + ' here' : 'No scope picked');
       return;
@@ -189,22 +240,31 @@ class LatencyPanel {
   }
 
   overTime(x, y, w, h) {
-    const ctx = this.ctx, rows = this.data.perSecond, p = this.frame(x, y, w, h, 'percentiles per second');
+    const ctx = this.ctx, o = this.data.over, rows = o.rows;
+    const lost = rows.some((r) => r.lost), mark = lost ? PARTIAL_MARK : '';
+    const title = o.source === 'server'
+      ? `${mark}whole run · server · per ${fmtDur(o.width)}`
+      : 'held calls · exact · per second' + (o.notSummarised ? ' · not summarised (cap)' : '');
+    const p = this.frame(x, y, w, h, title);
+    this.overTitle = title;
     if (!rows.length) return;
     p.y += 16;   /* room for the legend */
     p.h -= 16;
     let lo = Infinity, hi = -Infinity;
     for (const r of rows) for (const v of r.p) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    if (!Number.isFinite(lo)) return;
     const L0 = Math.log10(Math.max(1, lo)), L1 = Math.max(L0 + 0.1, Math.log10(Math.max(1, hi)));
-    const s0 = rows[0].sec, s1 = Math.max(s0 + 1, rows[rows.length - 1].sec);
-    const xOf = (sec) => p.x + ((sec - s0) / (s1 - s0)) * p.w;
+    const half = o.source === 'server' ? o.width / 2 : 0;   /* a bucket's point at its middle */
+    const s0 = o.x0, s1 = Math.max(o.x0 + 1, o.x1);
+    const xOf = (t) => p.x + ((t + half - s0) / (s1 - s0)) * p.w;
     const yOf = (v) => p.y + p.h - ((Math.log10(Math.max(1, v)) - L0) / (L1 - L0)) * p.h;
+    const full = rows.filter((r) => r.p.length);
     LAT_LINES.forEach(([, k, color], j) => {
       ctx.strokeStyle = color;
       ctx.lineWidth = 1.5;
       ctx.beginPath();
-      rows.forEach((r, i) => (i ? ctx.lineTo(xOf(r.sec), yOf(r.p[j])) : ctx.moveTo(xOf(r.sec), yOf(r.p[j]))));
-      if (rows.length === 1) ctx.lineTo(xOf(rows[0].sec) + 2, yOf(rows[0].p[j]));
+      full.forEach((r, i) => (i ? ctx.lineTo(xOf(r.t), yOf(r.p[j])) : ctx.moveTo(xOf(r.t), yOf(r.p[j]))));
+      if (full.length === 1) ctx.lineTo(xOf(full[0].t) + 2, yOf(full[0].p[j]));
       ctx.stroke();
       ctx.fillStyle = color;
       ctx.font = FONT_MONO;
@@ -212,8 +272,12 @@ class LatencyPanel {
       ctx.textBaseline = 'top';
       ctx.fillText(k, p.x + 2 + j * 40, p.y - 16);
     });
-    /* The duration axis (log): its top and bottom. */
+    /* Buckets where entries were lost: marked partial under the curves. */
     ctx.fillStyle = UI.faint;
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'bottom';
+    for (const r of rows) if (r.lost) ctx.fillText(PARTIAL_MARK, xOf(r.t), p.y + p.h);
+    /* The duration axis (log): its top and bottom. */
     ctx.textAlign = 'right';
     ctx.textBaseline = 'top';
     ctx.fillText(fmtDur(Math.pow(10, L1)), p.x + p.w, p.y - 16);
@@ -221,8 +285,12 @@ class LatencyPanel {
     ctx.fillText(fmtDur(Math.pow(10, L0)), p.x + p.w, p.y + p.h - 2);
     ctx.textBaseline = 'top';
     ctx.textAlign = 'left';
-    ctx.fillText(s0 + ' s', p.x, p.y + p.h + 4);
+    ctx.fillText((s0 / 1e9).toFixed(1) + ' s', p.x, p.y + p.h + 4);
     ctx.textAlign = 'right';
-    ctx.fillText(s1 + ' s', p.x + p.w, p.y + p.h + 4);
+    ctx.fillText((s1 / 1e9).toFixed(1) + ' s', p.x + p.w, p.y + p.h + 4);
+    if (o.leftOut) {
+      ctx.textAlign = 'left';
+      ctx.fillText(`${fmtCount(o.leftOut)} calls of scopes past the server's cap left out`, p.x + 40, p.y + p.h + 4);
+    }
   }
 }

@@ -2,8 +2,8 @@
  * "Protocol").  No DOM here: the node tests load this file too.
  * The encoder is viewer-web/wire.h and its callers; they change together. */
 
-const MSG = { HELLO: 1, STRINGS: 2, THREADS: 3, EVENTS: 4, STATS: 5, STATUS: 6, PONG: 7, LOD: 8 };
-const CMSG = { SET_WINDOW: 0x81, PING: 0x82 };
+const MSG = { HELLO: 1, STRINGS: 2, THREADS: 3, EVENTS: 4, STATS: 5, STATUS: 6, PONG: 7, LOD: 8, LATENCY: 9 };
+const CMSG = { SET_WINDOW: 0x81, PING: 0x82, LATENCY: 0x83 };
 const KIND = { BEGIN: 1, END: 2, INSTANT: 3, COUNTER: 4, FLOW_BEGIN: 5, FLOW_STEP: 6, FLOW_END: 7 };
 const CHUNK_LOSS = 1;
 const HELLO_FOREIGN = 1, HELLO_FILE = 2;
@@ -11,7 +11,8 @@ const STATUS_ALIVE = 1, STATUS_CLOSED = 2, STATUS_TRUNCATED = 4, STATUS_LOADING 
 const LOD_FLAG_LOST = 1;
 const LOD_BUCKETS_MAX = 65536;   /* more is malformed (the server sends 512) */
 const THREADS_FULL = 1;
-const PROTOCOL_VERSION = 4;
+const PROTOCOL_VERSION = 5;
+const LAT_FLAG_KNOWN = 1;
 const SUBPROTOCOL = 'recorder-web.v' + PROTOCOL_VERSION;
 
 const utf8Decoder = new TextDecoder('utf-8');
@@ -294,6 +295,32 @@ function decodeLod(r) {
   return m;
 }
 
+/* LATENCY: one scope's duration histograms per bucket of the LOD grid
+ * (docs/web.md, "Latency panel"): bin j of nbins holds durations in
+ * [10^(j/bpd), 10^((j+1)/bpd)) ns.  Buckets with calls or loss only. */
+function decodeLatency(r) {
+  const m = { name: r.varint(), known: (r.u8() & LAT_FLAG_KNOWN) !== 0, leftOut: r.varint(), bpd: r.varint(),
+    nbins: r.varint(), t0: r.f64(), width: r.f64(), buckets: [] };
+  if (m.bpd < 1 || m.bpd > 1000 || m.nbins > 100000 || !Number.isFinite(m.t0) || !(m.width >= 0) || !Number.isFinite(m.width))
+    throw new RangeError('bad LATENCY grid');
+  const nb = r.varint();
+  if (nb > LOD_BUCKETS_MAX) throw new RangeError('too many LATENCY buckets');
+  for (let i = 0; i < nb; i++) {
+    const B = { i: r.varint(), lost: (r.u8() & LOD_FLAG_LOST) !== 0, bins: [], counts: [], n: 0 };
+    const nz = r.varint();
+    if (B.i >= LOD_BUCKETS_MAX || nz > m.nbins) throw new RangeError('bad LATENCY bucket');
+    for (let j = 0; j < nz; j++) {
+      const bin = r.varint(), c = r.varint();
+      if (bin >= m.nbins) throw new RangeError('LATENCY bin past the axis');
+      B.bins.push(bin);
+      B.counts.push(c);
+      B.n += c;
+    }
+    m.buckets.push(B);
+  }
+  return m;
+}
+
 /* One message into the sink; returns its type.  Throws on anything
  * malformed or unknown (the page then closes and reconnects). */
 function decodeMessage(buf, sink) {
@@ -308,6 +335,7 @@ function decodeMessage(buf, sink) {
     case MSG.STATUS: sink.status(decodeStatus(r)); break;
     case MSG.PONG: sink.pong(r.u32()); break;
     case MSG.LOD: sink.lod(decodeLod(r)); break;
+    case MSG.LATENCY: sink.latency(decodeLatency(r)); break;
     default: throw new RangeError('unknown message type ' + type);
   }
   if (r.left !== 0) throw new RangeError('trailing bytes in message type ' + type);
@@ -319,5 +347,9 @@ function encodePing(nonce) {
   return new Uint8Array([CMSG.PING, nonce & 255, (nonce >>> 8) & 255, (nonce >>> 16) & 255, (nonce >>> 24) & 255]);
 }
 
+function encodeLatencyAsk(id) {
+  return new Uint8Array([CMSG.LATENCY, id & 255, (id >>> 8) & 255, (id >>> 16) & 255, (id >>> 24) & 255]);
+}
+
 if (typeof module === 'object' && module.exports)
-  module.exports = { MSG, CMSG, KIND, CHUNK_LOSS, THREADS_FULL, PROTOCOL_VERSION, SUBPROTOCOL, WireReader, decodeMessage, encodeSetWindow, encodePing, utf8 };
+  module.exports = { MSG, CMSG, KIND, CHUNK_LOSS, THREADS_FULL, PROTOCOL_VERSION, SUBPROTOCOL, WireReader, decodeMessage, encodeSetWindow, encodePing, encodeLatencyAsk, utf8 };

@@ -234,6 +234,8 @@ class Store {
 
   reset() {
     this.names = [''];
+    this.latMsgs = new Map();   /* name id -> its LATENCY answer (latseries.js) */
+    this.latVersion = 0;
     this.lanes = new Map();   /* id -> Lane */
     this.laneOrder = [];
     this.lanesRetired = 0;    /* lanes recorder-web retired, in all (THREADS) */
@@ -350,6 +352,10 @@ class Store {
   /* Where this page's detail begins: before it, only the summary. */
   get detailStart() { return Math.max(this.firstBase, this.historyStart); }
   pong() {}
+  latency(m) {
+    this.latMsgs.set(m.name, m);
+    this.latVersion++;
+  }
   setNow(now) {
     if (now >= this.now) {
       this.now = now;
