@@ -66,11 +66,11 @@ void cap_lazy_end(rec_cap *c) {
 }
 
 /* The record at `at`, read for the first time, is cut (r CAP_CUT) or
- * fails a check (CAP_BAD): the valid part ends before it, as rec_cap_open
- * would have found.  Its END record, if the walk saw one, is past it. */
-void cap_lazy_stop(rec_cap *c, int r, uint64_t at) {
+ * fails a check (CAP_BAD), after `records` records: the valid part ends
+ * before it, as rec_cap_open would have found.  Its END record, if the walk saw one, is past it. */
+void cap_lazy_stop(rec_cap *c, int r, uint64_t at, uint32_t records) {
     struct rec_cap_info *in = &c->info;
-    cap_warn_stop(c, r, at, c->seq);
+    cap_warn_stop(c, r, at, records);
     in->complete = 0;
     in->end_reason = 0;
     in->end_ticks = 0;

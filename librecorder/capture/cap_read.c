@@ -562,16 +562,16 @@ static void fill_thread(struct rec_thread_info *o, const unsigned char *p) {
 /* A record that fails a check in rec_cap_next: if it was checked before,
  * the file changed since (an error); if it is read for the first time
  * (lazily opened), the valid part ends here, as the open would have found. */
-static int failed(rec_cap *c, int fresh, int r, uint64_t at) {
+static int failed(rec_cap *c, int fresh, int r, uint64_t at, uint32_t seq) {
     if (!fresh) return -REC_ERR_FORMAT;
-    cap_lazy_stop(c, r, at);
+    cap_lazy_stop(c, r, at, seq);
     return 0;
 }
 
 int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
     for (;;) {
         uint64_t at = c->pos;
-        uint32_t type = 0, size = 0;
+        uint32_t type = 0, size = 0, seq = c->seq;   /* seq: the records before this one */
         int r = cap_read_record(c, c->info.valid_size, &type, &size);
         if (r == END_OF_DATA) {
             if (c->lazy && !c->info.counted) cap_lazy_end(c);
@@ -579,13 +579,13 @@ int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
         }
         if (r == IOERR) return -REC_ERR_IO;
         int fresh = c->lazy && at >= c->checked;   /* lazily opened, read whole for the first time */
-        if (r != GOT) return failed(c, fresh, r, at);
+        if (r != GOT) return failed(c, fresh, r, at, seq);
         uint32_t owner = type & REC_CAP_REC_OF_PROCESS ? c->tag : 0, btype = type & ~REC_CAP_REC_OF_PROCESS;
         if (type == REC_CAP_REC_PROCESS) {
             uint32_t k;
-            if (size < sizeof(struct rec_cap_process)) return failed(c, fresh, BAD, at);
+            if (size < sizeof(struct rec_cap_process)) return failed(c, fresh, BAD, at, seq);
             memcpy(&k, c->rec, sizeof k);
-            if (k == 0 || k >= c->nproc) return failed(c, fresh, BAD, at);
+            if (k == 0 || k >= c->nproc) return failed(c, fresh, BAD, at, seq);
             c->tag = k;
             btype = 0;
         }
@@ -601,14 +601,14 @@ int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
             cap_switch_to(c, owner);
             e = cap_any_chunk(c, btype, size, &ch, &n);
             cap_switch_to(c, sel);
-            if (!e) return failed(c, fresh, BAD, at);
+            if (!e) return failed(c, fresh, BAD, at, seq);
         }
         if (c->lazy && !c->info.counted) cap_lazy_count(c, owner, btype, size, e, n, &ch);
         if (fresh) c->checked = c->pos;
         if (owner != c->sel || btype == 0) continue;
         memset(it, 0, sizeof *it);
         if (btype == REC_CAP_REC_THREAD) {
-            if (cap_check_thread(c, size, c->rec) != 0) return failed(c, fresh, BAD, at);
+            if (cap_check_thread(c, size, c->rec) != 0) return failed(c, fresh, BAD, at, seq);
             it->kind = REC_CAP_ITEM_THREAD;
             fill_thread(&it->thread, c->rec);
             return 1;

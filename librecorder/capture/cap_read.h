@@ -99,7 +99,7 @@ void cap_warn_stop(rec_cap *c, int r, uint64_t at, uint64_t records);
 void cap_lazy_count(rec_cap *c, uint32_t owner, uint32_t btype, uint32_t size, const struct rec_entry *e,
                     size_t n, const struct rec_cap_chunk *ch);
 void cap_lazy_end(rec_cap *c);
-void cap_lazy_stop(rec_cap *c, int r, uint64_t at);
+void cap_lazy_stop(rec_cap *c, int r, uint64_t at, uint32_t records);
 int cap_open(const char *path, int lazy, rec_cap **out, char *err, size_t errlen);
 
 #pragma GCC visibility pop
