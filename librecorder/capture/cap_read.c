@@ -5,9 +5,11 @@
  * (type, size, sequence number, check word) and every payload it will
  * hand out later, loads the strings, and stops at the first record that is
  * cut short or fails a check.  Everything before that point is the valid
- * part; rec_cap_next reads only from it, checking again, since the file may
- * have changed in between.  Nothing from the file is ever used as an index
- * or a size before it is checked.
+ * part; rec_cap_next (cap_iter.c) reads only from it, checking again,
+ * since the file may have changed in between.  Nothing from the file is
+ * ever used as an index or a size before it is checked.  rec_cap_open_lazy
+ * (cap_lazy.c) makes the same walk but steps over the large chunks, which
+ * rec_cap_next checks when it first reads them.
  *
  * A capture of several processes (docs/capture-format.md, "Several
  * processes") keeps, per process, its info, strings and first-chunk
@@ -526,104 +528,4 @@ double rec_cap_ticks_to_ns(const rec_cap *c, uint64_t ticks) {
     double ns_per_tick = 1e9 / in->ticks_per_sec;
     if (ticks >= in->ticks0) return (double)(ticks - in->ticks0) * ns_per_tick;
     return -(double)(in->ticks0 - ticks) * ns_per_tick;
-}
-
-int rec_cap_rewind(rec_cap *c) {
-    c->pos = c->first_record;
-    c->seq = 0;
-    c->tag = 0;
-    if (c->chunk_seen) memset(c->chunk_seen, 0, c->info.max_threads);
-    /* A lazily opened file counts from the start again until one pass
-     * has reached the end. */
-    memset(&c->tally, 0, sizeof c->tally);
-    if (c->tally_seen) memset(c->tally_seen, 0, c->info.max_threads);
-    return REC_OK;
-}
-
-/* ---- iteration --------------------------------------------------------------- */
-
-static void fill_thread(struct rec_thread_info *o, const unsigned char *p) {
-    struct rec_cap_thread t;
-    memcpy(&t, p, sizeof t);
-    memset(o, 0, sizeof *o);
-    o->slot = t.slot;
-    o->gen = t.gen;
-    o->state = t.state == REC_SLOT_LIVE ? REC_SLOT_LIVE : REC_SLOT_EXITED;
-    o->tid = t.tid;
-    o->name_id = t.name_id;
-    rec__copy_printable(o->name, sizeof o->name, t.name, sizeof t.name);
-    o->head = t.head;
-    o->start_head = t.start_head;
-    o->start_ticks = t.start_ticks;
-    o->exit_ticks = t.exit_ticks;
-    o->dropped = t.dropped;
-}
-
-/* A record that fails a check in rec_cap_next: if it was checked before,
- * the file changed since (an error); if it is read for the first time
- * (lazily opened), the valid part ends here, as the open would have found. */
-static int failed(rec_cap *c, int fresh, int r, uint64_t at, uint32_t seq) {
-    if (!fresh) return -REC_ERR_FORMAT;
-    cap_lazy_stop(c, r, at, seq);
-    return 0;
-}
-
-int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
-    for (;;) {
-        uint64_t at = c->pos;
-        uint32_t type = 0, size = 0, seq = c->seq;   /* seq: the records before this one */
-        int r = cap_read_record(c, c->info.valid_size, &type, &size);
-        if (r == END_OF_DATA) {
-            if (c->lazy && !c->info.counted) cap_lazy_end(c);
-            return 0;
-        }
-        if (r == IOERR) return -REC_ERR_IO;
-        int fresh = c->lazy && at >= c->checked;   /* lazily opened, read whole for the first time */
-        if (r != GOT) return failed(c, fresh, r, at, seq);
-        uint32_t owner = type & REC_CAP_REC_OF_PROCESS ? c->tag : 0, btype = type & ~REC_CAP_REC_OF_PROCESS;
-        if (type == REC_CAP_REC_PROCESS) {
-            uint32_t k;
-            if (size < sizeof(struct rec_cap_process)) return failed(c, fresh, BAD, at, seq);
-            memcpy(&k, c->rec, sizeof k);
-            if (k == 0 || k >= c->nproc) return failed(c, fresh, BAD, at, seq);
-            c->tag = k;
-            btype = 0;
-        }
-        /* Chunks are decoded for the selected process, and checked once
-         * for every process (another's slots are checked against its own
-         * thread count). */
-        const struct rec_entry *e = NULL;
-        struct rec_cap_chunk ch;
-        size_t n = 0;
-        int chunk = btype == REC_CAP_REC_CHUNK || btype == REC_CAP_REC_PACKED;
-        if (chunk && (owner == c->sel || fresh)) {
-            size_t sel = c->cur;
-            cap_switch_to(c, owner);
-            e = cap_any_chunk(c, btype, size, &ch, &n);
-            cap_switch_to(c, sel);
-            if (!e) return failed(c, fresh, BAD, at, seq);
-        }
-        if (c->lazy && !c->info.counted) cap_lazy_count(c, owner, btype, size, e, n, &ch);
-        if (fresh) c->checked = c->pos;
-        if (owner != c->sel || btype == 0) continue;
-        memset(it, 0, sizeof *it);
-        if (btype == REC_CAP_REC_THREAD) {
-            if (cap_check_thread(c, size, c->rec) != 0) return failed(c, fresh, BAD, at, seq);
-            it->kind = REC_CAP_ITEM_THREAD;
-            fill_thread(&it->thread, c->rec);
-            return 1;
-        }
-        if (chunk) {
-            it->kind = REC_CAP_ITEM_CHUNK;
-            it->slot = ch.slot;
-            it->gen = ch.gen;
-            it->first = ch.first;
-            it->loss.overwritten = ch.overwritten;
-            it->loss.history = cap_split_history(c, c->chunk_seen, ch.slot, &it->loss.overwritten);
-            it->loss.dropped = ch.dropped;
-            it->entries = e;
-            it->n = n;
-            return 1;
-        }
-    }
 }
