@@ -55,7 +55,10 @@ static rec_model *new_model(struct file_src *f) {
 
 int file_src_open(struct file_src *f, const char *path, char *err, size_t errlen) {
     memset(f, 0, sizeof *f);
-    int rc = rec_cap_open(path, &f->cap, err, errlen);
+    /* Lazily: the first frame needs the first second of the file, not a
+     * check of all of it; a chunk that fails its check when it is reached
+     * ends the file there, and its warning shows in the banner then. */
+    int rc = rec_cap_open_lazy(path, &f->cap, err, errlen);
     if (rc != REC_OK) return rc;
     f->info = rec_cap_get_info(f->cap);
     f->ns_per_tick = 1e9 / f->info->ticks_per_sec;   /* checked by the reader: 1e3..1e12 */
@@ -87,8 +90,15 @@ void file_src_close(struct file_src *f) {
 
 double file_src_progress(const struct file_src *f) {
     if (!f->reading) return 1;
-    uint64_t all = f->info->entries;
-    return all ? (double)f->read_entries / (double)all : 1;
+    /* The entries are counted once the file has been read to the end;
+     * until then, bytes. */
+    if (f->info->counted) {
+        uint64_t all = f->info->entries;
+        return all ? (double)f->read_entries / (double)all : 1;
+    }
+    uint64_t size = f->info->valid_size;
+    double at = (double)rec_cap_offset(f->cap);
+    return size ? (at < (double)size ? at / (double)size : 1) : 1;
 }
 
 /* Back to the start: a model of nothing. */

@@ -373,8 +373,12 @@ static void read_file(struct reader *r) {
     double next = mono_ms() + FIRST_STATS_MS;   /* a first picture soon, then twice a second */
     r->file_flush = w->opts.client_queue / 16 < FLUSH_BYTES ? w->opts.client_queue / 16 : FLUSH_BYTES;
     struct rec_cap_item it;
-    int rc;
+    int rc = 0;
     unsigned k = 0;
+    /* The warning main.c printed at open: the lazy open finds a corrupt
+     * chunk only when it is read. */
+    char told[sizeof in->warning];
+    memcpy(told, in->warning, sizeof told);
     while (!web_load(&w->stop) && (rc = rec_cap_next(c, &it)) == 1) {
         if (it.kind == REC_CAP_ITEM_THREAD) {
             wsrc_note_thread(&w->src, &it.thread);
@@ -393,9 +397,12 @@ static void read_file(struct reader *r) {
             next = mono_ms() + STATS_MS;
         }
     }
-    /* A read error after the open's check (the file changed under us):
-     * what was read is served, and the status says the file is cut. */
-    if (rc < 0) web_store(&w->truncated, 1);
+    /* A read error after the open's check (the file changed under us), or
+     * a valid part that ends at a cut or a corrupt record: what was read
+     * is served, and the status says the file is cut. */
+    if (rc < 0 || in->truncated) web_store(&w->truncated, 1);
+    if (rc < 0) fprintf(stderr, "recorder-web: warning: %s: read error (the file changed after it was checked)\n", w->info.path);
+    else if (in->warning[0] && strcmp(in->warning, told) != 0) fprintf(stderr, "recorder-web: warning: %s\n", in->warning);
     double now = end > r->max_ts ? end : r->max_ts;
     r->max_ts = now;
     set_now(w, now);

@@ -89,7 +89,10 @@ int wsrc_open_file(const char *arg, struct wsrc *src, struct rec_seg_info *info,
     if (!arg || target_all_digits(arg) || lstat(arg, &st) != 0) return 0;
     if (stat(arg, &st) == 0 && S_ISREG(st.st_mode) && rec_cap_probe(arg) == 0) return 0;
     rec_cap *c;
-    int rc = rec_cap_open(arg, &c, err, errlen);
+    /* Lazily: the big chunks are checked as the reader reads them, so the
+     * page is served at once; what is found on the way is reported then
+     * (reader.c, read_file). */
+    int rc = rec_cap_open_lazy(arg, &c, err, errlen);
     if (rc != REC_OK) return -rc;
     const struct rec_cap_info *in = rec_cap_get_info(c);
     if (alloc_threads(src, in->max_threads) != 0) {

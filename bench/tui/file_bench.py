@@ -46,13 +46,18 @@ def main():
     ap.add_argument("--scopes", type=int, default=50_000_000)
     ap.add_argument("--dir", default="/tmp")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--file", help="an existing capture instead of making one (kept)")
     a = ap.parse_args()
     top = os.path.join(a.build, "viewer-tui", "recorder-top")
     gen = os.path.join(a.build, "tests", "cli", "gen_capture")
     d = tempfile.mkdtemp(prefix="file-bench-", dir=a.dir)
     cap = os.path.join(d, "big.rec")
-    out = subprocess.run([gen, cap, "scopes", str(a.scopes)], capture_output=True, text=True, check=True).stdout
-    print(f"capture: {out.strip()}, {os.path.getsize(cap) / 1e6:.0f} MB")
+    if a.file:
+        cap = a.file
+        print(f"capture: {cap}, {os.path.getsize(cap) / 1e6:.0f} MB")
+    else:
+        out = subprocess.run([gen, cap, "scopes", str(a.scopes)], capture_output=True, text=True, check=True).stdout
+        print(f"capture: {out.strip()}, {os.path.getsize(cap) / 1e6:.0f} MB")
     sock = f"file-bench-{os.getpid()}"
     try:
         for run in range(a.runs):

@@ -115,6 +115,12 @@ struct rec_cap_info {
     unsigned end_reason;      /* enum rec_capture_end, 0 if none */
     int truncated;            /* stopped at a cut or corrupt record */
     char warning[320];        /* one line, "" if none */
+    /* 1 once the counts above (records, chunks, entries, events, strings,
+     * thread_records, overwritten, dropped, history) and valid_size,
+     * complete, truncated and warning are final: at once after
+     * rec_cap_open; after rec_cap_open_lazy, when rec_cap_next has read
+     * to the end of the valid part once (see there). */
+    int counted;
 };
 
 /* 1 if the file at path starts with a capture's magic, 0 if not, -1 if it
@@ -125,6 +131,23 @@ int rec_cap_probe(const char *path);
  * one that is not a capture, of another version, or without a whole
  * source record fails with a status and a one-line message. */
 int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen);
+/* The same checks, but only the cheap ones before it returns, so that a
+ * viewer serves a large file at once: the file header, every record's
+ * header (sequence number, size, inside the file), and every record but
+ * the large chunks whole (source, strings, threads, processes, end).  The
+ * large chunks are checked when rec_cap_next first reads them; until it
+ * has read to the end, info.counted is 0 and the counts are not known
+ * (0 for chunks, entries, events and losses).  What the open found is
+ * in info at once (a cut or a missing END record: truncated, warning);
+ * a chunk that fails its check is found when it is reached: rec_cap_next
+ * then ends the valid part there (returns 0) and sets valid_size,
+ * truncated, complete 0, end_ticks 0 and the same warning rec_cap_open
+ * gives for that file, and strings defined past that point are no longer
+ * resolved.  Only ticks_per_sec differs from rec_cap_open on such a
+ * file: the END record's refined rate (its own check passed) is kept. */
+int rec_cap_open_lazy(const char *path, rec_cap **out, char *err, size_t errlen);
+/* The file offset rec_cap_next reads next (progress: against valid_size). */
+uint64_t rec_cap_offset(const rec_cap *c);
 void rec_cap_close(rec_cap *c);
 const struct rec_cap_info *rec_cap_get_info(const rec_cap *c);
 /* A string by id (NUL-terminated, valid until rec_cap_close), or NULL. */
@@ -160,7 +183,9 @@ struct rec_cap_item {
 };
 /* The records in file order, from the start again after rec_cap_rewind.
  * Returns 1 with an item, 0 at the end of the valid part, or a negative
- * rec_status if reading failed. */
+ * rec_status if reading failed (-REC_ERR_FORMAT: a record checked before
+ * changed since).  Lazily opened, a record read for the first time that
+ * fails its check ends the valid part: 0, with info updated (above). */
 int rec_cap_next(rec_cap *c, struct rec_cap_item *it);
 int rec_cap_rewind(rec_cap *c);
 

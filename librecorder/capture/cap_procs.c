@@ -79,6 +79,19 @@ void cap_procs_finish(rec_cap *c) {
     cap_switch_to(c, 0);
 }
 
+void cap_procs_share(rec_cap *c) {
+    const struct rec_cap_info *f = &c->info;
+    for (size_t k = 0; k < c->nproc; k++) {
+        if (k == c->cur) continue;
+        struct rec_cap_info *in = &c->procs[k].info;
+        in->file_size = f->file_size;
+        in->valid_size = f->valid_size;
+        in->truncated = f->truncated;
+        memcpy(in->warning, f->warning, sizeof in->warning);
+        if (!f->complete) in->complete = 0;
+    }
+}
+
 size_t rec_cap_processes(const rec_cap *c) { return c->nproc; }
 
 int rec_cap_select(rec_cap *c, size_t i) {

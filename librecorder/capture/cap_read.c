@@ -5,9 +5,11 @@
  * (type, size, sequence number, check word) and every payload it will
  * hand out later, loads the strings, and stops at the first record that is
  * cut short or fails a check.  Everything before that point is the valid
- * part; rec_cap_next reads only from it, checking again, since the file may
- * have changed in between.  Nothing from the file is ever used as an index
- * or a size before it is checked.
+ * part; rec_cap_next (cap_iter.c) reads only from it, checking again,
+ * since the file may have changed in between.  Nothing from the file is
+ * ever used as an index or a size before it is checked.  rec_cap_open_lazy
+ * (cap_lazy.c) makes the same walk but steps over the large chunks, which
+ * rec_cap_next checks when it first reads them.
  *
  * A capture of several processes (docs/capture-format.md, "Several
  * processes") keeps, per process, its info, strings and first-chunk
@@ -39,16 +41,16 @@
  * that read found overwritten is history the ring no longer kept when the
  * capture began (docs/capture-format.md, "Loss"); anything overwritten
  * later was lost while capturing.  Returns the history part. */
-static uint64_t split_history(rec_cap *c, uint32_t slot, uint64_t *overwritten) {
-    if (!c->chunk_seen || slot >= c->info.max_threads || c->chunk_seen[slot]) return 0;
-    c->chunk_seen[slot] = 1;
+uint64_t cap_split_history(rec_cap *c, uint8_t *seen, uint32_t slot, uint64_t *overwritten) {
+    if (!seen || slot >= c->info.max_threads || seen[slot]) return 0;
+    seen[slot] = 1;
     uint64_t h = *overwritten;
     *overwritten = 0;
     return h;
 }
 
 /* A one-line warning; vsnprintf, as a cut message is fine. */
-static void warn(struct rec_cap_info *in, const char *fmt, ...) {
+void cap_warn(struct rec_cap_info *in, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(in->warning, sizeof in->warning, fmt, ap);
@@ -70,18 +72,54 @@ int rec_cap_probe(const char *path) {
 
 /* ---- records ----------------------------------------------------------------- */
 
-enum { GOT = 1, END_OF_DATA = 0, CUT = -1, BAD = -2, IOERR = -3 };
+enum { GOT = CAP_GOT, END_OF_DATA = CAP_END_OF_DATA, CUT = CAP_CUT, BAD = CAP_BAD, IOERR = CAP_IOERR };
 
-/* Read the record at c->pos (below limit) into c->rec; *type, *size. */
-static int read_record(rec_cap *c, uint64_t limit, uint32_t *type, uint32_t *size) {
+/* The lazy open's walk steps over chunk records this large unread (they
+ * are checked when first read); smaller ones cost no more to check now. */
+#define WALK_SKIP_BYTES 4096
+
+static int is_chunk(uint32_t type) {
+    type &= ~REC_CAP_REC_OF_PROCESS;
+    return type == REC_CAP_REC_CHUNK || type == REC_CAP_REC_PACKED;
+}
+
+/* n bytes at off: 1, 0 if the file ends first, -1 on error.  The walk
+ * reads with pread: a buffered stream would read the chunks it skips. */
+static int get(rec_cap *c, void *p, size_t n, uint64_t off) {
+    if (!c->walking) {
+        if (fseeko(c->f, (off_t)off, SEEK_SET) != 0) return -1;
+        return fread(p, n, 1, c->f) == 1 ? 1 : ferror(c->f) ? -1 : 0;
+    }
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = pread(fileno(c->f), (char *)p + done, n - done, (off_t)(off + done));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -1;
+        if (r == 0) return 0;
+        done += (size_t)r;
+    }
+    return 1;
+}
+
+/* Read the record at c->pos (below limit) into c->rec; *type, *size.
+ * While walking, a large chunk is stepped over: CAP_SKIPPED. */
+int cap_read_record(rec_cap *c, uint64_t limit, uint32_t *type, uint32_t *size) {
     if (c->pos >= limit) return END_OF_DATA;
     if (limit - c->pos < sizeof(struct rec_cap_rec_header)) return CUT;
     struct rec_cap_rec_header h;
-    if (fseeko(c->f, (off_t)c->pos, SEEK_SET) != 0) return IOERR;
-    if (fread(&h, sizeof h, 1, c->f) != 1) return ferror(c->f) ? IOERR : CUT;
+    int g = get(c, &h, sizeof h, c->pos);
+    if (g <= 0) return g < 0 ? IOERR : CUT;
     if (h.seq != c->seq || h.type == 0 || h.size > REC_CAP_MAX_RECORD) return BAD;
     uint64_t padded = pad8(h.size);
     if (limit - c->pos - sizeof h < padded) return CUT;
+    c->rec_at = c->pos;
+    if (c->walking && is_chunk(h.type) && padded >= WALK_SKIP_BYTES) {
+        *type = h.type;
+        *size = h.size;
+        c->pos += sizeof h + padded;
+        c->seq++;
+        return CAP_SKIPPED;
+    }
     if (padded > c->rec_cap) {
         size_t want = padded < 65536 ? 65536 : (size_t)padded;
         unsigned char *p = realloc(c->rec, want);
@@ -89,7 +127,7 @@ static int read_record(rec_cap *c, uint64_t limit, uint32_t *type, uint32_t *siz
         c->rec = p;
         c->rec_cap = want;
     }
-    if (padded && fread(c->rec, (size_t)padded, 1, c->f) != 1) return ferror(c->f) ? IOERR : CUT;
+    if (padded && (g = get(c, c->rec, (size_t)padded, c->pos + sizeof h)) <= 0) return g < 0 ? IOERR : CUT;
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION  /* let the fuzzer past the check word */
     if (h.check != rec_cap_check(h.type, h.size, h.seq, rec_cap_sum(c->rec, (size_t)padded))) return BAD;
 #endif
@@ -123,14 +161,13 @@ static int add_string(rec_cap *c, uint32_t id, const char *text, uint32_t len) {
     for (uint32_t i = 0; i < len; i++)
         if (d[i] == 0) d[i] = '?';
     d[len] = 0;
-    c->str[c->n_str] = (struct str_ent){id, (uint32_t)c->n_str, c->blob_len};
+    c->str[c->n_str] = (struct str_ent){id, (uint32_t)c->n_str, c->blob_len, c->rec_at};
     c->n_str++;
     c->blob_len += len + 1;
     return 0;
 }
 
-/* Returns 0, or -1 if the payload is malformed, -2 out of memory. */
-static int load_strings(rec_cap *c, const unsigned char *p, uint32_t size) {
+int cap_strings(rec_cap *c, const unsigned char *p, uint32_t size, int load, uint64_t *items) {
     uint32_t off = 0;
     while (off < size) {
         struct rec_cap_string_item it;
@@ -138,8 +175,8 @@ static int load_strings(rec_cap *c, const unsigned char *p, uint32_t size) {
         memcpy(&it, p + off, sizeof it);
         off += sizeof it;
         if (it.id < REC_ID_OVERFLOW || it.len > REC_STR_MAXLEN || it.len > size - off) return -1;
-        if (add_string(c, it.id, (const char *)p + off, it.len) != 0) return -2;
-        c->info.strings++;
+        if (load && add_string(c, it.id, (const char *)p + off, it.len) != 0) return -2;
+        (*items)++;
         off += it.len;
     }
     return 0;
@@ -167,7 +204,10 @@ const char *rec_cap_string(rec_cap *c, uint32_t id) {
         if (c->str[mid].id < id) lo = mid + 1;
         else hi = mid;
     }
-    return lo < c->n_str && c->str[lo].id == id ? c->blob + c->str[lo].off : NULL;
+    /* A lazily opened file may turn out to end before the record that
+     * defined it: then it is not in the valid part. */
+    return lo < c->n_str && c->str[lo].id == id && c->str[lo].at < c->info.valid_size ? c->blob + c->str[lo].off
+                                                                                       : NULL;
 }
 
 /* ---- opening ------------------------------------------------------------------ */
@@ -201,7 +241,7 @@ int cap_check_source(rec_cap *c, const unsigned char *p, uint32_t size) {
     return 0;
 }
 
-static int check_thread(const rec_cap *c, uint32_t size, const unsigned char *p) {
+int cap_check_thread(const rec_cap *c, uint32_t size, const unsigned char *p) {
     struct rec_cap_thread t;
     if (size < sizeof t) return -1;
     memcpy(&t, p, sizeof t);
@@ -211,7 +251,7 @@ static int check_thread(const rec_cap *c, uint32_t size, const unsigned char *p)
 static void count_chunk(rec_cap *c, const struct rec_entry *e, size_t n, uint32_t slot, uint64_t overwritten,
                         uint64_t dropped) {
     uint64_t events = 0;
-    c->info.history += split_history(c, slot, &overwritten);
+    c->info.history += cap_split_history(c, c->chunk_seen, slot, &overwritten);
     for (size_t i = 0; i < n; i++) events += REC_EV_TYPE(e[i].w1) != REC_EV_CONT;
     c->info.chunks++;
     c->info.entries += n;
@@ -253,7 +293,7 @@ static const struct rec_entry *packed_chunk(rec_cap *c, uint32_t size, struct re
     return c->ents ? c->ents : (const struct rec_entry *)(const void *)c->rec;
 }
 
-static const struct rec_entry *any_chunk(rec_cap *c, uint32_t type, uint32_t size, struct rec_cap_chunk *ch,
+const struct rec_entry *cap_any_chunk(rec_cap *c, uint32_t type, uint32_t size, struct rec_cap_chunk *ch,
                                          size_t *n) {
     return type == REC_CAP_REC_CHUNK ? raw_chunk(c, size, ch, n) : packed_chunk(c, size, ch, n);
 }
@@ -270,20 +310,27 @@ static void check_end(rec_cap *c, uint32_t size, const unsigned char *p) {
 }
 
 
-/* A record of process c->cur (in hand): its base type.  0, -1 invalid,
- * -2 out of memory. */
-static int scan_tagged(rec_cap *c, uint32_t type, uint32_t size) {
+/* A chunk record (payload in c->rec): checked, and counted unless the
+ * open is lazy (then rec_cap_next counts as it reads).  0 or -1. */
+static int scan_chunk(rec_cap *c, uint32_t type, uint32_t size) {
+    struct rec_cap_chunk ch;
+    size_t n = 0;
+    const struct rec_entry *e = cap_any_chunk(c, type, size, &ch, &n);
+    if (!e) return -1;
+    if (!c->lazy) count_chunk(c, e, n, ch.slot, ch.overwritten, ch.dropped);
+    return 0;
+}
+
+/* A record of process c->cur (in hand): its base type; skipped: a large
+ * chunk the walk steps over.  0, -1 invalid, -2 out of memory. */
+static int scan_tagged(rec_cap *c, uint32_t type, uint32_t size, int skipped) {
     struct rec_cap_info *in = &c->info;
-    if (type == REC_CAP_REC_STRINGS) return load_strings(c, c->rec, size);
+    if (type == REC_CAP_REC_STRINGS) return cap_strings(c, c->rec, size, 1, &in->strings);
     if (type == REC_CAP_REC_THREAD) {
-        if (check_thread(c, size, c->rec) != 0) return -1;
+        if (cap_check_thread(c, size, c->rec) != 0) return -1;
         in->thread_records++;
     } else if (type == REC_CAP_REC_CHUNK || type == REC_CAP_REC_PACKED) {
-        struct rec_cap_chunk ch;
-        size_t n = 0;
-        const struct rec_entry *e = any_chunk(c, type, size, &ch, &n);
-        if (!e) return -1;
-        count_chunk(c, e, n, ch.slot, ch.overwritten, ch.dropped);
+        if (!skipped && scan_chunk(c, type, size) != 0) return -1;
     } else if (type == REC_CAP_REC_END) {
         check_end(c, size, c->rec);
     }
@@ -291,7 +338,20 @@ static int scan_tagged(rec_cap *c, uint32_t type, uint32_t size) {
     return 0;
 }
 
-/* Read every record once.  Returns REC_OK (possibly with a warning), or a
+void cap_warn_stop(rec_cap *c, int r, uint64_t at, uint64_t records) {
+    struct rec_cap_info *in = &c->info;
+    in->valid_size = at;
+    in->truncated = 1;
+    if (r == CUT)
+        cap_warn(in, "%s: cut short at byte %llu of a record: read the %llu whole records before it", c->path,
+                 (unsigned long long)in->file_size, (unsigned long long)records);
+    else
+        cap_warn(in, "%s: corrupt record at byte %llu of %llu: read the %llu whole records before it", c->path,
+                 (unsigned long long)at, (unsigned long long)in->file_size, (unsigned long long)records);
+}
+
+/* Read every record once (lazily: every record header, and every record
+ * but the large chunks).  Returns REC_OK (possibly with a warning), or a
  * status if not even the source record is whole. */
 static int scan(rec_cap *c, char *err, size_t errlen) {
     struct rec_cap_info *in = &c->info;   /* process 0's, always in hand here: the file's counts */
@@ -302,7 +362,9 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
     for (;;) {
         uint64_t at = c->pos;
         uint32_t type = 0, size = 0;
-        int r = read_record(c, limit, &type, &size);
+        int r = cap_read_record(c, limit, &type, &size);
+        int skipped = r == CAP_SKIPPED;
+        if (skipped) r = GOT;
         if (r == IOERR) return rec__fail(err, errlen, REC_ERR_IO, "%s: read error at byte %llu", c->path,
                                     (unsigned long long)at);
         if (r == GOT && in->records > 0 && type == REC_CAP_REC_PROCESS) {
@@ -316,7 +378,7 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
                 r = BAD;
             } else {
                 cap_switch_to(c, tag);
-                r = scan_tagged(c, type & ~REC_CAP_REC_OF_PROCESS, size);
+                r = scan_tagged(c, type & ~REC_CAP_REC_OF_PROCESS, size, skipped);
                 cap_switch_to(c, 0);
                 if (r == -2) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
                 r = r == 0 ? GOT : BAD;
@@ -327,21 +389,17 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
         if (r == GOT && type == REC_CAP_REC_SOURCE && (in->records != 0 || cap_check_source(c, c->rec, size) != 0))
             r = BAD;
         if (r == GOT && type == REC_CAP_REC_STRINGS) {
-            int s = load_strings(c, c->rec, size);
+            int s = cap_strings(c, c->rec, size, 1, &in->strings);
             if (s == -2) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
             if (s != 0) r = BAD;
         }
         if (r == GOT && type == REC_CAP_REC_THREAD) {
-            if (check_thread(c, size, c->rec) != 0) r = BAD;
+            if (cap_check_thread(c, size, c->rec) != 0) r = BAD;
             else in->thread_records++;
         }
-        if (r == GOT && (type == REC_CAP_REC_CHUNK || type == REC_CAP_REC_PACKED)) {
-            struct rec_cap_chunk ch;
-            size_t n = 0;
-            const struct rec_entry *e = any_chunk(c, type, size, &ch, &n);
-            if (e) count_chunk(c, e, n, ch.slot, ch.overwritten, ch.dropped);
-            else r = BAD;
-        }
+        if (r == GOT && !skipped && (type == REC_CAP_REC_CHUNK || type == REC_CAP_REC_PACKED) &&
+            scan_chunk(c, type, size) != 0)
+            r = BAD;
         if (r == GOT && type == REC_CAP_REC_END) check_end(c, size, c->rec);
         if (r != GOT) {
             if (in->records == 0) {
@@ -352,19 +410,10 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
                             c->path, (unsigned long long)in->file_size);
             }
             in->valid_size = at;
-            if (r == CUT) {
-                in->truncated = 1;
-                warn(in,
-                         "%s: cut short at byte %llu of a record: read the %llu whole records before it",
-                         c->path, (unsigned long long)in->file_size, (unsigned long long)in->records);
-            } else if (r == BAD) {
-                in->truncated = 1;
-                warn(in,
-                         "%s: corrupt record at byte %llu of %llu: read the %llu whole records before it", c->path,
-                         (unsigned long long)at, (unsigned long long)in->file_size,
-                         (unsigned long long)in->records);
+            if (r == CUT || r == BAD) {
+                cap_warn_stop(c, r, at, in->records);
             } else if (!in->complete) {
-                warn(in,
+                cap_warn(in,
                          "%s: no end record (the capture is still running, or was killed): read all %llu records",
                          c->path, (unsigned long long)in->records);
             }
@@ -374,14 +423,14 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
         if (type == REC_CAP_REC_END) {
             in->valid_size = c->pos;
             if (c->pos < limit)
-                warn(in, "%s: %llu bytes after the end record ignored", c->path,
+                cap_warn(in, "%s: %llu bytes after the end record ignored", c->path,
                          (unsigned long long)(limit - c->pos));
             return REC_OK;
         }
     }
 }
 
-int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen) {
+int cap_open(const char *path, int lazy, rec_cap **out, char *err, size_t errlen) {
     *out = NULL;
     struct stat st;
     int fd = rec__open_user_file(path, &st, err, errlen);
@@ -422,9 +471,12 @@ int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen) {
     if (!p0) rc = rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
     c->procs = p0;
     c->nproc = 1;
+    c->lazy = lazy;
     if (rc == REC_OK) {
         c->first_record = h.header_size;
+        c->walking = lazy;
         rc = scan(c, err, errlen);
+        c->walking = 0;
     }
     cap_switch_to(c, 0);
     if (rc != REC_OK) {
@@ -432,10 +484,23 @@ int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen) {
         return rc;
     }
     cap_procs_finish(c);
+    for (size_t k = 0; k < c->nproc; k++) (k == c->cur ? &c->info : &c->procs[k].info)->counted = !lazy;
+    if (lazy && !(c->tally_seen = calloc(65536, 1))) {   /* the largest max_threads of any process */
+        rec_cap_close(c);
+        return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    }
+    c->checked = lazy ? c->first_record : c->info.valid_size;
+    c->info.counted = !lazy;
     rec_cap_rewind(c);
     *out = c;
     return REC_OK;
 }
+
+int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen) {
+    return cap_open(path, 0, out, err, errlen);
+}
+
+uint64_t rec_cap_offset(const rec_cap *c) { return c->pos; }
 
 void rec_cap_close(rec_cap *c) {
     if (!c) return;
@@ -452,6 +517,7 @@ void rec_cap_close(rec_cap *c) {
     free(c->rec);
     free(c->ents);
     free(c->chunk_seen);
+    free(c->tally_seen);
     free(c);
 }
 
@@ -462,75 +528,4 @@ double rec_cap_ticks_to_ns(const rec_cap *c, uint64_t ticks) {
     double ns_per_tick = 1e9 / in->ticks_per_sec;
     if (ticks >= in->ticks0) return (double)(ticks - in->ticks0) * ns_per_tick;
     return -(double)(in->ticks0 - ticks) * ns_per_tick;
-}
-
-int rec_cap_rewind(rec_cap *c) {
-    c->pos = c->first_record;
-    c->seq = 0;
-    c->tag = 0;
-    if (c->chunk_seen) memset(c->chunk_seen, 0, c->info.max_threads);
-    return REC_OK;
-}
-
-/* ---- iteration --------------------------------------------------------------- */
-
-static void fill_thread(struct rec_thread_info *o, const unsigned char *p) {
-    struct rec_cap_thread t;
-    memcpy(&t, p, sizeof t);
-    memset(o, 0, sizeof *o);
-    o->slot = t.slot;
-    o->gen = t.gen;
-    o->state = t.state == REC_SLOT_LIVE ? REC_SLOT_LIVE : REC_SLOT_EXITED;
-    o->tid = t.tid;
-    o->name_id = t.name_id;
-    rec__copy_printable(o->name, sizeof o->name, t.name, sizeof t.name);
-    o->head = t.head;
-    o->start_head = t.start_head;
-    o->start_ticks = t.start_ticks;
-    o->exit_ticks = t.exit_ticks;
-    o->dropped = t.dropped;
-}
-
-int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
-    for (;;) {
-        uint32_t type = 0, size = 0;
-        int r = read_record(c, c->info.valid_size, &type, &size);
-        if (r == END_OF_DATA) return 0;
-        if (r == IOERR) return -REC_ERR_IO;
-        if (r != GOT) return -REC_ERR_FORMAT;  /* changed since it was checked */
-        if (type == REC_CAP_REC_PROCESS) {
-            uint32_t k;
-            if (size < sizeof(struct rec_cap_process)) return -REC_ERR_FORMAT;
-            memcpy(&k, c->rec, sizeof k);
-            if (k == 0 || k >= c->nproc) return -REC_ERR_FORMAT;
-            c->tag = k;
-            continue;
-        }
-        uint32_t owner = type & REC_CAP_REC_OF_PROCESS ? c->tag : 0;
-        if (owner != c->sel) continue;
-        type &= ~REC_CAP_REC_OF_PROCESS;
-        memset(it, 0, sizeof *it);
-        if (type == REC_CAP_REC_THREAD) {
-            if (check_thread(c, size, c->rec) != 0) return -REC_ERR_FORMAT;
-            it->kind = REC_CAP_ITEM_THREAD;
-            fill_thread(&it->thread, c->rec);
-            return 1;
-        }
-        if (type == REC_CAP_REC_CHUNK || type == REC_CAP_REC_PACKED) {
-            struct rec_cap_chunk ch;
-            size_t n = 0;
-            const struct rec_entry *e = any_chunk(c, type, size, &ch, &n);
-            if (!e) return -REC_ERR_FORMAT;
-            it->kind = REC_CAP_ITEM_CHUNK;
-            it->slot = ch.slot;
-            it->gen = ch.gen;
-            it->first = ch.first;
-            it->loss.overwritten = ch.overwritten;
-            it->loss.history = split_history(c, ch.slot, &it->loss.overwritten);
-            it->loss.dropped = ch.dropped;
-            it->entries = e;
-            it->n = n;
-            return 1;
-        }
-    }
 }

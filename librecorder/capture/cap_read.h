@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cap_format.h"
 #include "recorder/capture.h"
 
 #pragma GCC visibility push(hidden)
@@ -17,6 +18,15 @@ struct str_ent {
     uint32_t id;
     uint32_t order;           /* first occurrence wins among duplicates */
     size_t off;               /* in blob */
+    uint64_t at;              /* file offset of its record: hidden once found past the valid part */
+};
+
+/* What a lazily opened capture's read from the start has counted so far
+ * (the selected process's records; records: every record of the file for
+ * process 0, as the open counts them). */
+struct cap_tally {
+    uint64_t records, chunks, entries, events, strings, thread_records;
+    uint64_t overwritten, dropped, history;
 };
 
 struct rec_cap {
@@ -40,6 +50,13 @@ struct rec_cap {
     struct cproc *procs;      /* by index; procs[cur] is stale (its fields are above) */
     size_t nproc, cur, sel;
     uint32_t tag;             /* iteration: the process the latest PROCESS record named */
+    /* lazy opening (cap_lazy.c): */
+    int lazy;                 /* opened with rec_cap_open_lazy */
+    int walking;              /* the open's walk: large chunks are stepped over */
+    uint64_t checked;         /* every record before this offset passed every check once */
+    uint64_t rec_at;          /* offset of the record in c->rec */
+    struct cap_tally tally;   /* this pass's counts, until info.counted */
+    uint8_t *tally_seen;      /* by slot of the selected process: first chunk counted (this pass) */
 };
 
 /* A process's own part of the reader's state (see the top). */
@@ -60,9 +77,30 @@ int cap_add_process(rec_cap *c, uint32_t size);
 /* After the scan: strings indexed, the file's own facts given to every
  * process, process 0 in hand. */
 void cap_procs_finish(rec_cap *c);
+/* The file's own facts (valid part, warning, completeness) given to
+ * every process. */
+void cap_procs_share(rec_cap *c);
 /* cap_read.c */
+enum { CAP_GOT = 1, CAP_END_OF_DATA = 0, CAP_CUT = -1, CAP_BAD = -2, CAP_IOERR = -3, CAP_SKIPPED = 2 };
 int cap_check_source(rec_cap *c, const unsigned char *p, uint32_t size);
 void cap_index_strings(rec_cap *c);
+int cap_read_record(rec_cap *c, uint64_t limit, uint32_t *type, uint32_t *size);
+/* Returns 0, -1 malformed, -2 out of memory; load 0: only check and count items. */
+int cap_strings(rec_cap *c, const unsigned char *p, uint32_t size, int load, uint64_t *items);
+int cap_check_thread(const rec_cap *c, uint32_t size, const unsigned char *p);
+const struct rec_entry *cap_any_chunk(rec_cap *c, uint32_t type, uint32_t size, struct rec_cap_chunk *ch, size_t *n);
+uint64_t cap_split_history(rec_cap *c, uint8_t *seen, uint32_t slot, uint64_t *overwritten);
+void cap_warn(struct rec_cap_info *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The one-line warning for where the valid part ends: at (a record that
+ * is cut (r CAP_CUT) or fails a check (CAP_BAD)) after `records` records. */
+void cap_warn_stop(rec_cap *c, int r, uint64_t at, uint64_t records);
+/* cap_lazy.c: a lazily opened capture's pass (counts) and the end of its
+ * valid part found on the way (info updated). */
+void cap_lazy_count(rec_cap *c, uint32_t owner, uint32_t btype, uint32_t size, const struct rec_entry *e,
+                    size_t n, const struct rec_cap_chunk *ch);
+void cap_lazy_end(rec_cap *c);
+void cap_lazy_stop(rec_cap *c, int r, uint64_t at, uint32_t records);
+int cap_open(const char *path, int lazy, rec_cap **out, char *err, size_t errlen);
 
 #pragma GCC visibility pop
 

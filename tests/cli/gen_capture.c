@@ -12,6 +12,9 @@
  *                                  a second thread records 3 scopes "side"
  *   gen_capture OUT.rec threads N  N threads one after another, each one
  *                                  scope "job" (thread records past 4096)
+ *   gen_capture OUT.rec paced N    as scopes, in 30 batches 100 ms apart
+ *                                  (3 s of large chunks: tests/tui's
+ *                                  lazily found corrupt chunk)
  *
  * Prints "slices S threads T entries E dropped D" on success.
  */
@@ -22,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "recorder/capture.h"
 
@@ -56,8 +60,8 @@ static void *job(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4 || (strcmp(argv[2], "scopes") && strcmp(argv[2], "threads"))) {
-        fprintf(stderr, "usage: gen_capture OUT.rec scopes|threads N\n");
+    if (argc != 4 || (strcmp(argv[2], "scopes") && strcmp(argv[2], "threads") && strcmp(argv[2], "paced"))) {
+        fprintf(stderr, "usage: gen_capture OUT.rec scopes|threads|paced N\n");
         return 2;
     }
     long n = atol(argv[3]);
@@ -95,11 +99,16 @@ int main(int argc, char **argv) {
         pthread_join(t, NULL);
         REC_BEGIN("main");
         const long batch = 1L << 20;   /* 2 Mi entries: half a 64 MiB ring */
+        const long paced = !strcmp(argv[2], "paced") ? (n + 29) / 30 : 0;
         for (long i = 0; i < n; i++) {
             REC_SCOPE("work");
             if ((i & (batch - 1)) == batch - 1) {
                 REC_COUNTER("done", (double)(i + 1));
                 drain();
+            }
+            if (paced && i % paced == paced - 1) {
+                drain();
+                nanosleep(&(struct timespec){0, 100000000}, NULL);
             }
         }
         REC_END();

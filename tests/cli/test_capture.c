@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "test_files.h"
 #include "recorder/capture.h"
 
 static char dir[256];
@@ -30,26 +31,6 @@ static void *reuse_thread(void *arg) {
     int k = *(int *)arg;
     for (int i = 0; i < k; i++) REC_INSTANT("reuse");
     return NULL;
-}
-
-static unsigned char *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    REQUIRE(f);
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = malloc((size_t)sz + 1);
-    REQUIRE(p && fread(p, 1, (size_t)sz, f) == (size_t)sz);
-    fclose(f);
-    *n = (size_t)sz;
-    return p;
-}
-
-static void spit(const char *path, const void *p, size_t n) {
-    FILE *f = fopen(path, "wb");
-    REQUIRE(f);
-    REQUIRE(n == 0 || fwrite(p, 1, n, f) == n);
-    fclose(f);
 }
 
 struct tally {

@@ -4,7 +4,9 @@
  * The input goes to a file (the reader takes a path), which is opened,
  * iterated to the end with every chunk decoded and every name looked up,
  * then rewound and iterated again.  Nothing may crash, leak, hang or read
- * out of bounds.
+ * out of bounds.  Then the same bytes opened lazily (rec_cap_open_lazy)
+ * and read to the end must give the full open's status, counts, valid
+ * part and warning.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -54,6 +56,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     walk(c);
     rec_cap_rewind(c);
     walk(c);
+    rec_cap *l = NULL;
+    if (rec_cap_open_lazy(path, &l, err, sizeof err) != REC_OK) abort();
+    walk(l);
+    const struct rec_cap_info *li = rec_cap_get_info(l);
+    if (!li->counted || li->entries != in->entries || li->events != in->events || li->records != in->records ||
+        li->chunks != in->chunks || li->history != in->history || li->overwritten != in->overwritten ||
+        li->valid_size != in->valid_size || li->truncated != in->truncated || li->complete != in->complete ||
+        strcmp(li->warning, in->warning) != 0)
+        abort();
+    /* Another process of the file, if any, read lazily too. */
+    if (rec_cap_processes(l) > 1 && rec_cap_select(l, rec_cap_processes(l) - 1) == REC_OK) walk(l);
+    rec_cap_close(l);
     rec_cap_close(c);
     return 0;
 }

@@ -225,7 +225,9 @@ def case_file_hostile(a, t):
     if r.returncode != 2 or "needs a terminal" not in r.stderr:
         raise Fail(f"a good capture without a terminal: {r.returncode} {r.stderr!r}")
     # Cut in the middle of a record, and corrupt in the middle: browsable
-    # up to there, with the reader's warning under the title.
+    # up to there, with the reader's warning under the title (a cut is
+    # found by the open, a corrupt chunk when the reader reaches it: after
+    # `>` here), in the words of `recorder report`.
     put("cut.rec", data[:len(data) // 2 + 3])
     corrupt = bytearray(data)
     corrupt[len(data) // 2] ^= 0x5A
@@ -233,13 +235,55 @@ def case_file_hostile(a, t):
     for name, words in (("cut.rec", "cut short"), ("corrupt.rec", "corrupt record")):
         t = Tmux("file-" + name.split(".")[0])
         t.start([a.top, cases[name]])
-        t.wait(lambda s: words in s.split("\n")[2] and cursor(s) and "CALLS/S" in s, f"{name}: the warning")
+        if name == "cut.rec":
+            t.wait(lambda s: words in s.split("\n")[2] and cursor(s) and "CALLS/S" in s, f"{name}: the warning")
+        else:
+            t.wait(lambda s: cursor(s) and "CALLS/S" in s, f"{name}: the first frame")
         t.keys(">")
         t.wait(lambda s: cursor(s) and "reading" not in s.split("\n")[0], f"{name}: read to the end")
+        t.wait(lambda s: words in s.split("\n")[2], f"{name}: the warning once read")
+        rep = subprocess.run([a.recorder, "report", cases[name]], capture_output=True, text=True,
+                             stdin=subprocess.DEVNULL, timeout=DEADLINE * 4)
+        where = re.search(words + r" at byte \d+", rep.stderr)
+        if not where or where.group(0) not in t.screen().split("\n")[2]:
+            raise Fail(f"{name}: the banner {t.screen().split(chr(10))[2]!r} lacks report's {rep.stderr!r}")
         t.keys("q")
         if t.wait_exit() != 0:
             raise Fail(f"{name}: non-zero exit")
         t.close()
+    # Corrupt in its last large chunk (gen_capture writes large ones): the
+    # first frame (the first second) comes before the reader gets there,
+    # without a warning; the warning comes with `>`.
+    long_rec = os.path.join(d, "long.rec")
+    subprocess.run([a.gen, long_rec, "paced", "300000"], check=True, capture_output=True, timeout=120)
+    data = open(long_rec, "rb").read()
+    big = [at for at, typ, size in records(data) if typ in (4, 6) and size >= 4096]
+    if not big:
+        raise Fail("the capture has no chunk large enough for the open to step over")
+    late = bytearray(data)
+    late[big[-1] + 16 + 64] ^= 0x5A
+    put("late.rec", bytes(late))
+    t = Tmux("file-late")
+    t.start([a.top, cases["late.rec"]])
+    s = t.wait(lambda s: cursor(s) and "CALLS/S" in s, "late.rec: the first frame")
+    if "corrupt record" in s.split("\n")[2]:
+        raise Fail("late.rec: warned before the reader got there: the open checked every chunk")
+    t.keys(">")
+    t.wait(lambda s: "corrupt record at byte %d" % big[-1] in s.split("\n")[2], "late.rec: the warning once read")
+    t.keys("q")
+    if t.wait_exit() != 0:
+        raise Fail("late.rec: non-zero exit")
+    t.close()
+
+
+def records(data):
+    """(offset, type, size) of each record of a capture in memory."""
+    out, at = [], int.from_bytes(data[12:16], "little")
+    while at + 16 <= len(data):
+        typ, size = int.from_bytes(data[at:at + 4], "little"), int.from_bytes(data[at + 4:at + 8], "little")
+        out.append((at, typ, size))
+        at += 16 + ((size + 7) & ~7)
+    return out
 
 
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
@@ -251,6 +295,7 @@ def main():
     ap.add_argument("--top", required=True)
     ap.add_argument("--recorder", required=True)
     ap.add_argument("--workload", required=True)
+    ap.add_argument("--gen", required=True)   # tests/cli/gen_capture: large chunks
     ap.add_argument("--dir", required=True)
     a = ap.parse_args()
     shutil.rmtree(a.dir, ignore_errors=True)

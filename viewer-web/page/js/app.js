@@ -122,7 +122,7 @@ try { if (localStorage.getItem('recorder.fold') === '1') setFold(true); } catch 
 
 /* ---- the header's numbers ---- */
 const CONN_TEXT = { live: 'connected', exited: 'program exited', truncated: 'segment truncated',
-  loading: 'capture file: reading…', file: 'capture file', fileCut: 'capture file: read error' };
+  loading: 'capture file: reading…', file: 'capture file', fileCut: 'capture file: cut or corrupt' };
 const CONNECTED = new Set(['live', 'exited', 'truncated', 'loading', 'file', 'fileCut']);
 
 /* The statistics of the window shown are partial: how much was decoded. */
@@ -175,7 +175,9 @@ function updateHeader() {
   }
   $('conn').title = connState === 'truncated'
     ? 'the program shrank its segment file: nothing more can be read; the page keeps what it had'
-    : "the page's connection to recorder-web";
+    : connState === 'fileCut'
+      ? "the capture file ends early (cut short, corrupt, or changed while read): shown up to its last good record; recorder-web's warning says where"
+      : "the page's connection to recorder-web";
   setMetric('m-rate', fmtCount(perf.eventsPerSec));
   setMetric('m-recv', fmtCount(store.events));
   const lost = st ? st.lost : 0, notKept = st ? st.notKept : 0;
