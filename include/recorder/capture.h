@@ -109,6 +109,7 @@ struct rec_cap_info {
     /* what the file holds, counted at open */
     uint64_t records, chunks, entries, events, strings, thread_records;
     uint64_t overwritten, dropped;         /* lost while capturing, in entries */
+    uint64_t bad;                          /* impossible heads the capture saw (LOSS records): bad data */
     uint64_t history;                      /* not kept: overwritten before the capture began */
     uint64_t file_size, valid_size;        /* bytes; valid_size = end of the last whole record */
     int complete;             /* an END record closes the file */
@@ -174,7 +175,8 @@ enum rec_cap_kind { REC_CAP_ITEM_THREAD = 1, REC_CAP_ITEM_CHUNK = 2 };
 struct rec_cap_item {
     unsigned kind;            /* enum rec_cap_kind */
     struct rec_thread_info thread;   /* THREAD: slot, gen, state, tid, name, ... */
-    /* CHUNK: entries of one slot, whole events as the ring held them */
+    /* CHUNK: entries of one slot, whole events as the ring held them; n
+     * may be 0 with only a loss (a LOSS record: loss.bad) */
     uint32_t slot, gen;
     uint64_t first;           /* ring index of entries[0] */
     struct rec_loss loss;     /* lost since the slot's previous chunk */

@@ -32,7 +32,8 @@ enum rec_cap_rec_type {
     REC_CAP_REC_CHUNK = 4,    /* raw entries */
     REC_CAP_REC_END = 5,
     REC_CAP_REC_PACKED = 6,   /* the same entries, packed (below) */
-    REC_CAP_REC_PROCESS = 7   /* another process of the tree (below) */
+    REC_CAP_REC_PROCESS = 7,  /* another process of the tree (below) */
+    REC_CAP_REC_LOSS = 8      /* bad heads seen reading a slot (below) */
 };
 
 /* Several processes in one file (recorder capture -o F -- CMD follows the
@@ -141,6 +142,16 @@ struct rec_cap_packed {
 #define REC_CAP_PK_RAW 2u
 #define REC_CAP_MAX_PACKED_ENTRIES (4u << 20)
 
+/* LOSS: the reader of the segment saw `bad` impossible heads or drop
+ * counts in this slot's ring since its previous chunk (a hostile or
+ * corrupt writer, segment_read.c): counted as the live readers count
+ * them.  Written only when bad > 0; a reader that does not know the type
+ * skips it. */
+struct rec_cap_loss {
+    uint32_t slot, gen;
+    uint64_t bad;
+};
+
 /* PROCESS: its index (1 ... REC_CAP_MAX_PROCESSES - 1; a repeated index
  * must repeat the same pid and start time, and only switches back to it),
  * then its source, as SOURCE's. */
@@ -166,5 +177,6 @@ _Static_assert(sizeof(struct rec_cap_chunk) == 32, "chunk record");
 _Static_assert(sizeof(struct rec_cap_end) == 72, "end record");
 _Static_assert(sizeof(struct rec_cap_packed) == 40, "packed chunk record");
 _Static_assert(sizeof(struct rec_cap_process) == 408, "process record");
+_Static_assert(sizeof(struct rec_cap_loss) == 16, "loss record");
 
 #endif

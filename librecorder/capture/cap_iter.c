@@ -98,6 +98,19 @@ int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
             fill_thread(&it->thread, c->rec);
             return 1;
         }
+        if (btype == REC_CAP_REC_LOSS) {
+            /* Bad heads: an empty chunk that carries them, which every
+             * reader of chunks counts with the rest of its loss. */
+            static const struct rec_entry none[1];
+            struct rec_cap_loss l;
+            if (cap_loss(c, size, &l) != 0) return failed(c, fresh, CAP_BAD, at, seq);
+            it->kind = REC_CAP_ITEM_CHUNK;
+            it->slot = l.slot;
+            it->gen = l.gen;
+            it->loss.bad = l.bad;
+            it->entries = none;
+            return 1;
+        }
         if (chunk) {
             it->kind = REC_CAP_ITEM_CHUNK;
             it->slot = ch.slot;

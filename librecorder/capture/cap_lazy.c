@@ -36,6 +36,9 @@ void cap_lazy_count(rec_cap *c, uint32_t owner, uint32_t btype, uint32_t size, c
         cap_strings(c, c->rec, size, 0, &t->strings);   /* checked by the open */
     } else if (btype == REC_CAP_REC_THREAD) {
         t->thread_records++;
+    } else if (btype == REC_CAP_REC_LOSS) {
+        struct rec_cap_loss l;
+        if (cap_loss(c, size, &l) == 0) t->bad += l.bad;   /* checked by the open */
     } else if (e) {
         uint64_t ow = ch->overwritten, events = 0;
         t->history += cap_split_history(c, c->tally_seen, ch->slot, &ow);
@@ -61,6 +64,7 @@ void cap_lazy_end(rec_cap *c) {
     in->overwritten = t->overwritten;
     in->dropped = t->dropped;
     in->history = t->history;
+    in->bad = t->bad;
     in->counted = 1;
     cap_procs_share(c);
 }

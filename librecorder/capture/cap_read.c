@@ -321,6 +321,21 @@ static int scan_chunk(rec_cap *c, uint32_t type, uint32_t size) {
     return 0;
 }
 
+/* A LOSS record (payload in c->rec): checked, and counted unless the
+ * open is lazy (then rec_cap_next counts it).  0 or -1. */
+static int scan_loss(rec_cap *c, uint32_t size) {
+    struct rec_cap_loss l;
+    if (cap_loss(c, size, &l) != 0) return -1;
+    if (!c->lazy) c->info.bad += l.bad;
+    return 0;
+}
+
+int cap_loss(const rec_cap *c, uint32_t size, struct rec_cap_loss *l) {
+    if (size != sizeof *l) return -1;
+    memcpy(l, c->rec, sizeof *l);
+    return l->slot < c->info.max_threads ? 0 : -1;
+}
+
 /* A record of process c->cur (in hand): its base type; skipped: a large
  * chunk the walk steps over.  0, -1 invalid, -2 out of memory. */
 static int scan_tagged(rec_cap *c, uint32_t type, uint32_t size, int skipped) {
@@ -333,6 +348,8 @@ static int scan_tagged(rec_cap *c, uint32_t type, uint32_t size, int skipped) {
         if (!skipped && scan_chunk(c, type, size) != 0) return -1;
     } else if (type == REC_CAP_REC_END) {
         check_end(c, size, c->rec);
+    } else if (type == REC_CAP_REC_LOSS) {
+        if (scan_loss(c, size) != 0) return -1;
     }
     in->records++;
     return 0;
@@ -401,6 +418,7 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
             scan_chunk(c, type, size) != 0)
             r = BAD;
         if (r == GOT && type == REC_CAP_REC_END) check_end(c, size, c->rec);
+        if (r == GOT && type == REC_CAP_REC_LOSS && scan_loss(c, size) != 0) r = BAD;
         if (r != GOT) {
             if (in->records == 0) {
                 if (r == BAD)

@@ -26,7 +26,7 @@ struct str_ent {
  * process 0, as the open counts them). */
 struct cap_tally {
     uint64_t records, chunks, entries, events, strings, thread_records;
-    uint64_t overwritten, dropped, history;
+    uint64_t overwritten, dropped, history, bad;
 };
 
 struct rec_cap {
@@ -88,6 +88,8 @@ int cap_read_record(rec_cap *c, uint64_t limit, uint32_t *type, uint32_t *size);
 /* Returns 0, -1 malformed, -2 out of memory; load 0: only check and count items. */
 int cap_strings(rec_cap *c, const unsigned char *p, uint32_t size, int load, uint64_t *items);
 int cap_check_thread(const rec_cap *c, uint32_t size, const unsigned char *p);
+/* A LOSS record in c->rec, checked: 0, or -1 if malformed. */
+int cap_loss(const rec_cap *c, uint32_t size, struct rec_cap_loss *l);
 const struct rec_entry *cap_any_chunk(rec_cap *c, uint32_t type, uint32_t size, struct rec_cap_chunk *ch, size_t *n);
 uint64_t cap_split_history(rec_cap *c, uint8_t *seen, uint32_t slot, uint64_t *overwritten);
 void cap_warn(struct rec_cap_info *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -229,8 +229,17 @@ static void account(rec_capture *c, size_t n, uint64_t conts, const struct rec_l
     c->st.history += loss->history;
     c->st.overwritten += loss->overwritten;
     c->st.dropped += loss->dropped;
-    c->st.bad += loss->bad;
     *moved += n;
+}
+
+/* Bad heads the ring read saw (a hostile or corrupt writer): a LOSS
+ * record after the slot's chunk, so that a reader of the file counts them
+ * as a live reader does.  None for a healthy program. */
+static int put_bad(rec_capture *c, uint32_t slot, uint64_t bad, char *err, size_t errlen) {
+    if (!bad) return REC_OK;
+    struct rec_cap_loss l = {slot, c->slots[slot].gen, bad};
+    c->st.bad += bad;
+    return put_record(c, REC_CAP_REC_LOSS, &l, sizeof l, err, errlen);
 }
 
 /* Raw chunks: read straight into the output buffer. */
@@ -249,7 +258,7 @@ static int drain_raw(rec_capture *c, uint32_t slot, uint64_t budget, size_t *mov
         struct rec_loss loss = {0};
         size_t n = room ? rec_seg_read(c->seg, slot, out, room, &first, &loss) : 0;
         if (n == 0 && loss.overwritten == 0 && loss.dropped == 0 && loss.history == 0 && c->slots[slot].read_once)
-            return REC_OK;
+            return put_bad(c, slot, loss.bad, err, errlen);
         c->slots[slot].read_once = 1;
         /* A slot's first chunk carries the history its ring no longer
          * kept in `overwritten`; later chunks what we lost (cap_read.c). */
@@ -257,6 +266,8 @@ static int drain_raw(rec_capture *c, uint32_t slot, uint64_t budget, size_t *mov
         memcpy(c->buf + c->len + sizeof(struct rec_cap_rec_header), &ch, sizeof ch);
         account(c, n, count_conts(out, n), &loss, moved);
         seal(c, c->len, REC_CAP_REC_CHUNK, sizeof ch + n * sizeof(struct rec_entry));
+        int rc = put_bad(c, slot, loss.bad, err, errlen);
+        if (rc != REC_OK) return rc;
         budget -= n;
         if (n < room || budget == 0) return REC_OK;
     }
@@ -271,7 +282,7 @@ static int drain_packed(rec_capture *c, uint32_t slot, uint64_t budget, size_t *
         struct rec_loss loss = {0};
         size_t n = room ? rec_seg_read(c->seg, slot, c->scratch, room, &first, &loss) : 0;
         if (n == 0 && loss.overwritten == 0 && loss.dropped == 0 && loss.history == 0 && c->slots[slot].read_once)
-            return REC_OK;
+            return put_bad(c, slot, loss.bad, err, errlen);
         c->slots[slot].read_once = 1;
         if (c->cap - c->len < hdr + n * REC_CAP_PACK_MAX + 8) {
             int rc = flush(c, err, errlen);
@@ -284,6 +295,8 @@ static int drain_packed(rec_capture *c, uint32_t slot, uint64_t budget, size_t *
         memcpy(c->buf + c->len + sizeof(struct rec_cap_rec_header), &ph, sizeof ph);
         account(c, n, conts, &loss, moved);
         seal(c, c->len, REC_CAP_REC_PACKED, sizeof ph + bytes);
+        int rc = put_bad(c, slot, loss.bad, err, errlen);
+        if (rc != REC_OK) return rc;
         budget -= n;
         if (n < room || budget == 0) return REC_OK;
     }

@@ -150,6 +150,11 @@ void capture_summary(const struct rec_seg_info *info, const char *where, const s
             (unsigned long long)st->entries, cli_bytes(a, sizeof a, (double)st->bytes), e->secs,
             cli_count(b, sizeof b, e->secs > 0 ? (double)st->events / e->secs : 0),
             capture_loss_words(e, loss, sizeof loss), why);
+    /* Not lost entries but bad data: a hostile or corrupt ring.  The file
+     * keeps the count too (LOSS records), for every reader of it. */
+    if (st->bad)
+        cli_warn("%llu impossible ring heads or drop counts were seen (bad data, not counted as lost entries)",
+                 (unsigned long long)st->bad);
     if (st->dropped)
         fprintf(stderr,
                 "recorder: hint: the capture fell behind; each ring holds %llu entries (RECORDER_RING_KB=%llu): "
