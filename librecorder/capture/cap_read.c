@@ -331,7 +331,7 @@ static int scan_loss(rec_cap *c, uint32_t size) {
 }
 
 int cap_loss(const rec_cap *c, uint32_t size, struct rec_cap_loss *l) {
-    if (size != sizeof *l) return -1;
+    if (size < sizeof *l) return -1;   /* longer: fields a later version appended */
     memcpy(l, c->rec, sizeof *l);
     return l->slot < c->info.max_threads ? 0 : -1;
 }
