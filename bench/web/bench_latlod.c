@@ -18,6 +18,11 @@
 
 #include "latlod.h"
 #include "lod.h"
+#include "shared.h"
+
+#ifdef WEB_TSAN
+char web_grace_period;   /* main.c's, for frame.c's RCU callbacks under TSan */
+#endif
 
 static double now_s(void) {
     struct timespec ts;
