@@ -88,9 +88,11 @@ void pool_run(struct pool *p, void *task) {
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
     p->fn(task, 0, p->n);  /* the caller is thread 0 */
-    /* Waiting for the stragglers: a scope, so that a flame graph shows
-     * the imbalance.  (The pool threads' wait for the next op is idle.) */
-    REC_SCOPE("barrier");
+    /* Waiting for the stragglers: a wait scope, so that a flame graph
+     * shows the imbalance and the busy figures do not count it as work
+     * (docs/analysis.md, "Wait scopes").  (The pool threads' wait for the
+     * next op is idle.) */
+    REC_SCOPE_WAIT("barrier");
     pthread_mutex_lock(&p->mu);
     while (p->pending > 0) pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
