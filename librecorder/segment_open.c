@@ -293,7 +293,8 @@ int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t
             if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
                 return rec__fail(err, errlen, REC_ERR_NOTFOUND, "no process %s and no segment %s", target, path);
             return rec__fail(err, errlen, REC_ERR_NOTFOUND,
-                             "process %s has no segment %s (is it instrumented, and has it recorded an event?)",
+                             "process %s has no segment %s (is it instrumented, and has it recorded an event? "
+                             "--wait waits for its first)",
                              target, path);
         }
     }
