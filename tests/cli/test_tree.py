@@ -46,11 +46,10 @@ def strict_json(path):
 
 
 def json_slices(doc):
-    """{(pid, name): slices}: B events, and the instants that are open
-    slices of zero length (a scope opened just before a crash)."""
+    """{(pid, name): slices}: B events (a zero-length slice is a B/E pair too)."""
     n = {}
     for e in doc["traceEvents"]:
-        if e["ph"] == "B" or (e["ph"] == "i" and "open" in e.get("cat", "").split(",")):
+        if e["ph"] == "B":
             n[(e["pid"], e["name"])] = n.get((e["pid"], e["name"]), 0) + 1
     return n
 
@@ -63,7 +62,7 @@ def pf_slices(path):
     pid_of = {u: t.get("pid") for u, t in doc["tracks"].items()}
     n = {}
     for e in doc["events"]:
-        if e["ph"] == "B" or (e["ph"] == "i" and e["name"] == "doomed"):
+        if e["ph"] == "B":   # zero-length slices too
             k = (pid_of.get(e["track"]), e["name"])
             n[k] = n.get(k, 0) + 1
     return n
