@@ -568,7 +568,7 @@ def test_capture_launch():
     names = {(e["pid"], e["name"]) for e in doc["traceEvents"] if e.get("ph") == "B"}
     check((parent, "in_parent") in names and (child, "in_child") in names, "the capture holds both processes")
     code, so, _ = rec("report", out)
-    check(code == OK and "in_parent" in so and "in_child" not in so, "report reads the program's own")
+    check(code == OK and "in_parent" in so and "in_child" in so, "report reads every process of the capture")
     # A program that never records, one that cannot run, and bad usage.
     code, _, err = rec("capture", "-o", "x.rec", "--", "true")
     one_line_error(code, err, NOTFOUND, "a program that records nothing")
