@@ -7,6 +7,9 @@
  *                       plain one; prints "pid P"
  *   fmt_prog deep N     a recursion N scopes deep ("r"), 3 times; prints
  *                       "pid P"
+ *   fmt_prog begins N   N scopes "b" begun one inside the other
+ *                       (REC_BEGIN), then all ended (no recursion: past
+ *                       any C stack); give it a ring that holds them
  *   fmt_prog stable     scopes, 1.2 s asleep, scopes again (its events then
  *                       lie far from the segment's calibration point, where
  *                       a rate measured anew at each read would move them);
@@ -41,7 +44,7 @@ static void some(const char *name, int n) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: fmt_prog formula | deep N | stable\n");
+        fprintf(stderr, "usage: fmt_prog formula | deep N | begins N | stable\n");
         return 2;
     }
     REC_THREAD_NAME("main");
@@ -49,6 +52,10 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < sizeof formulas / sizeof formulas[0]; i++) some(formulas[i], 2);
     } else if (!strcmp(argv[1], "deep") && argc == 3) {
         for (int k = 0; k < 3; k++) recurse(atoi(argv[2]));
+    } else if (!strcmp(argv[1], "begins") && argc == 3) {
+        int n = atoi(argv[2]);
+        for (int i = 0; i < n; i++) REC_BEGIN("b");
+        for (int i = 0; i < n; i++) REC_END();
     } else if (!strcmp(argv[1], "stable")) {
         some("before", 50);
         struct timespec d = {1, 200000000};

@@ -13,7 +13,8 @@ export commands write is what its name says, whole and the same each time:
                    command refuses (status 2, nothing written, no program
                    started); --format that contradicts the name is refused
   deep             a recursion 1000 deep: every level in JSON and
-                   .pftrace, nothing "left out"
+                   .pftrace, nothing "left out"; 65536 + 5 levels: 65536
+                   written, the 5 past them counted in the summary
   report_tree      report on a capture of a process tree: every process
   dump_stable      two dumps of a finished program, far from its clock's
                    calibration point: the same bytes, in every format
@@ -37,10 +38,10 @@ CAP_MAGIC = b"RCRDCAP1"
 TREE_PROG = os.path.abspath(sys.argv[5]) if len(sys.argv) > 5 else None
 
 
-def prog(*args):
+def prog(*args, env=None):
     """fmt_prog to its end, its segment kept: its pid."""
-    p = subprocess.run([PROG, *map(str, args)], env=env_without_keep({"RECORDER_KEEP": "1"}), cwd=WORK,
-                       timeout=TIMEOUT, capture_output=True)
+    p = subprocess.run([PROG, *map(str, args)], env=env_without_keep({"RECORDER_KEEP": "1", **(env or {})}),
+                       cwd=WORK, timeout=TIMEOUT, capture_output=True)
     m = re.search(rb"pid (\d+)", p.stdout)
     require(p.returncode == 0 and m is not None, f"fmt_prog {args} ran ({p.stderr[-300:]!r})")
     return int(m.group(1))
@@ -190,6 +191,16 @@ def test_deep():
             pf = pftrace.decode(path("deep.pftrace"))
             n = sum(1 for e in pf["events"] if e["ph"] == "B" and e["name"] == "r")
             check(n == 3000, f"pftrace: all 3000 levels ({n})")
+    remove_segment(pid)
+    # Past REC_MAX_NESTING (65536): left out, and said.
+    pid = prog("begins", 65536 + 5, env={"RECORDER_RING_KB": "4096"})
+    code, _, err = rec("dump", pid, "-o", "deeper.json")
+    check(code == OK and b"left out:" in err and b"5 scopes nested past 65536 levels" in err,
+          f"5 scopes past 65536 levels are counted in the summary ({err.strip()[-300:]!r})")
+    doc = json.load(open(path("deeper.json")))
+    n = sum(1 for e in doc["traceEvents"] if e["ph"] == "B" and e["name"] == "b")
+    th = doc["otherData"]["recorder"]["threads"]
+    check(n == 65536 and sum(t["too_deep"] for t in th) == 5, f"65536 levels written, 5 counted ({n}, {th})")
     remove_segment(pid)
 
 
