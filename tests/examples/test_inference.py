@@ -15,8 +15,8 @@ import subprocess
 import sys
 import tempfile
 
-from common import (Checker, no_sanitizer_reports, read_segment, remove_segment, run_kept, trace_events,
-                    trace_slices, walk)
+from common import (Checker, flow_events, no_sanitizer_reports, read_segment, remove_segment, run_kept,
+                    trace_events, trace_slices, walk)
 
 LAYERS, DIM, THREADS, TOKENS, CTX = 2, 128, 3, 6, 4
 
