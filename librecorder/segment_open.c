@@ -184,18 +184,15 @@ uint64_t rec__clock_ns(clockid_t c) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The writer calibrated over a millisecond; on the same machine (and a
- * segment in /dev/shm is always from this boot) the reader can compare the
- * counter with the clock over the segment's whole life instead. */
-static double refine_rate(const struct rec_header *h) {
-    double rate = (double)h->ticks_per_sec;
+/* Ticks to ns by the segment's own calibration (its header), and nothing
+ * else: every reader, every time, converts a segment the same way, so two
+ * dumps of a stopped or dead program are identical to the byte
+ * (docs/format.md, "Clocks").  Refining the rate against the clock at
+ * open time made each open differ by tens of ns, and could turn a 1 ns
+ * scope into a 0 ns one. */
+static double header_rate(const struct rec_header *h) {
     if (h->clock_source == REC_CLOCK_MONOTONIC) return 1e9;
-    uint64_t mono = rec__clock_ns(CLOCK_MONOTONIC);
-    uint64_t ticks = rec_now();
-    if (h->clock_source != REC_CLOCK_TSC && h->clock_source != REC_CLOCK_CNTVCT) return rate;
-    if (mono <= h->mono_ns0 + 1000000000u || ticks <= h->ticks0) return rate;
-    double r = (double)(ticks - h->ticks0) * 1e9 / (double)(mono - h->mono_ns0);
-    return (r > rate * 0.99 && r < rate * 1.01) ? r : rate;
+    return (double)h->ticks_per_sec;
 }
 
 static int all_digits(const char *t) {
@@ -352,7 +349,7 @@ int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t
     s->strings = s->base + hc->strings_off;
     s->rings = s->base + hc->rings_off;
     s->cons = (struct rec_consumer *)(s->base + hc->consumer_off);
-    s->ticks_per_sec = refine_rate(hc);
+    s->ticks_per_sec = header_rate(hc);
     s->ns_per_tick = 1e9 / s->ticks_per_sec;
     s->cursors = calloc(hc->max_threads, sizeof *s->cursors);
     s->strcache_n = hc->strings_size / 8;

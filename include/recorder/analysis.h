@@ -98,6 +98,13 @@ void rec_model_set_now_live(rec_model *m, rec_seg *s);
 
 /* ---- threads ---------------------------------------------------------- */
 
+/* Nesting.  The model tracks a thread's scopes up to REC_MAX_NESTING
+ * levels, and the exports write them as deep (docs/cli.md, "Deep
+ * nesting"): deeper ones are counted (too_deep, deep_scopes), never
+ * silently dropped.  Python recursion or `import torch` nest hundreds
+ * deep.  A thread's snapshot below shows its outermost REC_MAX_DEPTH
+ * (depth itself may be larger). */
+#define REC_MAX_NESTING 65536
 #define REC_MAX_DEPTH 128
 
 struct rec_model_thread {
@@ -112,8 +119,8 @@ struct rec_model_thread {
     double first_ns, last_ns; /* first and last event seen */
     double end_ns;            /* where its open scopes end, and busy_ns stops: now while
                                  it runs, its exit (or last event) once it is gone */
-    int depth;                /* open scopes now (known part of the stack) */
-    uint32_t stack[REC_MAX_DEPTH];        /* name ids, outermost first */
+    int depth;                /* open scopes now (known part of the stack, up to REC_MAX_NESTING) */
+    uint32_t stack[REC_MAX_DEPTH];        /* name ids, outermost first (the first REC_MAX_DEPTH) */
     double stack_ns[REC_MAX_DEPTH];       /* their begin times */
     double busy_ns;           /* time inside top-level scopes, ever, but not inside
                                  wait scopes (docs/analysis.md, "Wait scopes") */
@@ -122,7 +129,7 @@ struct rec_model_thread {
     double events_per_sec;    /* over the last full second */
     /* Added by the analysis layer (docs/analysis.md, "unmatched ends"): */
     uint64_t unmatched;       /* ends whose begin was never seen (REC_SLICE_NO_BEGIN slices) */
-    uint64_t too_deep;        /* scopes nested past REC_MAX_DEPTH: counted, not tracked */
+    uint64_t too_deep;        /* scopes nested past REC_MAX_NESTING: counted, not tracked */
     double wait_ns;           /* time inside wait scopes (outermost), ever: not in busy_ns */
 };
 /* The threads known, in slot order; valid until the next feed/poll. */
@@ -313,10 +320,10 @@ struct rec_export_opts {
 /* What an export wrote.  JSON: trace events by phase ("M" not counted in
  * trace_events); CSV and folded stacks: rows (lines). */
 struct rec_export_counts {
-    uint64_t slices;          /* B/E pairs */
-    uint64_t instants;        /* "i": instants, zero-length slices, loss and late-flags markers */
+    uint64_t slices;          /* B/E pairs (zero-length slices too: a B and an E at one time) */
+    uint64_t instants;        /* "i": instants, loss and late-flags markers */
     uint64_t counters;        /* "C" */
-    uint64_t flows;           /* "s", "t" and "f" */
+    uint64_t flows;           /* flow events: zero-length "flow" X slices carrying bind_id */
     uint64_t threads;         /* thread_name M events */
     uint64_t trace_events;    /* 2 * slices + instants + counters + flows */
     uint64_t rows;            /* CSV rows, folded lines */
@@ -326,8 +333,8 @@ struct rec_export_counts {
     uint64_t late_flags;      /* ... of which ended with other flags (a marker says which) */
     /* left out, and counted (also in the JSON's otherData): */
     uint64_t unbound_flows;   /* flow events with no slice or no start to bind to */
-    uint64_t too_deep;        /* slices nested past 1024 levels in the export */
-    uint64_t deep_scopes;     /* scopes nested past REC_MAX_DEPTH in the model */
+    uint64_t too_deep;        /* slices nested past REC_MAX_NESTING levels in the export */
+    uint64_t deep_scopes;     /* scopes nested past REC_MAX_NESTING in the model */
     uint64_t nonfinite_counters;   /* NaN or Inf values: JSON has none */
     uint64_t untracked_events;     /* of threads past the model's 65535 records */
 };

@@ -103,7 +103,7 @@ struct rec_seg_info {
     uint64_t ring_entries;
     uint64_t segment_size;
     unsigned clock_source;
-    double ticks_per_sec;     /* refined by the reader where it can */
+    double ticks_per_sec;     /* the header's, as written: every read converts the same way */
     uint64_t ticks0, mono_ns0, real_ns0;
     uint64_t strings_used, strings_size, strings_dropped;
     uint64_t threads_no_slot, threads_attached;

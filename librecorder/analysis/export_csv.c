@@ -10,6 +10,9 @@
  * last_sec (1 s, 10 s, whole run).  Names are
  * always quoted (RFC 4180: a quote is doubled); control characters become
  * '?' and invalid UTF-8 U+FFFD, so every row is one line of valid UTF-8.
+ * A name that a spreadsheet would take for a formula (it begins with = + -
+ * @, a tab or a CR) gets a leading ' (docs/cli.md, "CSV"): opening the
+ * file must never run what a traced program named a scope.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -66,8 +69,9 @@ static int write_rows(FILE *out, const struct rec_stat *st, size_t n, uint64_t *
         char *clean = malloc(3 * len + 1);
         if (!clean) break;
         size_t cl = text_sanitize(clean, s->name, len, NULL, 0);
-        char *p = ob_room(&o, 1);
+        char *p = ob_room(&o, 2);
         *p++ = '"';
+        if (cl > 0 && strchr("=+-@\t\r", clean[0])) *p++ = '\'';
         o.p = p;
         for (size_t k = 0; k < cl; k++) {
             p = ob_room(&o, 2);

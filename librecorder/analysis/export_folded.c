@@ -3,7 +3,9 @@
  * of flamegraph.pl and one of speedscope's formats.
  *
  * One line per call path with its self time in integer nanoseconds, all
- * threads merged, paths with no self time left out.  Over the whole run
+ * threads merged, paths with no self time left out, except a leaf that
+ * was called: a scope of zero length is there as "a;b;z 0" (a slice
+ * whatever its length, docs/cli.md).  Over the whole run
  * from the model's call tree, or over a window from the slices the
  * streaming core hands over (a path then runs through every enclosing
  * slice, complete or not; only complete slices add self time): memory is
@@ -21,6 +23,7 @@ struct paths {
     struct u64map idx;        /* parent << 32 | name local -> path */
     uint32_t *parent, *name;
     double *self;
+    uint64_t *calls;          /* complete slices of the path */
     size_t n, cap;
 };
 
@@ -36,7 +39,9 @@ static uint32_t path_of(struct paths *p, uint32_t parent, uint32_t name) {
         if (b) p->name = b;
         double *c = b ? realloc(p->self, nc * sizeof *c) : NULL;
         if (c) p->self = c;
-        if (!c) return 0;
+        uint64_t *d = c ? realloc(p->calls, nc * sizeof *d) : NULL;
+        if (d) p->calls = d;
+        if (!d) return 0;
         p->cap = nc;
     }
     int isnew;
@@ -45,6 +50,7 @@ static uint32_t path_of(struct paths *p, uint32_t parent, uint32_t name) {
     p->parent[p->n] = parent;
     p->name[p->n] = name;
     p->self[p->n] = 0;
+    p->calls[p->n] = 0;
     *v = p->n;
     return (uint32_t)p->n++;
 }
@@ -69,7 +75,9 @@ static void f_pop(struct xs *x, uint32_t rec, const struct xframe *f, int64_t du
     struct fctx *c = x->ctx;
     (void)rec;
     (void)dur;
-    if (!f->flags && self > 0) c->p.self[f->aux] += (double)self;
+    if (f->flags) return;
+    if (self > 0) c->p.self[f->aux] += (double)self;
+    c->p.calls[f->aux]++;
 }
 
 static const struct xs_sink folded_sink = {1, f_push, f_pop, NULL, NULL, NULL};
@@ -110,20 +118,25 @@ static void put_line(rec_model *m, struct outbuf *o, const uint32_t *parent, con
 }
 
 static int write_lines(rec_model *m, FILE *out, const uint32_t *parent, const char *const *names,
-                       const double *self, size_t n, uint64_t *rows) {
+                       const double *self, const uint64_t *calls, size_t n, uint64_t *rows) {
     struct outbuf o;
     uint32_t *chain = malloc(65536 * sizeof *chain);
-    if (!chain || ob_init(&o, out, (size_t)1 << 18) != 0) {
+    uint8_t *inner = calloc(n ? n : 1, 1);   /* has a child path */
+    if (!chain || !inner || ob_init(&o, out, (size_t)1 << 18) != 0) {
         free(chain);
+        free(inner);
         return -1;
     }
+    for (size_t i = 1; i < n; i++)
+        if (parent[i] < n) inner[parent[i]] = 1;
     uint64_t k = 0;
     for (size_t i = 1; i < n; i++)
-        if (llround(self[i]) > 0) {
+        if (llround(self[i]) > 0 || (calls[i] > 0 && !inner[i])) {
             put_line(m, &o, parent, names, i, self[i], chain);
             k++;
         }
     free(chain);
+    free(inner);
     if (rows) *rows = k;
     return ob_finish(&o);
 }
@@ -136,7 +149,7 @@ int folded_sink_end(struct xs *x, struct rec_export_counts *cnt) {
     if (names) {
         for (size_t i = 1; i < c->p.n; i++) names[i] = model_name_text(c->m, c->p.name[i]);
         struct rec_export_counts k = {0};
-        rc = write_lines(c->m, c->out, c->p.parent, names, c->p.self, c->p.n, &k.rows);
+        rc = write_lines(c->m, c->out, c->p.parent, names, c->p.self, c->p.calls, c->p.n, &k.rows);
         if (cnt) *cnt = k;
     }
     free(names);
@@ -144,6 +157,7 @@ int folded_sink_end(struct xs *x, struct rec_export_counts *cnt) {
     free(c->p.parent);
     free(c->p.name);
     free(c->p.self);
+    free(c->p.calls);
     free(c);
     return xs_sink_done(x, rc);
 }
@@ -157,15 +171,18 @@ int folded_write_tree(rec_model *m, FILE *out, double last, uint64_t *rows) {
     size_t n = nodes ? rec_model_tree(m, w, -1, nodes, m->n_nodes) : 0;
     uint32_t *parent = malloc((n ? n : 1) * sizeof *parent);
     double *self = malloc((n ? n : 1) * sizeof *self);
+    uint64_t *calls = malloc((n ? n : 1) * sizeof *calls);
     const char **names = malloc((n ? n : 1) * sizeof *names);
-    if (nodes && parent && self && names) {
+    if (nodes && parent && self && calls && names) {
         for (size_t i = 0; i < n; i++) {
             parent[i] = nodes[i].parent;
             self[i] = nodes[i].self_ns;
+            calls[i] = nodes[i].calls;
             names[i] = nodes[i].name;
         }
-        rc = write_lines(m, out, parent, names, self, n, rows);
+        rc = write_lines(m, out, parent, names, self, calls, n, rows);
     }
+    free(calls);
     free(nodes);
     free(parent);
     free(self);

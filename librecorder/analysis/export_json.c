@@ -10,12 +10,14 @@
  *   - slices as B/E pairs with the same name and category, strictly nested
  *     per thread (the core's walker).  Not X events: importers compute
  *     ts + dur in floating point, and a child can then end a hair after its
- *     parent.  A slice of zero length is a thread instant (ev_point);
+ *     parent.  A slice of zero length is a B/E pair at one time (ev_point):
+ *     a slice of duration 0, never an instant;
  *   - pid and tid non-negative integers, a tid never shared by two threads
  *     alive at once; M events name the process and the threads;
  *   - instants "i" with "s":"t" and a tid; counters "C" with a numeric
- *     value; flows "s"/"t"/"f" (v1) with integer ids, cat and name "flow",
- *     "bp":"e" on the end, only inside a slice of their thread, and a step
+ *     value; flows in the slice-level form: a zero-length X "flow" with an
+ *     integer "bind_id" and "flow_out"/"flow_in" (ev_flow), bound to that
+ *     very slice, only inside a slice of their thread, and a step
  *     or end only after a start written earlier in time (flows.c-like
  *     bookkeeping below: a thread whose step or end waits for its start
  *     waits for it);

@@ -74,12 +74,8 @@ static void p_pop(struct xs *x, uint32_t rec, const struct xframe *f, int64_t du
         if (f->outside) return;
         emit_pending(c, rec, P);
         unsigned ab = arg_bits(f->flags);
-        if (f->e == f->b) {
-            pf_slice(c, rec, P, TYPE_INSTANT, f->b, f->name_id, ab);
-        } else {
-            pf_slice(c, rec, P, TYPE_SLICE_BEGIN, f->b, f->name_id, ab);
-            pf_slice(c, rec, P, TYPE_SLICE_END, f->e, f->name_id, ab);
-        }
+        pf_slice(c, rec, P, TYPE_SLICE_BEGIN, f->b, f->name_id, ab);
+        pf_slice(c, rec, P, TYPE_SLICE_END, f->e, f->name_id, ab);
         return;
     }
     if (f->forced && arg_bits(f->flags) != f->wflags) pf_late_flags(c, rec, P, f);
@@ -99,7 +95,10 @@ static void p_item(struct xs *x, uint32_t rec, const struct xitem *it, const cha
     if (!P) return;
     emit_pending(c, rec, P);
     switch (it->kind) {
-    case REC_ITEM_SLICE: pf_slice(c, rec, P, TYPE_INSTANT, it->b, it->name_id, arg_bits(it->flags)); break;
+    case REC_ITEM_SLICE:   /* zero length: a slice all the same (docs/perfetto.md) */
+        pf_slice(c, rec, P, TYPE_SLICE_BEGIN, it->b, it->name_id, arg_bits(it->flags));
+        pf_slice(c, rec, P, TYPE_SLICE_END, it->b, it->name_id, 0);
+        break;
     case REC_ITEM_INSTANT: pf_instant(c, rec, P, it, msg); break;
     case REC_ITEM_COUNTER: pf_counter(c, rec, P, it); break;
     case REC_ITEM_FLOW: pf_flow(c, rec, P, it); break;

@@ -40,7 +40,7 @@
 
 #define XS_OPEN INT64_MAX             /* the end of a slice not ended yet */
 #define XS_NONE UINT64_MAX
-#define XS_MAX_DEPTH 1024             /* walker frames per thread; deeper slices are left out, counted */
+#define XS_MAX_DEPTH REC_MAX_NESTING  /* walker frames per thread, as the model's; deeper slices are left out, counted */
 #define XS_DEFAULT_LOOKAHEAD (((size_t)1 << 20) - 1)   /* one thread's queue then fits 2^20 items */
 
 struct xitem {

@@ -317,13 +317,13 @@ void ev_e(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, uns
     c->c.slices++;
 }
 
-/* A slice of zero length (after rounding to ns) as a thread-scoped
- * instant.  Perfetto imports that as the very same zero-length slice; as a
- * B/E pair at a time where another slice also begins, speedscope would
- * close it before opening it and complain, and it carries no time anyway. */
+/* A slice of zero length (after rounding to ns): a B and an E at the same
+ * time, written together, so that it is a slice of duration 0 to every
+ * reader (Perfetto, speedscope, a count of B events), and closed before
+ * anything else at that time (a flow after it binds to its parent). */
 void ev_point(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab) {
-    ev_named(c, "{\"ph\":\"i\",\"s\":\"t\",", 18, j, t, name_id, ab);
-    c->c.instants++;
+    ev_b(c, j, t, name_id, ab);
+    ev_e(c, j, t, name_id, ab);
 }
 
 void ev_instant(struct jctx *c, const struct jrec *j, const struct xitem *it, const char *msg) {
@@ -365,16 +365,25 @@ void ev_counter(struct jctx *c, const struct jrec *j, const struct xitem *it) {
     c->c.counters++;
 }
 
+/* A flow event as Perfetto's slice-level form: a zero-length slice "flow"
+ * at the flow's time, inside the slice it binds to, carrying the flow
+ * ("bind_id", "flow_out" on a start, "flow_in" on an end, both on a step).
+ * Perfetto binds these to that very slice, as the .pftrace's "flow"
+ * instants; the legacy s/t/f events bind to whatever is on top of the
+ * thread's stack when they are read, which can be a finished zero-length
+ * slice at the same time, or draw an end back to the start of a slice
+ * that began before the flow's source (docs/perfetto.md, "Flows"). */
 void ev_flow(struct jctx *c, const struct jrec *j, const struct xitem *it) {
-    const char *ph = it->flags == REC_EV_FLOW_BEGIN  ? "{\"ph\":\"s\","
-                     : it->flags == REC_EV_FLOW_STEP ? "{\"ph\":\"t\","
-                                                     : "{\"ph\":\"f\",\"bp\":\"e\",";
-    char *p = ev_start(c, ph, strlen(ph), j, 80);
+    const char *dir = it->flags == REC_EV_FLOW_BEGIN  ? ",\"flow_out\":true}"
+                      : it->flags == REC_EV_FLOW_STEP ? ",\"flow_in\":true,\"flow_out\":true}"
+                                                      : ",\"flow_in\":true}";
+    char *p = ev_start(c, "{\"ph\":\"X\",\"dur\":0,", 18, j, 120);
     p = fmt_us(p, it->b - c->x->t0);
-    memcpy(p, ",\"name\":\"flow\",\"cat\":\"flow\",\"id\":", 33);
-    p = fmt_u64(p + 33, it->u);
-    *p++ = '}';
-    c->ob.p = p;
+    memcpy(p, ",\"name\":\"flow\",\"cat\":\"flow\",\"bind_id\":", 38);
+    p = fmt_u64(p + 38, it->u);
+    size_t dl = strlen(dir);
+    memcpy(p, dir, dl);
+    c->ob.p = p + dl;
     c->c.flows++;
 }
 

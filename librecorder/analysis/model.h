@@ -136,7 +136,7 @@ struct trec {
     uint64_t history;         /* not kept: older than the ring when first read */
     double gap_ns;            /* time between a loss's last and next event, summed */
     uint64_t unmatched;       /* ends whose begin was never seen */
-    uint64_t too_deep;        /* scopes nested past REC_MAX_DEPTH (not tracked) */
+    uint64_t too_deep;        /* scopes nested past REC_MAX_NESTING (not tracked) */
     int seen;                 /* any event yet */
     uint64_t last_ticks;      /* per-thread time never goes back */
     double first_ns, last_ns;
@@ -147,7 +147,7 @@ struct trec {
     int has_start_head;
     struct frame *stack;
     int depth, stack_cap;
-    int overflow;             /* open scopes past REC_MAX_DEPTH */
+    int overflow;             /* open scopes past REC_MAX_NESTING */
     double busy_ns;           /* closed top-level time */
     double busy_until;        /* end of the last top-level interval counted */
     double wait_ns;           /* closed time inside wait scopes (outermost) */

@@ -240,14 +240,14 @@ static void close_stale(rec_model *m, struct trec *r, uint32_t id) {
 
 static void on_begin(rec_model *m, struct trec *r, int rec, uint32_t id, int wait, double ts) {
     if (r->gap_frames > 0) close_stale(m, r, id);
-    if (r->depth >= REC_MAX_DEPTH) {
+    if (r->depth >= REC_MAX_NESTING) {
         r->overflow++;
         r->too_deep++;
         return;
     }
     if (r->depth >= r->stack_cap) {
         int ncap = r->stack_cap ? r->stack_cap * 2 : 8;
-        if (ncap > REC_MAX_DEPTH) ncap = REC_MAX_DEPTH;
+        if (ncap > REC_MAX_NESTING) ncap = REC_MAX_NESTING;
         struct frame *p = realloc(r->stack, (size_t)ncap * sizeof *p);
         if (!p) {
             r->overflow++;

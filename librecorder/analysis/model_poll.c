@@ -49,8 +49,8 @@ static size_t poll(rec_model *m, rec_seg *s, const uint64_t *stop) {
     }
     int nt = rec_seg_threads(s, m->th_buf, (int)m->th_cap);
     size_t total = 0;
-    /* The segment's conversion, the reader's refined rate included, as
-     * the model's inline one: rec_seg_ticks_to_ns is (ticks - ticks0) *
+    /* The segment's conversion (its header's calibration), as the
+     * model's inline one: rec_seg_ticks_to_ns is (ticks - ticks0) *
      * ns_per_tick, and a power-of-two span recovers ns_per_tick exactly. */
     double save_npt = m->ns_per_tick;
     uint64_t save_t0 = m->ticks0;

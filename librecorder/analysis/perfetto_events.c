@@ -326,6 +326,16 @@ static uint64_t clock_ns(clockid_t id) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* BOOTTIME - MONOTONIC: the time this machine spent suspended, read
+ * now, to the millisecond (the reads themselves differ by some ns, and
+ * two exports of one source must be the same bytes). */
+static uint64_t boot_offset(void) {
+    uint64_t a = clock_ns(CLOCK_MONOTONIC), boot = clock_ns(CLOCK_BOOTTIME), b = clock_ns(CLOCK_MONOTONIC);
+    uint64_t mid = a + (b - a) / 2;
+    uint64_t off = boot > mid ? boot - mid : 0;
+    return (off + 500000) / 1000000 * 1000000;
+}
+
 /* Sequence 1's first packet: MONOTONIC, BOOTTIME and REALTIME at the
  * trace start.  REALTIME is the source's own reading; BOOTTIME is
  * MONOTONIC plus the offset between the two now (the time this machine
@@ -333,8 +343,7 @@ static uint64_t clock_ns(clockid_t id) {
 void pf_clock_snapshot(struct pctx *c) {
     int64_t t0 = c->x->t0;
     uint64_t mono = pf_abs_ns(c, t0);
-    uint64_t boot = clock_ns(CLOCK_BOOTTIME), now = clock_ns(CLOCK_MONOTONIC);
-    uint64_t off = boot > now ? boot - now : 0;
+    uint64_t off = boot_offset();
     int64_t real = (int64_t)c->m->src.real_ns0 + t0;
     uint8_t *pk, *cs, *k;
     uint8_t *p = pf_pk_open(c, 256, &pk);

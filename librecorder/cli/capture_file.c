@@ -44,12 +44,13 @@ int capture_convert(const char *path, const struct cli_export_opts *o) {
 
 int capture_conv_begin(struct capture_conv *cv, const char **out) {
     memset(cv, 0, sizeof *cv);
-    enum rec_export_format f = cli_export_format_of_path(*out);
-    if (!f) return REC_OK;
+    int f;   /* export.c's one table: .rec (or no extension) is a capture; an unknown one is refused */
+    int rc = cli_out_format("capture", NULL, *out, CLI_FORMAT_CAPTURE, &f);
+    if (rc != REC_OK || f == CLI_FORMAT_CAPTURE) return rc;
     /* A trace that cannot or must not be written is found out before the
      * capture starts (it may run for hours), not after. */
     char err[1400];
-    int rc = rec_out_check(*out, err, sizeof err);
+    rc = rec_out_check(*out, err, sizeof err);
     if (rc != REC_OK) return cli_error(rc, "%s", err);
     if (capture_tmp_path(*out, cv->path, sizeof cv->path) != 0) return REC_ERR_IO;
     /* Only the name is kept: the capture's file appears under it with its
@@ -59,7 +60,7 @@ int capture_conv_begin(struct capture_conv *cv, const char **out) {
     unlink(cv->path);
     cv->on = 1;
     cv->eo.out = *out;
-    cv->eo.fmt = f;
+    cv->eo.fmt = (enum rec_export_format)f;
     *out = cv->path;
     return REC_OK;
 }

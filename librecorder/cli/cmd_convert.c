@@ -14,7 +14,8 @@ static const char usage[] =
     "                        [--split]\n"
     "\n"
     "Convert a capture file (recorder capture) or a segment into another\n"
-    "format, chosen by OUT's extension (.json, .pftrace, .csv, .folded) or --format:\n"
+    "format, chosen by OUT's extension (.json, .pftrace, .csv, .folded) or, for\n"
+    "a name without one (or -), --format; any other extension is refused:\n"
     "  json      Perfetto / Chrome trace-event JSON: every event\n"
     "  perfetto  Perfetto's own protobuf trace (.pftrace, .perfetto-trace): every\n"
     "            event, a sixth of the JSON's size; ui.perfetto.dev (docs/perfetto.md)\n"
@@ -48,6 +49,7 @@ int cmd_convert(int argc, char **argv) {
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     struct cli_export_opts eo = {NULL, 0, 0, 0, 0, 0, NULL};
+    const char *fmt = NULL;
     int c, split = 0;
     optind = 0;
     while ((c = getopt_long(argc, argv, ":o:f:l:h", opts, NULL)) != -1) {
@@ -56,10 +58,7 @@ int cmd_convert(int argc, char **argv) {
         if (r == 0) continue;
         switch (c) {
         case 'o': eo.out = optarg; break;
-        case 'f':
-            eo.fmt = cli_export_format(optarg);
-            if (!eo.fmt) return cli_usage("convert", "unknown format '%s' (json, perfetto, csv or folded)", optarg);
-            break;
+        case 'f': fmt = optarg; break;
         case 'S': split = 1; break;
         case 'h': return cli_help(usage);
         default: return cli_bad_option("convert", c, argv);
@@ -68,10 +67,11 @@ int cmd_convert(int argc, char **argv) {
     if (optind >= argc) return cli_usage("convert", "which file?");
     if (optind + 1 < argc) return cli_usage("convert", "unexpected argument '%s'", argv[optind + 1]);
     if (!eo.out) return cli_usage("convert", "missing -o OUT");
-    if (!eo.fmt) eo.fmt = cli_export_format_of_path(eo.out);
-    if (!eo.fmt)
-        return cli_usage("convert", "cannot tell the format from '%s': use .json, .pftrace, .csv, .folded or --format", eo.out);
-    int r = cli_export_check("convert", &eo);
+    int f;
+    int r = cli_out_format("convert", fmt, eo.out, 0, &f);   /* export.c's one table */
+    if (r != REC_OK) return r;
+    eo.fmt = (enum rec_export_format)f;
+    r = cli_export_check("convert", &eo);
     if (r != REC_OK) return r;
     if (split) {
         if (!strcmp(eo.out, "-")) return cli_usage("convert", "--split writes files: give -o OUT");

@@ -1,6 +1,7 @@
 /*
  * cmd_dump.c -- `recorder dump`: a program's rings, now, as Perfetto JSON
- * (or Perfetto's protobuf).
+ * (or Perfetto's protobuf, CSV or folded stacks: export.c's one table of
+ * output names).
  *
  * Reading never stops or slows the program: the segment is mapped
  * read-only and copied with the reader's protocol.  A dead program's
@@ -18,7 +19,7 @@
 #include "export.h"
 
 static const char usage[] =
-    "usage: recorder dump PID|NAME|PATH... [-o FILE] [--format json|perfetto] [--last S | --from S] [--to S]\n"
+    "usage: recorder dump PID|NAME|PATH... [-o FILE] [--format json|perfetto|csv|folded] [--last S | --from S] [--to S]\n"
     "                     [--force] [--wait[=SEC]] [--split]\n"
     "       recorder dump --tree PID [-o FILE] [--split] [...]\n"
     "\n"
@@ -37,8 +38,11 @@ static const char usage[] =
     "\n"
     "  -o, --output FILE   where to write (default trace.json; - for stdout): written\n"
     "                      aside and renamed, mode 0600; a device or FIFO written to\n"
-    "  -f, --format FMT    json, or perfetto: Perfetto's own protobuf trace, a sixth\n"
-    "                      of the size (the default for FILE.pftrace, .perfetto-trace)\n"
+    "  -f, --format FMT    json; perfetto: Perfetto's own protobuf trace, a sixth\n"
+    "                      of the size; csv: statistics per scope name; folded:\n"
+    "                      folded stacks.  FILE's extension says it (.json,\n"
+    "                      .pftrace, .perfetto-trace, .csv, .folded); any other is\n"
+    "                      refused, and --format must agree with it\n"
     "  -l, --last SECONDS  only the last SECONDS of the trace\n"
     "      --from SECONDS  only from SECONDS after the trace's start (ts 0)\n"
     "      --to SECONDS    only up to SECONDS after the trace's start\n"

@@ -29,6 +29,8 @@ static const char usage[] =
     "A thread whose entries were lost while being read is marked partial,\n"
     "with the share of its events decoded, and its percentages are of the\n"
     "time its data covers; history the rings no longer held is 'not kept'.\n"
+    "A capture of several processes (capture -- CMD of a process tree) is\n"
+    "reported process by process, every one of them.\n"
     "\n"
     "  -n, --top N       scopes per thread (default 10)\n"
     "  -t, --thread TID  only this thread\n"
@@ -193,6 +195,51 @@ static void print_thread(rec_model *m, const struct rec_model_thread *t, const s
     free(rows);
 }
 
+/* One process's report (the header, its totals, each thread's table):
+ * the threads shown (only: just tid's). */
+static size_t report_one(struct cli_source *src, int fold, int only, int tid, size_t top) {
+    rec_model_set_fold(src->model, fold);
+    const struct rec_model_thread *th;
+    size_t nt = rec_model_threads(src->model, &th);
+    const struct rec_item *items;
+    size_t ni = rec_model_items(src->model, &items);
+    double t0 = INFINITY, t1 = -INFINITY;
+    size_t shown = 0;
+    for (size_t i = 0; i < nt; i++) {
+        if (!th[i].events) continue;
+        if (th[i].first_ns < t0) t0 = th[i].first_ns;
+        if (th[i].last_ns > t1) t1 = th[i].last_ns;
+    }
+    char d[400];
+    printf("recorder report: %s: %zu threads, %llu events\n", cli_source_desc(src, d, sizeof d), nt,
+           (unsigned long long)src->events);
+    if (t1 >= t0)
+        printf("ROI_START: %12.6f ms\nROI_STOP : %12.6f ms\nROI_TIME = %.6f secs\n", t0 / 1e6, t1 / 1e6,
+               (t1 - t0) / 1e9);
+    uint64_t hist = 0, lost = 0;
+    for (size_t i = 0; i < nt; i++) {
+        hist += th[i].history;
+        lost += th[i].overwritten + th[i].dropped + th[i].bad;
+    }
+    if (lost)
+        printf("partial: %llu entries lost while reading (overwritten, dropped or bad): the figures below are "
+               "computed from what was decoded, shares over the time it covers\n",
+               (unsigned long long)lost);
+    if (hist)
+        printf("not kept: %llu older entries (overwritten in the rings before they were read)\n",
+               (unsigned long long)hist);
+    if (rec_model_items_dropped(src->model))
+        printf("the event log kept only the newest events: %llu older ones are not in the gap figures\n",
+               (unsigned long long)rec_model_items_dropped(src->model));
+    for (size_t i = 0; i < nt; i++) {
+        if (only && th[i].tid != tid) continue;
+        print_thread(src->model, &th[i], items, ni, top);
+        shown++;
+    }
+    if (!nt) printf("\n(no threads recorded anything)\n");
+    return shown;
+}
+
 int cmd_report(int argc, char **argv) {
     static const struct option opts[] = {{"top", required_argument, 0, 'n'},
                                          {"thread", required_argument, 0, 't'},
@@ -229,48 +276,30 @@ int cmd_report(int argc, char **argv) {
     struct cli_source src;
     int rc = wait ? cli_wait(argv[optind], wait_s, NULL) : REC_OK;
     if (rc != REC_OK) return rc;
-    rc = cli_source_load(argv[optind], &src);
+    /* A capture of a process tree: every process, one after another, each
+     * read into a model of its own (memory of one at a time). */
+    rc = cli_source_open(argv[optind], &src);
     if (rc != REC_OK) return rc;
-    rec_model_set_fold(src.model, fold);
-    const struct rec_model_thread *th;
-    size_t nt = rec_model_threads(src.model, &th);
-    const struct rec_item *items;
-    size_t ni = rec_model_items(src.model, &items);
-    double t0 = INFINITY, t1 = -INFINITY;
-    size_t shown = 0;
-    for (size_t i = 0; i < nt; i++) {
-        if (!th[i].events) continue;
-        if (th[i].first_ns < t0) t0 = th[i].first_ns;
-        if (th[i].last_ns > t1) t1 = th[i].last_ns;
+    size_t procs = src.cap ? rec_cap_processes(src.cap) : 1, shown = 0;
+    if (procs > 1) {
+        char where[2048];
+        cli_safe(where, sizeof where, src.path);
+        printf("recorder report: %s holds %zu processes\n", where, procs);
     }
-    char d[400];
-    printf("recorder report: %s: %zu threads, %llu events\n", cli_source_desc(&src, d, sizeof d), nt,
-           (unsigned long long)src.events);
-    if (t1 >= t0)
-        printf("ROI_START: %12.6f ms\nROI_STOP : %12.6f ms\nROI_TIME = %.6f secs\n", t0 / 1e6, t1 / 1e6,
-               (t1 - t0) / 1e9);
-    uint64_t hist = 0, lost = 0;
-    for (size_t i = 0; i < nt; i++) {
-        hist += th[i].history;
-        lost += th[i].overwritten + th[i].dropped + th[i].bad;
+    for (size_t k = 0; k < procs && rc == REC_OK; k++) {
+        if (k > 0 && cli_source_select(&src, k) != REC_OK)
+            rc = cli_error(REC_ERR_FORMAT, "%s changed while it was read", src.path);
+        if (rc == REC_OK) rc = cli_source_load_opened(&src);
+        if (rc == REC_OK) {
+            if (procs > 1) putchar('\n');
+            shown += report_one(&src, fold, only, (int)tid, (size_t)top);
+        }
+        rec_model_free(src.model);
+        src.model = NULL;
+        src.events = src.overwritten = src.dropped = 0;
     }
-    if (lost)
-        printf("partial: %llu entries lost while reading (overwritten, dropped or bad): the figures below are "
-               "computed from what was decoded, shares over the time it covers\n",
-               (unsigned long long)lost);
-    if (hist)
-        printf("not kept: %llu older entries (overwritten in the rings before they were read)\n",
-               (unsigned long long)hist);
-    if (rec_model_items_dropped(src.model))
-        printf("the event log kept only the newest events: %llu older ones are not in the gap figures\n",
-               (unsigned long long)rec_model_items_dropped(src.model));
-    for (size_t i = 0; i < nt; i++) {
-        if (only && th[i].tid != (int)tid) continue;
-        print_thread(src.model, &th[i], items, ni, top);
-        shown++;
-    }
-    if (only && !shown) rc = cli_error(REC_ERR_NOTFOUND, "no thread with tid %lu", tid);
-    else if (!nt) printf("\n(no threads recorded anything)\n");
     cli_source_close(&src);
+    if (rc == REC_OK && only && !shown) rc = cli_error(REC_ERR_NOTFOUND, "no thread with tid %lu", tid);
     return rc;
 }
+

@@ -30,7 +30,7 @@
 #include "spawn.h"
 
 static const char usage[] =
-    "usage: recorder run [-o FILE] [--format json|perfetto] [--ring-kb KB] [--last S | --from S] [--to S]\n"
+    "usage: recorder run [-o FILE] [--format json|perfetto|csv|folded] [--ring-kb KB] [--last S | --from S] [--to S]\n"
     "                    [--force] [--keep] [--split] -- CMD [ARGS...]\n"
     "\n"
     "Run CMD with recording on and, when it exits, write its trace as Perfetto\n"
@@ -53,8 +53,11 @@ static const char usage[] =
     "      --ring-kb KB    CMD's ring size per thread in KiB (4 ... 1048576; default\n"
     "                      65536, or RECORDER_RING_KB): a smaller ring bounds its\n"
     "                      memory, and may lose events if the capture falls behind\n"
-    "  -f, --format FMT    json, or perfetto: Perfetto's own protobuf trace, a sixth\n"
-    "                      of the size (the default for FILE.pftrace, .perfetto-trace)\n"
+    "  -f, --format FMT    json; perfetto: Perfetto's own protobuf trace, a sixth\n"
+    "                      of the size; csv: statistics per scope name; folded:\n"
+    "                      folded stacks.  FILE's extension says it (.json,\n"
+    "                      .pftrace, .perfetto-trace, .csv, .folded); any other is\n"
+    "                      refused, and --format must agree with it\n"
     "  -l, --last SECONDS  only the last SECONDS of each trace\n"
     "      --from SECONDS  only from SECONDS after each trace's start (ts 0)\n"
     "      --to SECONDS    only up to SECONDS after each trace's start\n"

@@ -38,27 +38,70 @@ int cli_export_option(const char *cmd, int c, const char *arg, struct cli_export
     return -1;
 }
 
+/* The one table of output names and formats, for every command that
+ * writes one (dump, convert, run, capture; docs/cli.md, "Output
+ * formats"): a name says what the file holds, or it is refused. */
+static const struct {
+    const char *ext, *name;   /* the extension, and the --format name (NULL: none) */
+    int fmt;
+} formats[] = {
+    {"json", "json", REC_EXPORT_JSON},         {"pftrace", "perfetto", REC_EXPORT_PERFETTO},
+    {"perfetto-trace", NULL, REC_EXPORT_PERFETTO}, {"csv", "csv", REC_EXPORT_CSV},
+    {"folded", "folded", REC_EXPORT_FOLDED},   {"rec", NULL, CLI_FORMAT_CAPTURE},
+};
+#define N_FORMATS (sizeof formats / sizeof formats[0])
+
 enum rec_export_format cli_export_format(const char *s) {
-    if (!strcmp(s, "json")) return REC_EXPORT_JSON;
-    if (!strcmp(s, "perfetto")) return REC_EXPORT_PERFETTO;
-    if (!strcmp(s, "csv")) return REC_EXPORT_CSV;
-    if (!strcmp(s, "folded")) return REC_EXPORT_FOLDED;
+    for (size_t i = 0; i < N_FORMATS; i++)
+        if (formats[i].name && !strcmp(s, formats[i].name)) return (enum rec_export_format)formats[i].fmt;
     return 0;
 }
 
-enum rec_export_format cli_export_format_of_path(const char *p) {
-    const char *dot = strrchr(p, '.'), *slash = strrchr(p, '/');
-    if (!dot || (slash && dot < slash)) return 0;
-    if (!strcmp(dot + 1, "pftrace") || !strcmp(dot + 1, "perfetto-trace")) return REC_EXPORT_PERFETTO;
-    return strcmp(dot + 1, "perfetto") ? cli_export_format(dot + 1) : 0;
+int cli_export_format_of_path(const char *p) {
+    if (!strcmp(p, "-")) return 0;
+    const char *slash = strrchr(p, '/'), *base = slash ? slash + 1 : p, *dot = strrchr(base, '.');
+    if (!dot || dot == base) return 0;   /* no extension ("trace", ".hidden", /dev/null) */
+    for (size_t i = 0; i < N_FORMATS; i++)
+        if (!strcmp(dot + 1, formats[i].ext)) return formats[i].fmt;
+    return -1;
+}
+
+static const char *format_word(int f) {
+    return f == REC_EXPORT_JSON       ? "JSON (.json)"
+           : f == REC_EXPORT_PERFETTO ? "Perfetto protobuf (.pftrace)"
+           : f == REC_EXPORT_CSV      ? "CSV (.csv)"
+           : f == REC_EXPORT_FOLDED   ? "folded stacks (.folded)"
+                                      : "a capture (.rec)";
+}
+
+int cli_out_format(const char *cmd, const char *fmt, const char *out, int dflt, int *f) {
+    int capture = dflt == CLI_FORMAT_CAPTURE;   /* only capture writes captures */
+    const char *names = capture ? ".rec, .json, .pftrace, .perfetto-trace, .csv or .folded"
+                                : ".json, .pftrace, .perfetto-trace, .csv or .folded";
+    int byname = fmt ? (int)cli_export_format(fmt) : 0;
+    if (fmt && !byname) return cli_usage(cmd, "unknown format '%s' (json, perfetto, csv or folded)", fmt);
+    int byext = cli_export_format_of_path(out);
+    if (byext < 0)
+        return cli_usage(cmd, "cannot tell the format from the name '%s': name it %s (%s)", out, names,
+                         capture ? "a name without an extension is a capture"
+                                 : "or give --format with a name without an extension");
+    if (byext == CLI_FORMAT_CAPTURE && !capture)
+        return cli_usage(cmd, "'%s' names a capture (.rec), which `recorder capture` writes; %s writes %s", out, cmd,
+                         names);
+    if (byext && byname && byext != byname)
+        return cli_usage(cmd, "'%s' names %s but --format %s says %s: give one or make them agree", out,
+                         format_word(byext), fmt, format_word(byname));
+    *f = byext ? byext : byname ? byname : dflt;
+    if (!*f)
+        return cli_usage(cmd, "cannot tell the format from the name '%s': name it %s, or give --format", out, names);
+    return REC_OK;
 }
 
 int cli_export_timeline(const char *cmd, const char *fmt, struct cli_export_opts *o) {
-    enum rec_export_format f = fmt ? cli_export_format(fmt) : cli_export_format_of_path(o->out);
-    if (fmt && f != REC_EXPORT_JSON && f != REC_EXPORT_PERFETTO)
-        return cli_usage(cmd, "unknown format '%s' (json or perfetto)", fmt);
-    o->fmt = f == REC_EXPORT_PERFETTO ? f : REC_EXPORT_JSON;
-    return REC_OK;
+    int f;
+    int rc = cli_out_format(cmd, fmt, o->out, REC_EXPORT_JSON, &f);
+    if (rc == REC_OK) o->fmt = (enum rec_export_format)f;
+    return rc;
 }
 
 int cli_export_check(const char *cmd, const struct cli_export_opts *o) {
@@ -144,15 +187,21 @@ void cli_export_summary(const struct cli_export_opts *o, const char *path, const
                 (unsigned long long)(c->overwritten + c->dropped), (unsigned long long)c->overwritten,
                 (unsigned long long)c->dropped);
     if (c->unbound_flows || c->too_deep || c->deep_scopes || c->nonfinite_counters || c->untracked_events)
-        fprintf(stderr, "; left out: %llu flow events that cannot bind, %llu slices nested past 1024 levels, %llu "
-                "scopes nested past %d, %llu NaN or infinite counter values, %llu events of threads past 65535",
-                (unsigned long long)c->unbound_flows, (unsigned long long)c->too_deep,
-                (unsigned long long)c->deep_scopes, REC_MAX_DEPTH, (unsigned long long)c->nonfinite_counters,
+        fprintf(stderr, "; left out: %llu flow events that cannot bind, %llu scopes nested past %d levels, "
+                "%llu NaN or infinite counter values, %llu events of threads past 65535",
+                (unsigned long long)c->unbound_flows, (unsigned long long)(c->too_deep + c->deep_scopes),
+                REC_MAX_NESTING, (unsigned long long)c->nonfinite_counters,
                 (unsigned long long)c->untracked_events);
     if (c->forced)
         fprintf(stderr, "; %llu slices began before the lookahead and were written before they ended (%llu with "
                 "flags marked late)", (unsigned long long)c->forced, (unsigned long long)c->late_flags);
     fputc('\n', stderr);
+}
+
+void cli_export_first_only(const char *what, size_t procs, int pid, enum rec_export_format f) {
+    cli_warn("%s holds %zu processes: this %s is of the first's, pid %d; the other %zu are left out (--split "
+             "writes one file per process; .json and .pftrace hold them all)", what, procs,
+             f == REC_EXPORT_CSV ? "CSV" : "folded file", pid, procs - 1);
 }
 
 int cli_export(const char *target, const struct cli_export_opts *o) {
@@ -161,8 +210,7 @@ int cli_export(const char *target, const struct cli_export_opts *o) {
     if (rc != REC_OK) return rc;
     size_t procs = src.cap ? rec_cap_processes(src.cap) : 1;
     if (procs > 1 && o->fmt != REC_EXPORT_JSON && o->fmt != REC_EXPORT_PERFETTO)
-        cli_warn("%s holds %zu processes: this %s is of the first's, pid %d (convert --split writes one per "
-                 "process)", src.path, procs, o->fmt == REC_EXPORT_CSV ? "CSV" : "folded file", src.pid);
+        cli_export_first_only(src.path, procs, src.pid, o->fmt);
     else if (procs > 1) {   /* a process tree: one trace of them all */
         cli_source_close(&src);
         char *t[1] = {(char *)target};

@@ -36,12 +36,22 @@ enum { CLI_OPT_FROM = 256, CLI_OPT_TO, CLI_OPT_FORCE };
 /* One of the shared options: -1 if c is not one, REC_OK, or a usage
  * error (printed). */
 int cli_export_option(const char *cmd, int c, const char *arg, struct cli_export_opts *o);
-/* A format by name (json, perfetto, csv, folded), or by an output's
- * extension (.json, .pftrace or .perfetto-trace, .csv, .folded); 0 if none. */
+/* Not an export: a capture (.rec), which `recorder capture` writes. */
+#define CLI_FORMAT_CAPTURE 16
+/* The one table of output formats (export.c; docs/cli.md, "Output
+ * formats").  A format by its --format name (json, perfetto, csv, folded;
+ * 0 if none); by an output's extension (.json, .pftrace or
+ * .perfetto-trace, .csv, .folded, .rec: CLI_FORMAT_CAPTURE): 0 for a name
+ * without one ("-", "trace", /dev/null), -1 for one the table lacks. */
 enum rec_export_format cli_export_format(const char *name);
-enum rec_export_format cli_export_format_of_path(const char *path);
-/* dump's and run's format: fmt (json or perfetto; NULL: Perfetto's if
- * o->out ends in .pftrace or .perfetto-trace, else JSON) into o->fmt;
+int cli_export_format_of_path(const char *path);
+/* What cmd writes to out, into *f: the extension's format, or fmt's (the
+ * --format name, may be NULL), or dflt (0: none; CLI_FORMAT_CAPTURE: cmd
+ * is capture, which alone may write .rec).  An unknown extension, a .rec
+ * from another command, or an extension that --format contradicts is a
+ * usage error (printed), the same words for every command. */
+int cli_out_format(const char *cmd, const char *fmt, const char *out, int dflt, int *f);
+/* dump's and run's format (cli_out_format, JSON by default) into o->fmt:
  * REC_OK or a usage error (printed). */
 int cli_export_timeline(const char *cmd, const char *fmt, struct cli_export_opts *o);
 /* The options together make sense: REC_OK or a usage error (printed). */
@@ -63,6 +73,10 @@ int cli_export_source(struct cli_source *src, const struct cli_export_opts *o);
  * targets[i] in the summary.  Returns a rec_status (the first error's). */
 int cli_export_many(char *const *targets, const char *const *notes, size_t n, const struct cli_export_opts *o,
                     int split);
+/* CSV and folded stacks hold one process: said (a warning) when what
+ * (a capture, "the run") holds procs of them and only the first's, pid,
+ * is written. */
+void cli_export_first_only(const char *what, size_t procs, int pid, enum rec_export_format f);
 /* "trace.json" -> "trace.<pid>.json"; "trace" -> "trace.<pid>". */
 void cli_path_with_pid(const char *out, int pid, char *buf, size_t cap);
 /* What export.c does before and after writing, for export_many.c: the

@@ -199,7 +199,9 @@ int cli_export_many(char *const *targets, const char *const *notes, size_t n, co
     struct units us;
     int rc = open_units(&us, targets, notes, n);
     if (rc != REC_OK) return rc;
-    if (us.n == 1 && !split) {
+    int one_only = o->fmt == REC_EXPORT_CSV || o->fmt == REC_EXPORT_FOLDED;   /* one process a file */
+    if (us.n > 1 && one_only && !split) cli_export_first_only("the trace", us.n, us.u[0].src.pid, o->fmt);
+    if ((us.n == 1 || one_only) && !split) {
         struct cli_export_opts one = *o;
         one.source_note = us.u[0].note;
         rc = cli_export_source(&us.u[0].src, &one);

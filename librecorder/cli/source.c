@@ -132,9 +132,13 @@ int cli_source_open(const char *target, struct cli_source *src) {
 int cli_source_load(const char *target, struct cli_source *src) {
     int rc = cli_source_open(target, src);
     if (rc != REC_OK) return rc;
-    rc = src->cap ? load_capture(src) : load_segment(src);
+    rc = cli_source_load_opened(src);
     if (rc != REC_OK) cli_source_close(src);
     return rc;
+}
+
+int cli_source_load_opened(struct cli_source *src) {
+    return src->cap ? load_capture(src) : load_segment(src);
 }
 
 void cli_source_close(struct cli_source *src) {

@@ -30,6 +30,9 @@ int cli_source_open(const char *target, struct cli_source *src);
 /* The same, and everything it holds loaded into a model that keeps its
  * event log (report; exports stream instead: export.c). */
 int cli_source_load(const char *target, struct cli_source *src);
+/* The loading step alone, for a source opened (and maybe selected:
+ * cli_source_select) already; on failure the caller closes it. */
+int cli_source_load_opened(struct cli_source *src);
 void cli_source_close(struct cli_source *src);
 /* A capture of several processes: read process i of it from now on
  * (rec_cap_select), described as that process.  REC_OK or a status. */

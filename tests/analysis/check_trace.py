@@ -34,7 +34,13 @@ importers neither drop nor mangle anything (docs/analysis.md):
   * counters (C) have a name and args whose values are all finite numbers;
   * flows (s/t/f) have an integer "id", "f" has "bp":"e", each flow event
     lies inside a slice of its thread (that is what it binds to), and a
-    t/f has an s with the same id, cat and name no later than itself.
+    t/f has an s with the same id, cat and name no later than itself;
+  * flows in the slice-level form (what recorder writes: an X of duration
+    0 with "bind_id" and "flow_out" and/or "flow_in" true) have an integer
+    bind_id, lie inside another slice of their thread, and a flow_in has a
+    flow_out with the same bind_id no later than itself.  They are flow
+    events, not counted as slices.
+Zero-length slices are B/E pairs (or X) of duration 0, counted as slices.
 Times are compared exactly (decimal), as the importers see them.
 """
 import argparse
@@ -221,6 +227,16 @@ def check(path, p, expect_threads=(), min_slices=0):
                     p.add(f"{where(i, ev)}: dur {dur} has more than 3 decimals")
             if ph in "BX" and not isinstance(ev.get("name"), str):
                 p.add(f"{where(i, ev)}: slice without a name")
+            if "bind_id" in ev or "flow_in" in ev or "flow_out" in ev:
+                fid = ev.get("bind_id")
+                if not is_int(fid) or fid < 0:
+                    p.add(f"{where(i, ev)}: bind_id {fid!r} is not a non-negative integer")
+                fin, fout = ev.get("flow_in", False), ev.get("flow_out", False)
+                if not isinstance(fin, bool) or not isinstance(fout, bool) or not (fin or fout):
+                    p.add(f"{where(i, ev)}: a bind_id without flow_in or flow_out true")
+                if ph != "X" or ev.get("dur") != 0:
+                    p.add(f"{where(i, ev)}: a flow slice that is not an X of duration 0")
+                flows.append((i, ev))
             threads.setdefault((pid, tid), []).append((i, ev))
         elif ph in "iI":
             if ev.get("s") != "t":
@@ -274,6 +290,7 @@ def check(path, p, expect_threads=(), min_slices=0):
                 ivals.append((b["ts"], ev["ts"], b.get("name"), bi))
             elif ph == "X":
                 ivals.append((ev["ts"], ev["ts"] + ev["dur"], ev.get("name"), i))
+        is_flow = {i for i, ev in evs if ev["ph"] == "X" and "bind_id" in ev}
         for bi, b in stack:
             p.add(f"{where(bi, b)}: B never closed")
         ivals.sort(key=lambda v: (v[0], -v[1], v[3]))
@@ -287,8 +304,9 @@ def check(path, p, expect_threads=(), min_slices=0):
                       f"on pid {key[0]} tid {key[1]} without nesting")
             open_.append((b, e, name, i))
             max_depth = max(max_depth, len(open_))
-            slice_names[name] = slice_names.get(name, 0) + 1
-        slices_by_thread[key] = ivals
+            if i not in is_flow:
+                slice_names[name] = slice_names.get(name, 0) + 1
+        slices_by_thread[key] = [v for v in ivals if v[3] not in is_flow]
 
     # Flows bind to an enclosing slice of their thread; t/f need an earlier s.
     # A slice contains ts iff, among slices beginning at or before ts, the
@@ -309,6 +327,13 @@ def check(path, p, expect_threads=(), min_slices=0):
         k = bisect.bisect_right(begins, ts)
         if not (k and best[k - 1] >= ts):
             p.add(f"{where(i, ev)}: flow at ts {ts} is inside no slice of its thread (it cannot bind)")
+        if ev["ph"] == "X":   # the slice-level form
+            fkey = ("bind_id", ev.get("bind_id"))
+            if ev.get("flow_in") is True and fkey not in starts:
+                p.add(f"{where(i, ev)}: flow_in with bind_id {ev.get('bind_id')!r} has no earlier flow_out")
+            if ev.get("flow_out") is True:
+                starts[fkey] = ts
+            continue
         fkey = (ev.get("id"), ev.get("cat"), ev.get("name"))
         if ev["ph"] == "s":
             starts[fkey] = ts

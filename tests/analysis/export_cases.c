@@ -3,7 +3,8 @@
  * exporters (unmatched ends, ends naming deeper scopes, open scopes, reused
  * slots and clashing tids, --last cuts, flows that cannot bind, zero-length
  * and touching slices, extreme counter values, loss, deep nesting, time
- * going backwards), each exported two ways:
+ * going backwards, flows next to zero-length slices), each exported two
+ * ways:
  *
  *   OUTDIR/<case>.json .csv .folded      from a model that kept its log
  *          .pftrace                      (rec_export_json / _csv / _folded /
@@ -215,6 +216,31 @@ static void case_zero(rec_model *m) {
     TU_E(m, 0, 500, "p");
 }
 
+static void case_bind(rec_model *m) {
+    /* bind: flows Perfetto must tie to the slice recorder means.  Flow 7
+     * starts in "outer" right after a zero-length "tiny" at the same time,
+     * and ends in "enqueue", which began before the flow's source; flow 8
+     * the same with a step in between, in "hop". */
+    tu_start(m, 0, 0, 1, 1);
+    tu_start(m, 1, 0, 2, 1);
+    TU_B(m, 1, 50, "enqueue");
+    TU_B(m, 0, 100, "outer");
+    slice(m, 0, 200, 200, "tiny");
+    flow(m, 0, REC_EV_FLOW_BEGIN, 200, 7);
+    flow(m, 1, REC_EV_FLOW_END, 250, 7);
+    TU_E(m, 0, 300, "outer");
+    TU_B(m, 0, 500, "work");
+    slice(m, 0, 600, 600, "tiny");
+    flow(m, 0, REC_EV_FLOW_BEGIN, 600, 8);
+    TU_E(m, 0, 700, "work");
+    TU_B(m, 0, 720, "hop");
+    slice(m, 0, 730, 730, "tiny");
+    flow(m, 0, REC_EV_FLOW_STEP, 730, 8);
+    TU_E(m, 0, 740, "hop");
+    flow(m, 1, REC_EV_FLOW_END, 760, 8);
+    TU_E(m, 1, 800, "enqueue");
+}
+
 static void case_counters(rec_model *m) {
     /* counters: values JSON and importers must read back exactly. */
     tu_start(m, 0, 0, 1, 1);
@@ -238,10 +264,11 @@ static void case_loss(rec_model *m) {
 }
 
 static void case_deep(rec_model *m) {
-    /* deep: 200 levels (128 tracked), then time going backwards. */
+    /* deep: 1000 levels (a Python recursion; all of them written), then
+     * time going backwards. */
     tu_start(m, 0, 0, 1, 1);
-    for (int i = 0; i < 200; i++) TU_B(m, 0, 10 + (uint64_t)i, "r");
-    for (int i = 0; i < 200; i++) TU_E(m, 0, 1000 + (uint64_t)i, "r");
+    for (int i = 0; i < 1000; i++) TU_B(m, 0, 10 + (uint64_t)i, "r");
+    for (int i = 0; i < 1000; i++) TU_E(m, 0, 2000 + (uint64_t)i, "r");
     slice(m, 0, 5000, 4000, "backwards");
     slice(m, 0, 3000, 6000, "earlier");
 }
@@ -286,7 +313,7 @@ static const struct {
     {"unmatched", case_unmatched, 0}, {"deeper", case_deeper, 0}, {"generations", case_generations, 0},
     {"last", case_last, 1.0},         {"flows", case_flows, 0},   {"zero", case_zero, 0},
     {"counters", case_counters, 0},   {"loss", case_loss, 0},     {"deep", case_deep, 0},
-    {"empty", case_empty, 0},
+    {"empty", case_empty, 0},         {"bind", case_bind, 0},
 };
 
 static const size_t lookaheads[] = {0, 1, 2, 3, 5};

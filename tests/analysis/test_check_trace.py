@@ -27,7 +27,8 @@ def doc(events, **top):
 
 GOOD = doc([ev("B", 0), ev("B", 1.5, "b"), ev("s", 2, "flow", cat="flow", id=7), ev("E", 3, "b"),
             ev("X", 4, "c", dur=1.25), ev("i", 4.5, "mark", s="t"), ev("f", 5, "flow", cat="flow", id=7, bp="e"),
-            ev("C", 5, "kv", args={"value": 3.5}), ev("E", 10)],
+            ev("C", 5, "kv", args={"value": 3.5}), ev("X", 6, "flow", cat="flow", dur=0, bind_id=8, flow_out=True),
+            ev("X", 7, "flow", cat="flow", dur=0, bind_id=8, flow_in=True), ev("E", 10)],
            otherData={"x": 1})
 
 BAD = [
@@ -62,6 +63,14 @@ BAD = [
     ("flow outside slices", doc([ev("s", 1, "flow", id=7)]), "inside no slice"),
     ("flow end before start", doc([ev("X", 0, dur=5), ev("f", 1, "flow", id=7, bp="e"), ev("s", 2, "flow", id=7)]),
      "no earlier s"),
+    ("bind_id string", doc([ev("X", 0, dur=5), ev("X", 1, "flow", dur=0, bind_id="7", flow_out=True)]), "bind_id"),
+    ("bind_id without direction", doc([ev("X", 0, dur=5), ev("X", 1, "flow", dur=0, bind_id=7)]),
+     "without flow_in or flow_out"),
+    ("flow slice with a length", doc([ev("X", 0, dur=5), ev("X", 1, "flow", dur=1, bind_id=7, flow_out=True)]),
+     "duration 0"),
+    ("flow slice outside slices", doc([ev("X", 1, "flow", dur=0, bind_id=7, flow_out=True)]), "inside no slice"),
+    ("flow_in before flow_out", doc([ev("X", 0, dur=5), ev("X", 1, "flow", dur=0, bind_id=7, flow_in=True),
+                                     ev("X", 2, "flow", dur=0, bind_id=7, flow_out=True)]), "no earlier flow_out"),
     ("bad ph", doc([ev("Q", 0)]), "bad ph"),
     ("unknown metadata", doc([{"ph": "M", "pid": 1, "tid": 1, "name": "weird", "args": {}}]), "unknown metadata"),
     ("lone surrogate", doc([ev("X", 0, "\ud800", dur=1)]), "lone surrogate"),
@@ -91,7 +100,7 @@ def main():
         fails += 1
     r = run(checker, GOOD, ["--summary"])
     s = json.loads(r.stdout) if r.returncode == 0 else {}
-    if s.get("slices") != 3 or s.get("max_depth") != 2 or s.get("flows") != 2:
+    if s.get("slices") != 3 or s.get("max_depth") != 2 or s.get("flows") != 4:
         print(f"FAIL: summary {s}")
         fails += 1
     for what, text, expect in BAD:

@@ -96,11 +96,15 @@ def check_json(gen_dir, check_trace):
     check(any("begin_lost" in e.get("cat", "").split(",") for e in begins if e["tid"] == tid_of.get("worker-2")),
           "worker-2 has slices whose begin was overwritten")
 
-    s_ids = sorted(e["id"] for e in evs if e["ph"] == "s")
-    f_ids = sorted(e["id"] for e in evs if e["ph"] == "f")
+    # Flows in the slice-level form: zero-length "flow" slices carrying them.
+    fl = [e for e in evs if e["ph"] == "X" and "bind_id" in e]
+    s_ids = sorted(e["bind_id"] for e in fl if e.get("flow_out") and not e.get("flow_in"))
+    f_ids = sorted(e["bind_id"] for e in fl if e.get("flow_in") and not e.get("flow_out"))
     check(s_ids == list(range(1000, 1000 + WORK_ITERS)), f"flow starts: {s_ids[:5]}...")
     check(f_ids == s_ids, "every flow ends")
-    check(all(e.get("bp") == "e" and e["cat"] == "flow" for e in evs if e["ph"] == "f"), "flow ends bind to the enclosing slice")
+    check(all(e["dur"] == 0 and e["cat"] == "flow" and e["name"] == "flow" for e in fl),
+          "flows are zero-length flow slices, bound where they are")
+    check(not [e for e in evs if e["ph"] in "stf"], "no legacy flow events")
 
     kv = [e["args"]["value"] for e in evs if e["ph"] == "C" and e["name"] == "kv_cache"]
     check(kv == [i * 1.5 for i in range(WORK_ITERS)], f"counter values: {kv[:4]}...")

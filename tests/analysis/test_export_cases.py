@@ -14,6 +14,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perfetto_flows  # noqa: E402  (binds flows as Perfetto's importer does)
+
 failures = []
 
 
@@ -55,7 +58,7 @@ def folded(d, case):
     return out
 
 
-CASES = ["unmatched", "deeper", "generations", "last", "flows", "zero", "counters", "loss", "deep", "empty"]
+CASES = ["unmatched", "deeper", "generations", "last", "flows", "zero", "counters", "loss", "deep", "empty", "bind"]
 RANDOM = ["random1", "random2", "random3"]
 LOOKAHEADS = [1, 2, 3, 5]
 
@@ -64,16 +67,16 @@ def counted(doc):
     """What a JSON holds, by the export's own count names."""
     n = collections.Counter(e["ph"] for e in doc["traceEvents"])
     threads = sum(1 for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name")
-    return {"slices": n["B"], "instants": n["i"], "counters": n["C"], "flows": n["s"] + n["t"] + n["f"],
+    flows = sum(1 for e in doc["traceEvents"] if e["ph"] == "X" and "bind_id" in e)
+    return {"slices": n["B"], "instants": n["i"], "counters": n["C"], "flows": flows,
             "threads": threads, "trace_events": sum(v for k, v in n.items() if k != "M")}
 
 
 def names(doc):
-    """Slices by name: B events and zero-length slices (instants of a name
-    that is no instant's and no marker's)."""
+    """Slices by name: B events (zero-length slices are B/E pairs too)."""
     out = collections.Counter()
     for e in doc["traceEvents"]:
-        if e["ph"] == "B" or (e["ph"] == "i" and not e["name"].startswith("recorder: ") and "args" not in e):
+        if e["ph"] == "B":
             out[e["name"]] += 1
     return out
 
@@ -88,6 +91,8 @@ def check_streams(d):
             check(got["slices"] == sum(1 for e in doc["traceEvents"] if e["ph"] == "E"), f"{case}.s{k}: B = E")
     for case in CASES:
         for ext in ("json", "csv", "folded"):
+            if case == "bind" and ext == "json":
+                continue   # a thread waiting for another's flow start: the same events, interleaved otherwise
             a = open(os.path.join(d, f"{case}.{ext}"), "rb").read()
             b = open(os.path.join(d, f"{case}.s0.{ext}"), "rb").read()
             check(a == b, f"{case}.{ext}: the stream writes what the log export writes")
@@ -131,6 +136,29 @@ def check_late(case, k, full, small):
     check(not extra, f"{case}.s{k}: markers for nothing learnt late: {extra}")
 
 
+def check_bind(d):
+    """Perfetto's importer (perfetto_flows.py) ties each flow end to the
+    slice recorder means: the one open on its thread when the flow was
+    recorded (never a zero-length slice that ended there), drawn forward
+    in time (the .pftrace's flow instants, tests/perfetto, say the same)."""
+    for case in ("bind", "bind.s1", "bind.s2", "flows"):
+        slices, arcs = perfetto_flows.bind(load(d, case))
+
+        def meant(k):   # a "flow" slice stands for the slice around it
+            s = slices[k]
+            return s["parent"] if s["name"] == "flow" and s["cat"] == "flow" else k
+
+        def name(k):
+            return None if k is None else slices[k]["name"]
+        got = sorted((name(meant(a)), slices[a]["ts"], name(meant(b)), slices[b]["ts"]) for a, b in arcs)
+        want = {"flows": [("consumer", 40, "consumer", 55), ("producer", 15, "consumer", 40)]}.get(
+            case, [("hop", 680, "enqueue", 710), ("outer", 150, "enqueue", 200), ("work", 550, "hop", 680)])
+        check(got == want, f"{case}: Perfetto binds the flows to {got}, recorder means {want}")
+        for a, b in arcs:
+            check(slices[b]["ts"] >= slices[a]["ts"] + slices[a]["dur"],
+                  f"{case}: flow from {name(a)}@{slices[a]['ts']} drawn back to {name(b)}@{slices[b]['ts']}")
+
+
 def main():
     gen, checker = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as d:
@@ -160,9 +188,12 @@ def main():
         for e in g["traceEvents"]:
             if e["ph"] == "B":
                 by_tid.setdefault(e["tid"], []).append(e["name"])
-        check(by_tid.get(11) == ["job"], f"tid 11 keeps its second generation's job: {by_tid}")
-        pts = [(e["tid"], e["name"], e.get("cat")) for e in g["traceEvents"] if e["ph"] == "i"]
-        check(pts == [(11, "job", "open")], f"and the first one's (open, no length): {pts}")
+        check(by_tid.get(11) == ["job", "job"], f"tid 11 keeps its second generation's job: {by_tid}")
+        pts = [(e["ph"], e["name"], e["ts"]) for e in g["traceEvents"] if e["ph"] in "BE" and e["tid"] == 11
+               and e.get("cat") == "open"]
+        check(len(pts) == 2 and pts[0][1:] == pts[1][1:] and pts[0][1] == "job",
+              f"and the first one's (open, no length: a slice of duration 0): {pts}")
+        check(not [e for e in g["traceEvents"] if e["ph"] == "i"], "generations: no instants")
         others = [t for t, n in by_tid.items() if n == ["other"]]
         check(len(others) == 1 and others[0] != 11, f"the overlapping claimant of tid 11 gets its own: {by_tid}")
         neg = [t for t, n in by_tid.items() if n == ["neg"]]
@@ -179,17 +210,21 @@ def main():
         check(folded(d, "last") == {"straddles;child": 100000000}, f"last folded: {folded(d, 'last')}")
 
         f = load(d, "flows")
-        fl = [(e["ph"], e["id"], e["tid"]) for e in f["traceEvents"] if e["ph"] in "stf"]
-        check(fl == [("s", 2, 1), ("t", 2, 2), ("f", 2, 2)], f"flows: {fl}")
+        fl = [(e.get("flow_out", False), e.get("flow_in", False), e["bind_id"], e["tid"]) for e in f["traceEvents"]
+              if e["ph"] == "X" and "bind_id" in e]
+        check(fl == [(True, False, 2, 1), (True, True, 2, 2), (False, True, 2, 2)], f"flows: {fl}")
+        check(not [e for e in f["traceEvents"] if e["ph"] in "stf"], "flows: no legacy s/t/f events")
         check(f["otherData"]["recorder"]["unbound_flows"] == 3, "3 flow events could not bind")
 
         z = load(d, "zero")
         s = slices(z)
-        check(s == [("a", 0, 0.1, None), ("a", 0.1, 0.2, None), ("p", 0.3, 0.4, None)], f"zero: {s}")
-        pts = [(e["name"], e["ts"], e["s"]) for e in z["traceEvents"] if e["ph"] == "i"]
-        check(pts == [("z", 0.2, "t"), ("z", 0.35, "t"), ("z", 0.4, "t")], f"zero-length slices as instants: {pts}")
+        check(s == [("a", 0, 0.1, None), ("a", 0.1, 0.2, None), ("z", 0.2, 0.2, None), ("p", 0.3, 0.4, None),
+                    ("z", 0.35, 0.35, None), ("z", 0.4, 0.4, None)], f"zero: zero-length slices are slices: {s}")
+        check(not [e for e in z["traceEvents"] if e["ph"] == "i"], "zero: no instants")
         rw = rows(d, "zero")
         check(rw["z"]["calls"] == "3" and rw["z"]["total_ns"] == "0" and rw["a"]["calls"] == "2", f"zero CSV {rw}")
+        fz = folded(d, "zero")
+        check(fz.get("z") == 0 and fz.get("p;z") == 0, f"zero folded: the zero-length scopes are there: {fz}")
 
         c = load(d, "counters")
         vals = [e["args"]["value"] for e in c["traceEvents"] if e["ph"] == "C"]
@@ -204,18 +239,20 @@ def main():
               marks[1]["args"] == {"overwritten": 0, "dropped": 2} and marks[1]["ts"] == 0.9,
               f"loss markers: {marks}")
         s = slices(lo)
-        check([x[3] for x in s] == ["gap", "gap"], f"loss: {s}")
+        check([x[3] for x in s] == ["gap", "gap", "begin_lost"] and s[2][1] == s[2][2], f"loss: {s}")
         zzz = [e.get("cat") for e in lo["traceEvents"] if e["name"] == "zzz"]
-        check(zzz == ["begin_lost"], f"loss: the unmatched end after the gap: {zzz}")
+        check(zzz == ["begin_lost", "begin_lost"], f"loss: the unmatched end after the gap (its B and E): {zzz}")
         check(rows(d, "loss") == {}, "nothing around a gap counts in statistics")
 
         dp = load(d, "deep")
         s = slices(dp)
-        check(sum(1 for x in s if x[0] == "r") == 128, f"deep: {len(s)} slices")
-        check(dp["otherData"]["recorder"]["threads"][0]["too_deep"] == 72, "72 levels too deep")
+        check(sum(1 for x in s if x[0] == "r") == 1000, f"deep: {len(s)} slices, 1000 levels")
+        check(dp["otherData"]["recorder"]["threads"][0]["too_deep"] == 0, "deep: nothing too deep at 1000 levels")
         bw = [x for x in s if x[0] in ("backwards", "earlier")]
-        check(bw == [("earlier", 4.99, 5.99, None)], f"time never goes back: {bw}")
-        check([e["name"] for e in dp["traceEvents"] if e["ph"] == "i"] == ["backwards"], "backwards has no length")
+        check(bw == [("earlier", 4.99, 5.99, None), ("backwards", 4.99, 4.99, None)], f"time never goes back: {bw}")
+        check([x for x in s if x[0] == "backwards"] == [("backwards", 4.99, 4.99, None)], "backwards has no length")
+
+        check_bind(d)
 
         for k in (1, 2, 3):
             rd = load(d, f"random{k}")

@@ -72,6 +72,11 @@ def main():
         ids = [(e["flow"], e["term"]) for e in fl["events"] if e["flow"] or e["term"]]
         check(([2], []) in ids and ([], [2]) in ids, f"flows: ids {ids}")
         check(fl["stats"]["unbound_flows"] >= 2, f"flows outside every slice are counted: {fl['stats']}")
+        z = pftrace.decode(os.path.join(d, "zero.pftrace"))
+        zb = [(e["ph"], e["ts"]) for e in z["events"] if e["ph"] in "BE" and (e["name"] == "z" or e["ph"] == "E")]
+        zz = [e for e in z["events"] if e["ph"] == "B" and e["name"] == "z"]
+        check(len(zz) == 3 and not [e for e in z["events"] if e["ph"] == "i" and e["name"] == "z"],
+              f"zero: the 3 zero-length scopes are slices (begin and end), not instants: {zb}")
         c = pftrace.decode(os.path.join(d, "counters.pftrace"))
         vals = [e["value"] for e in c["events"] if e["ph"] == "C"]
         check(vals == [1e300, 0, 1e-300, float(2 ** 60), 0.1, -2.5, 123456789.125], f"counters: {vals}")

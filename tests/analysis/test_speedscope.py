@@ -54,7 +54,7 @@ def main():
         # One browser for every file (--batch): (file, expected threads, must pass, what a failure must say).
         # .s1: streamed with a lookahead of one item (forced begins, flags known late, unmatched ends moved).
         checks = [(trace, ["main-thread", "worker-1", "worker-2"], True, None)]
-        for case in ("unmatched", "deeper", "zero", "deep", "loss", "last", "generations", "flows",
+        for case in ("unmatched", "deeper", "zero", "deep", "loss", "last", "generations", "flows", "bind",
                      "loss.s1", "unmatched.s1", "last.s1", "deep.s1"):
             checks.append((os.path.join(cd, case + ".json"), [], True, None))
         # The check can fail: a mis-nested trace and a missing thread must.

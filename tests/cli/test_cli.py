@@ -568,7 +568,7 @@ def test_capture_launch():
     names = {(e["pid"], e["name"]) for e in doc["traceEvents"] if e.get("ph") == "B"}
     check((parent, "in_parent") in names and (child, "in_child") in names, "the capture holds both processes")
     code, so, _ = rec("report", out)
-    check(code == OK and "in_parent" in so and "in_child" not in so, "report reads the program's own")
+    check(code == OK and "in_parent" in so and "in_child" in so, "report reads every process of the capture")
     # A program that never records, one that cannot run, and bad usage.
     code, _, err = rec("capture", "-o", "x.rec", "--", "true")
     one_line_error(code, err, NOTFOUND, "a program that records nothing")
@@ -742,7 +742,7 @@ def file_counts(doc):
         n[e["ph"]] = n.get(e["ph"], 0) + 1
     check(n.get("B", 0) == n.get("E", 0), "as many E as B")
     return {"slices": n.get("B", 0), "instants": n.get("i", 0), "counters": n.get("C", 0),
-            "flows": n.get("s", 0) + n.get("t", 0) + n.get("f", 0),
+            "flows": sum(1 for e in doc["traceEvents"] if e["ph"] == "X" and "bind_id" in e),
             "trace_events": sum(v for k, v in n.items() if k != "M"),
             "threads": sum(1 for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name")}
 
@@ -834,10 +834,11 @@ def slices_of(doc):
 
 
 def points_of(doc):
-    """Everything that is a point in time: instants (zero-length slices
-    too), counters, flow events, as comparable tuples."""
-    return [(e["ph"], e["tid"], e["name"], e["ts"], json.dumps(e.get("args"), sort_keys=True), e.get("cat"),
-             e.get("id")) for e in doc["traceEvents"] if e["ph"] in "iCstf"]
+    """Everything that is a point in time: instants, counters, flow events
+    (the zero-length "flow" slices, as "f"), as comparable tuples."""
+    return [("f" if e["ph"] == "X" else e["ph"], e["tid"], e["name"], e["ts"],
+             json.dumps(e.get("args"), sort_keys=True), e.get("cat"), e.get("bind_id", e.get("id")))
+            for e in doc["traceEvents"] if e["ph"] in "iC" or (e["ph"] == "X" and "bind_id" in e)]
 
 
 def window_expected(full, lo, hi):
@@ -848,10 +849,7 @@ def window_expected(full, lo, hi):
             continue
         b2, e2 = max(b, lo), min(e, hi)
         cat2 = cat if (b2, e2) == (b, e) else (cat + ",clipped" if cat else "clipped")
-        if b2 == e2:   # a zero-length slice is a point
-            pts.append(("i", tid, name, b2, "null", cat2, None))
-        else:
-            sl.append((tid, name, b2, e2, cat2))
+        sl.append((tid, name, b2, e2, cat2))   # a zero-length slice too
     pts += [p for p in points_of(full) if lo <= p[3] <= hi and p[0] in "iC"]
     return sorted(sl), sorted(pts, key=str)
 

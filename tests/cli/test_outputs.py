@@ -35,6 +35,8 @@ class Writer:
 
     def __init__(self, name):
         self.name = name
+        # a name whose extension says what the command writes (others are refused)
+        self.out_name = "out.rec" if name == "capture" else "out.json"
         self.pid = None
         self.cap = None
         if name == "dump":   # a dead program's segment, read by pid
@@ -121,7 +123,7 @@ def no_tmp_named(err, what):
 # --- cases any user can check --------------------------------------------------
 def case_new_file(w):
     d = fresh_dir("new")
-    out = os.path.join(d, "out.dat")
+    out = os.path.join(d, w.out_name)
     code, _, err = w.write(out)
     check(code == OK, f"{w.name} -o a new file: exit 0 ({err.strip()[-200:]!r})")
     check(w.started() or w.name in ("dump", "convert"), "the program ran (and left its mark)")
@@ -129,25 +131,25 @@ def case_new_file(w):
     check(stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600,
           f"it is a regular file of mode 0600 ({oct(st.st_mode)})")
     check(w.valid(read(out)), "with the whole output in it")
-    check(os.listdir(d) == ["out.dat"], f"and nothing else in its directory ({os.listdir(d)})")
+    check(os.listdir(d) == [w.out_name], f"and nothing else in its directory ({os.listdir(d)})")
 
 
 def case_replace_regular(w):
     d = fresh_dir("replace")
-    out = victim(d, "out.dat")
+    out = victim(d, w.out_name)
     code, _, err = w.write(out)
     check(code == OK, f"{w.name} -o an existing file: exit 0 ({err.strip()[-200:]!r})")
     st = os.lstat(out)
     check(stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600 and w.valid(read(out)),
           f"it is replaced by the output, mode 0600 ({oct(st.st_mode)})")
-    check(os.listdir(d) == ["out.dat"], f"no temporary file left ({os.listdir(d)})")
+    check(os.listdir(d) == [w.out_name], f"no temporary file left ({os.listdir(d)})")
 
 
 def case_planted_tmp_link(w):
     """The old FILE.tmp name, planted as a symlink: ignored."""
     d = fresh_dir("planted")
     target = victim(d)
-    out = os.path.join(d, "out.dat")
+    out = os.path.join(d, w.out_name)
     os.symlink(target, out + ".tmp")
     code, _, err = w.write(out)
     check(code == OK, f"{w.name} with a planted FILE.tmp symlink: exit 0 ({err.strip()[-200:]!r})")
@@ -159,13 +161,14 @@ def case_sticky_symlink(w):
     """A symlink in a world-writable sticky directory (like /tmp): refused."""
     d = fresh_dir("sticky", 0o1777)
     target = victim(WORK, "victim-of-link")
-    out = os.path.join(d, "out.dat")
+    out = os.path.join(d, w.out_name)
     os.symlink(target, out)
     before = os.listdir(d)
     code, _, err = w.write(out)
     one_line_error(code, err, ACCESS, f"{w.name} -o a symlink in a sticky dir")
     w.check_not_started("refused")
-    check(b"out.dat" in err and b"symbolic link" in err, f"the message says why, naming the path ({err.strip()!r})")
+    check(w.out_name.encode() in err and b"symbolic link" in err,
+          f"the message says why, naming the path ({err.strip()!r})")
     no_tmp_named(err, w.name)
     check(read(target) == VICTIM_TEXT and os.path.islink(out), "the link and its target are untouched")
     check(temp_leftovers(d, before) == [], "no temporary file left")
@@ -175,7 +178,7 @@ def case_link_to_file(w):
     """Elsewhere a link to a file is neither followed nor replaced."""
     d = fresh_dir("links")
     target = victim(d)
-    out = os.path.join(d, "out.dat")
+    out = os.path.join(d, w.out_name)
     os.symlink("victim", out)
     code, _, err = w.write(out)
     one_line_error(code, err, ACCESS, f"{w.name} -o a symlink to a file")
@@ -193,7 +196,7 @@ def case_directory(w):
 
 
 def case_missing_dir(w):
-    out = os.path.join(WORK, "no-such-dir", "out.dat")
+    out = os.path.join(WORK, "no-such-dir", w.out_name)
     code, _, err = w.write(out)
     one_line_error(code, err, IO, f"{w.name} -o a path whose directory does not exist")
     w.check_not_started("no directory")
@@ -228,14 +231,14 @@ def case_failed_write(w):
     if w.name == "run":
         return   # the program would inherit the limit; dump covers run's writer
     d = fresh_dir("failing")
-    out = victim(d, "out.dat")
+    out = victim(d, w.out_name)
     if w.name == "capture":
         code, _, err = capture_running(out, limit_file_size)
     else:
         code, _, err = w.write(out, preexec_fn=limit_file_size)
     one_line_error(code, err, IO, f"{w.name} whose writes fail")
     no_tmp_named(err, w.name)
-    check(read(out) == VICTIM_TEXT and os.listdir(d) == ["out.dat"], "the old file is untouched, no temporary left")
+    check(read(out) == VICTIM_TEXT and os.listdir(d) == [w.out_name], "the old file is untouched, no temporary left")
 
 
 def case_fifo(w):
@@ -323,7 +326,7 @@ def case_other_users_file(w):
     uid = unused_uid()
     require(uid is not None, "found a uid no account uses")
     d = fresh_dir("sticky-other", 0o1777)
-    out = victim(d, "out.dat")
+    out = victim(d, w.out_name)
     os.chmod(out, 0o666)
     os.chown(out, uid, uid)
     code, _, err = w.write(out)
@@ -337,7 +340,8 @@ def case_other_users_file(w):
     os.chown(fifo, uid, uid)
     code, _, err = w.write(fifo)
     one_line_error(code, err, ACCESS, f"{w.name} -o uid {uid}'s FIFO in a sticky dir (a reader of theirs would leak it)")
-    check(sorted(os.listdir(d)) == ["out.dat", "their-pipe"], f"nothing else in the directory ({os.listdir(d)})")
+    check(sorted(os.listdir(d)) == sorted([w.out_name, "their-pipe"]),
+          f"nothing else in the directory ({os.listdir(d)})")
 
 
 COMMON = [case_new_file, case_replace_regular, case_planted_tmp_link, case_sticky_symlink, case_link_to_file,

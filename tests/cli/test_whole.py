@@ -67,7 +67,8 @@ def test_run_whole():
     got = {k: len([e for e in doc["traceEvents"] if e.get("ph") == "B" and e.get("name", "").startswith(k)])
            for k in ("layer", "step", "softmax", "matmul_blk.")}
     got["kv_cache"] = len(events_named(doc, "kv_cache", "C"))
-    got["flows"] = len([e for e in doc["traceEvents"] if e.get("ph") == "s"])
+    got["flows"] = len([e for e in doc["traceEvents"]   # flow starts: zero-length "flow" slices with flow_out
+                        if e.get("ph") == "X" and e.get("flow_out") and not e.get("flow_in")])
     want = {"layer": 36000, "step": 12000, "softmax": 36000, "matmul_blk.": 36000, "kv_cache": 36000, "flows": 12000}
     check(got == want and n["lost"] == 0 and n["history"] == 0,
           f"rings of 65536 entries, 96000 per thread: every scope, counter and flow kept ({got}, {n})")

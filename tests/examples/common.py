@@ -84,6 +84,19 @@ def trace_events(path):
     return doc["traceEvents"] if isinstance(doc, dict) else doc
 
 
+def flow_events(events):
+    """The flow events of a JSON export (zero-length "flow" X slices with a
+    bind_id, docs/perfetto.md), as legacy-style dicts: ph "s" (flow_out),
+    "t" (both) or "f" (flow_in), id, pid, tid, ts, name, cat."""
+    out = []
+    for e in events:
+        if e.get("ph") == "X" and "bind_id" in e:
+            fin, fout = e.get("flow_in") is True, e.get("flow_out") is True
+            out.append({"ph": "t" if fin and fout else "s" if fout else "f", "id": e["bind_id"], "pid": e.get("pid"),
+                        "tid": e.get("tid"), "ts": e["ts"], "name": e.get("name"), "cat": e.get("cat")})
+    return out
+
+
 def trace_slices(events):
     """Slices per (pid, tid) from complete ("X") or begin/end ("B"/"E")
     events: lists of dicts name, ts, end, depth, parent, sorted by start.
@@ -94,7 +107,7 @@ def trace_slices(events):
         ph = e.get("ph")
         if ph == "M" and e.get("name") == "thread_name":
             names[key] = e.get("args", {}).get("name")
-        elif ph == "X":
+        elif ph == "X" and "bind_id" not in e:   # (an X with a bind_id carries a flow: flow_events)
             by_thread.setdefault(key, []).append({"name": e["name"], "ts": e["ts"], "end": e["ts"] + e.get("dur", 0)})
         elif ph == "B":
             open_.setdefault(key, []).append({"name": e["name"], "ts": e["ts"]})

@@ -15,8 +15,8 @@ import subprocess
 import sys
 import tempfile
 
-from common import (Checker, no_sanitizer_reports, read_segment, remove_segment, run_kept, trace_events,
-                    trace_slices, walk)
+from common import (Checker, flow_events, no_sanitizer_reports, read_segment, remove_segment, run_kept,
+                    trace_events, trace_slices, walk)
 
 LAYERS, DIM, THREADS, TOKENS, CTX = 2, 128, 3, 6, 4
 
@@ -189,10 +189,11 @@ def check_json(c, ev):
                 c.check(s["parent"] == "matmul", f"{s['name']} inside matmul on worker-{i}")
     c.check({"matmul", "matmul_blk.0.attn_q", "matmul_blk.1.ffn_down", "matmul_output", "softmax", "attn_scores",
              "attn_values", "rms_norm", "rope", "gelu"} <= ops, f"worker ops {sorted(ops)}")
-    # Flows: v1 flow events, one start on the scheduler and one finish on a worker per id.
-    starts = {e["id"]: e for e in ev if e.get("ph") == "s"}
+    # Flows (zero-length flow slices): one start on the scheduler and one finish on a worker per id.
+    fl = flow_events(ev)
+    starts = {e["id"]: e for e in fl if e.get("ph") == "s"}
     ends = {}
-    for e in ev:
+    for e in fl:
         if e.get("ph") == "f":
             c.check(e["id"] not in ends, f"flow {e['id']} finishes once")
             ends[e["id"]] = e
@@ -200,7 +201,7 @@ def check_json(c, ev):
     c.check(all(e.get("tid") == sched[1] for e in starts.values()), "flows start on the scheduler")
     c.check(all(ends[i]["tid"] != sched[1] and ends[i]["ts"] >= starts[i]["ts"] for i in ends if i in starts),
             "flows finish later, on workers")
-    steps = [e for e in ev if e.get("ph") == "t"]
+    steps = [e for e in fl if e.get("ph") == "t"]
     c.check(steps and all(e["id"] in starts for e in steps), f"flow steps ({len(steps)}) continue started flows")
 
 

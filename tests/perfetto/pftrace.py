@@ -269,6 +269,8 @@ def json_per_thread(doc):
             out[tid].append(("E", t, st.pop()))
         elif ph in "stf":
             flows[tid].append((t, "f" if ph == "f" else "s/t", e["id"]))
+        elif ph == "X" and "bind_id" in e:   # the slice-level form: a "flow" slice of duration 0
+            flows[tid].append((t, "s/t" if e.get("flow_out") else "f", e["bind_id"]))
         elif ph == "C":
             out[tid].append(("C", t, e["name"], float(e["args"]["value"])))
         else:
@@ -277,12 +279,10 @@ def json_per_thread(doc):
 
 
 def names(doc):
-    """Slices by name (begins and zero-length slices), as test_export_cases.py counts them."""
+    """Slices by name (begins: zero-length slices are begin/end pairs too), as test_export_cases.py counts them."""
     out = collections.Counter()
     for e in doc["events"]:
-        if e["ph"] == "B" or (e["ph"] == "i" and e["cat"] is not None) or (
-                e["ph"] == "i" and not e["args"] and not e["flow"] and not e["term"]
-                and not (e["name"] or "").startswith("recorder: ")):
+        if e["ph"] == "B":
             out[e["name"]] += 1
     return out
 

@@ -33,5 +33,6 @@ def test_inference_example(tmp_path):
     counters = [e for e in ev if e.get("ph") == "C" and e["name"] == "kv_cache_tokens"]
     assert len(counters) == 12
     assert len([e for e in ev if e.get("ph") == "i" and e["name"] == "request done"]) == 4
-    flows = [e for e in ev if e.get("ph") in ("s", "f")]
-    assert sorted(e["id"] for e in flows if e["ph"] == "f") == [1, 2, 3, 4]
+    # flows: zero-length "flow" slices; an end has flow_in (docs/perfetto.md)
+    ends = [e for e in ev if e.get("ph") == "X" and e.get("flow_in") and not e.get("flow_out")]
+    assert sorted(e["bind_id"] for e in ends) == [1, 2, 3, 4]
