@@ -146,5 +146,6 @@ uint64_t rec__clock_ns(clockid_t c);
 /* Start time of process pid (field 22 of /proc/<pid>/stat): 0 if unknown,
  * UINT64_MAX for a zombie.  With the pid it names a process for good. */
 uint64_t rec__proc_start_of(int pid);
+uint64_t rec__proc_stat_of(int pid, char *state);
 
 #endif

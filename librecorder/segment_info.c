@@ -61,9 +61,11 @@ void rec_seg_get_info(rec_seg *s, struct rec_seg_info *info) {
     live_fields_guarded(s, info);
     info->truncated = s->truncated;
     uint64_t start = 0;
+    char state = 0;
     info->alive = h->pid > 0 && !info->closed && (kill(h->pid, 0) == 0 || errno == EPERM) &&
-                  (start = rec__proc_start_of(h->pid)) != UINT64_MAX &&
+                  (start = rec__proc_stat_of(h->pid, &state)) != UINT64_MAX &&
                   (h->proc_start == 0 || start == h->proc_start);
+    info->stopped = info->alive && (state == 'T' || state == 't');
     info->max_threads = h->max_threads;
     info->ring_entries = h->ring_entries;
     info->segment_size = h->segment_size;

@@ -116,9 +116,12 @@ static int validate(const struct rec_header *h, uint64_t fsize, char *err, size_
 }
 
 /* Field 22 (starttime) of /proc/<pid>/stat, 0 if unknown, or UINT64_MAX
- * for a zombie: it has died, only its parent has not reaped it yet. */
-uint64_t rec__proc_start_of(int pid) {
+ * for a zombie: it has died, only its parent has not reaped it yet.
+ * *state (if given) gets field 3, the process's state ('R', 'S', 'T'...),
+ * or 0 if unknown. */
+uint64_t rec__proc_stat_of(int pid, char *state) {
     char p[64], buf[1024];
+    if (state) *state = 0;
     snprintf(p, sizeof p, "/proc/%d/stat", pid);
     int fd = open(p, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
@@ -128,12 +131,15 @@ uint64_t rec__proc_start_of(int pid) {
     buf[n] = 0;
     char *q = strrchr(buf, ')');
     if (!q) return 0;
+    if (state && q[1] == ' ') *state = q[2];
     if (q[1] == ' ' && (q[2] == 'Z' || q[2] == 'X')) return UINT64_MAX;
     int field = 2;
     for (; *q && field < 22; q++)
         if (*q == ' ') field++;
     return strtoull(q, NULL, 10);
 }
+
+uint64_t rec__proc_start_of(int pid) { return rec__proc_stat_of(pid, NULL); }
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if none.
  * C1 controls (U+0080..U+009F) count as invalid: a terminal may act on

@@ -115,6 +115,9 @@ struct rec_seg_info {
     uint32_t owner_uid;       /* who owns the file */
     int foreign_owner;        /* not the caller (only root opens those): say so */
     int truncated;            /* the file shrank: nothing more can be read */
+    int stopped;              /* alive, but stopped (SIGSTOP, a debugger): it records
+                                 nothing until it goes on, so a snapshot of it
+                                 ends at its newest event, the same at every read */
 };
 /* Fills info; counters are read fresh at each call. */
 void rec_seg_get_info(rec_seg *s, struct rec_seg_info *info);

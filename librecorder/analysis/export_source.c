@@ -76,7 +76,8 @@ static int read_seg(void *ctx, rec_model *m, int pass) {
             if (rec_model_poll_seg(m, s) == 0) break;
         struct rec_seg_info info;
         rec_seg_get_info(s, &info);
-        if (info.alive) rec_model_set_now_live(m, s);   /* open scopes end now */
+        /* Open scopes end now; a stopped program's at its newest event. */
+        if (info.alive && !info.stopped) rec_model_set_now_live(m, s);
         memcpy(x->c1, s->cursors, x->nslots * sizeof *x->c1);
         for (uint32_t i = 0; i < x->nslots; i++) x->stop[i] = x->c1[i].pos;
         return REC_OK;

@@ -70,7 +70,9 @@ static int load_segment(struct cli_source *src) {
         src->events += n;
         if (n == 0) break;
     }
-    if (info.alive) rec_model_set_now(src->model, live_now(src->seg, &info));
+    /* Open scopes of a running program end now; of a stopped or dead one,
+     * at its newest event. */
+    if (info.alive && !info.stopped) rec_model_set_now(src->model, live_now(src->seg, &info));
     tally_threads(src);
     return REC_OK;
 }

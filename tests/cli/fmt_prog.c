@@ -14,6 +14,9 @@
  *                       lie far from the segment's calibration point, where
  *                       a rate measured anew at each read would move them);
  *                       prints "pid P"
+ *   fmt_prog held       the same, then prints "pid P" inside an open scope
+ *                       and waits for its stdin to close (the test stops it
+ *                       there: a stopped program with a scope open)
  *
  * Run with RECORDER_KEEP=1 so that the segment outlives it.
  */
@@ -44,7 +47,7 @@ static void some(const char *name, int n) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: fmt_prog formula | deep N | begins N | stable\n");
+        fprintf(stderr, "usage: fmt_prog formula | deep N | begins N | stable | held\n");
         return 2;
     }
     REC_THREAD_NAME("main");
@@ -56,7 +59,7 @@ int main(int argc, char **argv) {
         int n = atoi(argv[2]);
         for (int i = 0; i < n; i++) REC_BEGIN("b");
         for (int i = 0; i < n; i++) REC_END();
-    } else if (!strcmp(argv[1], "stable")) {
+    } else if (!strcmp(argv[1], "stable") || !strcmp(argv[1], "held")) {
         some("before", 50);
         struct timespec d = {1, 200000000};
         nanosleep(&d, NULL);
@@ -64,6 +67,14 @@ int main(int argc, char **argv) {
         {
             REC_SCOPE("outer");
             some("inner", 10);
+        }
+        if (!strcmp(argv[1], "held")) {
+            REC_SCOPE("held");
+            printf("pid %d\n", (int)getpid());
+            fflush(stdout);
+            char buf[16];
+            while (read(0, buf, sizeof buf) > 0) continue;
+            return 0;
         }
     } else {
         fprintf(stderr, "fmt_prog: unknown mode %s\n", argv[1]);

@@ -17,14 +17,17 @@ export commands write is what its name says, whole and the same each time:
                    written, the 5 past them counted in the summary
   report_tree      report on a capture of a process tree: every process
   dump_stable      two dumps of a finished program, far from its clock's
-                   calibration point: the same bytes, in every format
+                   calibration point: the same bytes, in every format; and
+                   of a stopped one (SIGSTOP) with a scope open
 """
 import csv
 import io
 import json
 import os
 import re
+import signal
 import subprocess
+import time
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -45,6 +48,16 @@ def prog(*args, env=None):
     m = re.search(rb"pid (\d+)", p.stdout)
     require(p.returncode == 0 and m is not None, f"fmt_prog {args} ran ({p.stderr[-300:]!r})")
     return int(m.group(1))
+
+
+def wait_for(cond, limit=TIMEOUT):
+    """Until cond() holds (polled), or limit seconds: whether it did."""
+    end = time.monotonic() + limit
+    while not cond():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def path(name):
@@ -234,6 +247,29 @@ def test_dump_stable():
         a, b = read(f"s1.{ext}"), read(f"s2.{ext}")
         check(a == b, f"two dumps of a finished program are the same bytes ({ext}, {len(a)} and {len(b)})")
     remove_segment(pid)
+    # Stopped, with "held" open: it records nothing until it goes on, so
+    # its open scope ends at its newest event, in every dump.
+    p = subprocess.Popen([PROG, "held"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=WORK,
+                         env=env_without_keep())
+    try:
+        m = re.match(rb"pid (\d+)", p.stdout.readline())
+        require(m is not None, "fmt_prog held says its pid")
+        os.kill(p.pid, signal.SIGSTOP)
+        stopped = lambda: open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+        require(wait_for(stopped), "fmt_prog held is stopped")
+        for ext in ("json", "pftrace", "csv", "folded"):
+            for k in (1, 2):
+                code, _, err = rec("dump", p.pid, "-o", f"h{k}.{ext}")
+                require(code == OK, f"dump {k} of the stopped program -o .{ext} ({err.strip()[-200:]!r})")
+            a, b = read(f"h1.{ext}"), read(f"h2.{ext}")
+            check(a == b, f"two dumps of a stopped program with a scope open are the same bytes ({ext})")
+        doc = json.loads(read("h1.json"))
+        check(any(e.get("name") == "held" and e.get("ph") in ("B", "X") for e in doc["traceEvents"]),
+              "the open scope is in the dump")
+    finally:
+        os.kill(p.pid, signal.SIGCONT)
+        p.stdin.close()
+        p.wait(timeout=TIMEOUT)
 
 
 main({"csv_formula": test_csv_formula, "formats_dump": lambda: formats("dump"),
