@@ -115,6 +115,7 @@ static int send_status(struct lws *wsi, struct web *w, struct client *c) {
     wb_varint(b, web_load(&c->queued_bytes));
     wb_varint(b, web_load(&w->clients.count));
     wb_varint(b, web_load(&w->ctr.nolane));
+    wb_varint(b, web_load(&w->ctr.not_recorded));
     c->status_due = 0;
     return send_tx(wsi, c);
 }
