@@ -11,7 +11,7 @@ import re
 import signal
 import sys
 
-from tui_harness import LIST_DEADLINE, Fail, Stress, Workload, details, line_with, row_names, run_plain, si
+from tui_harness import LIST_DEADLINE, Fail, Stress, Tmux, Workload, details, line_with, row_names, run_plain, si
 
 
 def case_partial(a, t, w):
@@ -200,11 +200,12 @@ THREADS_NO_SLOT_OFF = 272   # struct rec_header (include/recorder.h, docs/format
 def case_notrec(a, t, w):
     """Threads the program could not record (every slot live: 5 workers
     and a sleeper on RECORDER_MAX_THREADS=2) are never silent: the title
-    says "N threads not recorded", N being the segment's count."""
+    says "N threads not recorded", N being the segment's count; watched
+    with another program (every thread recorded), the count is the sum."""
     nr = Workload(a.workload, workers=5, env={"RECORDER_MAX_THREADS": "2"})
+    both = Tmux(a.case + "-both")
     try:
         path = f"/dev/shm/recorder.{nr.pid}"
-        t.start([a.top, str(nr.pid)])
 
         def shows_count(s):
             # Both read fresh each time: the count settles once every
@@ -214,6 +215,10 @@ def case_notrec(a, t, w):
                 n = int.from_bytes(f.read(8), "little")
             return n > 0 and f"{n} threads not recorded" in s.split("\n")[0]
 
+        t.start([a.top, str(nr.pid)])
         t.wait(shows_count, "the title says how many threads were not recorded")
+        both.start([a.top, str(w.pid), str(nr.pid)], width=160)
+        both.wait(shows_count, "two programs: the title says how many of their threads were not recorded")
     finally:
+        both.close()
         nr.stop()
