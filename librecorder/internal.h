@@ -15,8 +15,10 @@ struct rec_cursor {
     uint64_t dropped_seen;    /* slot->dropped already reported */
     uint64_t stream_from;     /* stream mode: the writer cannot overwrite from here on */
     uint64_t bad_head;        /* the last implausible head counted (counted once) */
-    uint64_t kept_from;       /* the oldest entry the ring held when we attached: what is
-                                 gone below it is history (not kept), above it lost */
+    uint64_t kept_from;       /* the oldest entry the ring held when we first looked at it
+                                 (at open, then at the first read): what is gone below it
+                                 is history (not kept), above it lost */
+    int read_once;            /* rec_seg_read has looked at this ring: kept_from is set */
 };
 
 struct rec_seg {

@@ -36,7 +36,8 @@ static int live_fields(rec_seg *s, struct rec_seg_info *info) {
     info->strings_used = __atomic_load_n(&live->strings_used, __ATOMIC_RELAXED);
     if (info->strings_used > h->strings_size) info->strings_used = h->strings_size;
     info->strings_dropped = __atomic_load_n(&live->strings_dropped, __ATOMIC_RELAXED);
-    info->threads_no_slot = __atomic_load_n(&live->threads_no_slot, __ATOMIC_RELAXED);
+    /* Anyone who can write the file sets this to anything: bounded. */
+    info->threads_no_slot = rec_count_sat(__atomic_load_n(&live->threads_no_slot, __ATOMIC_RELAXED), 0);
     info->threads_attached = __atomic_load_n(&live->threads_attached, __ATOMIC_RELAXED);
     return 0;
 }
@@ -89,4 +90,21 @@ int rec_seg_status(rec_seg *s) {
 double rec_seg_ticks_to_ns(const rec_seg *s, uint64_t ticks) {
     if (ticks >= s->hcopy.ticks0) return (double)(ticks - s->hcopy.ticks0) * s->ns_per_tick;
     return -(double)(s->hcopy.ticks0 - ticks) * s->ns_per_tick;
+}
+
+/* The words every tool uses (one place, docs/cli.md). */
+uint64_t rec_count_sat(uint64_t a, uint64_t b) {
+    uint64_t sum = a > REC_COUNT_MAX ? REC_COUNT_MAX : a;
+    return b > REC_COUNT_MAX - sum ? REC_COUNT_MAX : sum + b;
+}
+
+const char *rec_not_recorded_str(uint64_t n, char *buf, size_t cap) {
+    if (n == 0) snprintf(buf, cap, "%s", "");
+    else snprintf(buf, cap, "%llu thread%s not recorded", (unsigned long long)rec_count_sat(n, 0), n == 1 ? "" : "s");
+    return buf;
+}
+
+const char *rec_owner_str(uint32_t uid, char *buf, size_t cap) {
+    snprintf(buf, cap, "owned by uid %u", (unsigned)uid);
+    return buf;
 }

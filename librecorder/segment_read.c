@@ -217,6 +217,8 @@ static size_t read_ring(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t
     struct rec_cursor *c = &s->cursors[slot];
     const uint64_t ring = s->hcopy.ring_entries, mask = ring - 1;
     const struct rec_entry *r = (const struct rec_entry *)(s->rings + (uint64_t)slot * ring * sizeof *r);
+    int first_look = !c->read_once;
+    c->read_once = 1;
 
     /* dropped, like head, counts for the slot's whole life. */
     uint64_t dropped = LOAD(sl->dropped);
@@ -239,6 +241,11 @@ static size_t read_ring(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t
     }
     uint64_t start = c->pos;
     uint64_t oldest = h1 > ring ? h1 - ring : 0;
+    /* History is what a ring had overwritten when this reader first
+     * looked at it (reader.h): its first look, not rec_seg_open, which
+     * may come well before (recorder-web sets up its server first, and
+     * reads its slots one after another). */
+    if (first_look && oldest > c->kept_from) c->kept_from = oldest;
     if (start < oldest) {
         count_gone(c, start, oldest, loss);
         start = oldest;
@@ -258,6 +265,11 @@ static size_t read_ring(rec_seg *s, uint32_t slot, struct rec_entry *out, size_t
     uint64_t reach = h2 + REC_MAX_ENTRIES_PER_EVENT;
     uint64_t valid = reach > ring ? reach - ring : 0;
     if (valid > c->stream_from && still_stream(s, slot)) valid = c->stream_from;
+    /* The first look at a full ring races the writer for its oldest
+     * entries: what it overwrote while we copied was never ours to have
+     * (a flight recorder keeps the last ring's worth), so history, not
+     * lost -- the same for every reader, however fast it copies. */
+    if (first_look && valid > c->kept_from) c->kept_from = valid;
     if (valid > start) {
         uint64_t bad = valid - start < n ? valid - start : n;
         memmove(out, out + bad, (n - bad) * sizeof *out);

@@ -77,13 +77,15 @@ static void title_fit(const struct title_item *it, int n, int width, int *shown)
     }
 }
 
+#define TITLE_ITEMS 9
+
 static int title_items(struct app *a, struct title_item *it) {
     struct source *s = a->src;
     const struct rec_window_cover *cv = &a->snap.cover;
     attr_t title = theme_attr(R_TITLE);
     char n1[FMT_BUF], n2[FMT_BUF];
     int n = 0;
-    memset(it, 0, 8 * sizeof *it);
+    memset(it, 0, TITLE_ITEMS * sizeof *it);
     snprintf(it[n].text, sizeof it[n].text, "recorder-top");
     it[n].attr = theme_attr(R_TITLE_KEY);
     it[n++].prio = 1;
@@ -128,6 +130,12 @@ static int title_items(struct app *a, struct title_item *it) {
     }
     it[n].attr = s->lost ? theme_attr(R_EXITED) : title;
     it[n++].prio = 80;
+    /* Threads that got no ring recorded nothing: never silent. */
+    if (!s->file && s->info.threads_no_slot) {
+        rec_not_recorded_str(s->info.threads_no_slot, it[n].text, sizeof it[n].text);
+        it[n].attr = theme_attr(R_EXITED);
+        it[n++].prio = 85;
+    }
     if (!s->file) {
         snprintf(it[n].text, sizeof it[n].text, "ring %s",
                  fmt_pct(n1, sizeof n1, 100 * (s->fill_shown > 1 ? 1 : s->fill_shown)));
@@ -149,8 +157,8 @@ int chrome_draw_top(struct app *a) {
     attr_t title = theme_attr(R_TITLE);
     char buf[160];
     draw_fill(0, 0, COLS, title);
-    struct title_item it[8];
-    int shown[8], n = title_items(a, it);
+    struct title_item it[TITLE_ITEMS];
+    int shown[TITLE_ITEMS], n = title_items(a, it);
     int pause_w = 0;
     if (a->paused) {
         snprintf(buf, sizeof buf, " %s PAUSED ", sym(SYM_PAUSE));

@@ -148,9 +148,11 @@ size_t procs_drain(struct source *s) {
 int procs_tick(struct source *s) {
     struct procs *ps = s->procs;
     int noticed = 0, gone = 0;
+    uint64_t no_ring = 0;   /* every program's threads not recorded, for the title */
     for (int k = 0; k < ps->n; k++) {
         struct proc *p = &ps->p[k];
         rec_seg_get_info(p->seg, &p->info);
+        no_ring = rec_count_sat(no_ring, p->info.threads_no_slot);
         if (!p->truncated && rec_seg_status(p->seg) == REC_ERR_TRUNCATED) {
             p->truncated = 1;
             noticed = 1;
@@ -164,6 +166,7 @@ int procs_tick(struct source *s) {
         gone += p->exited || p->truncated;
     }
     s->info.alive = ps->p[0].info.alive;
+    s->info.threads_no_slot = no_ring;
     if (!s->exited && gone == ps->n) {
         s->exited = 1;
         s->exit_ns = s->now_ns;

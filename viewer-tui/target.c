@@ -89,7 +89,7 @@ static void describe(const struct rec_seg_entry *e, struct seg_entry *s, time_t 
     }
     /* Root may watch anyone's segment: it is told whose it is. */
     if (s->viewable && e->foreign_owner) {
-        snprintf(s->note, sizeof s->note, "owned by uid %u", (unsigned)e->uid);
+        rec_owner_str((uint32_t)e->uid, s->note, sizeof s->note);
         note = NULL;
     }
     snprintf(s->state, sizeof s->state, "%s", state);

@@ -104,3 +104,24 @@ int auth_origin_ok(struct lws *wsi, const struct web *w) {
     if (strncasecmp(origin, "http://", 7) || strcasecmp(origin + 7, host)) return 0;
     return host_known(w, host);
 }
+
+/* The upgrade names our sub-protocol (and version) among those it offers.
+ * lws would take the first protocol for an upgrade that names none: an
+ * upgrade that does not speak ours is refused, like a wrong version. */
+int auth_protocol_ok(struct lws *wsi, const char *name) {
+    char list[256];
+    int n = lws_hdr_total_length(wsi, WSI_TOKEN_PROTOCOL);
+    if (n <= 0 || n >= (int)sizeof list) return 0;
+    if (lws_hdr_copy(wsi, list, sizeof list, WSI_TOKEN_PROTOCOL) <= 0) return 0;
+    size_t want = strlen(name);
+    for (char *p = list; *p;) {
+        while (*p == ' ' || *p == '\t' || *p == ',') p++;
+        char *end = p;
+        while (*end && *end != ',') end++;
+        char *last = end;
+        while (last > p && (last[-1] == ' ' || last[-1] == '\t')) last--;
+        if ((size_t)(last - p) == want && !memcmp(p, name, want)) return 1;
+        p = end;
+    }
+    return 0;
+}

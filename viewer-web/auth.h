@@ -24,6 +24,8 @@ int auth_token_ok(struct lws *wsi, const char *token);
 int auth_host_ok(struct lws *wsi, const struct web *w);
 /* No Origin header (not a browser), or our own origin. */
 int auth_origin_ok(struct lws *wsi, const struct web *w);
+/* Sec-WebSocket-Protocol offers name (WEB_PROTOCOL: ours, this version). */
+int auth_protocol_ok(struct lws *wsi, const char *name);
 /* Fill w->origin_host with the hosts a page may use to reach us. */
 void auth_set_hosts(struct web *w, const char *bind, int port);
 

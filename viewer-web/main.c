@@ -297,6 +297,22 @@ static void teardown(struct web *w, struct reader *r) {
     close_source(w);
 }
 
+/* Root may watch another user's program (a squatted RECORDER_NAME, say):
+ * the start-up line says whose, in the CLI's words (rec_owner_str). */
+static const char *owners(const struct web *w, char *buf, size_t cap) {
+    size_t k = 0;
+    buf[0] = 0;
+    for (uint32_t i = 0; i < (w->src.n ? w->src.n : 1) && i < WSRC_MAX; i++) {
+        const struct rec_seg_info *p = w->src.n > 1 ? &w->procs[i] : &w->info;
+        char o[48];
+        if (!p->foreign_owner || k >= cap) continue;
+        int m = w->src.n > 1 ? snprintf(buf + k, cap - k, "; pid %d %s", p->pid, rec_owner_str(p->owner_uid, o, sizeof o))
+                             : snprintf(buf + k, cap - k, ", %s", rec_owner_str(p->owner_uid, o, sizeof o));
+        k = m < 0 ? cap : k + (size_t)m;
+    }
+    return buf;
+}
+
 int main(int argc, char **argv) {
     static struct web w;
     int port_given = 0;
@@ -355,16 +371,17 @@ int main(int argc, char **argv) {
         web_store(&w.stop, 1);
         rc = EXIT_FAILURE_OTHER;
     } else {
+        char note[256];
         print_url(&w);
         if (w.src.cap)
             fprintf(stderr, "recorder-web: serving the capture %s of %s (pid %d); open the URL above; Ctrl-C stops\n",
                     w.info.path, w.info.process_name, w.info.pid);
         else if (w.src.n > 1)
-            fprintf(stderr, "recorder-web: watching %u programs (pids %d ... %d); open the URL above; Ctrl-C stops\n",
-                    w.src.n, w.procs[0].pid, w.procs[w.src.n - 1].pid);
+            fprintf(stderr, "recorder-web: watching %u programs (pids %d ... %d%s); open the URL above; Ctrl-C stops\n",
+                    w.src.n, w.procs[0].pid, w.procs[w.src.n - 1].pid, owners(&w, note, sizeof note));
         else
-            fprintf(stderr, "recorder-web: watching %s (pid %d); open the URL above; Ctrl-C stops\n",
-                    w.info.process_name, w.info.pid);
+            fprintf(stderr, "recorder-web: watching %s (pid %d%s); open the URL above; Ctrl-C stops\n",
+                    w.info.process_name, w.info.pid, owners(&w, note, sizeof note));
         server_run(&w);
     }
     /* The reader wakes the service loop through the context: stop it

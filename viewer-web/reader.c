@@ -288,14 +288,17 @@ static void publish_stats(struct reader *r, double now) {
     }
     /* Several programs: alive while any is, closed once all are. */
     int alive = 0, closed = 1;
+    uint64_t no_ring = 0;   /* threads that got no ring: "N threads not recorded" */
     for (uint32_t k = 0; k < w->src.n; k++) {
         struct rec_seg_info info;
         rec_seg_get_info(w->src.segs[k], &info);
         alive |= info.alive;
         closed &= info.closed;
+        no_ring = rec_count_sat(no_ring, info.threads_no_slot);
     }
     r->alive = alive;
     web_store(&w->alive, alive);
+    web_store(&w->ctr.not_recorded, no_ring);
     web_store(&w->closed, closed);
     /* Windows slide with the clock even while the program is idle (not
      * once nothing more can be read: then they stay on what was).  But

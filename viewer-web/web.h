@@ -53,6 +53,7 @@ struct web_counters {
     uint64_t history;         /* not kept: overwritten before our first read of a ring */
     uint64_t unsent;          /* events in frames we failed to allocate */
     uint64_t nolane;          /* events of threads with no lane (retired, folded) */
+    uint64_t not_recorded;    /* threads that got no ring (rec_seg_info's threads_no_slot) */
     uint64_t frames;
 };
 

@@ -11,7 +11,8 @@
  * A page sends only tiny binary commands; anything else closes its
  * connection, and only its connection.
  *
- * Once a close frame is on its way, either way, nothing more is sent:
+ * Once a close frame is on its way, either way (ours, the page's, or
+ * lws's own for a frame that breaks the protocol), nothing more is sent:
  * send_buf is the only place that writes, and it refuses.  A page that
  * takes nothing for --client-timeout seconds is dropped (its queue is
  * bounded anyway, see clients.h), and at most --max-pages are served.
@@ -38,8 +39,15 @@ static_assert(LWS_PRE <= WIRE_PRE, "frames keep WIRE_PRE bytes of headroom for l
 
 /* The only write.  After a close frame was sent or received, no more
  * data frames: the page must see the close last. */
+/* lws itself closes a connection that breaks the protocol (1002: a
+ * reserved opcode or RSV bit, a bad close code...) without telling the
+ * protocol: its close reason is set, and the close frame goes first. */
+static int lws_closing(struct lws *wsi) {
+    return lws_get_close_length(wsi) > 0;
+}
+
 static int send_buf(struct lws *wsi, struct client *c, unsigned char *data, size_t len) {
-    if (c->close_code || c->peer_closed) return 0;
+    if (c->close_code || c->peer_closed || lws_closing(wsi)) return 0;
     c->bytes_sent += len;
     return lws_write(wsi, data, len, LWS_WRITE_BINARY) < 0 ? -1 : 0;
 }
@@ -115,6 +123,7 @@ static int send_status(struct lws *wsi, struct web *w, struct client *c) {
     wb_varint(b, web_load(&c->queued_bytes));
     wb_varint(b, web_load(&w->clients.count));
     wb_varint(b, web_load(&w->ctr.nolane));
+    wb_varint(b, web_load(&w->ctr.not_recorded));
     c->status_due = 0;
     return send_tx(wsi, c);
 }
@@ -172,6 +181,10 @@ static int writable(struct lws *wsi, struct web *w, struct client *c) {
         return -1;
     }
     if (c->peer_closed) return 0;   /* lws answers the close; we send nothing more */
+    /* lws sent its own close (a protocol error): nothing more, and the
+     * connection ends now -- not when a page that broke the protocol
+     * acknowledges, nor at the timeout below, which would replace lws's. */
+    if (lws_closing(wsi)) return -1;
     /* It takes data: it is not stuck.  One that takes nothing for this
      * long is dropped by lws. */
     lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, w->opts.client_timeout);
@@ -323,7 +336,9 @@ int web_ws(struct lws *wsi, enum lws_callback_reasons reason, struct pss *p, voi
     switch (reason) {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         /* Non-zero refuses the upgrade. */
-        if (!auth_host_ok(wsi, w) || !auth_token_ok(wsi, w->token) || !auth_origin_ok(wsi, w)) return 1;
+        if (!auth_host_ok(wsi, w) || !auth_token_ok(wsi, w->token) || !auth_origin_ok(wsi, w) ||
+            !auth_protocol_ok(wsi, WEB_PROTOCOL))
+            return 1;
         return 0;
     case LWS_CALLBACK_ESTABLISHED:
         p->wsi = wsi;

@@ -230,6 +230,7 @@ struct rec_seg_entry {
     time_t mtime;
     uint64_t dev, ino;        /* which file was judged */
     int all_zero_header;      /* the first page is all zeroes (creation never finished) */
+    uint64_t threads_no_slot; /* threads that got no ring (rec_not_recorded_str) */
 };
 
 /* The files named recorder.* in dir (NULL = /dev/shm), sorted by name.

@@ -214,6 +214,19 @@ unsigned rec_entry_span(const struct rec_entry *e);
 
 const char *rec_status_str(int status);
 
+/* Counts a segment holds are the program's to write, so any value may
+ * come: shown at most as REC_COUNT_MAX (exact in a double, so a page or
+ * a JSON reader gets the same number).  rec_count_sat(a, b): a + b, both
+ * bounded, saturating. */
+#define REC_COUNT_MAX ((UINT64_C(1) << 53) - 1)
+uint64_t rec_count_sat(uint64_t a, uint64_t b);
+/* The same words in every tool: "N threads not recorded" (threads that
+ * got no ring: every slot live, or /dev/shm full; rec_seg_info's
+ * threads_no_slot), "" for 0; and "owned by uid N" for a segment of
+ * another user (only root reads those). */
+const char *rec_not_recorded_str(uint64_t n, char *buf, size_t cap);
+const char *rec_owner_str(uint32_t uid, char *buf, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

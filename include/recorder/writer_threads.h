@@ -105,7 +105,9 @@ static void rec__thread_name_id(struct rec__tls *t, uint32_t id);
 /* Release stores: a reader that sees a field also sees the claim before it. */
 #define REC__SET(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELEASE)
 
-static struct rec_slot *rec__claim(struct rec__global *g, int tid) {
+/* NULL when the thread gets no ring: *err is then 0 (every slot live) or
+ * the errno of committing the ring's memory (a full /dev/shm). */
+static struct rec_slot *rec__claim(struct rec__global *g, int tid, int *err) {
     uint32_t n = g->hdr->max_threads;
     /* Another copy of the implementation may have attached this thread. */
     for (uint32_t i = 0; i < n; i++) {
@@ -148,6 +150,7 @@ static struct rec_slot *rec__claim(struct rec__global *g, int tid) {
         int e = g->fd >= 0 ? posix_fallocate(g->fd, off, (off_t)ring_bytes) : 0;
         if (e && e != EOPNOTSUPP && e != EINVAL) {
             __atomic_store_n(&best->state_gen, best_sg, __ATOMIC_RELEASE);
+            *err = e;
             return NULL;
         }
         REC__SET(best->tid, tid);
@@ -163,14 +166,29 @@ static struct rec_slot *rec__claim(struct rec__global *g, int tid) {
     return NULL;
 }
 
+/* A thread that gets no ring records nothing: it is counted in the
+ * segment (readers show "N threads not recorded"), and the first one of
+ * the process says so on stderr -- once per segment, whichever copy of
+ * the implementation it runs in, since the count itself decides. */
+static void rec__not_recorded(struct rec__global *g, int tid, int err) {
+    if (__atomic_fetch_add(&g->hdr->threads_no_slot, 1, __ATOMIC_RELAXED) != 0) return;
+    char why[160];
+    if (err) snprintf(why, sizeof why, "its ring's memory cannot be had in /dev/shm (%s)", strerror(err));
+    else snprintf(why, sizeof why, "all %u thread slots are in use (RECORDER_MAX_THREADS)", g->hdr->max_threads);
+    fprintf(stderr,
+            "recorder: thread %d is not recorded: %s; it and any other such thread record nothing "
+            "(counted: recorder ls shows \"threads not recorded\")\n",
+            tid, why);
+}
+
 void rec__attach(struct rec__tls *t) {
     struct rec__global *g = &rec__g;
     rec__tls_detached(t);
     if (rec__ensure_init() != 0) return;
-    int tid = rec__tid();
-    struct rec_slot *s = rec__claim(g, tid);
+    int tid = rec__tid(), err = 0;
+    struct rec_slot *s = rec__claim(g, tid, &err);
     if (!s) {
-        __atomic_fetch_add(&g->hdr->threads_no_slot, 1, __ATOMIC_RELAXED);
+        rec__not_recorded(g, tid, err);
         return;
     }
     uint32_t i = (uint32_t)(s - g->slots);

@@ -105,7 +105,7 @@ static void classify(struct rec_seg_entry *e) {
     if (e->foreign_owner && geteuid() != 0) {
         e->state = REC_SEGST_FOREIGN;
         e->status = REC_ERR_ACCESS;
-        snprintf(e->error, sizeof e->error, "owned by uid %u", (unsigned)st.st_uid);
+        rec_owner_str((uint32_t)st.st_uid, e->error, sizeof e->error);
         return;
     }
     rec_seg *s = NULL;
@@ -140,6 +140,7 @@ static void classify(struct rec_seg_entry *e) {
     e->parent_start = info.parent_start;
     memcpy(e->process_name, info.process_name, sizeof e->process_name);
     e->mode = info.mode;
+    e->threads_no_slot = info.threads_no_slot;
     for (uint32_t i = 0; i < info.max_threads; i++) {
         struct rec_thread_info t;
         if (rec_seg_thread(s, i, &t) != 0) continue;

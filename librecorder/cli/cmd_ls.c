@@ -62,6 +62,7 @@ static void print_json(const struct rec_seg_entry *e) {
                e->mode == REC_MODE_STREAM ? "stream" : "flight", e->threads_live,
                e->threads_live + e->threads_exited, (unsigned long long)e->entries, (unsigned long long)e->dropped,
                (unsigned long long)e->lost_history, (unsigned long long)e->lost_history);
+    if (is_segment(e)) printf(",\"threads_not_recorded\":%llu", (unsigned long long)e->threads_no_slot);
     else {
         printf(",\"error\":");
         json_str(e->error);
@@ -88,7 +89,10 @@ static void print_row(const struct rec_seg_entry *e, int lng) {
         else printf("  ");
         cli_fputs_safe(lng ? e->path : e->name, stdout);
         /* Only root reads another user's segment; it is told whose. */
-        if (e->foreign_owner) printf(" (owned by uid %u)", (unsigned)e->uid);
+        char note[64];
+        if (e->foreign_owner) printf(" (%s)", rec_owner_str((uint32_t)e->uid, note, sizeof note));
+        /* Threads that got no ring recorded nothing: never silent. */
+        if (e->threads_no_slot) printf(" (%s)", rec_not_recorded_str(e->threads_no_slot, note, sizeof note));
     } else {
         printf("%-8s %-16.16s %-11s %-8s %10s %8s %10s", pid, proc, rec_seg_state_str(e->state), "-", "-", "-",
                cli_bytes(c, sizeof c, (double)e->mem_bytes));

@@ -164,8 +164,14 @@ int cli_source_select(struct cli_source *src, size_t i) {
 const char *cli_source_desc(const struct cli_source *src, char *buf, size_t cap) {
     char name[sizeof src->process_name * 4];
     cli_safe(name, sizeof name, src->process_name[0] ? src->process_name : "?");
+    char owner[64] = "", lost[64] = "", w[48];
     if (src->foreign_owner)   /* root reads another user's segment: say whose */
-        snprintf(buf, cap, "pid %d (%s), %s, owned by uid %u", src->pid, name, src->state, src->owner_uid);
-    else snprintf(buf, cap, "pid %d (%s), %s", src->pid, name, src->state);
+        snprintf(owner, sizeof owner, ", %s", rec_owner_str(src->owner_uid, w, sizeof w));
+    if (src->seg) {   /* threads that got no ring, counted now: never silent */
+        struct rec_seg_info info;
+        rec_seg_get_info(src->seg, &info);
+        if (info.threads_no_slot) snprintf(lost, sizeof lost, ", %s", rec_not_recorded_str(info.threads_no_slot, w, sizeof w));
+    }
+    snprintf(buf, cap, "pid %d (%s), %s%s%s", src->pid, name, src->state, owner, lost);
     return buf;
 }

@@ -23,6 +23,9 @@
  *   cli_prog barrier N KIND   N steps of 10 us work and a 90 us barrier:
  *                             KIND "macro" (REC_SCOPE_WAIT) or "named"
  *                             (a plain scope "ggml_barrier"), print "pid P"
+ *   cli_prog crowd T          one scope on main, then T threads alive at once,
+ *                             one scope each (with RECORDER_MAX_THREADS=2,
+ *                             exactly T-1 get no ring), print "pid P", exit 0
  *   cli_prog evil             name itself, two threads and their scopes with
  *                             terminal controls (ESC, CR, BEL, C1 CSI 0x9b,
  *                             raw and UTF-8), print "pid P", exit 0
@@ -240,6 +243,30 @@ static int mode_threads(int t, long k) {
     return 0;
 }
 
+/* Every thread is alive before any records, and none ends before all
+ * have tried: which get a ring is then a matter of slots, not timing. */
+static pthread_barrier_t crowd_in, crowd_out;
+
+static void *crowd_thread(void *arg) {
+    (void)arg;
+    pthread_barrier_wait(&crowd_in);
+    { REC_SCOPE("crowd"); }
+    pthread_barrier_wait(&crowd_out);
+    return NULL;
+}
+
+static int mode_crowd(int t) {
+    if (t < 1 || t > 1000) return 2;
+    { REC_SCOPE("main"); }
+    pthread_t th[1000];
+    pthread_barrier_init(&crowd_in, NULL, (unsigned)t);
+    pthread_barrier_init(&crowd_out, NULL, (unsigned)t);
+    for (int i = 0; i < t; i++) pthread_create(&th[i], NULL, crowd_thread, NULL);
+    for (int i = 0; i < t; i++) pthread_join(th[i], NULL);
+    printf("pid %d\n", (int)getpid());
+    return 0;
+}
+
 static int mode_fork(void) {
     REC_THREAD_NAME("parent");
     { REC_SCOPE("before_fork"); spin_ns(10000); }
@@ -315,6 +342,7 @@ int main(int argc, char **argv) {
     if (!strcmp(m, "barrier") && argc > 3) return mode_barrier(atol(argv[2]), !strcmp(argv[3], "macro"));
     if (!strcmp(m, "threads") && argc > 3) return mode_threads(atoi(argv[2]), atol(argv[3]));
     if (!strcmp(m, "fork")) return mode_fork();
+    if (!strcmp(m, "crowd") && argc > 2) return mode_crowd(atoi(argv[2]));
     if (!strcmp(m, "evil")) return mode_evil();
     if (!strcmp(m, "loop")) return mode_loop();
     if (!strcmp(m, "exit") && argc > 2) {
@@ -330,6 +358,6 @@ int main(int argc, char **argv) {
         return 0;
     }
     fprintf(stderr, "usage: cli_prog scopes|hold|late MS|silent MS|spin N|busy N|barrier N macro|named|layers N|"
-                    "threads T K|fork|exit CODE|segv|evil\n");
+                    "threads T K|crowd T|fork|exit CODE|segv|evil\n");
     return 2;
 }

@@ -1,16 +1,17 @@
 """recorder-top end-to-end tests of what must never mislead or hang it:
 a writer no reader keeps up with (partial statistics), a segment that
 shrinks under it, files in /dev/shm that are not what their names say,
-and history a ring no longer held when it attached.  Run through
-tui_test.py (CASE partial, truncate, picker_hostile, notkept), against
-tests/tui/tui_stress.
+history a ring no longer held when it attached, and threads the program
+could not record.  Run through tui_test.py (CASE partial, truncate,
+picker_hostile, notkept, notrec), against tests/tui/tui_stress and
+tui_workload.
 """
 import os
 import re
 import signal
 import sys
 
-from tui_harness import LIST_DEADLINE, Fail, Stress, details, line_with, row_names, run_plain, si
+from tui_harness import LIST_DEADLINE, Fail, Stress, Tmux, Workload, details, line_with, row_names, run_plain, si
 
 
 def case_partial(a, t, w):
@@ -191,3 +192,33 @@ def case_notkept(a, t, w):
             raise Fail(f"LOST {lost}, NOT KEPT {kept}: want 0 and over 100k (400000 written, a 65536 ring)\n{s}")
     finally:
         st.stop()
+
+
+THREADS_NO_SLOT_OFF = 272   # struct rec_header (include/recorder.h, docs/format.md)
+
+
+def case_notrec(a, t, w):
+    """Threads the program could not record (every slot live: 5 workers
+    and a sleeper on RECORDER_MAX_THREADS=2) are never silent: the title
+    says "N threads not recorded", N being the segment's count; watched
+    with another program (every thread recorded), the count is the sum."""
+    nr = Workload(a.workload, workers=5, env={"RECORDER_MAX_THREADS": "2"})
+    both = Tmux(a.case + "-both")
+    try:
+        path = f"/dev/shm/recorder.{nr.pid}"
+
+        def shows_count(s):
+            # Both read fresh each time: the count settles once every
+            # thread has tried for a slot, and the title follows it.
+            with open(path, "rb") as f:
+                f.seek(THREADS_NO_SLOT_OFF)
+                n = int.from_bytes(f.read(8), "little")
+            return n > 0 and f"{n} threads not recorded" in s.split("\n")[0]
+
+        t.start([a.top, str(nr.pid)])
+        t.wait(shows_count, "the title says how many threads were not recorded")
+        both.start([a.top, str(w.pid), str(nr.pid)], width=160)
+        both.wait(shows_count, "two programs: the title says how many of their threads were not recorded")
+    finally:
+        both.close()
+        nr.stop()

@@ -70,6 +70,26 @@ main(async () => {
     r.ws.sock.destroy();
   }
 
+  /* A frame that breaks the protocol: lws itself sends the close (1002),
+   * and recorder-web sends nothing after it and ends the connection (it
+   * sent 200-330 more frames and kept the socket open: issue 18, item 5).
+   * The page does not acknowledge the close: the end must not wait for it. */
+  for (const [what, bad] of [
+    ['a reserved opcode (3)', (ws) => ws.sendFrame(3, Buffer.from([1, 2]))],
+    ['a reserved control opcode (0xb)', (ws) => ws.sendFrame(0xb, Buffer.from([1]))],
+    ['an RSV bit with no extension', (ws) => ws.sock.write(Buffer.from([0x80 | 0x40 | 2, 0x80 | 1, 1, 2, 3, 4, 5]))],
+  ]) {
+    const r = await rawPage(port, token);
+    await until(() => r.frames.length > 20, 20000);
+    bad(r.ws);
+    await until(() => r.tcpEnded, 20000);
+    check(r.close && r.close.code === 1002, `${what}: lws's close frame comes (1002)`, r.close);
+    check(r.closeAt >= 0 && r.dataAfterClose === 0, `${what}: no data frame after it`,
+      { after: r.dataAfterClose, bytes: r.bytesAfterClose, frames: r.frames.length });
+    check(r.tcpEnded, `${what}: then the server ends the connection`);
+    r.ws.sock.destroy();
+  }
+
   /* A message too long for the server, from a page that is busy
    * receiving: the server reads the rest of it before it closes, so the
    * close frame is not destroyed by a reset (it was, one time in three). */

@@ -50,6 +50,22 @@ async function startTarget(args = [], env = {}, exeVar = 'WEB_TARGET') {
   return { proc, pid: Number(m[1]) };
 }
 
+/* The same, keeping every line it prints (t.lines), so that a later line
+ * ("done") is waited for as a condition -- none can slip past between two
+ * readers; spawnOpts: e.g. another uid.  Resolves once it printed "ready". */
+async function startTargetLines(args = [], env = {}, spawnOpts = {}) {
+  const proc = spawn(need('WEB_TARGET'), args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], ...spawnOpts });
+  procs.add(proc);
+  proc.on('exit', () => procs.delete(proc));
+  const t = { proc, pid: 0, lines: [], stderr: collect(proc.stderr) };
+  readline.createInterface({ input: proc.stdout }).on('line', (l) => t.lines.push(l));
+  const ready = await until(() => t.lines.some((l) => /^ready \d+/.test(l)) || proc.exitCode !== null, 20000);
+  const line = t.lines.find((l) => /^ready \d+/.test(l));
+  if (!ready || !line) throw new Error('web_target did not say ready: ' + t.stderr.text);
+  t.pid = Number(line.split(' ')[1]);
+  return t;
+}
+
 async function startServer(args = [], env = {}) {
   const proc = spawn(need('RECORDER_WEB'), args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   procs.add(proc);
@@ -186,4 +202,4 @@ async function stopClean(srv) {
     { code, stderr: srv.stderr.text.slice(-800) });
 }
 
-module.exports = { cpuSeconds, stopClean, lineMatching, rssKb, sanitizer, quiet, need, startTarget, startServer, run, stop, request, check, main, sleep, until };
+module.exports = { startTargetLines, cpuSeconds, stopClean, lineMatching, rssKb, sanitizer, quiet, need, startTarget, startServer, run, stop, request, check, main, sleep, until };

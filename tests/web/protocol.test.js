@@ -67,12 +67,21 @@ main(async () => {
     [{ path: wsPath, origin: 'null' }, 'Origin: null'],
     [{ path: wsPath, origin: 'https://127.0.0.1:' + port }, 'https: origin'],
     [{ path: wsPath, origin: own, host: 'evil.example:' + port }, 'a foreign Host'],
+    /* The page's sub-protocol is required: lws alone would take an upgrade
+     * that names none as ours (issue 18, item 6). */
+    [{ path: wsPath, protocol: null }, 'no sub-protocol'],
+    [{ path: wsPath, protocol: 'recorder-web.v4' }, 'a wrong version'],
+    [{ path: wsPath, protocol: 'chat, superchat' }, 'only other sub-protocols'],
+    [{ path: wsPath, protocol: 'recorder-web.v50' }, 'a sub-protocol that only starts like ours'],
   ];
   for (const [o, why] of refused) {
     const r = await connect({ port, ...o });
     check(r.status !== 101, `upgrade refused: ${why}`, r.status);
     if (r.ws) r.ws.close();
   }
+  const offered = await connect({ port, path: wsPath, protocol: 'chat, recorder-web.v5' });
+  check(offered.status === 101, 'upgrade accepted: ours among others offered', offered.status);
+  if (offered.ws) offered.ws.close();
   for (const [origin, host] of [[own], ['http://localhost:' + port, 'localhost:' + port], [undefined]]) {
     const r = await connect({ port, path: wsPath, origin, host });
     check(r.status === 101, `upgrade accepted: Origin ${origin || '(none, not a browser)'}`, r.status);

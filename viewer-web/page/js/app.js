@@ -183,6 +183,12 @@ function updateHeader() {
   const lost = st ? st.lost : 0, notKept = st ? st.notKept : 0;
   setMetric('m-lost', fmtCount(lost), lost ? 'bad' : '', 'm-lost-box');
   setMetric('m-notkept', fmtCount(notKept));
+  /* Threads that got no ring recorded nothing: never silent. */
+  const norec = st ? st.notRecorded : 0;
+  $('m-norec-box').hidden = !norec;
+  setMetric('m-norec', fmtCount(norec), norec ? 'bad' : '', 'm-norec-box');
+  $('m-norec-box').title = `${norec} thread${norec === 1 ? '' : 's'} not recorded: threads of the program that got no ring ` +
+    '(every thread slot in use: RECORDER_MAX_THREADS, or /dev/shm full); they recorded nothing';
   const thin = st ? st.thinned : 0;
   setMetric('m-thin', fmtCount(thin), thin ? 'warn' : '', 'm-thin-box');
   $('m-lost-box').title = st

@@ -266,6 +266,8 @@ function decodeStatus(r) {
   s.queued = r.varint();
   s.clients = r.varint();
   s.nolane = r.varint();
+  /* Threads that got no ring (every slot live, or /dev/shm full). */
+  s.notRecorded = r.varint();
   return s;
 }
 

@@ -1,0 +1,49 @@
+/* notrec_page.test.js -- the page's header says how many threads the
+ * program could not record (suite browser; issue 18, item 10).
+ *
+ * web_target with 6 workers on RECORDER_MAX_THREADS=2: threads that found
+ * every slot live recorded nothing.  The header shows "not recorded N"
+ * in the loss's color (N: the segment's count, as `recorder ls --json`
+ * reads it), and hovering says what it means; a program with every
+ * thread recorded shows no such box. */
+'use strict';
+const fs = require('fs');
+const { startTargetLines, startServer, stop, check, main, until, run, need } = require('./harness');
+const { launch } = require('./chromium');   /* exits 77 without a browser */
+
+main(async () => {
+  const target = await startTargetLines(['--threads', '6', '--rate', '100000', '--work-ns', '0', '--events', '2000'],
+    { RECORDER_MAX_THREADS: '2' });
+  check(await until(() => target.lines.includes('done'), 120000), 'the program ran and went quiet');
+  const ls = await run(need('RECORDER_CLI'), ['ls', '--json']);
+  const mine = ls.stdout.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
+    .find((o) => o.name === 'recorder.' + target.pid);
+  const n = mine ? mine.threads_not_recorded : -1;
+  check(n > 0, `recorder ls --json: ${n} threads not recorded`, mine);
+  const all = await startTargetLines(['--threads', '2', '--rate', '1000', '--work-ns', '0']);
+  const srv = await startServer([String(target.pid), '--port', '0']);
+  const srvAll = await startServer([String(all.pid), '--port', '0']);
+  const { ctx, profile } = await launch();
+  try {
+    const page = ctx.pages()[0] || (await ctx.newPage());
+    await page.goto(srv.url);
+    const shown = await until(async () => (await page.isVisible('#m-norec-box')) &&
+      (await page.textContent('#m-norec')) === String(n), 30000, 200);
+    check(shown, `the header shows "not recorded ${n}"`, await page.textContent('#m-norec'));
+    check(await page.evaluate(() => document.getElementById('m-norec-box').classList.contains('bad')),
+      'in the loss\'s color');
+    const tip = await page.getAttribute('#m-norec-box', 'title');
+    check(new RegExp(`^${n} threads not recorded: .*RECORDER_MAX_THREADS.*recorded nothing`).test(tip),
+      'hovering says what it counts', tip);
+    await page.goto(srvAll.url);
+    const connected = await until(() => page.evaluate(() => window.__recorder && window.__recorder.state().connected), 30000, 200);
+    check(connected && !(await page.isVisible('#m-norec-box')), 'every thread recorded: no such box');
+  } finally {
+    await ctx.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+    await stop(srv.proc);
+    await stop(srvAll.proc);
+    await stop(target.proc);
+    await stop(all.proc);
+  }
+});
