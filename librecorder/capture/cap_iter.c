@@ -18,6 +18,7 @@ int rec_cap_rewind(rec_cap *c) {
     c->pos = c->first_record;
     c->seq = 0;
     c->tag = 0;
+    c->run_i = 0;
     c->chunk_seen.n = 0;
     /* A lazily opened file counts from the start again until one pass
      * has reached the end. */
@@ -73,6 +74,10 @@ int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
             if (k == 0 || k >= c->nfile) return failed(c, fresh, CAP_BAD, at, seq);
             c->tag = k;
             btype = 0;
+            /* Another process's records, once checked, are stepped over,
+             * so that reading every process of a file costs the file's
+             * size, not that times its processes. */
+            if (c->sel != 0 && k != c->sel && cap_next_run(c, at)) continue;
         }
         /* Chunks are decoded for the selected process, and checked once
          * for every process (another's slots are checked against its own

@@ -50,6 +50,27 @@ static void swap_proc(rec_cap *c, struct cproc *p) {
     *p = t;
 }
 
+int cap_add_run(rec_cap *c, uint64_t at, uint32_t seq, uint32_t k) {
+    if (c->nruns == c->runs_cap) {
+        size_t n = c->runs_cap ? c->runs_cap * 2 : 16;
+        struct cap_run *p = realloc(c->runs, n * sizeof *p);
+        if (!p) return -2;
+        c->runs = p;
+        c->runs_cap = n;
+    }
+    c->runs[c->nruns++] = (struct cap_run){at, seq, k};
+    return 0;
+}
+
+int cap_next_run(rec_cap *c, uint64_t at) {
+    while (c->run_i < c->nruns && (c->runs[c->run_i].at <= at || c->runs[c->run_i].index != c->sel)) c->run_i++;
+    uint64_t to = c->run_i < c->nruns ? c->runs[c->run_i].at : c->info.valid_size;
+    if (c->lazy && to > c->checked) return 0;
+    c->pos = to;
+    if (c->run_i < c->nruns) c->seq = c->runs[c->run_i].seq;
+    return 1;
+}
+
 /* Make process k (< nproc) the one in hand. */
 void cap_switch_to(rec_cap *c, size_t k) {
     if (k == c->cur) return;
@@ -137,13 +158,15 @@ int rec_cap_open_process(rec_cap *c, size_t k, rec_cap **out, char *err, size_t 
                                                         c->blob_len, c->blob_cap, {NULL, 0, 0}, c->srec}
                                        : c->procs[k];
     rec_cap *d = calloc(1, sizeof *d);
-    struct cproc *place = calloc(1, sizeof *place);
     struct str_ent *str = p.n_str ? malloc(p.n_str * sizeof *str) : NULL;
     char *blob = p.blob_len ? malloc(p.blob_len) : NULL;
     struct str_rec *srec = p.srec.n ? malloc(p.srec.n * sizeof *srec) : NULL;
-    if (!d || !place || (p.n_str && !str) || (p.blob_len && !blob) || (p.srec.n && !srec)) {
+    size_t nruns = 0;
+    for (size_t i = 0; i < c->nruns; i++) nruns += c->runs[i].index == k;
+    struct cap_run *runs = nruns ? malloc(nruns * sizeof *runs) : NULL;
+    if (!d || (p.n_str && !str) || (p.blob_len && !blob) || (p.srec.n && !srec) || (nruns && !runs)) {
+        free(runs);
         free(d);
-        free(place);
         free(str);
         free(blob);
         free(srec);
@@ -163,8 +186,12 @@ int rec_cap_open_process(rec_cap *c, size_t k, rec_cap **out, char *err, size_t 
     d->blob = blob;
     d->blob_len = d->blob_cap = p.blob_len;
     d->srec = (struct str_recs){srec, p.srec.n, p.srec.n};
-    d->procs = place;
-    d->nproc = 1;
+    for (size_t i = 0, j = 0; i < c->nruns; i++)
+        if (c->runs[i].index == k) runs[j++] = c->runs[i];
+    d->runs = runs;
+    d->nruns = d->runs_cap = nruns;
+    d->procs = NULL;   /* never switched: cur is sel */
+    d->nproc = 0;
     d->nfile = c->nfile;
     d->cur = d->sel = k;
     d->one = 1;

@@ -42,6 +42,15 @@ struct str_recs {
     size_t n, cap;
 };
 
+/* A PROCESS record naming process index (>= 1): the records of that
+ * process follow it, up to the next PROCESS record.  A reader of such a
+ * process steps from one of its runs to the next, not through every
+ * other process's records (cap_procs.c). */
+struct cap_run {
+    uint64_t at;              /* file offset of the PROCESS record */
+    uint32_t seq, index;
+};
+
 /* What a lazily opened capture's read from the start has counted so far
  * (the selected process's records; records: every record of the file for
  * process 0, as the open counts them). */
@@ -73,7 +82,9 @@ struct rec_cap {
     struct cproc *procs;      /* by index; procs[cur] is stale (its fields are above) */
     size_t nproc, cur, sel;
     size_t nfile;             /* processes in the file (nproc, or more for a handle of one) */
-    int one;                  /* a handle of process sel only (rec_cap_open_process): procs[0] is its place */
+    struct cap_run *runs;     /* by offset: every PROCESS record (a handle of one: its process's) */
+    size_t nruns, runs_cap, run_i;   /* run_i: where rec_cap_next looks from */
+    int one;                  /* a handle of process sel only (rec_cap_open_process): no procs */
     uint32_t tag;             /* iteration: the process the latest PROCESS record named */
     /* lazy opening (cap_lazy.c): */
     int lazy;                 /* opened with rec_cap_open_lazy */
@@ -100,6 +111,14 @@ struct cproc {
 
 /* cap_procs.c */
 void cap_switch_to(rec_cap *c, size_t k);
+/* The PROCESS record at `at` (sequence number seq) names process k: 0 or
+ * -2 out of memory. */
+int cap_add_run(rec_cap *c, uint64_t at, uint32_t seq, uint32_t k);
+/* rec_cap_next read a PROCESS record at `at` naming another process than
+ * the selected one (not 0): move to the selected one's next run (or to
+ * the end of the valid part) and return 1, or 0 if what lies between has
+ * not been checked yet (lazily opened). */
+int cap_next_run(rec_cap *c, uint64_t at);
 /* A PROCESS record (in c->rec, size bytes): its index, -1 invalid, -2
  * out of memory. */
 int cap_add_process(rec_cap *c, uint32_t size);
