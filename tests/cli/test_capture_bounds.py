@@ -11,7 +11,7 @@
   memory  a 2.4 MB file that declares 4,095 processes of 65,536 threads,
           and a file that is mostly string records, read by convert
           --split, dump, report and the viewers' lazy open under an
-          address-space limit of 32 MiB plus 3 bytes per byte of the file.
+          address-space limit of 32 MiB plus 2 bytes per byte of the file.
           Plain builds only (suite core): a sanitizer's shadow memory is
           not the program's, so the test skips there.
 
@@ -118,11 +118,12 @@ def many_processes(path):
 
 
 def mostly_strings(path, mb=16):
+    """One-byte strings: an item is 9 bytes, the worst case for an index."""
     c = Capture().source(max_threads=8).thread(0, 4242)
     i = 3
-    while i < (mb << 20) // 16:
-        c.strings([(j, b"%08d" % j) for j in range(i, i + 3700)])
-        i += 3700
+    while i < (mb << 20) // 9:
+        c.strings([(j, b"abcdefghijklmnop"[j & 15:][:1]) for j in range(i, i + 6000)])
+        i += 6000
     scope_chunk(c, 1000)
     return c.end().write(path)
 
@@ -134,7 +135,7 @@ def test_memory():
         return SKIP
     for path in (many_processes(os.path.join(WORK, "procs.rec")), mostly_strings(os.path.join(WORK, "strings.rec"))):
         size = os.path.getsize(path)
-        limit = (32 << 20) + 3 * size
+        limit = (32 << 20) + 2 * size
         name = os.path.basename(path)
         for args in (["convert", "--split", path, "-o", os.path.join(WORK, "s.json")],
                      ["dump", path, "-o", os.path.join(WORK, "d.json")],
