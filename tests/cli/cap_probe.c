@@ -5,7 +5,10 @@
  * (test_capture_bounds.py) run it under an address-space limit and check
  * its counts.
  *
- *   cap_probe FILE lazy|full
+ *   cap_probe FILE lazy|full|handles
+ *
+ * (handles: rec_cap_open, then a rec_cap_open_process handle of each
+ * process, as convert --split reads them.)
  *
  * Prints, per process, "process K pid P entries E overwritten O dropped D
  * bad B history H" (the info's counts once read), then "warning: ...".
@@ -17,7 +20,7 @@
 
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: cap_probe FILE lazy|full\n");
+        fprintf(stderr, "usage: cap_probe FILE lazy|full|handles\n");
         return 2;
     }
     char err[512];
@@ -29,22 +32,33 @@ int main(int argc, char **argv) {
         return 1;
     }
     size_t n = rec_cap_processes(c);
+    rec_cap *h = NULL;
     for (size_t k = 0; k < n; k++) {
-        if (rec_cap_select(c, k) != REC_OK) return 1;
+        if (!strcmp(argv[2], "handles")) {
+            rec_cap_close(h);
+            if (rec_cap_open_process(c, k, &h, err, sizeof err) != REC_OK) {
+                fprintf(stderr, "cap_probe: %s\n", err);
+                return 1;
+            }
+        } else if (rec_cap_select(c, k) != REC_OK) {
+            return 1;
+        }
+        rec_cap *one = h ? h : c;
         struct rec_cap_item it;
         int r;
-        while ((r = rec_cap_next(c, &it)) == 1) {
+        while ((r = rec_cap_next(one, &it)) == 1) {
         }
         if (r < 0) {
             fprintf(stderr, "cap_probe: read error %d\n", r);
             return 1;
         }
-        const struct rec_cap_info *in = rec_cap_get_info(c);
+        const struct rec_cap_info *in = rec_cap_get_info(one);
         printf("process %zu pid %d entries %llu overwritten %llu dropped %llu bad %llu history %llu\n", k, in->pid,
                (unsigned long long)in->entries, (unsigned long long)in->overwritten,
                (unsigned long long)in->dropped, (unsigned long long)in->bad, (unsigned long long)in->history);
     }
-    printf("warning: %s\n", rec_cap_get_info(c)->warning);
-    rec_cap_close(c);
+    printf("warning: %s\n", rec_cap_get_info(h ? h : c)->warning);
+    rec_cap_close(c);   /* before h: the handles share the file */
+    rec_cap_close(h);
     return 0;
 }

@@ -70,7 +70,7 @@ def test_loss():
     for path in (one, two):
         name = os.path.basename(path)
         lines = {}
-        for how in ("full", "lazy"):
+        for how in ("full", "lazy", "handles"):
             code, out, err = run([PROBE, path, how])
             require(code == 0, f"cap_probe {name} {how} ({code}, {err!r})")
             lines[how] = out
@@ -80,6 +80,7 @@ def test_loss():
             check("4 records with impossible loss counts" in out or "8 records with impossible loss counts" in out,
                   f"{name} {how}: the warning says so ({out.splitlines()[-1]!r})")
         check(lines["full"] == lines["lazy"], f"{name}: the lazy open counts as the full one")
+        check(lines["full"] == lines["handles"], f"{name}: a handle of each process reads as selecting it")
         code, out, err = run([RECORDER, "report", path])
         require(code == OK, f"report {name} ({code}, {err!r})")
         no_wrapped(out + err, f"report {name}")
