@@ -79,7 +79,9 @@ void source_close(struct source *s) {
     memset(s, 0, sizeof *s);
 }
 
-uint64_t source_thread_lost(const struct rec_model_thread *t) { return t->overwritten + t->dropped + t->bad; }
+uint64_t source_thread_lost(const struct rec_model_thread *t) {
+    return rec_sat_add(rec_sat_add(t->overwritten, t->dropped), t->bad);
+}
 
 size_t source_drain(struct source *s) {
     if (s->procs) return procs_drain(s);
@@ -111,12 +113,12 @@ static void tally(struct source *s) {
     size_t n = rec_model_threads(s->model, &t);
     s->overwritten = s->dropped = s->bad = s->not_kept = 0;
     for (size_t i = 0; i < n; i++) {
-        s->overwritten += t[i].overwritten;
-        s->dropped += t[i].dropped;
-        s->bad += t[i].bad;
-        s->not_kept += t[i].history;
+        s->overwritten = rec_sat_add(s->overwritten, t[i].overwritten);
+        s->dropped = rec_sat_add(s->dropped, t[i].dropped);
+        s->bad = rec_sat_add(s->bad, t[i].bad);
+        s->not_kept = rec_sat_add(s->not_kept, t[i].history);
     }
-    s->lost = s->overwritten + s->dropped + s->bad;
+    s->lost = rec_sat_add(rec_sat_add(s->overwritten, s->dropped), s->bad);
 }
 
 int source_tick(struct source *s, double mono_ns) {

@@ -13,6 +13,8 @@
 
 #include <stdint.h>
 
+#include "recorder/reader.h"   /* rec_sat_add: the one saturating sum */
+
 /* Times are kept as integer ns within +-WEB_NS_MAX (about 146 years), so
  * the difference of any two fits in an int64_t: batch.c and lanes.c rely
  * on it for every delta they encode. */
@@ -26,12 +28,10 @@ static inline int64_t web_ns(double ns) {
     return ns >= 0 ? (int64_t)(ns + 0.5) : -(int64_t)(0.5 - ns);
 }
 
-/* a + b, or UINT64_MAX if that does not fit. */
-static inline uint64_t web_sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
 /* Add a count from the segment to a uint64_t counter only the calling
  * thread writes (relaxed atomics, shared.h): it sticks at the top instead of
  * wrapping back to small numbers. */
-#define web_count(p, v) web_store((p), web_sat_add(web_load(p), (uint64_t)(v)))
+#define web_count(p, v) web_store((p), rec_sat_add(web_load(p), (uint64_t)(v)))
 
 #endif

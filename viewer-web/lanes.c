@@ -199,6 +199,6 @@ void lane_end(struct lane *ln, uint32_t name) {
 
 void lane_lost(struct lane *ln, uint64_t overwritten, uint64_t dropped) {
     ln->depth = 0;
-    ln->lost_over = web_sat_add(ln->lost_over, overwritten);
-    ln->lost_drop = web_sat_add(ln->lost_drop, dropped);
+    ln->lost_over = rec_sat_add(ln->lost_over, overwritten);
+    ln->lost_drop = rec_sat_add(ln->lost_drop, dropped);
 }

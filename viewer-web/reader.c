@@ -206,7 +206,7 @@ static int read_slot(struct reader *r, uint32_t slot) {
         uint64_t first;
         struct rec_loss loss = {0};
         size_t got = rec_seg_read(w->src.segs[k], slot - w->src.base[k], r->ents, READ_CAP, &first, &loss);
-        r->pass_entries += got + loss.overwritten + loss.dropped;
+        r->pass_entries = rec_sat_add(r->pass_entries, rec_sat_add(got, rec_sat_add(loss.overwritten, loss.dropped)));
         count_loss(w, &loss);
         int lap = loss.overwritten || loss.dropped || loss.history;
         if (lap != r->lapping[slot]) {

@@ -169,6 +169,14 @@ double rec_cap_ticks_to_ns(const rec_cap *c, uint64_t ticks);
  * several processes at once, open the file once per process. */
 size_t rec_cap_processes(const rec_cap *c);
 int rec_cap_select(rec_cap *c, size_t i);
+/* Another handle of a file c opened with rec_cap_open (not lazily), of
+ * process k alone (selected; rec_cap_select of another is REC_ERR_USAGE;
+ * rec_cap_processes still counts them all): its own position, a copy of
+ * that process's info and strings, and c's file (shared, no second open
+ * or check).  To read several processes at once in memory that follows
+ * the file's size (docs/capture-format.md, "Memory").  Close each with
+ * rec_cap_close, in any order. */
+int rec_cap_open_process(rec_cap *c, size_t k, rec_cap **out, char *err, size_t errlen);
 
 enum rec_cap_kind { REC_CAP_ITEM_THREAD = 1, REC_CAP_ITEM_CHUNK = 2 };
 

@@ -169,6 +169,12 @@ struct rec_loss {
     uint64_t bad;             /* implausible heads or counters seen (each counted once) */
 };
 
+/* a + b, or UINT64_MAX if that does not fit: every sum of counts that come
+ * from a segment or a capture file (which may be hostile) goes through it,
+ * so a total sticks at the top instead of wrapping back to small numbers.
+ * The one such helper of the project (viewer-web's clamp.h uses it too). */
+static inline uint64_t rec_sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
 /* Copy the slot's entries that are new since the last call, at most cap,
  * oldest first.  *first is the ring index of out[0].  Entries lost since
  * the last call are added to *loss.  Never returns part of an event.

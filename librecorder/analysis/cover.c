@@ -32,10 +32,10 @@ static void cov_add(struct agg *a, uint16_t series, unsigned kind, uint64_t v) {
     if (!a || !v) return;
     int isnew;
     uint64_t *p = u64map_put(&a->cov, (uint64_t)series << 2 | kind, &isnew);
-    if (p) *p += v;
+    if (p) *p = rec_sat_add(*p, v);
     if (series) {   /* and series 0, all threads */
         p = u64map_put(&a->cov, kind, &isnew);
-        if (p) *p += v;
+        if (p) *p = rec_sat_add(*p, v);
     }
 }
 
@@ -109,7 +109,7 @@ static void sums(struct agg **aggs, size_t na, int series, uint64_t out[3]) {
     for (size_t i = 0; i < na; i++)
         for (unsigned k = 0; k < 3; k++) {
             const uint64_t *v = u64map_get(&aggs[i]->cov, (uint64_t)series << 2 | k);
-            if (v) out[k] += *v;
+            if (v) out[k] = rec_sat_add(out[k], *v);
         }
 }
 
@@ -135,7 +135,8 @@ int rec_model_window_cover(rec_model *m, enum rec_window w, int tid, struct rec_
     out->decoded = s[COV_EVENTS];
     out->lost = s[COV_LOST];
     out->gap_ns = (double)s[COV_GAP];
-    out->decoded_frac = out->decoded + out->lost ? (double)out->decoded / (double)(out->decoded + out->lost) : 1;
+    /* In doubles: never past 1, whatever the counts. */
+    out->decoded_frac = out->decoded || out->lost ? (double)out->decoded / ((double)out->decoded + (double)out->lost) : 1;
     out->partial = out->lost > 0;
     return 0;
 }

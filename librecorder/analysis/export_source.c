@@ -215,9 +215,9 @@ void rec_export_get_info(const rec_export *x, struct rec_export_info *in) {
 static void source_totals(const rec_model *m, struct rec_export_counts *c) {
     c->overwritten = c->dropped = c->bad = c->deep_scopes = 0;
     for (size_t i = 0; i < m->n_recs; i++) {
-        c->overwritten += m->recs[i].overwritten;
-        c->dropped += m->recs[i].dropped;
-        c->bad += m->recs[i].bad;
+        c->overwritten = rec_sat_add(c->overwritten, m->recs[i].overwritten);
+        c->dropped = rec_sat_add(c->dropped, m->recs[i].dropped);
+        c->bad = rec_sat_add(c->bad, m->recs[i].bad);
         c->deep_scopes += m->recs[i].too_deep;
     }
     c->nonfinite_counters = m->nonfinite_counters;

@@ -424,10 +424,10 @@ size_t rec_model_threads(const rec_model *mc, const struct rec_model_thread **ou
 void model_loss_totals(const rec_model *m, struct model_loss_sum *out) {
     *out = (struct model_loss_sum){0, 0, 0, 0, 0};
     for (size_t i = 0; i < m->n_recs; i++) {
-        out->overwritten += m->recs[i].overwritten;
-        out->history += m->recs[i].history;
-        out->dropped += m->recs[i].dropped;
-        out->bad += m->recs[i].bad;
+        out->overwritten = rec_sat_add(out->overwritten, m->recs[i].overwritten);
+        out->history = rec_sat_add(out->history, m->recs[i].history);
+        out->dropped = rec_sat_add(out->dropped, m->recs[i].dropped);
+        out->bad = rec_sat_add(out->bad, m->recs[i].bad);
         out->unmatched += m->recs[i].unmatched;
     }
 }

@@ -134,14 +134,14 @@ static void mark_open(struct trec *r) {
  * runs from the last event seen to the next (place_loss).  History comes
  * before anything was seen: nothing is open, and it is no gap. */
 static void mark_gap(struct trec *r, uint64_t over, uint64_t drop, uint64_t hist) {
-    r->history += hist;
-    r->pend_hist += hist;
+    r->history = rec_sat_add(r->history, hist);
+    r->pend_hist = rec_sat_add(r->pend_hist, hist);
     if (over || drop) {
         if (!r->pend_gap) r->loss_from = r->seen ? r->last_ns : NAN;
-        r->overwritten += over;
-        r->dropped += drop;
-        r->pend_over += over;
-        r->pend_drop += drop;
+        r->overwritten = rec_sat_add(r->overwritten, over);
+        r->dropped = rec_sat_add(r->dropped, drop);
+        r->pend_over = rec_sat_add(r->pend_over, over);
+        r->pend_drop = rec_sat_add(r->pend_drop, drop);
         r->pend_gap = 1;
         mark_open(r);
     }
@@ -160,7 +160,7 @@ static void late_drop(rec_model *m, struct trec *r, int rec, uint64_t n) {
     elog_add(&m->log, &it, NULL, 0);
     cover_lost(m, r, at, n);
     r->msg_gap = 1;
-    r->dropped += n;
+    r->dropped = rec_sat_add(r->dropped, n);
     if (!r->pend_gap) r->loss_from = r->seen ? r->last_ns : NAN;
     r->pend_gap = 1;
     r->pend_loss = 1;
@@ -445,13 +445,13 @@ static void take_loss(struct slot_state *s, const struct rec_loss *loss, uint64_
  * their gap starts there. */
 static void keep_loss(rec_model *m, struct slot_state *s, uint64_t over, uint64_t drop, uint64_t hist,
                       const struct rec_loss *loss) {
-    s->pend_over += over;
-    s->pend_drop += drop;
-    s->pend_hist += hist;
+    s->pend_over = rec_sat_add(s->pend_over, over);
+    s->pend_drop = rec_sat_add(s->pend_drop, drop);
+    s->pend_hist = rec_sat_add(s->pend_hist, hist);
     uint64_t late = loss ? loss->dropped : 0;
     struct trec *r = late ? model_rec(m, s->cur) : NULL;
     if (r) late_drop(m, r, s->cur, late);
-    else s->pend_drop += late;
+    else s->pend_drop = rec_sat_add(s->pend_drop, late);
 }
 void rec_model_feed(rec_model *m, uint32_t slot, const struct rec_event *ev, size_t n,
                     const struct rec_loss *loss) {
@@ -530,7 +530,7 @@ void rec_model_add_bad(rec_model *m, uint32_t slot, uint64_t n) {
     struct slot_state *s = model_slot(m, slot);
     struct trec *r = s ? model_rec(m, s->cur >= 0 ? s->cur : s->latest) : NULL;
     if (r) {
-        r->bad += n;
+        r->bad = rec_sat_add(r->bad, n);
         /* Bad entries are lost events too: the window is partial. */
         cover_lost(m, r, r->seen ? r->last_ns : rec_model_now(m), n);
     } else {

@@ -152,6 +152,15 @@ struct rec_cap_loss {
     uint64_t bad;
 };
 
+/* The most one record can count.  A ring read counts each impossible head
+ * or drop counter once (segment_read.c: a few per read), and no chunk can
+ * have lost more entries than a thread writes in 18 years at two a
+ * nanosecond.  A record that says more is impossible: a reader counts it
+ * as one bad value (as a live reader counts an impossible head once) in
+ * place of its counts, and warns (docs/capture-format.md, "Loss"). */
+#define REC_CAP_MAX_BAD  (UINT64_C(1) << 20)
+#define REC_CAP_MAX_LOST (UINT64_C(1) << 60)
+
 /* PROCESS: its index (1 ... REC_CAP_MAX_PROCESSES - 1; a repeated index
  * must repeat the same pid and start time, and only switches back to it),
  * then its source, as SOURCE's. */

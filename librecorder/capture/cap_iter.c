@@ -18,11 +18,12 @@ int rec_cap_rewind(rec_cap *c) {
     c->pos = c->first_record;
     c->seq = 0;
     c->tag = 0;
-    if (c->chunk_seen) memset(c->chunk_seen, 0, c->info.max_threads);
+    c->run_i = 0;
+    c->chunk_seen.n = 0;
     /* A lazily opened file counts from the start again until one pass
      * has reached the end. */
     memset(&c->tally, 0, sizeof c->tally);
-    if (c->tally_seen) memset(c->tally_seen, 0, c->info.max_threads);
+    c->tally_seen.n = 0;
     return REC_OK;
 }
 
@@ -70,9 +71,13 @@ int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
             uint32_t k;
             if (size < sizeof(struct rec_cap_process)) return failed(c, fresh, CAP_BAD, at, seq);
             memcpy(&k, c->rec, sizeof k);
-            if (k == 0 || k >= c->nproc) return failed(c, fresh, CAP_BAD, at, seq);
+            if (k == 0 || k >= c->nfile) return failed(c, fresh, CAP_BAD, at, seq);
             c->tag = k;
             btype = 0;
+            /* Another process's records, once checked, are stepped over,
+             * so that reading every process of a file costs the file's
+             * size, not that times its processes. */
+            if (c->sel != 0 && k != c->sel && cap_next_run(c, at)) continue;
         }
         /* Chunks are decoded for the selected process, and checked once
          * for every process (another's slots are checked against its own
@@ -80,6 +85,7 @@ int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
         const struct rec_entry *e = NULL;
         struct rec_cap_chunk ch;
         size_t n = 0;
+        uint64_t bad = 0;   /* 1: the record's counts are impossible */
         int chunk = btype == REC_CAP_REC_CHUNK || btype == REC_CAP_REC_PACKED;
         if (chunk && (owner == c->sel || fresh)) {
             size_t sel = c->cur;
@@ -87,8 +93,18 @@ int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
             e = cap_any_chunk(c, btype, size, &ch, &n);
             cap_switch_to(c, sel);
             if (!e) return failed(c, fresh, CAP_BAD, at, seq);
+            bad = cap_chunk_sane(&ch);
+        } else if (btype == REC_CAP_REC_LOSS && fresh) {
+            struct rec_cap_loss l;
+            size_t sel = c->cur;
+            cap_switch_to(c, owner);
+            int r = cap_loss(c, size, &l);
+            cap_switch_to(c, sel);
+            if (r < 0) return failed(c, fresh, CAP_BAD, at, seq);
+            bad = (uint64_t)r;
         }
-        if (c->lazy && !c->info.counted) cap_lazy_count(c, owner, btype, size, e, n, &ch);
+        if (fresh) c->impossible += bad;   /* counted once, as the open counts them */
+        if (c->lazy && !c->info.counted) cap_lazy_count(c, owner, btype, size, e, n, &ch, bad);
         if (fresh) c->checked = c->pos;
         if (owner != c->sel || btype == 0) continue;
         memset(it, 0, sizeof *it);
@@ -103,7 +119,7 @@ int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
              * reader of chunks counts with the rest of its loss. */
             static const struct rec_entry none[1];
             struct rec_cap_loss l;
-            if (cap_loss(c, size, &l) != 0) return failed(c, fresh, CAP_BAD, at, seq);
+            if (cap_loss(c, size, &l) < 0) return failed(c, fresh, CAP_BAD, at, seq);
             it->kind = REC_CAP_ITEM_CHUNK;
             it->slot = l.slot;
             it->gen = l.gen;
@@ -117,8 +133,9 @@ int rec_cap_next(rec_cap *c, struct rec_cap_item *it) {
             it->gen = ch.gen;
             it->first = ch.first;
             it->loss.overwritten = ch.overwritten;
-            it->loss.history = cap_split_history(c, c->chunk_seen, ch.slot, &it->loss.overwritten);
+            it->loss.history = cap_split_history(c, &c->chunk_seen, ch.slot, &it->loss.overwritten);
             it->loss.dropped = ch.dropped;
+            it->loss.bad = bad;
             it->entries = e;
             it->n = n;
             return 1;

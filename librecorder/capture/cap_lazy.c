@@ -26,7 +26,7 @@ int rec_cap_open_lazy(const char *path, rec_cap **out, char *err, size_t errlen)
 /* One record of this pass, owned by process owner (base type btype; a
  * chunk decoded in e, n, ch), counted as the open would have. */
 void cap_lazy_count(rec_cap *c, uint32_t owner, uint32_t btype, uint32_t size, const struct rec_entry *e,
-                    size_t n, const struct rec_cap_chunk *ch) {
+                    size_t n, const struct rec_cap_chunk *ch, uint64_t bad) {
     struct cap_tally *t = &c->tally;
     /* Process 0's records are every record of the file (the open counts
      * them so); another process's, its own records but strings. */
@@ -38,16 +38,17 @@ void cap_lazy_count(rec_cap *c, uint32_t owner, uint32_t btype, uint32_t size, c
         t->thread_records++;
     } else if (btype == REC_CAP_REC_LOSS) {
         struct rec_cap_loss l;
-        if (cap_loss(c, size, &l) == 0) t->bad += l.bad;   /* checked by the open */
+        if (cap_loss(c, size, &l) >= 0) t->bad = rec_sat_add(t->bad, l.bad);   /* checked by the open */
     } else if (e) {
-        uint64_t ow = ch->overwritten, events = 0;
-        t->history += cap_split_history(c, c->tally_seen, ch->slot, &ow);
+        uint64_t ow = ch->overwritten, events = 0;   /* ch: checked (cap_chunk_sane) */
+        t->history = rec_sat_add(t->history, cap_split_history(c, &c->tally_seen, ch->slot, &ow));
         for (size_t i = 0; i < n; i++) events += REC_EV_TYPE(e[i].w1) != REC_EV_CONT;
         t->chunks++;
-        t->entries += n;
+        t->entries += n;   /* entries and events: bounded by the file's bytes */
         t->events += events;
-        t->overwritten += ow;
-        t->dropped += ch->dropped;
+        t->overwritten = rec_sat_add(t->overwritten, ow);
+        t->dropped = rec_sat_add(t->dropped, ch->dropped);
+        t->bad = rec_sat_add(t->bad, bad);
     }
 }
 
@@ -66,6 +67,7 @@ void cap_lazy_end(rec_cap *c) {
     in->history = t->history;
     in->bad = t->bad;
     in->counted = 1;
+    cap_note_impossible(c);
     cap_procs_share(c);
 }
 

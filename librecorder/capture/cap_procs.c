@@ -12,9 +12,33 @@
 
 #include "cap_format.h"
 #include "cap_read.h"
+#include "internal.h"
+
+int cap_seen_first(struct slotset *s, uint32_t slot) {
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->v[mid] < slot) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < s->n && s->v[lo] == slot) return 0;
+    if (s->n == s->cap) {
+        size_t n = s->cap ? s->cap * 2 : 8;
+        uint32_t *p = realloc(s->v, n * sizeof *p);
+        if (!p) return 0;
+        s->v = p;
+        s->cap = n;
+    }
+    memmove(s->v + lo + 1, s->v + lo, (s->n - lo) * sizeof *s->v);
+    s->v[lo] = slot;
+    s->n++;
+    return 1;
+}
 
 static void swap_proc(rec_cap *c, struct cproc *p) {
-    struct cproc t = {c->info, c->str, c->n_str, c->cap_str, c->blob, c->blob_len, c->blob_cap, c->chunk_seen};
+    struct cproc t = {c->info,     c->str,      c->n_str,      c->cap_str, c->blob,
+                      c->blob_len, c->blob_cap, c->chunk_seen, c->srec};
+    c->srec = p->srec;
     c->info = p->info;
     c->str = p->str;
     c->n_str = p->n_str;
@@ -24,6 +48,27 @@ static void swap_proc(rec_cap *c, struct cproc *p) {
     c->blob_cap = p->blob_cap;
     c->chunk_seen = p->chunk_seen;
     *p = t;
+}
+
+int cap_add_run(rec_cap *c, uint64_t at, uint32_t seq, uint32_t k) {
+    if (c->nruns == c->runs_cap) {
+        size_t n = c->runs_cap ? c->runs_cap * 2 : 16;
+        struct cap_run *p = realloc(c->runs, n * sizeof *p);
+        if (!p) return -2;
+        c->runs = p;
+        c->runs_cap = n;
+    }
+    c->runs[c->nruns++] = (struct cap_run){at, seq, k};
+    return 0;
+}
+
+int cap_next_run(rec_cap *c, uint64_t at) {
+    while (c->run_i < c->nruns && (c->runs[c->run_i].at <= at || c->runs[c->run_i].index != c->sel)) c->run_i++;
+    uint64_t to = c->run_i < c->nruns ? c->runs[c->run_i].at : c->info.valid_size;
+    if (c->lazy && to > c->checked) return 0;
+    c->pos = to;
+    if (c->run_i < c->nruns) c->seq = c->runs[c->run_i].seq;
+    return 1;
 }
 
 /* Make process k (< nproc) the one in hand. */
@@ -53,12 +98,10 @@ int cap_add_process(rec_cap *c, uint32_t size) {
     c->nproc++;
     cap_switch_to(c, pr.index);
     int bad = cap_check_source(c, c->rec + offsetof(struct rec_cap_process, src), sizeof pr.src) != 0;
-    int oom = !bad && !c->chunk_seen;
     cap_switch_to(c, 0);
-    if (bad || oom) {   /* not a process after all */
-        free(c->procs[pr.index].chunk_seen);
+    if (bad) {   /* not a process after all */
         c->nproc--;
-        return oom ? -2 : -1;
+        return -1;
     }
     return (int)pr.index;
 }
@@ -92,11 +135,68 @@ void cap_procs_share(rec_cap *c) {
     }
 }
 
-size_t rec_cap_processes(const rec_cap *c) { return c->nproc; }
+size_t rec_cap_processes(const rec_cap *c) { return c->nfile; }
 
 int rec_cap_select(rec_cap *c, size_t i) {
-    if (i >= c->nproc) return REC_ERR_USAGE;
+    if (i >= c->nfile || (c->one && i != c->sel)) return REC_ERR_USAGE;
     cap_switch_to(c, i);
     c->sel = i;
     return rec_cap_rewind(c);
+}
+
+/* A handle of process k alone: its own position and its own copy of that
+ * process's info and strings, and the file shared with c (each handle
+ * seeks before it reads).  What it costs is that process's strings and a
+ * few KiB, so that a reader of every process of a file (convert --split,
+ * dump of a tree) needs memory in proportion to the file, not to its
+ * processes squared, and one descriptor. */
+int rec_cap_open_process(rec_cap *c, size_t k, rec_cap **out, char *err, size_t errlen) {
+    *out = NULL;
+    if (c->lazy || c->one || k >= c->nfile)
+        return rec__fail(err, errlen, REC_ERR_USAGE, "%s: no process %zu to open on its own", c->path, k);
+    const struct cproc p = k == c->cur ? (struct cproc){c->info, c->str, c->n_str, c->cap_str, c->blob,
+                                                        c->blob_len, c->blob_cap, {NULL, 0, 0}, c->srec}
+                                       : c->procs[k];
+    rec_cap *d = calloc(1, sizeof *d);
+    struct str_ent *str = p.n_str ? malloc(p.n_str * sizeof *str) : NULL;
+    char *blob = p.blob_len ? malloc(p.blob_len) : NULL;
+    struct str_rec *srec = p.srec.n ? malloc(p.srec.n * sizeof *srec) : NULL;
+    size_t nruns = 0;
+    for (size_t i = 0; i < c->nruns; i++) nruns += c->runs[i].index == k;
+    struct cap_run *runs = nruns ? malloc(nruns * sizeof *runs) : NULL;
+    if (!d || (p.n_str && !str) || (p.blob_len && !blob) || (p.srec.n && !srec) || (nruns && !runs)) {
+        free(runs);
+        free(d);
+        free(str);
+        free(blob);
+        free(srec);
+        return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    }
+    if (p.n_str) memcpy(str, p.str, p.n_str * sizeof *str);
+    if (p.blob_len) memcpy(blob, p.blob, p.blob_len);
+    if (p.srec.n) memcpy(srec, p.srec.v, p.srec.n * sizeof *srec);
+    d->f = c->f;
+    d->f_refs = c->f_refs;
+    ++*d->f_refs;
+    memcpy(d->path, c->path, sizeof d->path);
+    d->info = p.info;
+    d->first_record = c->first_record;
+    d->str = str;
+    d->n_str = d->cap_str = p.n_str;
+    d->blob = blob;
+    d->blob_len = d->blob_cap = p.blob_len;
+    d->srec = (struct str_recs){srec, p.srec.n, p.srec.n};
+    for (size_t i = 0, j = 0; i < c->nruns; i++)
+        if (c->runs[i].index == k) runs[j++] = c->runs[i];
+    d->runs = runs;
+    d->nruns = d->runs_cap = nruns;
+    d->procs = NULL;   /* never switched: cur is sel */
+    d->nproc = 0;
+    d->nfile = c->nfile;
+    d->cur = d->sel = k;
+    d->one = 1;
+    d->checked = c->checked;
+    rec_cap_rewind(d);
+    *out = d;
+    return REC_OK;
 }

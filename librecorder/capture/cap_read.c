@@ -41,9 +41,8 @@
  * that read found overwritten is history the ring no longer kept when the
  * capture began (docs/capture-format.md, "Loss"); anything overwritten
  * later was lost while capturing.  Returns the history part. */
-uint64_t cap_split_history(rec_cap *c, uint8_t *seen, uint32_t slot, uint64_t *overwritten) {
-    if (!seen || slot >= c->info.max_threads || seen[slot]) return 0;
-    seen[slot] = 1;
+uint64_t cap_split_history(rec_cap *c, struct slotset *seen, uint32_t slot, uint64_t *overwritten) {
+    if (slot >= c->info.max_threads || !cap_seen_first(seen, slot)) return 0;
     uint64_t h = *overwritten;
     *overwritten = 0;
     return h;
@@ -120,8 +119,9 @@ int cap_read_record(rec_cap *c, uint64_t limit, uint32_t *type, uint32_t *size) 
         c->seq++;
         return CAP_SKIPPED;
     }
-    if (padded > c->rec_cap) {
-        size_t want = padded < 65536 ? 65536 : (size_t)padded;
+    if (padded > c->rec_cap) {   /* at most twice the largest record read */
+        size_t want = c->rec_cap ? c->rec_cap : 1024;
+        while (want < padded) want *= 2;
         unsigned char *p = realloc(c->rec, want);
         if (!p) return IOERR;
         c->rec = p;
@@ -136,78 +136,6 @@ int cap_read_record(rec_cap *c, uint64_t limit, uint32_t *type, uint32_t *size) 
     c->pos += sizeof h + pad8(h.size);
     c->seq++;
     return GOT;
-}
-
-/* ---- strings ----------------------------------------------------------------- */
-
-static int add_string(rec_cap *c, uint32_t id, const char *text, uint32_t len) {
-    if (c->n_str == c->cap_str) {
-        size_t n = c->cap_str ? c->cap_str * 2 : 256;
-        struct str_ent *p = realloc(c->str, n * sizeof *p);
-        if (!p) return -1;
-        c->str = p;
-        c->cap_str = n;
-    }
-    if (c->blob_len + len + 1 > c->blob_cap) {
-        size_t n = c->blob_cap ? c->blob_cap * 2 : 16384;
-        while (n < c->blob_len + len + 1) n *= 2;
-        char *p = realloc(c->blob, n);
-        if (!p) return -1;
-        c->blob = p;
-        c->blob_cap = n;
-    }
-    char *d = c->blob + c->blob_len;
-    memcpy(d, text, len);
-    for (uint32_t i = 0; i < len; i++)
-        if (d[i] == 0) d[i] = '?';
-    d[len] = 0;
-    c->str[c->n_str] = (struct str_ent){id, (uint32_t)c->n_str, c->blob_len, c->rec_at};
-    c->n_str++;
-    c->blob_len += len + 1;
-    return 0;
-}
-
-int cap_strings(rec_cap *c, const unsigned char *p, uint32_t size, int load, uint64_t *items) {
-    uint32_t off = 0;
-    while (off < size) {
-        struct rec_cap_string_item it;
-        if (size - off < sizeof it) return -1;
-        memcpy(&it, p + off, sizeof it);
-        off += sizeof it;
-        if (it.id < REC_ID_OVERFLOW || it.len > REC_STR_MAXLEN || it.len > size - off) return -1;
-        if (load && add_string(c, it.id, (const char *)p + off, it.len) != 0) return -2;
-        (*items)++;
-        off += it.len;
-    }
-    return 0;
-}
-
-static int cmp_str(const void *a, const void *b) {
-    const struct str_ent *x = a, *y = b;
-    if (x->id != y->id) return x->id < y->id ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
-}
-
-void cap_index_strings(rec_cap *c) {
-    if (!c->n_str) return;
-    qsort(c->str, c->n_str, sizeof *c->str, cmp_str);
-    size_t k = 1;
-    for (size_t i = 1; i < c->n_str; i++)
-        if (c->str[i].id != c->str[k - 1].id) c->str[k++] = c->str[i];
-    c->n_str = k;
-}
-
-const char *rec_cap_string(rec_cap *c, uint32_t id) {
-    size_t lo = 0, hi = c->n_str;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->str[mid].id < id) lo = mid + 1;
-        else hi = mid;
-    }
-    /* A lazily opened file may turn out to end before the record that
-     * defined it: then it is not in the valid part. */
-    return lo < c->n_str && c->str[lo].id == id && c->str[lo].at < c->info.valid_size ? c->blob + c->str[lo].off
-                                                                                       : NULL;
 }
 
 /* ---- opening ------------------------------------------------------------------ */
@@ -233,8 +161,7 @@ int cap_check_source(rec_cap *c, const unsigned char *p, uint32_t size) {
     in->mono_ns0 = s.mono_ns0;
     in->real_ns0 = s.real_ns0;
     in->max_threads = s.max_threads;
-    free(c->chunk_seen);
-    c->chunk_seen = calloc(s.max_threads, 1);
+    c->chunk_seen.n = 0;
     in->ring_entries = s.ring_entries;
     in->start_ticks = s.start_ticks;
     in->start_real_ns = s.start_real_ns;
@@ -248,16 +175,26 @@ int cap_check_thread(const rec_cap *c, uint32_t size, const unsigned char *p) {
     return t.slot < c->info.max_threads ? 0 : -1;
 }
 
-static void count_chunk(rec_cap *c, const struct rec_entry *e, size_t n, uint32_t slot, uint64_t overwritten,
-                        uint64_t dropped) {
-    uint64_t events = 0;
-    c->info.history += cap_split_history(c, c->chunk_seen, slot, &overwritten);
+/* A chunk's loss counts, checked (cap_format.h): 1 if they are
+ * impossible, then both 0 (the chunk counts as one bad value instead). */
+uint64_t cap_chunk_sane(struct rec_cap_chunk *ch) {
+    if (ch->overwritten <= REC_CAP_MAX_LOST && ch->dropped <= REC_CAP_MAX_LOST) return 0;
+    ch->overwritten = ch->dropped = 0;
+    return 1;
+}
+
+static void count_chunk(rec_cap *c, const struct rec_entry *e, size_t n, const struct rec_cap_chunk *ch,
+                        uint64_t bad) {
+    struct rec_cap_info *in = &c->info;
+    uint64_t events = 0, overwritten = ch->overwritten;
+    in->history = rec_sat_add(in->history, cap_split_history(c, &c->chunk_seen, ch->slot, &overwritten));
     for (size_t i = 0; i < n; i++) events += REC_EV_TYPE(e[i].w1) != REC_EV_CONT;
-    c->info.chunks++;
-    c->info.entries += n;
-    c->info.events += events;
-    c->info.overwritten += overwritten;
-    c->info.dropped += dropped;
+    in->chunks++;
+    in->entries += n;   /* entries and events: bounded by the file's bytes */
+    in->events += events;
+    in->overwritten = rec_sat_add(in->overwritten, overwritten);
+    in->dropped = rec_sat_add(in->dropped, ch->dropped);
+    in->bad = rec_sat_add(in->bad, bad);
 }
 
 /* A CHUNK record's header and entries; NULL if malformed. */
@@ -281,7 +218,7 @@ static const struct rec_entry *packed_chunk(rec_cap *c, uint32_t size, struct re
         ph.n_entries > (size - sizeof ph) / 2 || ph.pad != 0)
         return NULL;
     if (ph.n_entries > c->ents_cap) {
-        size_t want = ph.n_entries < 16384 ? 16384 : ph.n_entries;
+        size_t want = ph.n_entries < 1024 ? 1024 : ph.n_entries;
         struct rec_entry *p = realloc(c->ents, want * sizeof *p);
         if (!p) return NULL;
         c->ents = p;
@@ -317,7 +254,11 @@ static int scan_chunk(rec_cap *c, uint32_t type, uint32_t size) {
     size_t n = 0;
     const struct rec_entry *e = cap_any_chunk(c, type, size, &ch, &n);
     if (!e) return -1;
-    if (!c->lazy) count_chunk(c, e, n, ch.slot, ch.overwritten, ch.dropped);
+    if (!c->lazy) {
+        uint64_t bad = cap_chunk_sane(&ch);
+        c->impossible += bad;
+        count_chunk(c, e, n, &ch, bad);
+    }
     return 0;
 }
 
@@ -325,15 +266,35 @@ static int scan_chunk(rec_cap *c, uint32_t type, uint32_t size) {
  * open is lazy (then rec_cap_next counts it).  0 or -1. */
 static int scan_loss(rec_cap *c, uint32_t size) {
     struct rec_cap_loss l;
-    if (cap_loss(c, size, &l) != 0) return -1;
-    if (!c->lazy) c->info.bad += l.bad;
+    int r = cap_loss(c, size, &l);
+    if (r < 0) return -1;
+    if (!c->lazy) {
+        c->impossible += r;
+        c->info.bad = rec_sat_add(c->info.bad, l.bad);
+    }
     return 0;
 }
 
 int cap_loss(const rec_cap *c, uint32_t size, struct rec_cap_loss *l) {
     if (size < sizeof *l) return -1;   /* longer: fields a later version appended */
     memcpy(l, c->rec, sizeof *l);
-    return l->slot < c->info.max_threads ? 0 : -1;
+    if (l->slot >= c->info.max_threads) return -1;
+    if (l->bad <= REC_CAP_MAX_BAD) return 0;
+    l->bad = 1;   /* impossible: one bad value */
+    return 1;
+}
+
+void cap_note_impossible(rec_cap *c) {
+    struct rec_cap_info *in = &c->info;
+    if (!c->impossible || c->noted) return;
+    c->noted = 1;
+    size_t len = strlen(in->warning);
+    if (len)
+        snprintf(in->warning + len, sizeof in->warning - len, "; %llu records with impossible loss counts",
+                 (unsigned long long)c->impossible);
+    else
+        cap_warn(in, "%s: %llu records with impossible loss counts: each counted as one bad value", c->path,
+                 (unsigned long long)c->impossible);
 }
 
 /* A record of process c->cur (in hand): its base type; skipped: a large
@@ -359,6 +320,7 @@ void cap_warn_stop(rec_cap *c, int r, uint64_t at, uint64_t records) {
     struct rec_cap_info *in = &c->info;
     in->valid_size = at;
     in->truncated = 1;
+    c->noted = 0;   /* a new warning: the note goes after it again */
     if (r == CUT)
         cap_warn(in, "%s: cut short at byte %llu of a record: read the %llu whole records before it", c->path,
                  (unsigned long long)in->file_size, (unsigned long long)records);
@@ -386,6 +348,7 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
                                     (unsigned long long)at);
         if (r == GOT && in->records > 0 && type == REC_CAP_REC_PROCESS) {
             int k = cap_add_process(c, size);
+            if (k >= 0 && cap_add_run(c, at, c->seq - 1, (uint32_t)k) != 0) k = -2;
             if (k == -2) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
             if (k < 0) r = BAD;
             else tag = (uint32_t)k;
@@ -461,6 +424,12 @@ int cap_open(const char *path, int lazy, rec_cap **out, char *err, size_t errlen
         return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
     }
     c->f = f;
+    c->f_refs = malloc(sizeof *c->f_refs);
+    if (!c->f_refs) {
+        rec_cap_close(c);
+        return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
+    }
+    *c->f_refs = 1;
     setvbuf(f, NULL, _IOFBF, 1u << 20);
     snprintf(c->path, sizeof c->path, "%s", path);
     c->info.file_size = (uint64_t)st.st_size;
@@ -495,6 +464,7 @@ int cap_open(const char *path, int lazy, rec_cap **out, char *err, size_t errlen
         c->walking = lazy;
         rc = scan(c, err, errlen);
         c->walking = 0;
+        if (!lazy) cap_note_impossible(c);   /* a lazy open's pass notes them (cap_lazy.c) */
     }
     cap_switch_to(c, 0);
     if (rc != REC_OK) {
@@ -503,10 +473,7 @@ int cap_open(const char *path, int lazy, rec_cap **out, char *err, size_t errlen
     }
     cap_procs_finish(c);
     for (size_t k = 0; k < c->nproc; k++) (k == c->cur ? &c->info : &c->procs[k].info)->counted = !lazy;
-    if (lazy && !(c->tally_seen = calloc(65536, 1))) {   /* the largest max_threads of any process */
-        rec_cap_close(c);
-        return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
-    }
+    c->nfile = c->nproc;
     c->checked = lazy ? c->first_record : c->info.valid_size;
     c->info.counted = !lazy;
     rec_cap_rewind(c);
@@ -522,20 +489,26 @@ uint64_t rec_cap_offset(const rec_cap *c) { return c->pos; }
 
 void rec_cap_close(rec_cap *c) {
     if (!c) return;
-    if (c->f) fclose(c->f);
+    if (c->f && (!c->f_refs || --*c->f_refs == 0)) {
+        fclose(c->f);
+        free(c->f_refs);
+    }
     for (size_t k = 0; k < c->nproc; k++) {
         if (k == c->cur) continue;
         free(c->procs[k].str);
         free(c->procs[k].blob);
-        free(c->procs[k].chunk_seen);
+        free(c->procs[k].chunk_seen.v);
+        free(c->procs[k].srec.v);
     }
     free(c->procs);
     free(c->str);
     free(c->blob);
     free(c->rec);
     free(c->ents);
-    free(c->chunk_seen);
-    free(c->tally_seen);
+    free(c->chunk_seen.v);
+    free(c->srec.v);
+    free(c->runs);
+    free(c->tally_seen.v);
     free(c);
 }
 

@@ -226,9 +226,9 @@ static void account(rec_capture *c, size_t n, uint64_t conts, const struct rec_l
     c->st.chunks++;
     c->st.entries += n;
     c->st.events += n - conts;
-    c->st.history += loss->history;
-    c->st.overwritten += loss->overwritten;
-    c->st.dropped += loss->dropped;
+    c->st.history = rec_sat_add(c->st.history, loss->history);
+    c->st.overwritten = rec_sat_add(c->st.overwritten, loss->overwritten);
+    c->st.dropped = rec_sat_add(c->st.dropped, loss->dropped);
     *moved += n;
 }
 
@@ -238,7 +238,7 @@ static void account(rec_capture *c, size_t n, uint64_t conts, const struct rec_l
 static int put_bad(rec_capture *c, uint32_t slot, uint64_t bad, char *err, size_t errlen) {
     if (!bad) return REC_OK;
     struct rec_cap_loss l = {slot, c->slots[slot].gen, bad};
-    c->st.bad += bad;
+    c->st.bad = rec_sat_add(c->st.bad, bad);
     return put_record(c, REC_CAP_REC_LOSS, &l, sizeof l, err, errlen);
 }
 
@@ -262,7 +262,8 @@ static int drain_raw(rec_capture *c, uint32_t slot, uint64_t budget, size_t *mov
         c->slots[slot].read_once = 1;
         /* A slot's first chunk carries the history its ring no longer
          * kept in `overwritten`; later chunks what we lost (cap_read.c). */
-        struct rec_cap_chunk ch = {slot, c->slots[slot].gen, first, loss.overwritten + loss.history, loss.dropped};
+        struct rec_cap_chunk ch = {slot, c->slots[slot].gen, first, rec_sat_add(loss.overwritten, loss.history),
+                                   loss.dropped};
         memcpy(c->buf + c->len + sizeof(struct rec_cap_rec_header), &ch, sizeof ch);
         account(c, n, count_conts(out, n), &loss, moved);
         seal(c, c->len, REC_CAP_REC_CHUNK, sizeof ch + n * sizeof(struct rec_entry));
@@ -290,7 +291,7 @@ static int drain_packed(rec_capture *c, uint32_t slot, uint64_t budget, size_t *
         }
         uint64_t conts = 0;
         size_t bytes = rec_cap_pack(c->scratch, n, c->buf + c->len + hdr, &conts);
-        struct rec_cap_packed ph = {slot,        c->slots[slot].gen, first, loss.overwritten + loss.history,
+        struct rec_cap_packed ph = {slot,        c->slots[slot].gen, first, rec_sat_add(loss.overwritten, loss.history),
                                     loss.dropped, (uint32_t)n,          0};
         memcpy(c->buf + c->len + sizeof(struct rec_cap_rec_header), &ph, sizeof ph);
         account(c, n, conts, &loss, moved);
@@ -456,7 +457,7 @@ static int put_end(rec_capture *c, enum rec_capture_end reason, char *err, size_
     e.reason = (uint32_t)reason;
     e.entries = c->st.entries;
     e.events = c->st.events;
-    e.overwritten = c->st.overwritten + c->st.history;
+    e.overwritten = rec_sat_add(c->st.overwritten, c->st.history);
     e.dropped = c->st.dropped;
     e.chunks = c->st.chunks;
     e.end_ticks = rec_now();

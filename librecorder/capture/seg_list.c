@@ -147,8 +147,8 @@ static void classify(struct rec_seg_entry *e) {
         if (t.state == REC_SLOT_LIVE) e->threads_live++;
         else e->threads_exited++;
         e->entries += t.head;
-        e->dropped += t.dropped;
-        if (t.head > info.ring_entries) e->lost_history += t.head - info.ring_entries;
+        e->dropped = rec_sat_add(e->dropped, t.dropped);
+        if (t.head > info.ring_entries) e->lost_history = rec_sat_add(e->lost_history, t.head - info.ring_entries);
     }
     rec_seg_close(s);
     int running = e->pid > 0 && (kill(e->pid, 0) == 0 || errno == EPERM);

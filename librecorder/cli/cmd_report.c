@@ -169,11 +169,11 @@ static void print_thread(rec_model *m, const struct rec_model_thread *t, const s
            span > 0 ? 100.0 * t->busy_ns / span : 0.0);
     if (t->wait_ns > 0) printf(", %.2f%% in wait scopes", span > 0 ? 100.0 * t->wait_ns / span : 0.0);
     putchar('\n');
-    uint64_t lost = t->overwritten + t->dropped + t->bad;
-    if (lost)
+    uint64_t lost = rec_sat_add(rec_sat_add(t->overwritten, t->dropped), t->bad);
+    if (lost)   /* events / (events + lost) in doubles: never past 100% */
         printf("  partial: %.1f%% of its events decoded; lost %llu entries (%llu overwritten, %llu dropped, "
                "%llu bad); shares are of the %.6f s its data covers\n",
-               100.0 * (double)t->events / (double)(t->events + lost), (unsigned long long)lost,
+               100.0 * (double)t->events / ((double)t->events + (double)lost), (unsigned long long)lost,
                (unsigned long long)t->overwritten, (unsigned long long)t->dropped, (unsigned long long)t->bad,
                span / 1e9);
     if (t->history)
@@ -218,8 +218,8 @@ static size_t report_one(struct cli_source *src, int fold, int only, int tid, si
                (t1 - t0) / 1e9);
     uint64_t hist = 0, lost = 0;
     for (size_t i = 0; i < nt; i++) {
-        hist += th[i].history;
-        lost += th[i].overwritten + th[i].dropped + th[i].bad;
+        hist = rec_sat_add(hist, th[i].history);
+        lost = rec_sat_add(lost, rec_sat_add(rec_sat_add(th[i].overwritten, th[i].dropped), th[i].bad));
     }
     if (lost)
         printf("partial: %llu entries lost while reading (overwritten, dropped or bad): the figures below are "

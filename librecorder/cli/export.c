@@ -184,7 +184,7 @@ void cli_export_summary(const struct cli_export_opts *o, const char *path, const
     print_window(o);
     if (!o->source_note && (c->overwritten || c->dropped))
         fprintf(stderr, "; %llu entries were lost (%llu overwritten, %llu dropped)",
-                (unsigned long long)(c->overwritten + c->dropped), (unsigned long long)c->overwritten,
+                (unsigned long long)rec_sat_add(c->overwritten, c->dropped), (unsigned long long)c->overwritten,
                 (unsigned long long)c->dropped);
     if (c->unbound_flows || c->too_deep || c->deep_scopes || c->nonfinite_counters || c->untracked_events)
         fprintf(stderr, "; left out: %llu flow events that cannot bind, %llu scopes nested past %d levels, "

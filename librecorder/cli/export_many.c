@@ -55,19 +55,26 @@ static int seen(const struct units *us, const struct cli_source *s) {
     return 0;
 }
 
-/* Adds target's processes (a capture of several: one each). */
+/* Adds target's processes (a capture of several: one each, every one a
+ * handle of the one reading of the file: memory in proportion to the
+ * file, not to its processes squared). */
 static int add_target(struct units *us, const char *target, const char *note) {
-    size_t procs = 1;
-    for (size_t k = 0; k < procs; k++) {
-        if (us->n == MAX_UNITS) return cli_error(REC_ERR_USAGE, "more than %d processes in one trace", MAX_UNITS);
+    struct cli_source file;
+    int rc = cli_source_open(target, &file);
+    if (rc != REC_OK) return rc;
+    size_t procs = file.cap ? rec_cap_processes(file.cap) : 1;
+    for (size_t k = 0; k < procs && rc == REC_OK; k++) {
+        if (us->n == MAX_UNITS) {
+            rc = cli_error(REC_ERR_USAGE, "more than %d processes in one trace", MAX_UNITS);
+            break;
+        }
         struct unit *u = &us->u[us->n];
         memset(u, 0, sizeof *u);
-        int rc = cli_source_open(target, &u->src);
-        if (rc != REC_OK) return rc;
-        if (u->src.cap && k == 0) procs = rec_cap_processes(u->src.cap);
-        if (k > 0 && cli_source_select(&u->src, k) != REC_OK) {
-            cli_source_close(&u->src);
-            return cli_error(REC_ERR_FORMAT, "%s changed while it was read", target);
+        if (!file.cap) {
+            u->src = file;   /* a segment: taken over */
+            file.seg = NULL;
+        } else if ((rc = cli_source_open_process(&file, k, &u->src)) != REC_OK) {
+            break;
         }
         if (seen(us, &u->src)) {
             cli_source_close(&u->src);
@@ -76,7 +83,8 @@ static int add_target(struct units *us, const char *target, const char *note) {
         u->note = k == 0 ? note : NULL;
         us->n++;
     }
-    return REC_OK;
+    cli_source_close(&file);
+    return rc;
 }
 
 static int open_units(struct units *us, char *const *targets, const char *const *notes, size_t n) {
@@ -116,9 +124,9 @@ static void add_counts(struct rec_export_counts *t, const struct rec_export_coun
     t->threads += c->threads;
     t->trace_events += c->trace_events;
     t->events_read += c->events_read;
-    t->overwritten += c->overwritten;
-    t->dropped += c->dropped;
-    t->bad += c->bad;
+    t->overwritten = rec_sat_add(t->overwritten, c->overwritten);
+    t->dropped = rec_sat_add(t->dropped, c->dropped);
+    t->bad = rec_sat_add(t->bad, c->bad);
     t->forced += c->forced;
     t->late_flags += c->late_flags;
     t->unbound_flows += c->unbound_flows;
@@ -159,6 +167,13 @@ static int write_merged(struct units *us, const struct cli_export_opts *o) {
         events += share * (double)u->in.events;
         if (i == 0 || u->in.start_mono_ns < origin) origin = u->in.start_mono_ns;
         if (i == 0 || u->in.end_mono_ns > end) end = u->in.end_mono_ns;
+        /* A capture's process is planned again when written: one plan
+         * held at a time, not one per process (memory that follows the
+         * file, docs/capture-format.md "Memory"). */
+        if (u->src.cap) {
+            rec_export_free(u->x);
+            u->x = NULL;
+        }
     }
     int rc = cli_export_size_check(o, bytes, events, (end - origin) / 1e9);
     struct cli_out out;
@@ -174,7 +189,13 @@ static int write_merged(struct units *us, const struct cli_export_opts *o) {
     for (size_t i = 0; i < us->n && rc == REC_OK; i++) {
         struct rec_export_counts c;
         part.index = (uint32_t)i;
-        int e = rec_export_write_part(us->u[i].x, o->fmt, out.f, &part, &c, err, sizeof err);
+        struct unit *u = &us->u[i];
+        int e = u->x ? REC_OK : rec_export_open_cap(u->src.cap, &eo, &u->x, err, sizeof err);
+        if (e == REC_OK) e = rec_export_write_part(u->x, o->fmt, out.f, &part, &c, err, sizeof err);
+        if (u->src.cap) {
+            rec_export_free(u->x);
+            u->x = NULL;
+        }
         if (e != REC_OK) rc = cli_error(e, "%s: %s (pid %d)", out.path, err, us->u[i].src.pid);
         else add_counts(&total, &c);
     }

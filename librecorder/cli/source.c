@@ -37,8 +37,8 @@ static void tally_threads(struct cli_source *src) {
     const struct rec_model_thread *t;
     size_t n = rec_model_threads(src->model, &t);
     for (size_t i = 0; i < n; i++) {
-        src->overwritten += t[i].overwritten;
-        src->dropped += t[i].dropped;
+        src->overwritten = rec_sat_add(src->overwritten, t[i].overwritten);
+        src->dropped = rec_sat_add(src->dropped, t[i].dropped);
     }
 }
 
@@ -141,6 +141,20 @@ int cli_source_load(const char *target, struct cli_source *src) {
 
 int cli_source_load_opened(struct cli_source *src) {
     return src->cap ? load_capture(src) : load_segment(src);
+}
+
+int cli_source_open_process(const struct cli_source *file, size_t k, struct cli_source *src) {
+    memset(src, 0, sizeof *src);
+    char err[512];
+    int rc = rec_cap_open_process(file->cap, k, &src->cap, err, sizeof err);
+    if (rc != REC_OK) return cli_error(rc, "%s", err);
+    const struct rec_cap_info *in = rec_cap_get_info(src->cap);
+    memcpy(src->path, file->path, sizeof src->path);
+    src->pid = in->pid;
+    memcpy(src->process_name, in->process_name, sizeof src->process_name);
+    src->state = file->state;
+    src->is_capture = 1;
+    return REC_OK;
 }
 
 void cli_source_close(struct cli_source *src) {

@@ -37,6 +37,9 @@ void cli_source_close(struct cli_source *src);
 /* A capture of several processes: read process i of it from now on
  * (rec_cap_select), described as that process.  REC_OK or a status. */
 int cli_source_select(struct cli_source *src, size_t i);
+/* Process k of file (an open capture) in a source of its own that shares
+ * file's reading of it (rec_cap_open_process): REC_OK or a status. */
+int cli_source_open_process(const struct cli_source *file, size_t k, struct cli_source *src);
 /* "pid 123 (prog), dead", the name escaped for a terminal (cli_safe) */
 const char *cli_source_desc(const struct cli_source *src, char *buf, size_t cap);
 
