@@ -62,6 +62,10 @@ int capture_tree_follow(struct capture_child *c, struct rec_capture *cap, int ch
  * did not hold all it wrote is an error that names it.  Returns REC_OK
  * or the first error's status (printed). */
 int capture_tree_finish(struct capture_child *c, struct rec_capture *cap);
+/* Processes of the tree that changed user (descendants.c saw a segment
+ * of another user's made by one): each named on stderr; REC_ERR_ACCESS
+ * if any, else REC_OK. */
+int capture_tree_other_users(struct capture_child *c);
 void capture_tree_free(struct capture_child *c);
 
 /* Wait for the command to exit; returns its exit status. */

@@ -141,6 +141,8 @@ int capture_tree_follow(struct capture_child *c, rec_capture *cap, int check_end
 int capture_tree_finish(struct capture_child *c, rec_capture *cap) {
     desc_end(&c->d);   /* a last look: every segment tagged with us is still there */
     int rc = capture_tree_follow(c, cap, 0);   /* new ones: read below, as they are */
+    int other = capture_tree_other_users(c);
+    if (rc == REC_OK) rc = other;
     struct capture_follow *fs = c->fol;
     for (int i = 0; fs && i < c->d.n; i++) {
         const struct desc_seg *t = &c->d.segs[i];
@@ -178,6 +180,20 @@ int capture_tree_finish(struct capture_child *c, rec_capture *cap) {
         }
     }
     return rc;
+}
+
+int capture_tree_other_users(struct capture_child *c) {
+    desc_end(&c->d);   /* the last look counts too */
+    const struct descendants *d = &c->d;
+    for (int i = 0; i < d->n_other && i < DESC_MAX_OTHER; i++)
+        cli_error(REC_ERR_ACCESS, "pid %d changed user: it runs as uid %u now, not as uid %u (runuser, su, a setuid "
+                  "program, a daemon dropping privileges): its segment is that user's and is not read, so its "
+                  "events are not in the output (its writer removes the segment at exit: recorder does not wait "
+                  "for it); run recorder as that user instead", d->other[i].pid, (unsigned)d->other[i].uid,
+                  (unsigned)d->uid);
+    if (d->n_other > DESC_MAX_OTHER)
+        cli_error(REC_ERR_ACCESS, "%d more processes changed user", d->n_other - DESC_MAX_OTHER);
+    return d->n_other ? REC_ERR_ACCESS : REC_OK;
 }
 
 void capture_tree_free(struct capture_child *c) {

@@ -204,8 +204,11 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
         if (rc != REC_OK) {   /* nothing in its tree recorded */
             rec_out_abort(&file);
             int code = capture_child_wait(&child);
-            cli_error(rc, "pid %d exited (status %d) without recording anything, nor did a process it started: is the "
-                      "program instrumented (see docs/quickstart.md)?", (int)child.pid, code);
+            int other = capture_tree_other_users(&child);
+            if (other != REC_OK) rc = other;   /* said why */
+            else
+                cli_error(rc, "pid %d exited (status %d) without recording anything, nor did a process it started: "
+                          "is the program instrumented (see docs/quickstart.md)?", (int)child.pid, code);
             capture_child_cleanup(&child);
             return code ? code : rc;
         }

@@ -124,8 +124,10 @@ static int capture_program(struct capture_child *child, const char *path, char *
     if (capture_child_attach(child, &seg, &running) != REC_OK) {   /* nothing in its tree recorded */
         rec_out_abort(&file);
         capture_child_wait(child);
-        cli_warn("pid %d left no segment, nor did a process it started: is the program instrumented (and did "
-                 "it record an event)?", (int)child->pid);
+        child->tree_rc = capture_tree_other_users(child);
+        if (child->tree_rc == REC_OK)
+            cli_warn("pid %d left no segment, nor did a process it started: is the program instrumented (and did "
+                     "it record an event)?", (int)child->pid);
         return 0;
     }
     struct rec_seg_info info;

@@ -138,11 +138,14 @@ static int name_pid(const char *name) {
  * is not read (docs/security.md).  Noted once per pid, for the caller to
  * say so. */
 static void note_other_user(struct descendants *d, int pid, uid_t uid) {
-    for (int i = 0; i < d->n_other; i++)
+    for (int i = 0; i < d->n_other && i < DESC_MAX_OTHER; i++)
         if (d->other[i].pid == pid) return;
     if (d->n_other < DESC_MAX_OTHER) {
         d->other[d->n_other].pid = pid;
         d->other[d->n_other].uid = uid;
+        /* At once, not only at the end: the run may be long. */
+        cli_warn("pid %d changed user (it runs as uid %u now): its events will not be in the output", pid,
+                 (unsigned)uid);
     }
     d->n_other++;
 }
@@ -168,9 +171,14 @@ static int consider(struct descendants *d, const char *name) {
     if (k.uid != d->uid) {
         /* Another user's: never read, never ours; but if a process of our
          * tree made it, say that it changed user. */
+        /* Our tag (root reads the header), or a process whose parent
+         * chain leads to us.  Another user could forge the tag; that
+         * only makes us say so, and the file is never read. */
         uint64_t start = 0;
         int pid = k.pid ? k.pid : name_pid(name);
-        if (pid > 0 && is_descendant(d, pid, &start) && (!k.pid || start == k.start)) note_other_user(d, pid, k.uid);
+        int tagged = k.pid && k.launcher_pid == d->self_pid && k.launcher_start == d->self_start;
+        if (pid > 0 && (tagged || (is_descendant(d, pid, &start) && (!k.pid || start == k.start))))
+            note_other_user(d, pid, k.uid);
         return 0;
     }
     if (k.pid <= 0) return k.zero ? track(d, name, 0, 0) : 0;

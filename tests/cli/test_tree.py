@@ -14,6 +14,7 @@ decoder (tests/perfetto/pftrace.py).  Nothing is timed.
 import json
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -349,6 +350,71 @@ def test_keep_launcher():
                   f"{'kept' if kept else 'removed'} at exit ({'there' if there else 'gone'})")
         finally:
             remove_segments([pr.pid])
+
+
+def other_user():
+    """A user made for the test (root only): its name and uid, or None
+    with the reason printed (the test then says SKIP plainly)."""
+    import pwd
+    import shutil
+    if os.geteuid() != 0:
+        return None, "needs root (useradd, runuser)"
+    if not shutil.which("useradd") or not shutil.which("runuser"):
+        return None, "useradd or runuser missing"
+    name = f"rtree{os.getpid()}"
+    r = subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/bin/sh", name],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, f"useradd failed: {r.stderr.strip()}"
+    u = pwd.getpwnam(name)
+    if subprocess.run(["runuser", "-u", name, "--", "test", "-x", PROG]).returncode != 0:
+        subprocess.run(["userdel", name], capture_output=True)
+        return None, f"{name} cannot run {PROG} (a parent directory is not searchable)"
+    return (name, u.pw_uid), None
+
+
+def segments_of(uid):
+    return sorted(n for n in os.listdir("/dev/shm") if n.startswith("recorder.")
+                  and os.lstat(os.path.join("/dev/shm", n)).st_uid == uid)
+
+
+def test_user_change():
+    """run -- CMD and capture -- CMD whose program changes user (runuser):
+    said (the pid, the uid), not blamed on the instrumentation, a
+    non-zero exit, and no segment of that user's left in /dev/shm: its
+    writer does not keep a segment for a launcher of another user."""
+    user, why = other_user()
+    if not user:
+        print(f"SKIP: {why}")
+        return
+    name, uid = user
+    try:
+        before = segments_of(uid)
+        for cmd in (["run", "-o", os.path.join(WORK, "user.json")], ["capture", "-o", os.path.join(WORK, "user.rec")]):
+            # consume: a scope per line of stdin until it ends, so the
+            # program lives until recorder has said what it saw.
+            pr = subprocess.Popen([RECORDER, *cmd, "--", "runuser", "-u", name, "--", PROG, "consume"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  cwd=WORK, env=env_without_keep())
+            pr.stdin.write("one\n")
+            pr.stdin.flush()
+            # Waits for the condition: recorder saw it (the 120 s are for
+            # a recorder that never says so, which fails).
+            first = pr.stderr.readline() if select.select([pr.stderr], [], [], 120)[0] else ""
+            pr.stdin.close()
+            err = first + pr.stderr.read()
+            code = pr.wait(timeout=TIMEOUT)
+            pr.stdout.close()
+            pr.stderr.close()
+            check(code != OK, f"{cmd[0]}: exits non-zero ({code})")
+            check("changed user" in first, f"{cmd[0]}: says at once that the program changed user ({first!r})")
+            check("changed user" in err and f"uid {uid}" in err, f"{cmd[0]}: says it at the end ({err[-400:]!r})")
+            check("instrumented" not in err, f"{cmd[0]}: does not blame the instrumentation")
+            check(segments_of(uid) == before, f"{cmd[0]}: no segment of uid {uid} is left ({segments_of(uid)})")
+    finally:
+        for n in segments_of(uid):
+            os.unlink(os.path.join("/dev/shm", n))
+        subprocess.run(["userdel", name], capture_output=True)
 
 
 def kept_tree():
