@@ -244,6 +244,9 @@ struct rec_seg_entry {
     time_t mtime;
     uint64_t dev, ino;        /* which file was judged */
     int all_zero_header;      /* the first page is all zeroes (creation never finished) */
+    int keep;                 /* kept on purpose: the writer ran with RECORDER_KEEP (REC_FLAG_KEEP) */
+    uint64_t last_real_ns;    /* its last sign of life (CLOCK_REALTIME): the latest of its last
+                                 entries, its threads' exits and its creation; 0 if unknown */
 };
 
 /* The files named recorder.* in dir (NULL = /dev/shm), sorted by name.
