@@ -4,8 +4,8 @@
  * The command runs in flight mode with large rings until its segment
  * appears and we attach (then stream mode), so what it records before we
  * get there waits in its ring and is captured too.  It keeps its segment
- * after it exits (RECORDER_KEEP=pid:<its pid>) in case it exits before we
- * attach.  The processes it forks or runs inherit the large rings;
+ * after it exits while we run (RECORDER_LAUNCHER names us), in case it
+ * exits before we attach.  The processes it forks or runs inherit the large rings;
  * descendants.c finds their segments, capture_tree.c captures them into
  * the same file, and at the end we remove what they and the command
  * left.

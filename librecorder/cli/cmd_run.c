@@ -7,9 +7,9 @@
  * it (capture_child.c, capture_loop.c): large rings, and us as the
  * stream-mode consumer, draining into a private capture file next to the
  * output while it runs; that file is converted when it exits, then
- * removed.  Everything runs with RECORDER_KEEP=1, so segments outlive
- * their processes.  Its children (fork) get segments of their own, which
- * descendants.c finds, and are written from what their rings hold.
+ * removed.  Its children (fork) get segments of their own, which
+ * descendants.c finds and capture_tree.c captures live into the same
+ * file; their writers keep them for us at exit (the launcher tag).
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -39,14 +39,15 @@ static const char usage[] =
     "does (64 MiB rings, drained as they fill) into a temporary file next to\n"
     "FILE, removed afterwards; the summary says what, if anything, was lost.\n"
     "The processes it starts (fork, exec, pipelines, workers, theirs too) are\n"
-    "in the same trace, a process track per pid, on one time line: what\n"
-    "their rings hold when they exit (their segments wait for us however short\n"
+    "in the same trace, a process track per pid, on one time line, captured\n"
+    "as CMD is, while they run (their segments wait for us however short\n"
     "their life).  The segments are removed afterwards, unless --keep.  Ctrl-C\n"
     "goes to CMD.\n"
     "\n"
     "Exit status: CMD's (128+N if a signal N killed it; 127 if it could not be\n"
     "started); if CMD succeeded but a trace could not be written, that\n"
-    "error's status (docs/cli.md).\n"
+    "error's status; 8 if a process of the tree could not be captured whole,\n"
+    "4 if one changed user (each named; docs/cli.md).\n"
     "\n"
     "  -o, --output FILE   the program's trace (default trace.json; checked before\n"
     "                      CMD starts; written aside and renamed, mode 0600)\n"
