@@ -78,6 +78,24 @@ static int track(struct descendants *d, const char *name, int pid, uint64_t star
     return 0;
 }
 
+/* The effective uid in /proc/<pid>/status ("Uid: real effective ..."):
+ * its files are created as that user. */
+static int proc_euid(int pid, uid_t *uid) {
+    char p[64], buf[4096];
+    snprintf(p, sizeof p, "/proc/%d/status", pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    buf[n] = 0;
+    const char *u = strstr(buf, "\nUid:");
+    unsigned long real, eff;
+    if (!u || sscanf(u + 5, "%lu %lu", &real, &eff) != 2) return -1;
+    *uid = (uid_t)eff;
+    return 0;
+}
+
 /* What a candidate's first page says, read without trusting it or
  * opening more than a regular file's first page (never a link, never
  * blocking): which file is ours is decided on these few fields, cheaply,
@@ -171,13 +189,15 @@ static int consider(struct descendants *d, const char *name) {
     if (k.uid != d->uid) {
         /* Another user's: never read, never ours; but if a process of our
          * tree made it, say that it changed user. */
-        /* Our tag (root reads the header), or a process whose parent
-         * chain leads to us.  Another user could forge the tag; that
-         * only makes us say so, and the file is never read. */
+        /* The pid it names (or its name's) is a process of our tree
+         * that runs as the file's owner now.  Not the tag alone: anyone
+         * can write our tag (pid and start time are public) into a file
+         * of theirs, and that must change nothing in our run. */
         uint64_t start = 0;
+        uid_t now;
         int pid = k.pid ? k.pid : name_pid(name);
-        int tagged = k.pid && k.launcher_pid == d->self_pid && k.launcher_start == d->self_start;
-        if (pid > 0 && (tagged || (is_descendant(d, pid, &start) && (!k.pid || start == k.start))))
+        if (pid > 0 && is_descendant(d, pid, &start) && (!k.pid || start == k.start) && proc_euid(pid, &now) == 0 &&
+            now == k.uid)
             note_other_user(d, pid, k.uid);
         return 0;
     }
@@ -251,24 +271,6 @@ void desc_start(struct descendants *d, const char *lost_what) {
         d->ino = -1;
     }
     if (d->ino < 0) cli_warn("cannot watch " SHM_DIR " (%s): %s", strerror(errno), lost_what);
-}
-
-/* The effective uid in /proc/<pid>/status ("Uid: real effective ..."):
- * its files are created as that user. */
-static int proc_euid(int pid, uid_t *uid) {
-    char p[64], buf[4096];
-    snprintf(p, sizeof p, "/proc/%d/status", pid);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return -1;
-    buf[n] = 0;
-    const char *u = strstr(buf, "\nUid:");
-    unsigned long real, eff;
-    if (!u || sscanf(u + 5, "%lu %lu", &real, &eff) != 2) return -1;
-    *uid = (uid_t)eff;
-    return 0;
 }
 
 void desc_child(struct descendants *d, pid_t child) {
