@@ -89,6 +89,20 @@ int rec_capture_finish(rec_capture *c, enum rec_capture_end reason, struct rec_c
  * REC_OK or an error status (err filled). */
 int rec_capture_add_process(rec_capture *c, rec_seg *s, struct rec_capture_stats *st, char *err, size_t errlen);
 
+/* A process of the tree followed live: s (opened with REC_OPEN_STREAM, as
+ * the capture's own) is drained at every rec_capture_poll from now on, as
+ * the capture's own segment is, into the same file as its next process
+ * (*index: 1, 2, ...), until rec_capture_end_process or
+ * rec_capture_finish.  s stays the caller's, open until then.  Returns
+ * REC_OK or an error status (err filled). */
+int rec_capture_add_live(rec_capture *c, rec_seg *s, uint32_t *index, char *err, size_t errlen);
+/* Its process exited (or is given up): drain it once more and write its
+ * END; its segment may be closed afterwards.  *st (may be NULL) gets its
+ * statistics.  Ending a process twice is harmless. */
+int rec_capture_end_process(rec_capture *c, uint32_t index, struct rec_capture_stats *st, char *err, size_t errlen);
+/* Its statistics so far (REC_ERR_NOTFOUND: no such live process). */
+int rec_capture_process_stats(const rec_capture *c, uint32_t index, struct rec_capture_stats *st);
+
 /* ---- reading ---------------------------------------------------------- */
 
 typedef struct rec_cap rec_cap;
@@ -239,6 +253,9 @@ struct rec_seg_entry {
     uint64_t dev, ino;        /* which file was judged */
     int all_zero_header;      /* the first page is all zeroes (creation never finished) */
     uint64_t threads_no_slot; /* threads that got no ring (rec_not_recorded_str) */
+    int keep;                 /* kept on purpose: the writer ran with RECORDER_KEEP (REC_FLAG_KEEP) */
+    uint64_t last_real_ns;    /* its last sign of life (CLOCK_REALTIME): the latest of its last
+                                 entries, its threads' exits and its creation; 0 if unknown */
 };
 
 /* The files named recorder.* in dir (NULL = /dev/shm), sorted by name.

@@ -89,15 +89,13 @@ static void rec__env_keep(struct rec__config *c) {
     c->keep = rec__env_bool("RECORDER_KEEP", 0);
 }
 
-/* Is this process's segment to be kept after a clean exit?  Also when
- * the launcher that tagged it (RECORDER_LAUNCHER: recorder run, recorder
- * capture -- CMD) still runs: the launcher reads every segment of its
- * tree and then removes it, so a process that lives for a millisecond is
- * read all the same (docs/configuration.md).  Asked at exit, never on the
- * hot path; a launcher that is gone leaves nothing behind. */
-static inline int rec__keeps(const struct rec__config *c) {
-    if (c->keep || (c->keep_pid > 0 && c->keep_pid == (int)getpid())) return 1;
-    return c->launcher_pid > 0 && kill(c->launcher_pid, 0) == 0;
+/* Kept on purpose (RECORDER_KEEP=1, or pid:N naming this process): the
+ * segment stays after a clean exit, and its header says so
+ * (REC_FLAG_KEEP), so that `recorder gc` leaves it unless --all.  The
+ * other reason to keep it, a launcher waiting for it, is rec__keeps()
+ * in writer_segment.h. */
+static inline int rec__keeps_on_purpose(const struct rec__config *c) {
+    return c->keep || (c->keep_pid > 0 && c->keep_pid == (int)getpid());
 }
 
 static uint64_t rec__pow2_up(uint64_t x) {

@@ -69,6 +69,33 @@ static uint64_t rec__proc_start_of(const char *stat) {
 
 static uint64_t rec__proc_start(void) { return rec__proc_start_of("/proc/self/stat"); }
 
+/* Does the launcher that tagged us (RECORDER_LAUNCHER=PID:START: recorder
+ * run, recorder capture -- CMD) still wait for our segment?  Only the
+ * same process (its pid and its start time, not any live pid), and only
+ * if it runs as the user who owns the segment: a launcher of another user
+ * (the program changed user: runuser, su, a setuid binary) does not read
+ * it, so keeping it would only leave it behind (docs/security.md).  fd:
+ * the segment.  Asked at exit, never on the hot path. */
+static int rec__launcher_waits(const struct rec__config *c, int fd) {
+    if (c->launcher_pid <= 0 || fd < 0) return 0;
+    char p[48];
+    snprintf(p, sizeof p, "/proc/%d/stat", (int)c->launcher_pid);
+    struct stat ls, ss;
+    if (rec__proc_start_of(p) != c->launcher_start || stat(p, &ls) != 0 || fstat(fd, &ss) != 0) return 0;
+    /* Read again: the pid was still the launcher's while we looked. */
+    return ls.st_uid == ss.st_uid && rec__proc_start_of(p) == c->launcher_start;
+}
+
+/* Is this process's segment to be kept after a clean exit?  On purpose
+ * (RECORDER_KEEP), or while its launcher waits for it: the launcher reads
+ * every segment of its tree and then removes it, so a process that lives
+ * for a millisecond is read all the same (docs/configuration.md).  A
+ * launcher that is gone (or is another process now) leaves nothing
+ * behind. */
+static int rec__keeps(const struct rec__config *c, int fd) {
+    return rec__keeps_on_purpose(c) || rec__launcher_waits(c, fd);
+}
+
 static int rec__tid(void) {
     char link[64];
     ssize_t n = readlink("/proc/thread-self", link, sizeof link - 1);
@@ -177,7 +204,7 @@ static void rec__segment_format(struct rec__global *g, uint64_t proc_start) {
     snprintf(ps, sizeof ps, "/proc/%d/stat", (int)h->parent_pid);
     h->parent_start = rec__proc_start_of(ps);
     rec__process_name(h->process_name, sizeof h->process_name);
-    h->flags = rec__keeps(&g->cfg) ? REC_FLAG_KEEP : 0;
+    h->flags = rec__keeps_on_purpose(&g->cfg) ? REC_FLAG_KEEP : 0;
     h->clock_source = rec__clock_source();
     h->ticks_per_sec = rec__calibrate();
     h->mono_ns0 = rec__mono_ns();

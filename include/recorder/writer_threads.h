@@ -24,7 +24,7 @@ static void rec__close_segment(void) {
     struct rec__global *g = &rec__g;
     if (__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) != REC__READY) return;
     __atomic_fetch_or(&g->hdr->flags, REC_FLAG_CLOSED, __ATOMIC_RELEASE);
-    if (g->created && !rec__keeps(&g->cfg)) shm_unlink(g->shm_name);
+    if (g->created && !rec__keeps(&g->cfg, g->fd)) shm_unlink(g->shm_name);
 }
 
 static void rec__thread_exit(void *arg);

@@ -75,7 +75,9 @@ static size_t poll(rec_model *m, rec_seg *s, const uint64_t *stop) {
             uint64_t first;
             size_t got = rec_seg_read(s, t->slot, m->ent_buf, cap, &first, &loss);
             total += rec_model_feed_entries(m, t->slot, m->ent_buf, got, first, &loss);
-            if (got < cap || cap == 0) break;
+            /* Only a read of nothing says the ring is drained: a read
+             * stops short of an event that does not fit whole in cap. */
+            if (got == 0 || cap == 0) break;
             if (!stop) {
                 if (got >= budget) break;
                 budget -= got;

@@ -26,6 +26,7 @@
 
 #include "cap_format.h"
 #include "cap_pack.h"
+#include "cap_write.h"
 #include "internal.h"
 #include "recorder/capture.h"
 #include "recorder/outfile.h"
@@ -37,34 +38,7 @@
 #define STRINGS_RECORD_MAX (1u << 20)
 #define SCRATCH_ENTRIES 16384u    /* per read when packing: stays in L2 */
 
-struct slot_seen {
-    int active;               /* has been live: read its ring every pass */
-    int read_once;            /* its first read made a chunk (cap_read.c relies on it) */
-    int known;                /* a THREAD record for (gen, ...) is written */
-    uint32_t gen, state, name_id;
-    int32_t tid;
-    uint64_t exit_ticks;
-};
-
-struct rec_capture {
-    rec_seg *seg;
-    struct rec_out out;       /* the file (recorder/outfile.h): fd, path for messages */
-    unsigned char *buf;
-    size_t cap, len;
-    size_t strings_rec;       /* offset of the open STRINGS record, or SIZE_MAX */
-    uint32_t seq;
-    uint32_t max_threads;
-    uint64_t str_pos;         /* next string record to look at (byte offset) */
-    int raw;                  /* CHUNK records instead of PACKED */
-    struct rec_entry *scratch;
-    struct slot_seen *slots;
-    struct rec_capture_stats st;
-    int failed;
-    uint32_t type_bits;       /* REC_CAP_REC_OF_PROCESS while another process is written */
-    uint32_t processes;       /* written so far, the SOURCE's included */
-};
-
-static int flush(rec_capture *c, char *err, size_t errlen) {
+int capw_flush(rec_capture *c, char *err, size_t errlen) {
     size_t off = 0;
     while (off < c->len) {
         ssize_t w = write(c->out.fd, c->buf + off, c->len - off);
@@ -77,16 +51,17 @@ static int flush(rec_capture *c, char *err, size_t errlen) {
     }
     c->st.bytes += c->len;
     c->len = 0;
+    c->flushes++;
     return REC_OK;
 }
 
 static size_t pad8(size_t n) { return (n + 7) & ~(size_t)7; }
 
 /* Room for a record of up to payload bytes at c->buf + c->len. */
-static int reserve(rec_capture *c, size_t payload, char *err, size_t errlen) {
+int capw_reserve(rec_capture *c, size_t payload, char *err, size_t errlen) {
     size_t need = sizeof(struct rec_cap_rec_header) + pad8(payload);
     if (c->len + need <= c->cap) return REC_OK;
-    return flush(c, err, errlen);
+    return capw_flush(c, err, errlen);
 }
 
 /* Pad the record at offset at, whose payload is size bytes, and fill in
@@ -102,8 +77,8 @@ static void seal(rec_capture *c, size_t at, uint32_t type, size_t size) {
     c->len = at + sizeof h + pad8(size);
 }
 
-static int put_record(rec_capture *c, uint32_t type, const void *payload, size_t size, char *err, size_t errlen) {
-    int rc = reserve(c, size, err, errlen);
+int capw_put_record(rec_capture *c, uint32_t type, const void *payload, size_t size, char *err, size_t errlen) {
+    int rc = capw_reserve(c, size, err, errlen);
     if (rc != REC_OK) return rc;
     size_t at = c->len;
     memcpy(c->buf + at + sizeof(struct rec_cap_rec_header), payload, size);
@@ -129,7 +104,7 @@ static int put_string(rec_capture *c, uint32_t id, const char *text, size_t len,
         close_strings(c);
     if (c->strings_rec == SIZE_MAX) {
         /* Never flush with a record open: only here, before opening one. */
-        int rc = reserve(c, item, err, errlen);
+        int rc = capw_reserve(c, item, err, errlen);
         if (rc != REC_OK) return rc;
         c->strings_rec = c->len;
         c->len += sizeof(struct rec_cap_rec_header);
@@ -168,7 +143,7 @@ static int walk_strings(rec_capture *c, char *err, size_t errlen) {
  * between reserving and publishing it) would hide every string after it.
  * Look past it at each 8-byte offset for published records.  A match
  * inside some string's text is harmless: no entry names that id. */
-static int sweep_strings(rec_capture *c, char *err, size_t errlen) {
+int capw_sweep_strings(rec_capture *c, char *err, size_t errlen) {
     rec_seg *s = c->seg;
     uint64_t used = rec__seg_strings_used(s);
     int rc = REC_OK;
@@ -206,7 +181,7 @@ static int poll_threads(rec_capture *c, char *err, size_t errlen) {
         r.exit_ticks = t.exit_ticks;
         r.dropped = t.dropped;
         memcpy(r.name, t.name, sizeof r.name);
-        int rc = put_record(c, REC_CAP_REC_THREAD, &r, sizeof r, err, errlen);
+        int rc = capw_put_record(c, REC_CAP_REC_THREAD, &r, sizeof r, err, errlen);
         if (rc != REC_OK) return rc;
         c->st.thread_records++;
         *k = (struct slot_seen){1, k->read_once, 1, t.gen, t.state, t.name_id, t.tid, t.exit_ticks};
@@ -239,7 +214,7 @@ static int put_bad(rec_capture *c, uint32_t slot, uint64_t bad, char *err, size_
     if (!bad) return REC_OK;
     struct rec_cap_loss l = {slot, c->slots[slot].gen, bad};
     c->st.bad = rec_sat_add(c->st.bad, bad);
-    return put_record(c, REC_CAP_REC_LOSS, &l, sizeof l, err, errlen);
+    return capw_put_record(c, REC_CAP_REC_LOSS, &l, sizeof l, err, errlen);
 }
 
 /* Raw chunks: read straight into the output buffer. */
@@ -247,7 +222,7 @@ static int drain_raw(rec_capture *c, uint32_t slot, uint64_t budget, size_t *mov
     const size_t hdr = sizeof(struct rec_cap_rec_header) + sizeof(struct rec_cap_chunk);
     for (;;) {
         if (c->cap - c->len < hdr + 64 * sizeof(struct rec_entry)) {
-            int rc = flush(c, err, errlen);
+            int rc = capw_flush(c, err, errlen);
             if (rc != REC_OK) return rc;
         }
         size_t room = (c->cap - c->len - hdr) / sizeof(struct rec_entry);
@@ -286,7 +261,7 @@ static int drain_packed(rec_capture *c, uint32_t slot, uint64_t budget, size_t *
             return put_bad(c, slot, loss.bad, err, errlen);
         c->slots[slot].read_once = 1;
         if (c->cap - c->len < hdr + n * REC_CAP_PACK_MAX + 8) {
-            int rc = flush(c, err, errlen);
+            int rc = capw_flush(c, err, errlen);
             if (rc != REC_OK) return rc;
         }
         uint64_t conts = 0;
@@ -309,13 +284,12 @@ static int drain_slot(rec_capture *c, uint32_t slot, size_t *moved, char *err, s
     return c->raw ? drain_raw(c, slot, budget, moved, err, errlen) : drain_packed(c, slot, budget, moved, err, errlen);
 }
 
-/* Threads, rings, strings, written out. */
-static int one_pass(rec_capture *c, size_t *m, char *err, size_t errlen) {
+/* Threads, rings, strings, into the buffer. */
+int capw_pass(rec_capture *c, size_t *m, char *err, size_t errlen) {
     int rc = poll_threads(c, err, errlen);
     for (uint32_t i = 0; i < c->max_threads && rc == REC_OK; i++)
         if (c->slots[i].active) rc = drain_slot(c, i, m, err, errlen);
     if (rc == REC_OK) rc = walk_strings(c, err, errlen);
-    if (rc == REC_OK) rc = flush(c, err, errlen);
     return rc;
 }
 
@@ -324,7 +298,10 @@ int rec_capture_poll(rec_capture *c, size_t *moved, char *err, size_t errlen) {
     if (moved) *moved = 0;
     if (c->failed) return rec__fail(err, errlen, REC_ERR_IO, "%s: an earlier write failed", c->out.path);
     rec_seg_heartbeat(c->seg);
-    int rc = one_pass(c, &m, err, errlen);
+    int rc = capw_pass(c, &m, err, errlen);
+    /* The other processes followed live (cap_write_procs.c), then one write. */
+    if (rc == REC_OK) rc = capw_poll_live(c, &m, err, errlen);
+    if (rc == REC_OK) rc = capw_flush(c, err, errlen);
     /* What was read before a shrink is whole and stays in the file; the
      * caller ends the capture there. */
     if (rc == REC_OK && rec_seg_status(c->seg) != REC_OK)
@@ -341,6 +318,7 @@ void rec_capture_get_stats(const rec_capture *c, struct rec_capture_stats *st) {
 /* Frees c; a file not yet committed is given up (see rec_capture_start_out). */
 static void free_capture(rec_capture *c) {
     rec_out_abort(&c->out);
+    capw_free_live(c);
     free(c->buf);
     free(c->scratch);
     free(c->slots);
@@ -348,7 +326,7 @@ static void free_capture(rec_capture *c) {
 }
 
 /* What SOURCE and PROCESS records say of segment s. */
-static void fill_source(rec_seg *s, struct rec_cap_source *src) {
+void capw_fill_source(rec_seg *s, struct rec_cap_source *src) {
     struct rec_seg_info info;
     rec_seg_get_info(s, &info);
     memset(src, 0, sizeof *src);
@@ -414,16 +392,16 @@ int rec_capture_start_out(rec_seg *s, struct rec_out *file, const struct rec_cap
     c->len = sizeof fh;
 
     struct rec_cap_source src;
-    fill_source(s, &src);
+    capw_fill_source(s, &src);
     c->processes = 1;
-    int rc = put_record(c, REC_CAP_REC_SOURCE, &src, sizeof src, err, errlen);
+    int rc = capw_put_record(c, REC_CAP_REC_SOURCE, &src, sizeof src, err, errlen);
     if (rc == REC_OK && o && o->from_now) {
         for (uint32_t i = 0; i < c->max_threads; i++) {
             struct rec_thread_info t;
             if (rec_seg_thread(s, i, &t) == 0) rec_seg_set_cursor(s, i, t.head);
         }
     }
-    if (rc == REC_OK) rc = flush(c, err, errlen);
+    if (rc == REC_OK) rc = capw_flush(c, err, errlen);
     /* From its first record on, the capture is under its final name: a
      * capture that is killed or fails later is still readable up to its
      * last whole record, and `recorder report` can read it meanwhile. */
@@ -448,10 +426,8 @@ static double refined_rate(rec_seg *s) {
     return r > w * 0.99 && r < w * 1.01 ? r : 0;
 }
 
-static double refined_rate(rec_seg *s);
-
 /* An END record of the stats in c->st. */
-static int put_end(rec_capture *c, enum rec_capture_end reason, char *err, size_t errlen) {
+int capw_put_end(rec_capture *c, enum rec_capture_end reason, char *err, size_t errlen) {
     struct rec_cap_end e;
     memset(&e, 0, sizeof e);
     e.reason = (uint32_t)reason;
@@ -463,57 +439,16 @@ static int put_end(rec_capture *c, enum rec_capture_end reason, char *err, size_
     e.end_ticks = rec_now();
     e.end_real_ns = rec__clock_ns(CLOCK_REALTIME);
     e.ticks_per_sec = refined_rate(c->seg);
-    int rc = put_record(c, REC_CAP_REC_END, &e, sizeof e, err, errlen);
-    return rc == REC_OK ? flush(c, err, errlen) : rc;
-}
-
-int rec_capture_add_process(rec_capture *c, rec_seg *s, struct rec_capture_stats *st, char *err, size_t errlen) {
-    if (st) memset(st, 0, sizeof *st);
-    if (c->failed) return rec__fail(err, errlen, REC_ERR_IO, "%s: an earlier write failed", c->out.path);
-    if (c->processes >= REC_CAP_MAX_PROCESSES)
-        return rec__fail(err, errlen, REC_ERR_NOMEM, "a capture holds at most %u processes", REC_CAP_MAX_PROCESSES);
-    struct rec_cap_process pr;
-    memset(&pr, 0, sizeof pr);
-    pr.index = c->processes;
-    fill_source(s, &pr.src);
-    struct slot_seen *slots = calloc(s->hcopy.max_threads, sizeof *slots);
-    if (!slots) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
-    int rc = put_record(c, REC_CAP_REC_PROCESS, &pr, sizeof pr, err, errlen);
-    /* The other process in place of the SOURCE's while it is written. */
-    rec_seg *seg0 = c->seg;
-    struct slot_seen *slots0 = c->slots;
-    uint32_t max0 = c->max_threads;
-    uint64_t pos0 = c->str_pos;
-    struct rec_capture_stats st0 = c->st;
-    c->seg = s;
-    c->slots = slots;
-    c->max_threads = s->hcopy.max_threads;
-    c->str_pos = 8u * REC_ID_OVERFLOW;
-    memset(&c->st, 0, sizeof c->st);
-    c->type_bits = REC_CAP_REC_OF_PROCESS;
-    size_t m = 0;
-    if (rc == REC_OK) rc = one_pass(c, &m, err, errlen);
-    if (rc == REC_OK) rc = sweep_strings(c, err, errlen);
-    struct rec_seg_info info;
-    rec_seg_get_info(s, &info);
-    if (rc == REC_OK) rc = put_end(c, info.alive ? REC_CAPTURE_END_STOPPED : REC_CAPTURE_END_EXITED, err, errlen);
-    if (st) *st = c->st;
-    st0.bytes += c->st.bytes;
-    c->type_bits = 0;
-    c->seg = seg0;
-    c->slots = slots0;
-    c->max_threads = max0;
-    c->str_pos = pos0;
-    c->st = st0;
-    free(slots);
-    if (rc == REC_OK) c->processes++;
-    return rc;
+    int rc = capw_put_record(c, REC_CAP_REC_END, &e, sizeof e, err, errlen);
+    return rc == REC_OK ? capw_flush(c, err, errlen) : rc;
 }
 
 int rec_capture_finish(rec_capture *c, enum rec_capture_end reason, struct rec_capture_stats *final, char *err,
                        size_t errlen) {
     int rc = REC_OK, truncated = 0;
-    if (!c->failed) rc = rec_capture_poll(c, NULL, err, errlen);
+    /* The processes still followed end first: the file's END is last. */
+    if (!c->failed) rc = capw_end_live(c, err, errlen);
+    if (!c->failed && rc == REC_OK) rc = rec_capture_poll(c, NULL, err, errlen);
     /* A segment that shrank ends the capture with what it had: the file
      * is still closed properly, and says why it ended. */
     if (rc == REC_ERR_TRUNCATED) {
@@ -521,8 +456,8 @@ int rec_capture_finish(rec_capture *c, enum rec_capture_end reason, struct rec_c
         rc = REC_OK;
         reason = REC_CAPTURE_END_TRUNCATED;
     }
-    if (rc == REC_OK) rc = sweep_strings(c, err, errlen);
-    if (rc == REC_OK) rc = put_end(c, reason, err, errlen);
+    if (rc == REC_OK) rc = capw_sweep_strings(c, err, errlen);
+    if (rc == REC_OK) rc = capw_put_end(c, reason, err, errlen);
     char cerr[512];
     int rc2 = rec_out_commit(&c->out, cerr, sizeof cerr);
     if (rc2 != REC_OK && rc == REC_OK) rc = rec__fail(err, errlen, rc2, "%s", cerr);

@@ -71,6 +71,22 @@ static void inspect_raw(struct rec_seg_entry *e) {
     }
 }
 
+/* The latest counter value a slot shows: its last entries (the ring's
+ * head back by one event at most), its start and its exit.  Read through
+ * the checked reading layer; a hostile value only moves gc's clock. */
+static uint64_t slot_last_ticks(rec_seg *s, const struct rec_thread_info *t) {
+    uint64_t last = t->exit_ticks > t->start_ticks ? t->exit_ticks : t->start_ticks;
+    if (t->head == 0) return last;
+    struct rec_entry tail[REC_MAX_ENTRIES_PER_EVENT];
+    uint64_t first;
+    struct rec_loss loss = {0};
+    rec_seg_set_cursor(s, t->slot, t->head > REC_MAX_ENTRIES_PER_EVENT ? t->head - REC_MAX_ENTRIES_PER_EVENT : 0);
+    size_t n = rec_seg_read(s, t->slot, tail, REC_MAX_ENTRIES_PER_EVENT, &first, &loss);
+    for (size_t i = 0; i < n; i++)
+        if (REC_EV_TYPE(tail[i].w1) != REC_EV_CONT && tail[i].w0 > last) last = tail[i].w0;
+    return last;
+}
+
 static void classify(struct rec_seg_entry *e) {
     struct stat st;
     if (lstat(e->path, &st) != 0) {
@@ -141,15 +157,21 @@ static void classify(struct rec_seg_entry *e) {
     memcpy(e->process_name, info.process_name, sizeof e->process_name);
     e->mode = info.mode;
     e->threads_no_slot = info.threads_no_slot;
+    e->keep = (s->hcopy.flags & REC_FLAG_KEEP) != 0;
+    uint64_t last = info.ticks0;
     for (uint32_t i = 0; i < info.max_threads; i++) {
         struct rec_thread_info t;
         if (rec_seg_thread(s, i, &t) != 0) continue;
+        uint64_t lt = slot_last_ticks(s, &t);
+        if (lt > last) last = lt;
         if (t.state == REC_SLOT_LIVE) e->threads_live++;
         else e->threads_exited++;
         e->entries += t.head;
         e->dropped = rec_sat_add(e->dropped, t.dropped);
         if (t.head > info.ring_entries) e->lost_history = rec_sat_add(e->lost_history, t.head - info.ring_entries);
     }
+    double since = rec_seg_ticks_to_ns(s, last);
+    e->last_real_ns = since > 0 && since < 1e19 ? info.real_ns0 + (uint64_t)since : info.real_ns0;
     rec_seg_close(s);
     int running = e->pid > 0 && (kill(e->pid, 0) == 0 || errno == EPERM);
     uint64_t now_start = running ? rec__proc_start_of(e->pid) : 0;

@@ -4,10 +4,11 @@
  * The command runs in flight mode with large rings until its segment
  * appears and we attach (then stream mode), so what it records before we
  * get there waits in its ring and is captured too.  It keeps its segment
- * after it exits (RECORDER_KEEP=pid:<its pid>) in case it exits before we
- * attach.  The processes it forks or runs inherit the large rings but are
- * not captured; descendants.c finds their segments, and at the end we
- * remove what they and the command left, as `recorder run` does.
+ * after it exits while we run (RECORDER_LAUNCHER names us), in case it
+ * exits before we attach.  The processes it forks or runs inherit the large rings;
+ * descendants.c finds their segments, capture_tree.c captures them into
+ * the same file, and at the end we remove what they and the command
+ * left.
  */
 #define _GNU_SOURCE
 #include "capture_child.h"
@@ -21,7 +22,13 @@
 #include "recorder/capture.h"
 #include "spawn.h"
 
-int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb, int keep_all) {
+/* A RECORDER_KEEP of the user's own that keeps segments (1, or pid:N). */
+static int user_keeps(void) {
+    const char *k = getenv("RECORDER_KEEP");
+    return k && strcmp(k, "") && strcmp(k, "0") && strcmp(k, "no") && strcmp(k, "false") && strcmp(k, "off");
+}
+
+int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb) {
     memset(c, 0, sizeof *c);
     const char *env[8];
     int n = 0;
@@ -30,21 +37,11 @@ int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb
         env[n++] = "RECORDER_RING_KB";
         env[n++] = ring_kb;
     }
-    if (keep_all) {   /* `recorder run`: every segment of the tree is written, then removed */
-        env[n++] = "RECORDER_KEEP";
-        env[n++] = "1";
-    } else if (!getenv("RECORDER_KEEP")) {   /* the user's own setting wins, and the segments are theirs */
-        env[n++] = "RECORDER_KEEP";   /* its own segment only, not its children's */
-        env[n++] = cli_spawn_pid;
-        c->remove_segments = 1;
-    } else {
-        /* RECORDER_KEEP=0: the tree's processes keep their segments for
-         * us all the same (their launcher runs), so they are ours to
-         * remove; a true RECORDER_KEEP, or pid:N, keeps them. */
-        const char *k = getenv("RECORDER_KEEP");
-        c->remove_segments = !strcmp(k, "") || !strcmp(k, "0") || !strcmp(k, "no") || !strcmp(k, "false") ||
-                             !strcmp(k, "off");
-    }
+    /* Every process of the tree keeps its segment at exit while we run
+     * (its launcher tag, below): we read it, then remove it.  A
+     * RECORDER_KEEP of the user's own keeps them (the segments are
+     * theirs, and marked kept on purpose for recorder gc). */
+    c->remove_segments = !user_keeps();
     desc_start(&c->d, "segments of the processes it starts may be left for `recorder gc`");
     env[n++] = "RECORDER_LAUNCHER";   /* how we know its tree's segments (descendants.c) */
     env[n++] = c->d.launcher;
@@ -120,6 +117,15 @@ int capture_child_attach(struct capture_child *c, rec_seg **seg, int *live) {
         /* Exited first?  Then whatever it left, read as it is. */
         int gone = capture_child_exited(c);
         if (try_open(c, gone ? 0 : REC_OPEN_STREAM, seg) == REC_OK) {
+            c->source_pid = c->pid;
+            *live = !gone;
+            return REC_OK;
+        }
+        /* It has not recorded (yet), but a process it started has (a
+         * shell running `a | b`): that one is the capture's first
+         * process, and the command is followed like the others if it
+         * records later. */
+        if (capture_tree_source(c, seg, gone) == REC_OK) {
             *live = !gone;
             return REC_OK;
         }
@@ -130,74 +136,8 @@ int capture_child_attach(struct capture_child *c, rec_seg **seg, int *live) {
     }
 }
 
-int capture_child_add_tree(struct capture_child *c, rec_capture *cap, int skip_pid, int quiet) {
-    desc_end(&c->d);   /* a last look: every segment tagged with us is still there */
-    int rc = REC_OK;
-    for (int i = 0; i < c->d.n; i++) {
-        const struct desc_seg *t = &c->d.segs[i];
-        if (t->pid <= 0 || t->pid == c->pid || t->pid == skip_pid) continue;
-        char path[PATH_MAX], err[512];
-        desc_path(t, path, sizeof path);
-        rec_seg *s = NULL;
-        if (rec_seg_open(path, 0, &s, err, sizeof err) != REC_OK) continue;   /* gone, or not a segment now */
-        struct rec_seg_info info;
-        rec_seg_get_info(s, &info);
-        /* Still the process we saw start, in a file of its user's. */
-        int ours = info.pid == t->pid && info.owner_uid == (uint32_t)c->d.uid && (!t->start || info.proc_start == t->start);
-        struct rec_capture_stats st;
-        int r = ours ? rec_capture_add_process(cap, s, &st, err, sizeof err) : REC_OK;
-        rec_seg_close(s);
-        if (!ours) continue;
-        if (r != REC_OK) {
-            cli_error(r, "pid %d: %s", t->pid, err);
-            if (rc == REC_OK) rc = r;
-            break;   /* the file is in question: leave the rest */
-        }
-        char name[256];
-        if (!quiet)
-            fprintf(stderr, "recorder: added pid %d (%s, %s): %llu events (%llu entries); not kept %llu entries "
-                    "(overwritten before it was read)\n", t->pid, cli_safe(name, sizeof name, info.process_name),
-                    info.alive ? "running" : "exited", (unsigned long long)st.events, (unsigned long long)st.entries,
-                    (unsigned long long)(st.history + st.overwritten));
-    }
-    return rc;
-}
-
-int capture_child_tree_only(struct capture_child *c, struct rec_out *file, int raw, struct rec_seg_info *first,
-                            struct rec_capture_stats *st) {
-    desc_end(&c->d);
-    for (int i = 0; i < c->d.n; i++) {
-        const struct desc_seg *t = &c->d.segs[i];
-        if (t->pid <= 0 || t->pid == c->pid) continue;
-        char path[PATH_MAX], err[1400];
-        desc_path(t, path, sizeof path);
-        rec_seg *s = NULL;
-        if (rec_seg_open(path, 0, &s, err, sizeof err) != REC_OK) continue;
-        rec_seg_get_info(s, first);
-        if (first->pid != t->pid || first->owner_uid != (uint32_t)c->d.uid ||
-            (t->start && first->proc_start != t->start)) {
-            rec_seg_close(s);
-            continue;
-        }
-        struct rec_capture_opts o = {0, raw, 0};
-        rec_capture *cap = NULL;
-        int rc = rec_capture_start_out(s, file, &o, &cap, err, sizeof err);   /* file taken over */
-        if (rc != REC_OK) {
-            rec_seg_close(s);
-            return cli_error(rc, "%s", err);
-        }
-        /* The others first; its own entries come with the end's drain. */
-        int r = capture_child_add_tree(c, cap, t->pid, 0);
-        rc = rec_capture_finish(cap, REC_CAPTURE_END_EXITED, st, err, sizeof err);
-        rec_seg_close(s);
-        if (rc != REC_OK) return cli_error(rc, "%s", err);
-        return r;
-    }
-    rec_out_abort(file);
-    return REC_ERR_NOTFOUND;
-}
-
 void capture_child_cleanup(struct capture_child *c) {
+    capture_tree_free(c);
     desc_end(&c->d);
     if (c->remove_segments)
         for (int i = 0; i < c->d.n; i++) desc_remove(&c->d, &c->d.segs[i]);

@@ -18,48 +18,55 @@
 
 struct capture_child {
     pid_t pid;
-    int remove_segments;      /* we set RECORDER_KEEP: the segments are ours to remove */
-    int add_tree;             /* capture -- CMD: the other processes of the tree go into the capture */
+    int remove_segments;      /* no RECORDER_KEEP of the user's: the segments are ours to remove */
+    int add_tree;             /* the other processes of the tree go into the capture (capture_tree.c) */
+    int quiet_tree;           /* no line per process of the tree (run: the trace's summary says it) */
+    int tree_rc;              /* run: the capture's error (a process not captured whole), REC_OK if none */
+    int source_pid;           /* the process that is the capture's first (the command's, or one it started) */
     struct descendants d;     /* its segment and those of the processes it starts */
+    struct capture_follow *fol;   /* capture_tree.c: per tracked segment, how it is followed */
 };
 
 /* Start cmd with RECORDER_RING_KB = ring_kb (NULL: the environment's, or
- * CAPTURE_CHILD_RING_KB) and RECORDER_KEEP=pid:<its pid> (so that a
- * command that exits before we attach still leaves its events), or, with
- * keep_all (`recorder run`, which writes every segment of the tree and
- * removes it itself), RECORDER_KEEP=1.  Returns 0, or the exit status to
- * end with (the reason printed). */
-int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb, int keep_all);
+ * CAPTURE_CHILD_RING_KB) and RECORDER_LAUNCHER naming us, so that every
+ * process of its tree keeps its segment for us (however short its life)
+ * and we know it as ours.  Returns 0, or the exit status to end with
+ * (the reason printed). */
+int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb);
 
-/* Wait until the command's segment exists and open it: for streaming
- * while it runs (*live = 1), or, if it has already exited, as it left it
- * (*live = 0).  Returns REC_OK, or REC_ERR_NOTFOUND, printing nothing:
- * the command exited without ever recording (it may have run programs
- * that did, which descendants.c found). */
+/* Wait until the command's segment exists (or, while it has none, one of
+ * a process it started: c->source_pid says whose) and open it: for
+ * streaming while it runs (*live = 1), or, if the command has already
+ * exited, as it left it (*live = 0).  Returns REC_OK, or
+ * REC_ERR_NOTFOUND, printing nothing: nothing in the tree recorded. */
 int capture_child_attach(struct capture_child *c, rec_seg **seg, int *live);
 
 /* Has the command exited?  Cheap: called on every capture pass, so that
  * the segments of short-lived processes it starts are seen in time. */
 int capture_child_exited(struct capture_child *c);
 
-/* After the command exited, before the capture's end: every other
- * process of its tree, as its segment holds it now (kept for us however
- * short its life), added to cap (rec_capture_add_process), one line
- * each on stderr unless quiet.  Returns REC_OK or the first error's
- * status (printed). */
+/* capture_tree.c: the other processes of its tree, captured into the
+ * same file as the command, live.  _source: no segment of the command
+ * yet, but one of a process it started: opened as the capture's source
+ * (for streaming unless gone), REC_OK, else REC_ERR_NOTFOUND. */
 struct rec_capture;
-int capture_child_add_tree(struct capture_child *c, struct rec_capture *cap, int skip_pid, int quiet);
-/* The command exited without recording (a shell running a pipeline of
- * recording programs): a capture of its tree alone into *file (taken
- * over), the first segment found as the capture's source, the others
- * added.  *first gets that process's info, *st its statistics.  REC_OK,
- * REC_ERR_NOTFOUND (nothing in the tree recorded; file given up), or an
- * error's status (printed). */
-struct rec_out;
-struct rec_seg_info;
-struct rec_capture_stats;
-int capture_child_tree_only(struct capture_child *c, struct rec_out *file, int raw, struct rec_seg_info *first,
-                            struct rec_capture_stats *st);
+int capture_tree_source(struct capture_child *c, rec_seg **seg, int gone);
+/* Every pass of the capture: start following the tree's new segments;
+ * with check_ends, end those whose process exited.  REC_OK or the
+ * status of an error (printed). */
+int capture_tree_follow(struct capture_child *c, struct rec_capture *cap, int check_ends);
+/* After the command exited, before the capture's end: a last look, every
+ * process still followed ended, and those never followed (exited before
+ * we saw them) added as their segments hold them; one line each on stderr
+ * unless quiet_tree.  A process that could not be followed and whose ring
+ * did not hold all it wrote is an error that names it.  Returns REC_OK
+ * or the first error's status (printed). */
+int capture_tree_finish(struct capture_child *c, struct rec_capture *cap);
+/* Processes of the tree that changed user (descendants.c saw a segment
+ * of another user's made by one): each named on stderr; REC_ERR_ACCESS
+ * if any, else REC_OK. */
+int capture_tree_other_users(struct capture_child *c);
+void capture_tree_free(struct capture_child *c);
 
 /* Wait for the command to exit; returns its exit status. */
 int capture_child_wait(struct capture_child *c);

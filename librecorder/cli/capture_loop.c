@@ -67,11 +67,21 @@ int capture_loop(rec_capture *cap, rec_seg *seg, struct capture_child *child, in
         }
         double t = now_sec();
         if (duration > 0 && t - t0 >= duration) break;
-        if (t >= next_check) {
+        int check = t >= next_check;
+        /* The other processes of the tree: followed from their first
+         * pass on, and ended when they exit (capture_tree.c). */
+        if (child && child->add_tree && (rc = capture_tree_follow(child, cap, check)) != REC_OK) {
+            snprintf(e->err, sizeof e->err, "the processes it started could not all be followed");
+            reason = REC_CAPTURE_END_ERROR;
+            break;
+        }
+        if (check) {
             next_check = t + 0.1;
             struct rec_seg_info now;
             rec_seg_get_info(seg, &now);
-            if (!now.alive) {
+            /* With a command, its exit ends the capture: the source may
+             * be a process it started, which can end first. */
+            if (!now.alive && !child) {
                 reason = REC_CAPTURE_END_EXITED;
                 break;
             }
@@ -107,10 +117,10 @@ int capture_loop(rec_capture *cap, rec_seg *seg, struct capture_child *child, in
     }
     if (live) fprintf(stderr, "\r\033[K");
     if (child && child->add_tree && rc == REC_OK) {
-        int r = capture_child_add_tree(child, cap, child->pid, 0);
+        int r = capture_tree_finish(child, cap);
         if (r != REC_OK && rc == REC_OK) {
             rc = r;
-            snprintf(e->err, sizeof e->err, "the processes it started could not all be added");
+            snprintf(e->err, sizeof e->err, "not every process it started is in the capture whole (said above)");
         }
     }
     char err2[512] = "";

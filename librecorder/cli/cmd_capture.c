@@ -194,7 +194,7 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
     }
     signal(SIGPIPE, SIG_IGN);
     if (cmd) {
-        rc = capture_child_start(&child, cmd, ring_kb, 0);
+        rc = capture_child_start(&child, cmd, ring_kb);
         if (rc != 0) {
             rec_out_abort(&file);
             return rc;
@@ -202,23 +202,14 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
         child.add_tree = 1;
         cli_forward_signals(child.pid);
         rc = capture_child_attach(&child, &seg, &running);
-        if (rc != REC_OK) {   /* it never recorded: the processes it started may have */
-            struct rec_seg_info first;
-            struct capture_end end;
-            memset(&end, 0, sizeof end);
+        if (rc != REC_OK) {   /* nothing in its tree recorded */
+            rec_out_abort(&file);
             int code = capture_child_wait(&child);
-            rc = capture_child_tree_only(&child, &file, raw, &first, &end.st);
-            if (rc != REC_ERR_NOTFOUND) {
-                capture_child_cleanup(&child);
-                end.reason = REC_CAPTURE_END_EXITED;
-                char where[4300];
-                snprintf(where, sizeof where, "(started by pid %d, which recorded nothing) to %s", (int)child.pid,
-                         shown_out);
-                if (rc == REC_OK) capture_summary(&first, where, &end);
-                return code ? code : rc;
-            }
-            cli_error(rc, "pid %d exited (status %d) without recording anything, nor did a process it started: is the "
-                      "program instrumented (see docs/quickstart.md)?", (int)child.pid, code);
+            int other = capture_tree_other_users(&child);
+            if (other != REC_OK) rc = other;   /* said why */
+            else
+                cli_error(rc, "pid %d exited (status %d) without recording anything, nor did a process it started: "
+                          "is the program instrumented (see docs/quickstart.md)?", (int)child.pid, code);
             capture_child_cleanup(&child);
             return code ? code : rc;
         }
@@ -269,7 +260,10 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
         cli_warn("pid %d stopped streaming to us (no heartbeat for %u s?); the capture ends here", info.pid,
                  REC_STREAM_STALE_SEC);
     char where[4300];
-    snprintf(where, sizeof where, "to %s", shown_out);
+    if (cmd && child.source_pid != child.pid)   /* the command had not recorded when the capture began */
+        snprintf(where, sizeof where, "(started by pid %d) to %s", (int)child.pid, shown_out);
+    else
+        snprintf(where, sizeof where, "to %s", shown_out);
     capture_summary(&info, where, &end);
     return code ? code : rc;
 }

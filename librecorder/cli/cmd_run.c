@@ -7,9 +7,9 @@
  * it (capture_child.c, capture_loop.c): large rings, and us as the
  * stream-mode consumer, draining into a private capture file next to the
  * output while it runs; that file is converted when it exits, then
- * removed.  Everything runs with RECORDER_KEEP=1, so segments outlive
- * their processes.  Its children (fork) get segments of their own, which
- * descendants.c finds, and are written from what their rings hold.
+ * removed.  Its children (fork) get segments of their own, which
+ * descendants.c finds and capture_tree.c captures live into the same
+ * file; their writers keep them for us at exit (the launcher tag).
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -39,14 +39,15 @@ static const char usage[] =
     "does (64 MiB rings, drained as they fill) into a temporary file next to\n"
     "FILE, removed afterwards; the summary says what, if anything, was lost.\n"
     "The processes it starts (fork, exec, pipelines, workers, theirs too) are\n"
-    "in the same trace, a process track per pid, on one time line: what\n"
-    "their rings hold when they exit (their segments wait for us however short\n"
+    "in the same trace, a process track per pid, on one time line, captured\n"
+    "as CMD is, while they run (their segments wait for us however short\n"
     "their life).  The segments are removed afterwards, unless --keep.  Ctrl-C\n"
     "goes to CMD.\n"
     "\n"
     "Exit status: CMD's (128+N if a signal N killed it; 127 if it could not be\n"
     "started); if CMD succeeded but a trace could not be written, that\n"
-    "error's status (docs/cli.md).\n"
+    "error's status; 8 if a process of the tree could not be captured whole,\n"
+    "4 if one changed user (each named; docs/cli.md).\n"
     "\n"
     "  -o, --output FILE   the program's trace (default trace.json; checked before\n"
     "                      CMD starts; written aside and renamed, mode 0600)\n"
@@ -79,9 +80,10 @@ static int tracked_path(const struct descendants *d, const struct desc_seg *t, c
 }
 
 /* Every process of the tree into one trace (or, split, a file each): the
- * program's capture (or its segment, if it was not captured) first, then
- * the segments its descendants left, kept for us until now (their writer
- * keeps its segment while its launcher runs: docs/configuration.md). */
+ * capture, which holds them all (capture_tree.c); or, if the program's
+ * own capture could not start, the segments the tree left, kept for us
+ * until now (their writer keeps its segment while its launcher runs:
+ * docs/configuration.md). */
 static int write_tree(struct capture_child *child, const char *capfile, const char *note,
                       const struct cli_export_opts *eo, int split, int *refused) {
     struct descendants *d = &child->d;
@@ -93,15 +95,10 @@ static int write_tree(struct capture_child *child, const char *capfile, const ch
         notes[n] = note;
         targets[n++] = strdup(capfile);
     }
-    for (int i = 0; i < d->n && rc == REC_OK; i++) {
+    for (int i = 0; i < d->n && rc == REC_OK && !capfile; i++) {
         const struct desc_seg *t = &d->segs[i];
         char path[PATH_MAX];
-        if (t->pid == child->pid && capfile) continue;   /* its capture holds it */
-        if (!tracked_path(d, t, path, sizeof path)) {
-            if (t->pid == child->pid)
-                cli_warn("pid %d left no segment: is the program instrumented (and did it record an event)?", t->pid);
-            continue;
-        }
+        if (!tracked_path(d, t, path, sizeof path)) continue;
         targets[n++] = strdup(path);
     }
     for (size_t i = 0; i < n; i++)
@@ -128,8 +125,13 @@ static int capture_program(struct capture_child *child, const char *path, char *
     }
     rec_seg *seg = NULL;
     int running = 1;
-    if (capture_child_attach(child, &seg, &running) != REC_OK) {
+    if (capture_child_attach(child, &seg, &running) != REC_OK) {   /* nothing in its tree recorded */
         rec_out_abort(&file);
+        capture_child_wait(child);
+        child->tree_rc = capture_tree_other_users(child);
+        if (child->tree_rc == REC_OK)
+            cli_warn("pid %d left no segment, nor did a process it started: is the program instrumented (and did "
+                     "it record an event)?", (int)child->pid);
         return 0;
     }
     struct rec_seg_info info;
@@ -148,7 +150,10 @@ static int capture_program(struct capture_child *child, const char *path, char *
     rc = capture_loop(cap, seg, child, running, 0, 0, &never, &end);
     rec_seg_close(seg);
     capture_child_wait(child);
-    if (rc != REC_OK) cli_error(rc, "%s", end.err);
+    if (rc != REC_OK) {
+        cli_error(rc, "%s", end.err);
+        child->tree_rc = rc;
+    }
     char loss[256];
     int n = snprintf(note, notecap, "captured while it ran: %s", capture_loss_words(&end, loss, sizeof loss));
     if (end.st.dropped && n > 0 && (size_t)n < notecap)
@@ -205,11 +210,14 @@ int cmd_run(int argc, char **argv) {
     char capfile[PATH_MAX];
     if (capture_tmp_path(eo.out, capfile, sizeof capfile) != 0) return REC_ERR_IO;
     struct capture_child child;
-    int spawned = capture_child_start(&child, argv + optind, ring_kb, 1);
+    int spawned = capture_child_start(&child, argv + optind, ring_kb);
     if (spawned != 0) {
         unlink(capfile);
         return spawned;
     }
+    child.add_tree = 1;     /* every process of the tree into the capture, live */
+    child.quiet_tree = 1;   /* the trace's summary names them */
+    if (!child.remove_segments) keep = 1;   /* the user's own RECORDER_KEEP */
     pid_t pid = child.pid;
     cli_forward_signals(pid);
     char note[512];
@@ -226,7 +234,10 @@ int cmd_run(int argc, char **argv) {
     for (int i = 0; i < child.d.n && !keep; i++)
         if (child.d.segs[i].pid > 0) desc_remove(&child.d, &child.d.segs[i]);
     int status = child.d.child_status;
+    capture_tree_free(&child);
     desc_free(&child.d);
     int code = cli_exit_status(status);
+    /* A process of the tree not captured whole fails the run (named above). */
+    if (rc == REC_OK) rc = child.tree_rc;
     return code != 0 ? code : rc;
 }

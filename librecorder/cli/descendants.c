@@ -28,15 +28,17 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "recorder/capture.h"
+#include "recorder.h"
 
 #define SHM_DIR "/dev/shm"
-#define MAX_TRACKED 4096
+#define MAX_TRACKED DESC_MAX_TRACKED
 #define PENDING_MS 2000            /* a custom-named segment's header must be readable by then */
 
 static int64_t mono_ms(void) {
@@ -76,22 +78,131 @@ static int track(struct descendants *d, const char *name, int pid, uint64_t star
     return 0;
 }
 
-/* Is the new segment `name` one of our descendants'?  By its header:
- * our launcher tag, or (untagged) a process whose parent chain leads to
- * us.  A header not readable yet (an older writer still making it) is
- * decided in resolve_pending(). */
+/* The effective uid in /proc/<pid>/status ("Uid: real effective ..."):
+ * its files are created as that user. */
+static int proc_euid(int pid, uid_t *uid) {
+    char p[64], buf[4096];
+    snprintf(p, sizeof p, "/proc/%d/status", pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    buf[n] = 0;
+    const char *u = strstr(buf, "\nUid:");
+    unsigned long real, eff;
+    if (!u || sscanf(u + 5, "%lu %lu", &real, &eff) != 2) return -1;
+    *uid = (uid_t)eff;
+    return 0;
+}
+
+/* What a candidate's first page says, read without trusting it or
+ * opening more than a regular file's first page (never a link, never
+ * blocking): which file is ours is decided on these few fields, cheaply,
+ * since it runs in the capture's loop; the segment itself is validated
+ * whole when it is opened (rec_seg_open). */
+struct peek {
+    uid_t uid;
+    int readable;             /* the header could be read */
+    int zero;                 /* its first page is still zeroes (being made) */
+    int pid;                  /* the header's, with a recorder magic; else 0 */
+    uint64_t start, launcher_start;
+    int launcher_pid;
+};
+
+static int peek(const char *path, struct peek *k) {
+    memset(k, 0, sizeof *k);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0) {
+        if (errno != EACCES || lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+        k->uid = st.st_uid;   /* another user's: whose, at least */
+        return 0;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    k->uid = st.st_uid;
+    struct rec_header h;
+    ssize_t n = pread(fd, &h, sizeof h, 0);
+    close(fd);
+    if (n != (ssize_t)sizeof h) {
+        k->zero = n >= 0 && (uint64_t)st.st_size < sizeof h;
+        return 0;
+    }
+    k->readable = 1;
+    const unsigned char *b = (const unsigned char *)&h;
+    k->zero = 1;
+    for (size_t i = 0; i < sizeof h && k->zero; i++) k->zero = b[i] == 0;
+    if (__atomic_load_n(&h.magic, __ATOMIC_RELAXED) != REC_SEG_MAGIC || h.pid <= 0) return 0;
+    k->pid = h.pid;
+    k->start = h.proc_start;
+    k->launcher_pid = h.launcher_pid;
+    k->launcher_start = h.launcher_start;
+    return 0;
+}
+
+/* The pid in a default name, recorder.<pid>, or 0. */
+static int name_pid(const char *name) {
+    const char *p = name + strlen(REC_SEG_PREFIX);
+    char *end;
+    long v = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : 0;
+    return v > 0 && v <= 0x7fffffff && !*end ? (int)v : 0;
+}
+
+/* A process of our tree runs as another user now (runuser, su, a setuid
+ * binary, a daemon dropping privileges): its segment is that user's and
+ * is not read (docs/security.md).  Noted once per pid, for the caller to
+ * say so. */
+static void note_other_user(struct descendants *d, int pid, uid_t uid) {
+    for (int i = 0; i < d->n_other && i < DESC_MAX_OTHER; i++)
+        if (d->other[i].pid == pid) return;
+    if (d->n_other < DESC_MAX_OTHER) {
+        d->other[d->n_other].pid = pid;
+        d->other[d->n_other].uid = uid;
+        /* At once, not only at the end: the run may be long. */
+        cli_warn("pid %d changed user (it runs as uid %u now): its events will not be in the output", pid,
+                 (unsigned)uid);
+    }
+    d->n_other++;
+}
+
+/* Is this segment (peeked) one of our descendants'?  Our launcher tag, or
+ * (untagged) a process whose parent chain leads to us, with its start
+ * time. */
+static int ours(struct descendants *d, const struct peek *k) {
+    if (k->launcher_pid == d->self_pid && k->launcher_start == d->self_start) return 1;
+    uint64_t start = 0;
+    return is_descendant(d, k->pid, &start) && start == k->start;
+}
+
+/* Is the new segment `name` one of our descendants'?  A header not
+ * readable yet (a writer still making it) is decided in
+ * resolve_pending(). */
 static int consider(struct descendants *d, const char *name) {
     if (find(d, name)) return 0;
     char path[PATH_MAX];
     snprintf(path, sizeof path, SHM_DIR "/%.255s", name);
-    struct rec_seg_entry e;
-    int rc = rec_seg_inspect(path, &e);
-    if (rc != REC_OK || e.pid <= 0) return e.all_zero_header && e.uid == d->uid ? track(d, name, 0, 0) : 0;
-    if (e.uid != d->uid) return 0;
-    if (e.launcher_pid == d->self_pid && e.launcher_start == d->self_start) return track(d, name, e.pid, e.proc_start);
-    uint64_t start = 0;
-    if (is_descendant(d, e.pid, &start) && start == e.proc_start) return track(d, name, e.pid, e.proc_start);
-    return 0;
+    struct peek k;
+    if (peek(path, &k) != 0) return 0;
+    if (k.uid != d->uid) {
+        /* Another user's: never read, never ours; but if a process of our
+         * tree made it, say that it changed user. */
+        /* The pid it names (or its name's) is a process of our tree
+         * that runs as the file's owner now.  Not the tag alone: anyone
+         * can write our tag (pid and start time are public) into a file
+         * of theirs, and that must change nothing in our run. */
+        uint64_t start = 0;
+        uid_t now;
+        int pid = k.pid ? k.pid : name_pid(name);
+        if (pid > 0 && is_descendant(d, pid, &start) && (!k.pid || start == k.start) && proc_euid(pid, &now) == 0 &&
+            now == k.uid)
+            note_other_user(d, pid, k.uid);
+        return 0;
+    }
+    if (k.pid <= 0) return k.zero ? track(d, name, 0, 0) : 0;
+    return ours(d, &k) ? track(d, name, k.pid, k.start) : 0;
 }
 
 static void resolve_pending(struct descendants *d) {
@@ -100,13 +211,11 @@ static void resolve_pending(struct descendants *d) {
         if (t->pid != 0 || t->tries < 0) continue;
         char path[PATH_MAX];
         snprintf(path, sizeof path, SHM_DIR "/%.255s", t->name);
-        struct rec_seg_entry e;
-        uint64_t start = 0;
-        if (rec_seg_inspect(path, &e) == REC_OK && e.pid > 0) {
-            int tagged = e.launcher_pid == d->self_pid && e.launcher_start == d->self_start;
-            if (e.uid == d->uid && (tagged || (is_descendant(d, e.pid, &start) && start == e.proc_start))) {
-                t->pid = e.pid;
-                t->start = e.proc_start;
+        struct peek k;
+        if (peek(path, &k) == 0 && k.pid > 0) {
+            if (k.uid == d->uid && ours(d, &k)) {
+                t->pid = k.pid;
+                t->start = k.start;
             } else {
                 t->tries = -1;  /* not ours */
             }
@@ -162,24 +271,6 @@ void desc_start(struct descendants *d, const char *lost_what) {
         d->ino = -1;
     }
     if (d->ino < 0) cli_warn("cannot watch " SHM_DIR " (%s): %s", strerror(errno), lost_what);
-}
-
-/* The effective uid in /proc/<pid>/status ("Uid: real effective ..."):
- * its files are created as that user. */
-static int proc_euid(int pid, uid_t *uid) {
-    char p[64], buf[4096];
-    snprintf(p, sizeof p, "/proc/%d/status", pid);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return -1;
-    buf[n] = 0;
-    const char *u = strstr(buf, "\nUid:");
-    unsigned long real, eff;
-    if (!u || sscanf(u + 5, "%lu %lu", &real, &eff) != 2) return -1;
-    *uid = (uid_t)eff;
-    return 0;
 }
 
 void desc_child(struct descendants *d, pid_t child) {

@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#define DESC_MAX_TRACKED 4096   /* segments followed in one run at most */
+#define DESC_MAX_OTHER 8         /* processes named that changed user */
+
 struct desc_seg {
     char name[NAME_MAX + 1];  /* file name in /dev/shm */
     int pid;                  /* 0 until the header says (custom names); -1 not ours */
@@ -31,6 +34,8 @@ struct descendants {
     struct desc_seg *segs;
     int n;
     int untracked;            /* segments of ours past MAX_TRACKED at the last look: not followed (desc_free warns) */
+    struct { int pid; uid_t uid; } other[DESC_MAX_OTHER];   /* processes of the tree that became another user */
+    int n_other;              /* how many (the first DESC_MAX_OTHER in other[]) */
 };
 
 /* Before starting the command: become a child subreaper and watch

@@ -224,58 +224,6 @@ def test_ls():
         remove_segment(pid)
 
 
-def test_gc():
-    p, pid = start("hold")
-    q, live = start("hold")
-    d = os.path.join(WORK, "shm")
-    os.makedirs(d, exist_ok=True)
-    try:
-        os.kill(pid, signal.SIGKILL)
-        p.wait(timeout=TIMEOUT)
-        old = time.time() - 3600
-        files = {
-            "recorder.dead": segment_copy(pid, "shm/recorder.dead"),
-            "recorder.live": segment_copy(live, "shm/recorder.live"),
-            "recorder.reused": segment_copy(live, "shm/recorder.reused", patch=set_u64(OFF_PROC_START, 1)),
-            "recorder.cut_old": segment_copy(pid, "shm/recorder.cut_old", cut=6000),
-            "recorder.cut_new": segment_copy(pid, "shm/recorder.cut_new", cut=6000),
-            "recorder.cut_live": segment_copy(live, "shm/recorder.cut_live", cut=6000),
-            "recorder.v9": segment_copy(pid, "shm/recorder.v9", patch=set_u32(OFF_VERSION, 9)),
-        }
-        for name, data in [("recorder.junk", b"junk" * 2000), ("recorder.zero", bytes(8192)),
-                           ("recorder.zero_new", bytes(8192))]:
-            files[name] = os.path.join(d, name)
-            with open(files[name], "wb") as f:
-                f.write(data)
-        target = os.path.join(WORK, "precious")
-        with open(target, "wb") as f:
-            f.write(bytes(8192))
-        os.symlink(target, os.path.join(d, "recorder.link"))
-        for name in ["recorder.cut_old", "recorder.cut_live", "recorder.junk", "recorder.zero", "recorder.v9"]:
-            os.utime(files[name], (old, old))
-        os.utime(target, (old, old))
-        code, out, _ = rec("gc", "-n", "--dir", d)
-        check(code == OK and "would remove" in out and all(os.path.exists(f) for f in files.values()),
-              "gc -n removes nothing")
-        code, out, err = rec("gc", "--dir", d)
-        check(code == OK, f"gc exits 0 ({err.strip()})")
-        gone = {n for n, f in files.items() if not os.path.exists(f)}
-        check(gone == {"recorder.dead", "recorder.reused", "recorder.cut_old", "recorder.zero"},
-              f"gc removed exactly the stale ones: {sorted(gone)}")
-        for n in gone:
-            check(f"removed {os.path.join(d, n)} " in out, f"gc printed {n}")
-        check(os.path.exists(target) and os.path.islink(os.path.join(d, "recorder.link")),
-              "gc left the symlink and its target alone")
-        code, out, _ = rec("gc", "--dir", d)
-        check(code == OK and "nothing to remove" in out, "a second gc finds nothing")
-        check(os.path.exists(seg(live)), "the live program's segment is untouched")
-    finally:
-        reap(p)
-        reap(q)
-        remove_segment(pid)
-        remove_segment(live)
-
-
 def test_dump_live():
     p, pid = start("hold")
     try:

@@ -67,7 +67,7 @@ def test_names():
         d = os.path.join(WORK, "shm")
         os.makedirs(d)
         shutil.copyfile(seg(pid), os.path.join(d, "recorder.evil"))
-        code, out, err = rec("gc", "-n", "--dir", d)
+        code, out, err = rec("gc", "-n", "--now", "--all", "--dir", d)
         check(code == OK and b"would remove" in out, f"gc -n sees the dead copy ({out!r})")
         clean(out + err, "gc -n")
     finally:

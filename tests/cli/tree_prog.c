@@ -17,6 +17,13 @@
  *   tree_prog emit N        N lines on stdout, a scope "emit" each.
  *   tree_prog consume       a scope "consume" per line of stdin; prints the
  *                           count on stderr.
+ *   tree_prog fork N        "parent" once, then a child that waits until a
+ *                           capture consumer drains its segment (at most
+ *                           60 s: without one it goes on, and its ring
+ *                           overwrites what nobody read), then records N
+ *                           scopes "child" as fast as it can; the parent
+ *                           waits for it.  Prints "parent P", "child P",
+ *                           and "unwatched" if the child gave up waiting.
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
@@ -85,7 +92,40 @@ static int tree(int n, int crash) {
     return 0;
 }
 
+/* Has a capture consumer taken this process's segment?  (The test
+ * program is the implementation's own translation unit.)  Waits for a
+ * condition, never for a time: the 60 s are a failure, not a pace. */
+static int wait_consumer(void) {
+    rec_init();
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (;;) {
+        if (rec__g.cons && __atomic_load_n(&rec__g.cons->pid, __ATOMIC_ACQUIRE) != 0) return 1;
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        if (b.tv_sec - a.tv_sec > 60) return 0;
+        struct timespec d = {0, 1000000};
+        nanosleep(&d, NULL);
+    }
+}
+
+static int fork_child(int n) {
+    REC_THREAD_NAME("parent");
+    say("parent", (int)getpid());
+    { REC_SCOPE("parent"); }
+    pid_t c = fork();
+    if (c == 0) {
+        REC_THREAD_NAME("child");
+        say("child", (int)getpid());
+        if (!wait_consumer()) say("unwatched", (int)getpid());
+        for (int i = 0; i < n; i++) { REC_SCOPE("child"); }
+        exit(0);
+    }
+    if (c > 0) waitpid(c, NULL, 0);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 3 && !strcmp(argv[1], "fork")) return fork_child(atoi(argv[2]));
     if (argc >= 3 && !strcmp(argv[1], "workers")) return tree(atoi(argv[2]), 0);
     if (argc >= 3 && !strcmp(argv[1], "crash")) return tree(atoi(argv[2]), 1);
     if (argc >= 3 && !strcmp(argv[1], "emit")) {
@@ -106,6 +146,6 @@ int main(int argc, char **argv) {
         fprintf(stderr, "consumed %d\n", k);
         return 0;
     }
-    fprintf(stderr, "usage: tree_prog workers N | crash N | emit N | consume\n");
+    fprintf(stderr, "usage: tree_prog workers N | crash N | emit N | consume | fork N\n");
     return 2;
 }
