@@ -106,11 +106,11 @@ spin_main()
     threads = {e["tid"]: e["args"]["name"] for e in doc["traceEvents"]
                if e.get("ph") == "M" and e["name"] == "thread_name"}
     names = {}
-    for tid, name, _ in trace_slices(doc):
-        names.setdefault(threads[tid], set()).add(name)
-    assert "spin_main (live.py:7)" in names["MainThread"], names
-    assert "spin_worker (live.py:4)" in names["spinner"], names
-    assert "time.sleep" in names["spinner"]
+    for tid, name, args in trace_slices(doc):
+        names.setdefault(threads[tid], set()).add((name, args.get("file"), args.get("line")))
+    assert ("spin_main", "live.py", 7) in names["MainThread"], names
+    assert ("spin_worker", "live.py", 4) in names["spinner"], names
+    assert ("time.sleep", None, None) in names["spinner"]
 
 
 @pytest.mark.parametrize("ext", [".csv", ".folded", ".rec"])
@@ -126,10 +126,7 @@ def test_other_formats(tmp_path, ext):
         assert any(line.startswith("<module> (prog.py:1);main (prog.py:8);Worker.run (prog.py:6)")
                    for line in out.read_text().splitlines())
     else:
-        conv = run([CLI, "convert", str(out), "-o", str(tmp_path / "c.json")])
-        assert conv.returncode == 0
-        names = [n for _, n, _ in trace_slices(check_trace(tmp_path / "c.json"))]
-        assert "Worker.run (prog.py:6)" in names   # file and line stay in the name without the runner
+        assert out.read_bytes()[:8] == b"RCRDCAP1"
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".rec") and p != "out.rec"]
 
 
@@ -223,3 +220,22 @@ def test_trace_args_forms(tmp_path):
     assert out[1] == '{"ph":"B","pid":1,"tid":1,"ts":0,"name":"f","args":{"file":"a.py","line":1}},\n'
     assert out[4] == '{"ph":"E","pid":1,"tid":1,"ts":3,"name":"f","args":{"file":"a.py","line":1}}\n'
     assert out[2:4] == lines[2:4] and out[0] == lines[0] and out[5] == lines[5]
+
+
+def test_json_args_from_every_export(tmp_path):
+    """File and line are args in every JSON the exporter writes of a
+    Python program, not only the runner's: `recorder convert` of its
+    capture and `recorder dump` of its segment; the same on B and E (the
+    strict checker pairs them); the .pftrace keeps the recorded name."""
+    r = runner(tmp_path, "-o", "c.rec", "prog.py")
+    assert r.returncode == 0, r.stderr
+    for fmt, out in (("json", "c.json"), ("perfetto", "c.pftrace")):
+        conv = run([CLI, "convert", str(tmp_path / "c.rec"), "-o", str(tmp_path / out)])
+        assert conv.returncode == 0, conv.stderr
+    doc = check_trace(tmp_path / "c.json")
+    sl = [(n, a) for _, n, a in trace_slices(doc)]
+    assert ("Worker.run", {"file": "prog.py", "line": 6}) in sl and ("builtins.sorted", {}) in sl, sl
+    ends = [(e["name"], e.get("args")) for e in doc["traceEvents"] if e["ph"] == "E"]
+    assert ("Worker.run", {"file": "prog.py", "line": 6}) in ends, ends
+    assert not [n for n, _ in sl if "(prog.py:" in n], sl
+    assert b"Worker.run (prog.py:6)" in (tmp_path / "c.pftrace").read_bytes()
