@@ -159,6 +159,8 @@ def test_uncaught_exception(tmp_path):
     (["-l", "prog.py"], 2, "needs -p"),
     (["--bogus", "prog.py"], 2, "unknown option"),
     (["-o", "x.txt", "prog.py"], 2, "extension"),
+    (["-o", "x.pftrace.txt", "prog.py"], 2, "recorder: -o x.pftrace.txt: the extension says the format"),
+    (["--capture", "-o", "x.csv", "prog.py"], 2, "--capture goes with a timeline"),
     (["--max-depth", "x", "prog.py"], 2, "wants a number"),
     (["--hook", "nope", "prog.py"], 2, "--hook is"),
     (["--capture", "prog.py"], 2, "--capture needs -o"),
@@ -196,30 +198,6 @@ def test_runner_filters(tmp_path):
         depth += {"B": 1, "E": -1}.get(e.get("ph"), 0)
         deepest = max(deepest, depth)
     assert deepest == 2, deepest
-
-
-def test_trace_args_forms(tmp_path):
-    """Only names of the two forms the hooks make, with a Python file, get
-    args; begin and end get the same; other lines stay byte for byte."""
-    from recorder import trace_args
-    assert trace_args.split("Model.forward (model.py:42)") == ("Model.forward", {"file": "model.py", "line": 42})
-    assert trace_args.split("<module> (<string>:1)") == ("<module>", {"file": "<string>", "line": 1})
-    assert trace_args.split("pkg/mod.py:7 (f.<locals>.g)") == \
-        ("pkg/mod.py:7", {"function": "f.<locals>.g", "file": "pkg/mod.py", "line": 7})
-    for name in ("matmul_blk.0.attn_q", "builtins.sorted", "layer (blk.c:3)", "x (y.py:z)", "a.py:3"):
-        assert trace_args.split(name) is None, name
-    lines = ['{"traceEvents":[\n',
-             '{"ph":"B","pid":1,"tid":1,"ts":0,"name":"f (a.py:1)"},\n',
-             '{"ph":"B","pid":1,"tid":1,"ts":1,"name":"layer.7","cat":"open"},\n',
-             '{"ph":"i","s":"t","pid":1,"tid":1,"ts":2,"name":"mark (a.py:2)","args":{"msg":"m"}},\n',
-             '{"ph":"E","pid":1,"tid":1,"ts":3,"name":"f (a.py:1)"}\n', ']}\n']
-    p = tmp_path / "t.json"
-    p.write_text("".join(lines))
-    assert trace_args.rewrite(str(p)) == 2
-    out = p.read_text().splitlines(keepends=True)
-    assert out[1] == '{"ph":"B","pid":1,"tid":1,"ts":0,"name":"f","args":{"file":"a.py","line":1}},\n'
-    assert out[4] == '{"ph":"E","pid":1,"tid":1,"ts":3,"name":"f","args":{"file":"a.py","line":1}}\n'
-    assert out[2:4] == lines[2:4] and out[0] == lines[0] and out[5] == lines[5]
 
 
 def test_json_args_from_every_export(tmp_path):
