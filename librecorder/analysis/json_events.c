@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "json_write.h"
+#include "pyname.h"
 
 /* ---- flow id maps -------------------------------------------------------- */
 
@@ -51,14 +52,16 @@ static char *escaped_field(const char *key, const char *s, uint32_t *len) {
     return f;
 }
 
-/* "name":"..." of a string id.  Resolved names are cached in the model;
- * a fallback ("(id N)") lives for this export only, since the string may
- * still be published later. */
-static const char *name_frag(struct jctx *c, uint32_t id, uint32_t *len) {
+/* "name":"..." of a string id, or with slice set, the fragment a slice's
+ * B, E and instant carry: the same, but for a Python scope the name and
+ * args that hold its file and line (pyname.c).  Resolved names are cached
+ * in the model; a fallback ("(id N)") lives for this export only, since
+ * the string may still be published later. */
+static const char *frag_of(struct jctx *c, uint32_t id, uint32_t *len, int slice) {
     unsigned h = (id ^ (id >> 12)) & (NAME_CACHE - 1);
     if (c->cache_frag[h] && c->cache_id[h] == id) {
-        *len = c->cache_len[h];
-        return c->cache_frag[h];
+        *len = slice ? c->cache_slen[h] : c->cache_len[h];
+        return slice ? c->cache_sfrag[h] : c->cache_frag[h];
     }
     rec_model *m = c->m;
     uint32_t local = model_name(m, id);
@@ -74,6 +77,7 @@ static const char *name_frag(struct jctx *c, uint32_t id, uint32_t *len) {
         if (nm->text) {
             nm->json = f;
             nm->json_len = flen;
+            nm->pyjson = pyname_json(text, strlen(text), &nm->pyjson_len);   /* NULL: not Python's */
         } else {
             if (c->n_temp == c->cap_temp) {
                 size_t nc = c->cap_temp * 2 + 8;
@@ -89,7 +93,8 @@ static const char *name_frag(struct jctx *c, uint32_t id, uint32_t *len) {
             c->temp[c->n_temp++] = f;
             c->cache_id[h] = id;
             c->cache_frag[h] = f;
-            c->cache_len[h] = flen;
+            c->cache_sfrag[h] = f;
+            c->cache_len[h] = c->cache_slen[h] = flen;
             *len = flen;
             return f;
         }
@@ -97,9 +102,13 @@ static const char *name_frag(struct jctx *c, uint32_t id, uint32_t *len) {
     c->cache_id[h] = id;
     c->cache_frag[h] = nm->json;
     c->cache_len[h] = nm->json_len;
-    *len = nm->json_len;
-    return nm->json;
+    c->cache_sfrag[h] = nm->pyjson ? nm->pyjson : nm->json;
+    c->cache_slen[h] = nm->pyjson ? nm->pyjson_len : nm->json_len;
+    *len = slice ? c->cache_slen[h] : c->cache_len[h];
+    return slice ? c->cache_sfrag[h] : c->cache_frag[h];
 }
+
+static const char *name_frag(struct jctx *c, uint32_t id, uint32_t *len) { return frag_of(c, id, len, 0); }
 
 /* A slice's flags go in its category ("cat":"open,gap"), the same on its
  * B and E.  Not in args: speedscope keys frames by name and args, and
@@ -292,11 +301,12 @@ struct jrec *thread_of(struct jctx *c, uint32_t rec) {
 }
 
 /* An event that is a name and a slice's flags: B, E, or a zero-length
- * slice's instant (ph is the opening up to "ph"'s value). */
+ * slice's instant (ph is the opening up to "ph"'s value).  A Python
+ * scope's file and line go in its args, the same on its B and E. */
 static void ev_named(struct jctx *c, const char *ph, size_t phlen, const struct jrec *j, int64_t t, uint32_t name_id,
                      unsigned ab) {
     uint32_t nlen;
-    const char *nf = name_frag(c, name_id, &nlen);
+    const char *nf = frag_of(c, name_id, &nlen, 1);
     char *p = ev_start(c, ph, phlen, j, nlen + c->args_len[ab] + 4);
     p = fmt_us(p, t - c->x->t0);
     *p++ = ',';

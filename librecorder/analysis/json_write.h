@@ -43,6 +43,8 @@ struct jctx {
     uint32_t cache_id[NAME_CACHE];
     char *cache_frag[NAME_CACHE];
     uint32_t cache_len[NAME_CACHE];
+    char *cache_sfrag[NAME_CACHE];         /* the same for a slice: a Python scope's name and args */
+    uint32_t cache_slen[NAME_CACHE];
     char *args[32];           /* per flag set: ,"cat":"..." */
     uint32_t args_len[32];
     char **temp;              /* fragments of unresolved names, freed at the end */

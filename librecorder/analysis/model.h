@@ -46,6 +46,8 @@ struct name {
     char *fallback;           /* shown until then: "(id N)"; kept (pointers to it stay valid) */
     char *json;               /* cached "name":"..." for the exporter, or NULL */
     uint32_t json_len;
+    char *pyjson;             /* a Python scope's "name":"...","args":{file, line} (pyname.c), or NULL */
+    uint32_t pyjson_len;
     char *fold_text;          /* fold.c: a representative's folded text, if it differs */
     uint32_t fold_rep;        /* fold.c: representative's local index + 1; 0 = not yet */
     uint8_t wait_marked;      /* a begin or end of it carried REC_EV_WAIT */

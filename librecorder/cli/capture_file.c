@@ -65,12 +65,24 @@ int capture_conv_begin(struct capture_conv *cv, const char **out) {
     return REC_OK;
 }
 
+void capture_conv_opened(struct capture_conv *cv, int fd) {
+    struct stat st;
+    if (!cv->on || fd < 0 || fstat(fd, &st) != 0) return;
+    cv->opened = 1;
+    cv->dev = st.st_dev;
+    cv->ino = st.st_ino;
+}
+
 int capture_conv_end(struct capture_conv *cv, int rc) {
     if (!cv->on) return rc;
     struct stat st;
-    /* None: the capture never started, and there is nothing to convert. */
-    if (lstat(cv->path, &st) != 0) return rc;
-    if (!S_ISREG(st.st_mode) || st.st_size == 0) {
+    /* Only the file the capture wrote: its name is public while the
+     * capture runs, and a file planted there (a crafted capture, when the
+     * capture was refused or never started) must not become the output. */
+    if (!cv->opened || lstat(cv->path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != cv->dev ||
+        st.st_ino != cv->ino)
+        return rc;
+    if (st.st_size == 0) {
         unlink(cv->path);
         return rc;
     }

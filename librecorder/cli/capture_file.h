@@ -8,6 +8,7 @@
 #define RECORDER_CLI_CAPTURE_FILE_H
 
 #include <limits.h>
+#include <sys/types.h>
 
 #include "export.h"
 
@@ -27,14 +28,22 @@ struct capture_conv {
     int on;
     struct cli_export_opts eo;   /* eo.out: the trace asked for */
     char path[PATH_MAX];         /* the private capture */
+    int opened;                  /* the capture opened it: ... */
+    dev_t dev;                   /* ... this file, the only one converted */
+    ino_t ino;
 };
 
 /* Before anything starts: if *out names a trace format, check it can be
  * written, make the private file and point *out at it.  REC_OK (cv->on
  * says whether it converts), or a status with the reason printed. */
 int capture_conv_begin(struct capture_conv *cv, const char **out);
+/* The capture opened its file (rec_out_open at cv->path): fd is the file
+ * it writes, and only that file is converted at the end. */
+void capture_conv_opened(struct capture_conv *cv, int fd);
 /* After the capture (rc: its status): convert what it wrote, if anything,
- * and remove the private file.  Returns rc if it is not 0, else the
+ * and remove the private file.  Anything else found under its name (the
+ * capture was refused, or never started, and someone put a file there) is
+ * neither converted nor removed.  Returns rc if it is not 0, else the
  * conversion's status. */
 int capture_conv_end(struct capture_conv *cv, int rc);
 

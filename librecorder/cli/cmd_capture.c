@@ -169,6 +169,7 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
     struct rec_out file;
     rc = rec_out_open(&file, out, err, sizeof err);
     if (rc != REC_OK) return cli_error(rc, "%s", err);
+    capture_conv_opened(cv, file.fd);
     /* A capture is binary and holds the program's strings as they are. */
     if (isatty(file.fd)) {
         rec_out_abort(&file);
@@ -180,7 +181,7 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
     }
     char shown_out[4200];
     if (file.is_stdout) snprintf(shown_out, sizeof shown_out, "(stdout)");
-    else cli_safe(shown_out, sizeof shown_out, out);
+    else cli_safe(shown_out, sizeof shown_out, cv->on ? cv->eo.out : out);   /* never the private file's name */
     /* Caught from here on: a Ctrl-C while we wait for the program must
      * still remove the temporary file. */
     struct sigaction sa;

@@ -20,6 +20,7 @@ static const struct cli_cmd *commands(size_t *n) {
         {"convert", cmd_convert, "convert a capture to JSON, Perfetto protobuf, CSV or folded stacks"},
         {"run", cmd_run, "run a program with recording on and save its trace when it exits"},
         {"gc", cmd_gc, "remove the segments of dead processes"},
+        {"check-output", cmd_check_output, "say what -o FILE would write, or why it is refused (nothing written)"},
     };
     *n = sizeof cmds / sizeof cmds[0];
     return cmds;
@@ -29,7 +30,7 @@ static void usage(FILE *f) {
     size_t n;
     const struct cli_cmd *c = commands(&n);
     fprintf(f, "usage: recorder COMMAND [ARGS...]\n\ncommands:\n");
-    for (size_t i = 0; i < n; i++) fprintf(f, "  %-9s %s\n", c[i].name, c[i].summary);
+    for (size_t i = 0; i < n; i++) fprintf(f, "  %-12s %s\n", c[i].name, c[i].summary);
     fprintf(f, "\nOutput files (-o): a new or regular file is written aside and renamed into place\n"
                "(mode 0600); a device, FIFO or - is written to; a symlink or another user's file\n"
                "in /tmp-like directories is refused.  Names from a traced program are printed\n"

@@ -4,14 +4,23 @@ Without -o the program runs in this very process (recorder/_run.py) and
 records into its live segment, for recorder-top, recorder-web and
 `recorder dump`.  With -o FILE this process stays outside: it runs the
 program again, as an inner `python3 -m recorder`, under the `recorder`
-command, and when the program has exited turns the trace it wrote into
-FILE -- as `recorder run` does for any program:
+command, which writes FILE when the program has exited -- as it does for
+any program:
 
-  .json   `recorder run`: every process of the tree (forks, multiprocessing
-          workers) in the one trace, a process track each; each thread's ring holds
-          its last 512k scopes (--ring-kb); then file and line go into args
-  .rec    `recorder capture -- CMD`: the main process lossless, the tree's others from their rings
-  .csv, .folded (and .json with --capture): a capture, then `recorder convert`
+  .json, .pftrace   `recorder run`: every process of the tree (forks,
+          multiprocessing workers) in the one trace, a process track each;
+          each thread's ring holds its last 512k scopes (--ring-kb)
+  .rec, .csv, .folded (and a timeline with --capture)   `recorder capture
+          -o FILE -- CMD`: the main process lossless, the tree's others from
+          their rings
+
+This process writes no file at all.  Which format FILE's name asks for,
+and whether FILE may be written, it asks `recorder check-output` (the
+CLI's one table of extensions and its one output rule) before the program
+starts: a refused FILE is the CLI's message and status, and nothing runs.
+The `recorder` command writes FILE by its output rule (docs/cli.md,
+"Output files"), and its JSON exporter puts a Python scope's file and
+line in the slice's args (docs/python.md).
 
 Ctrl-C reaches the program; SIGTERM and SIGHUP are passed on.  The exit
 status is the program's, 128+N if signal N killed it.
@@ -34,9 +43,12 @@ into the same lanes.
 
 options:
   -o, --output FILE     when the program exits, write its trace to FILE:
-                        .json (Perfetto; every process of the tree, a track each),
+                        .json (Perfetto JSON; every process of the tree, a track
+                        each), .pftrace (the same as Perfetto's protobuf),
                         .rec (a lossless capture), .csv (statistics per scope),
-                        .folded (flame graph stacks)
+                        .folded (flame graph stacks); written by `recorder`
+                        (mode 0600; a planted link or another user's file is
+                        refused before the program starts)
   -p, --partial         record only while enabled: recorder.Profiler().enable()
                         to .disable(), `with recorder.profile():`, or a test
                         using the pytest fixture recorder_profile (tracy_profile)
@@ -45,10 +57,10 @@ options:
   --filter S[,S...]     record only functions whose module or file contains one
   --filter-out S[,S...] ... and none of these
   --max-depth N         record scopes nested at most N deep (0: no limit)
-  --ring-kb KB          each thread's ring (default with -o FILE.json: 16384,
-                        about 512k scopes; else the writer's 1024)
-  --capture             with -o FILE.json: capture every event (no ring limit;
-                        the main process only)
+  --ring-kb KB          each thread's ring (default with -o FILE.json or
+                        .pftrace: 16384, about 512k scopes; else the writer's 1024)
+  --capture             with -o FILE.json or .pftrace: capture every event (no
+                        ring limit; the main process only)
   --no-follow           do not record Python children that are not forks
                         (multiprocessing spawn/forkserver, subprocess)
   --hook HOOK           auto, eval, profile or monitoring (docs/python.md)
@@ -56,17 +68,26 @@ options:
                         built or installed with this package, else PATH)
   -h, --help            this help
 
-Exit status: the program's (128+N if signal N ended it); 2 for bad options.
+Exit status: the program's (128+N if signal N ended it); 2 for bad options;
+recorder's status when it refuses -o FILE (docs/cli.md).
 Docs: docs/python.md.
 """
 
-OUTPUT_KINDS = (".json", ".rec", ".csv", ".folded")
+TIMELINES = ("json", "perfetto")   # what `recorder check-output` says of a trace `recorder run` writes
 RING_KB_JSON = 16384
 STRINGS_KB = 16384
 
 
 class UsageError(Exception):
     pass
+
+
+class Refused(Exception):
+    """`recorder` refused -o FILE (it printed why); .status is its exit status."""
+
+    def __init__(self, status):
+        super().__init__(status)
+        self.status = status
 
 
 class Options:
@@ -179,13 +200,8 @@ def parse(argv):
         raise UsageError("which program? give a SCRIPT or -m MODULE")
     if o.lines and not o.partial:
         raise UsageError("-l (a scope per line) needs -p: lines are recorded only where profiling is enabled")
-    if o.output is not None:
-        ext = os.path.splitext(o.output)[1]
-        if ext not in OUTPUT_KINDS:
-            raise UsageError(f"-o {o.output}: the file's extension says its format: {', '.join(OUTPUT_KINDS)}")
-        if o.capture and ext != ".json":
-            raise UsageError("--capture goes with -o FILE.json (.rec, .csv and .folded are always captured)")
-    elif o.capture:
+    # -o FILE itself is judged by `recorder check-output` (outer()).
+    if o.output is None and o.capture:
         raise UsageError("--capture needs -o FILE")
     return o
 
@@ -239,21 +255,28 @@ def _wait(cmd, env):
     return rc if rc >= 0 else 128 - rc
 
 
-def _fix_json(paths):
-    from . import trace_args
-    for p in paths:
-        if os.path.exists(p):
-            try:
-                trace_args.rewrite(p)
-            except (OSError, UnicodeError) as e:
-                print(f"recorder: {p}: could not move file and line into args: {e}", file=sys.stderr)
+def output_format(rec, path):
+    """The format FILE's name asks for (json, perfetto, csv, folded, rec),
+    from `recorder check-output`, which also checks that FILE may be
+    written.  Refused: its message is on stderr already, and Refused
+    carries its status."""
+    try:
+        r = subprocess.run([rec, "check-output", "--", path], stdout=subprocess.PIPE, text=True)
+    except OSError as e:
+        raise UsageError(f"cannot run {rec}: {e.strerror}") from None
+    if r.returncode != 0:
+        raise Refused(r.returncode)
+    return r.stdout.strip()
 
 
 def outer(o):
-    """-o FILE: run the program under `recorder`, then finish FILE."""
+    """-o FILE: run the program under `recorder`, which writes FILE."""
     rec = find_recorder(o.recorder)
     if o.script is not None and not os.path.isfile(o.script):
         raise UsageError(f"can't open file {o.script!r}: no such file")
+    fmt = output_format(rec, o.output)
+    if o.capture and fmt not in TIMELINES:
+        raise UsageError(f"--capture goes with a timeline, -o FILE.json or .pftrace ({o.output} is always captured)")
     from . import _follow
     env = dict(os.environ)
     env[_follow.INNER] = "1"
@@ -261,27 +284,13 @@ def outer(o):
     _follow.setup(env, o)
     # The inner process must import this package, wherever it was found.
     _follow.with_pythonpath(env, [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))])
-    ext = os.path.splitext(o.output)[1]
     inner = _inner_cmd(o)
-    if ext == ".json" and not o.capture:
+    if fmt in TIMELINES and not o.capture:
         if o.ring_kb is not None or "RECORDER_RING_KB" not in env:
             env["RECORDER_RING_KB"] = str(o.ring_kb or RING_KB_JSON)
-        rc = _wait([rec, "run", "-o", o.output, "--", *inner], env)
-        _fix_json([o.output])
-        return rc
+        return _wait([rec, "run", "-o", o.output, "--", *inner], env)
     ring = ["--ring-kb", str(o.ring_kb)] if o.ring_kb else []
-    if ext == ".rec":
-        return _wait([rec, "capture", "-q", "-o", o.output, *ring, "--", *inner], env)
-    tmp = f"{o.output}.{os.getpid()}.rec"
-    rc = _wait([rec, "capture", "-q", "-o", tmp, *ring, "--", *inner], env)
-    if os.path.exists(tmp):
-        crc = subprocess.call([rec, "convert", tmp, "-o", o.output])
-        os.unlink(tmp)
-        if ext == ".json" and crc == 0:
-            _fix_json([o.output])
-        if rc == 0:
-            rc = crc
-    return rc
+    return _wait([rec, "capture", "-q", "-o", o.output, *ring, "--", *inner], env)
 
 
 def main(argv=None):
@@ -298,6 +307,8 @@ def main(argv=None):
     except UsageError as e:
         print(f"recorder: {e}\n(python3 -m recorder --help for the options)", file=sys.stderr)
         return 2
+    except Refused as e:
+        return e.status
     except Exception as e:
         from . import _run
         if isinstance(e, _run.ProgramNotFound):

@@ -106,11 +106,11 @@ spin_main()
     threads = {e["tid"]: e["args"]["name"] for e in doc["traceEvents"]
                if e.get("ph") == "M" and e["name"] == "thread_name"}
     names = {}
-    for tid, name, _ in trace_slices(doc):
-        names.setdefault(threads[tid], set()).add(name)
-    assert "spin_main (live.py:7)" in names["MainThread"], names
-    assert "spin_worker (live.py:4)" in names["spinner"], names
-    assert "time.sleep" in names["spinner"]
+    for tid, name, args in trace_slices(doc):
+        names.setdefault(threads[tid], set()).add((name, args.get("file"), args.get("line")))
+    assert ("spin_main", "live.py", 7) in names["MainThread"], names
+    assert ("spin_worker", "live.py", 4) in names["spinner"], names
+    assert ("time.sleep", None, None) in names["spinner"]
 
 
 @pytest.mark.parametrize("ext", [".csv", ".folded", ".rec"])
@@ -126,10 +126,7 @@ def test_other_formats(tmp_path, ext):
         assert any(line.startswith("<module> (prog.py:1);main (prog.py:8);Worker.run (prog.py:6)")
                    for line in out.read_text().splitlines())
     else:
-        conv = run([CLI, "convert", str(out), "-o", str(tmp_path / "c.json")])
-        assert conv.returncode == 0
-        names = [n for _, n, _ in trace_slices(check_trace(tmp_path / "c.json"))]
-        assert "Worker.run (prog.py:6)" in names   # file and line stay in the name without the runner
+        assert out.read_bytes()[:8] == b"RCRDCAP1"
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".rec") and p != "out.rec"]
 
 
@@ -162,6 +159,8 @@ def test_uncaught_exception(tmp_path):
     (["-l", "prog.py"], 2, "needs -p"),
     (["--bogus", "prog.py"], 2, "unknown option"),
     (["-o", "x.txt", "prog.py"], 2, "extension"),
+    (["-o", "x.pftrace.txt", "prog.py"], 2, "recorder: -o x.pftrace.txt: the extension says the format"),
+    (["--capture", "-o", "x.csv", "prog.py"], 2, "--capture goes with a timeline"),
     (["--max-depth", "x", "prog.py"], 2, "wants a number"),
     (["--hook", "nope", "prog.py"], 2, "--hook is"),
     (["--capture", "prog.py"], 2, "--capture needs -o"),
@@ -201,25 +200,20 @@ def test_runner_filters(tmp_path):
     assert deepest == 2, deepest
 
 
-def test_trace_args_forms(tmp_path):
-    """Only names of the two forms the hooks make, with a Python file, get
-    args; begin and end get the same; other lines stay byte for byte."""
-    from recorder import trace_args
-    assert trace_args.split("Model.forward (model.py:42)") == ("Model.forward", {"file": "model.py", "line": 42})
-    assert trace_args.split("<module> (<string>:1)") == ("<module>", {"file": "<string>", "line": 1})
-    assert trace_args.split("pkg/mod.py:7 (f.<locals>.g)") == \
-        ("pkg/mod.py:7", {"function": "f.<locals>.g", "file": "pkg/mod.py", "line": 7})
-    for name in ("matmul_blk.0.attn_q", "builtins.sorted", "layer (blk.c:3)", "x (y.py:z)", "a.py:3"):
-        assert trace_args.split(name) is None, name
-    lines = ['{"traceEvents":[\n',
-             '{"ph":"B","pid":1,"tid":1,"ts":0,"name":"f (a.py:1)"},\n',
-             '{"ph":"B","pid":1,"tid":1,"ts":1,"name":"layer.7","cat":"open"},\n',
-             '{"ph":"i","s":"t","pid":1,"tid":1,"ts":2,"name":"mark (a.py:2)","args":{"msg":"m"}},\n',
-             '{"ph":"E","pid":1,"tid":1,"ts":3,"name":"f (a.py:1)"}\n', ']}\n']
-    p = tmp_path / "t.json"
-    p.write_text("".join(lines))
-    assert trace_args.rewrite(str(p)) == 2
-    out = p.read_text().splitlines(keepends=True)
-    assert out[1] == '{"ph":"B","pid":1,"tid":1,"ts":0,"name":"f","args":{"file":"a.py","line":1}},\n'
-    assert out[4] == '{"ph":"E","pid":1,"tid":1,"ts":3,"name":"f","args":{"file":"a.py","line":1}}\n'
-    assert out[2:4] == lines[2:4] and out[0] == lines[0] and out[5] == lines[5]
+def test_json_args_from_every_export(tmp_path):
+    """File and line are args in every JSON the exporter writes of a
+    Python program, not only the runner's: `recorder convert` of its
+    capture and `recorder dump` of its segment; the same on B and E (the
+    strict checker pairs them); the .pftrace keeps the recorded name."""
+    r = runner(tmp_path, "-o", "c.rec", "prog.py")
+    assert r.returncode == 0, r.stderr
+    for fmt, out in (("json", "c.json"), ("perfetto", "c.pftrace")):
+        conv = run([CLI, "convert", str(tmp_path / "c.rec"), "-o", str(tmp_path / out)])
+        assert conv.returncode == 0, conv.stderr
+    doc = check_trace(tmp_path / "c.json")
+    sl = [(n, a) for _, n, a in trace_slices(doc)]
+    assert ("Worker.run", {"file": "prog.py", "line": 6}) in sl and ("builtins.sorted", {}) in sl, sl
+    ends = [(e["name"], e.get("args")) for e in doc["traceEvents"] if e["ph"] == "E"]
+    assert ("Worker.run", {"file": "prog.py", "line": 6}) in ends, ends
+    assert not [n for n, _ in sl if "(prog.py:" in n], sl
+    assert b"Worker.run (prog.py:6)" in (tmp_path / "c.pftrace").read_bytes()
