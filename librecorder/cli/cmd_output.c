@@ -30,17 +30,16 @@ static const char usage[] =
     "Exit status: 0; 2 if the extension names no format; else the output\n"
     "rule's (4: refused, 8: cannot be written; docs/cli.md).\n";
 
-/* The format's word, or NULL when the name says none.  .rec is a capture:
- * what `recorder capture` writes when the name is not a trace's. */
+/* The format's word, or NULL when the name says none (export.c's table:
+ * .rec is a capture, what `recorder capture` writes). */
 static const char *format_word(const char *path) {
     switch (cli_export_format_of_path(path)) {
     case REC_EXPORT_JSON: return "json";
     case REC_EXPORT_PERFETTO: return "perfetto";
     case REC_EXPORT_CSV: return "csv";
     case REC_EXPORT_FOLDED: return "folded";
+    case CLI_FORMAT_CAPTURE: return "rec";
     }
-    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
-    if (dot && (!slash || dot > slash) && !strcmp(dot, ".rec")) return "rec";
     return NULL;
 }
 

@@ -8,11 +8,10 @@ command, which writes FILE when the program has exited -- as it does for
 any program:
 
   .json, .pftrace   `recorder run`: every process of the tree (forks,
-          multiprocessing workers) in the one trace, a process track each;
-          each thread's ring holds its last 512k scopes (--ring-kb)
+          multiprocessing workers) in the one trace, a process track each,
+          each captured while it runs (16 MiB rings, --ring-kb)
   .rec, .csv, .folded (and a timeline with --capture)   `recorder capture
-          -o FILE -- CMD`: the main process lossless, the tree's others from
-          their rings
+          -o FILE -- CMD`: the same capture of the whole tree (64 MiB rings)
 
 This process writes no file at all.  Which format FILE's name asks for,
 and whether FILE may be written, it asks `recorder check-output` (the
@@ -58,9 +57,11 @@ options:
   --filter-out S[,S...] ... and none of these
   --max-depth N         record scopes nested at most N deep (0: no limit)
   --ring-kb KB          each thread's ring (default with -o FILE.json or
-                        .pftrace: 16384, about 512k scopes; else the writer's 1024)
-  --capture             with -o FILE.json or .pftrace: capture every event (no
-                        ring limit; the main process only)
+                        .pftrace: 16384, about 512k scopes, drained while the
+                        program runs; .rec, .csv, .folded: 65536; without -o:
+                        the writer's 1024)
+  --capture             with -o FILE.json or .pftrace: through `recorder
+                        capture` (64 MiB rings) rather than `recorder run`
   --no-follow           do not record Python children that are not forks
                         (multiprocessing spawn/forkserver, subprocess)
   --hook HOOK           auto, eval, profile or monitoring (docs/python.md)
