@@ -146,6 +146,16 @@ const char *capture_loss_words(const struct capture_end *e, char *buf, size_t ca
     return buf;
 }
 
+/* Threads the program could not record (no slot, no ring: its segment
+ * counts them) recorded nothing, so no file of it has them: said as the
+ * capture of it ends, never silent (docs/cli.md, "capture"). */
+void capture_warn_not_recorded(const struct rec_seg_info *info) {
+    char n[64];
+    if (info->threads_no_slot)
+        cli_warn("pid %d: %s (every thread slot was live, or /dev/shm was full): they are in no output",
+                 info->pid, rec_not_recorded_str(info->threads_no_slot, n, sizeof n));
+}
+
 void capture_summary(const struct rec_seg_info *info, const char *where, const struct capture_end *e) {
     const struct rec_capture_stats *st = &e->st;
     char a[32], b[32], proc[256], loss[256];
@@ -165,6 +175,7 @@ void capture_summary(const struct rec_seg_info *info, const char *where, const s
     if (st->bad)
         cli_warn("%llu impossible ring heads or drop counts were seen (bad data, not counted as lost entries)",
                  (unsigned long long)st->bad);
+    capture_warn_not_recorded(info);
     if (st->dropped)
         fprintf(stderr,
                 "recorder: hint: the capture fell behind; each ring holds %llu entries (RECORDER_RING_KB=%llu): "

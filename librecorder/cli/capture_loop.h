@@ -36,5 +36,7 @@ const char *capture_loss_words(const struct capture_end *e, char *buf, size_t ca
  * kept N entries (...); lost N entries: X dropped, Y overwritten; ended:
  * WHY", and a hint when entries were dropped. */
 void capture_summary(const struct rec_seg_info *info, const char *where, const struct capture_end *e);
+/* "pid P: N threads not recorded" on stderr, if its segment counts any. */
+void capture_warn_not_recorded(const struct rec_seg_info *info);
 
 #endif

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "capture_child.h"
+#include "capture_loop.h"
 #include "cli.h"
 #include "recorder/capture.h"
 
@@ -112,6 +113,9 @@ static int end_one(struct capture_child *c, rec_capture *cap, int i, struct capt
     char err[512];
     struct rec_capture_stats st;
     int rc = rec_capture_end_process(cap, f->index, &st, err, sizeof err);
+    struct rec_seg_info info;
+    rec_seg_get_info(f->seg, &info);
+    capture_warn_not_recorded(&info);
     rec_seg_close(f->seg);
     f->seg = NULL;
     f->state = FOL_ENDED;

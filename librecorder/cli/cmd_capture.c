@@ -248,6 +248,7 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
     }
     struct capture_end end;
     rc = capture_loop(cap, seg, cmd ? &child : NULL, running, duration, !quiet && isatty(2), &stop_signal, &end);
+    rec_seg_get_info(seg, &info);   /* its counters as it ends: threads not recorded meanwhile */
     rec_seg_close(seg);  /* the rings go back to flight mode */
     int code = 0;
     if (cmd) {

@@ -148,6 +148,9 @@ static int capture_program(struct capture_child *child, const char *path, char *
     static volatile sig_atomic_t never;   /* signals go to the program, not to us */
     struct capture_end end;
     rc = capture_loop(cap, seg, child, running, 0, 0, &never, &end);
+    struct rec_seg_info last;
+    rec_seg_get_info(seg, &last);   /* as it ends: threads it could not record */
+    capture_warn_not_recorded(&last);
     rec_seg_close(seg);
     capture_child_wait(child);
     if (rc != REC_OK) {

@@ -5,7 +5,9 @@ usage: test_not_recorded.py RECORDER CLI_PROG WORKDIR TEST
   crowd    cli_prog crowd 5 under RECORDER_MAX_THREADS=2: main and one
            thread get a ring, 4 threads get none.  The program says so in
            ONE line on stderr; `ls` (table and --json), dump's summary and
-           report's first line say "4 threads not recorded".
+           report's first line say "4 threads not recorded"; and
+           `recorder run -- CMD`, whose capture cannot hold them, warns
+           with the count when the program ends.
   hostile  the segment's counter (header threads_no_slot, docs/format.md)
            set to 2^64-1 in a copy: every reader shows it bounded
            (REC_COUNT_MAX, 2^53-1), never wrapped.
@@ -21,7 +23,7 @@ import subprocess
 import sys
 
 sys.dont_write_bytecode = True
-from clitest import PROG, TIMEOUT, WORK, check, env_without_keep, main, rec, remove_segment, require, seg  # noqa: E402
+from clitest import PROG, RECORDER, TIMEOUT, WORK, check, env_without_keep, main, rec, remove_segment, require, seg  # noqa: E402
 
 THREADS_NO_SLOT_OFF = 272          # struct rec_header (include/recorder.h)
 COUNT_MAX = (1 << 53) - 1          # REC_COUNT_MAX (include/recorder/reader.h)
@@ -61,6 +63,13 @@ def test_crowd():
         shows(str(pid), 4, f"recorder.{pid}")
     finally:
         remove_segment(pid)
+    env = env_without_keep({"RECORDER_MAX_THREADS": "2"})
+    out = os.path.join(WORK, "crowd-run.json")
+    p = subprocess.run([RECORDER, "run", "-o", out, "--", PROG, "crowd", "5"], env=env, cwd=WORK, timeout=TIMEOUT,
+                       capture_output=True)
+    err = p.stderr.decode(errors="replace")
+    warned = [l for l in err.splitlines() if l.startswith("recorder: warning:") and "4 threads not recorded" in l]
+    check(p.returncode == 0 and len(warned) == 1, f"recorder run warns: 4 threads not recorded ({err[-400:]!r})")
 
 
 def test_hostile():
