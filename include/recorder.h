@@ -132,14 +132,37 @@ enum rec_slot_state {
 #define REC_SLOT_STATE(sg) ((unsigned)((sg) & 0xffu))
 #define REC_SLOT_GEN(sg)   ((uint32_t)((sg) >> 8))
 
+/* What a slot's ring records (rec_slot.lane bits 0-7).  Lanes other than
+ * threads are written by the GPU library or a replay, with their events'
+ * own timestamps (include/recorder/lanes.h, docs/format.md "Lanes"). */
+enum rec_lane_kind {
+    REC_LANE_THREAD = 0,      /* a thread of the process (tid is its tid) */
+    REC_LANE_GPU_STREAM = 1,  /* a device's stream: kernels, copies, memsets, syncs */
+    REC_LANE_GPU_DEVICE = 2,  /* a device: its counters (busy %, bytes/s) */
+    REC_LANE_RANGES = 3       /* ranges that may end on another thread (NVTX start/end) */
+};
+#define REC_LANE_KINDS 4u
+#define REC_LANE_KIND(lane)   ((unsigned)((lane) & 0xffu))
+#define REC_LANE_DEVICE(lane) ((uint32_t)((lane) >> 8))
+/* The GPU library's state (rec_header.gpu_state bits 0-7). */
+enum rec_gpu_state {
+    REC_GPU_NONE = 0,         /* never loaded */
+    REC_GPU_ON = 1,           /* CUPTI is delivering activity */
+    REC_GPU_NVTX_ONLY = 2,    /* NVTX only: CUDA never initialised, or not asked */
+    REC_GPU_REFUSED = 3       /* CUPTI refused (its message went to stderr) */
+};
+
 /* One per thread slot, 128 bytes.  Metadata fields are written with release
  * stores before state_gen says LIVE; a reader loads state_gen, the fields
  * (acquire), then state_gen again, and retries if it changed. */
 struct rec_slot {
     /* Line 0: written only by the owning thread, on every event. */
     uint64_t head;            /* next ring index; monotonic for the slot's life */
-    uint64_t dropped;         /* entries dropped in stream mode (ring full) */
-    uint64_t pad0[6];
+    uint64_t dropped;         /* entries dropped in stream mode (ring full);
+                                 a device lane adds the records its source lost */
+    uint64_t delivered_ticks; /* lanes fed late (a GPU's): every event up to here
+                                 is in the ring; 0 for a thread (docs/format.md) */
+    uint64_t pad0[5];
     /* Line 1: claim and metadata, written at attach, rename and exit. */
     uint64_t state_gen;       /* generation << 8 | state */
     int32_t tid;
@@ -148,8 +171,11 @@ struct rec_slot {
     uint64_t start_ticks;
     uint64_t exit_ticks;      /* 0 while live */
     uint32_t attach_count;    /* implementation copies in the process using it */
-    uint32_t pad1;
-    uint64_t pad2[2];
+    /* What the ring records (include/recorder/lanes.h).  0 for a thread;
+     * these were padding before, so older writers' slots read 0. */
+    uint32_t lane;            /* kind (REC_LANE_*) in bits 0-7, device in bits 8-31 */
+    uint64_t lane_context;    /* a GPU lane's context id */
+    uint64_t lane_stream;     /* a GPU lane's stream id */
 };
 
 /* The consumer page(s): the only part a capture consumer maps writable.
@@ -216,7 +242,9 @@ struct rec_header {
     int32_t parent_pid;
     uint64_t launcher_start;  /* its start time, as proc_start */
     uint64_t parent_start;
-    uint64_t pad1;
+    /* The GPU library (gpu/): REC_GPU_* in bits 0-7 (0: never loaded),
+     * set on its slow paths.  Was padding: 0 in older segments. */
+    uint64_t gpu_state;
     /* Line 3 on: process-wide counters, written only on slow paths. */
     uint64_t strings_used;    /* bump allocator of the string region (bytes) */
     uint64_t strings_dropped; /* names that found the string table full */

@@ -38,6 +38,8 @@ static int live_fields(rec_seg *s, struct rec_seg_info *info) {
     info->strings_dropped = __atomic_load_n(&live->strings_dropped, __ATOMIC_RELAXED);
     /* Anyone who can write the file sets this to anything: bounded. */
     info->threads_no_slot = rec_count_sat(__atomic_load_n(&live->threads_no_slot, __ATOMIC_RELAXED), 0);
+    uint64_t gs = __atomic_load_n(&live->gpu_state, __ATOMIC_RELAXED) & 0xffu;
+    info->gpu_state = gs <= REC_GPU_REFUSED ? (unsigned)gs : REC_GPU_NONE;
     info->threads_attached = __atomic_load_n(&live->threads_attached, __ATOMIC_RELAXED);
     return 0;
 }

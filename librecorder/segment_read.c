@@ -81,7 +81,15 @@ static int thread_read(rec_seg *s, uint32_t i, struct rec_thread_info *o) {
         o->exit_ticks = LOAD(sl->exit_ticks);
         o->head = LOAD(sl->head);
         o->dropped = LOAD(sl->dropped);
-        if (LOAD(sl->state_gen) != sg) continue;  /* reused or exiting: again */
+        uint32_t lane = LOAD(sl->lane);
+        o->lane_context = LOAD(sl->lane_context);
+        o->lane_stream = LOAD(sl->lane_stream);
+        o->delivered_ticks = LOAD(sl->delivered_ticks);
+        if (LOAD(sl->state_gen) != sg) continue;
+        /* A kind this reader does not know is shown as a thread: its
+         * events are read the same way. */
+        o->lane_kind = REC_LANE_KIND(lane) < REC_LANE_KINDS ? REC_LANE_KIND(lane) : REC_LANE_THREAD;
+        o->lane_device = REC_LANE_DEVICE(lane);  /* reused or exiting: again */
         /* A generation starts at or before the head: a later start is a
          * torn or hostile slot, and differences of the two must not wrap. */
         if (o->start_head > o->head) o->start_head = o->head;

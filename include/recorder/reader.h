@@ -118,6 +118,7 @@ struct rec_seg_info {
     int stopped;              /* alive, but stopped (SIGSTOP, a debugger): it records
                                  nothing until it goes on, so a snapshot of it
                                  ends at its newest event, the same at every read */
+    unsigned gpu_state;       /* enum rec_gpu_state: what the GPU library did (0: not loaded) */
 };
 /* Fills info; counters are read fresh at each call. */
 void rec_seg_get_info(rec_seg *s, struct rec_seg_info *info);
@@ -143,6 +144,14 @@ struct rec_thread_info {
     uint64_t dropped;         /* stream mode: entries the writer dropped */
     int bad_counts;           /* head or dropped cannot be right (hostile or corrupt
                                  slot): they read as 0 here, rec_seg_read counts bad */
+    /* What the ring records (docs/format.md, "Lanes"): REC_LANE_THREAD for
+     * a thread; a GPU stream or device, or NVTX ranges, written late by
+     * the GPU library, with the device, context and stream it names.  An
+     * unknown kind reads as a thread. */
+    unsigned lane_kind;
+    uint32_t lane_device;
+    uint64_t lane_context, lane_stream;
+    uint64_t delivered_ticks; /* late lanes: every event up to here is written; 0 if not said */
 };
 /* The slots that are live or exited, in slot order; returns the count
  * (at most max), or -1. */

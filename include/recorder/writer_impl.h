@@ -28,6 +28,8 @@ extern "C" {
 #include "writer_segment.h"
 #include "writer_strings.h"
 #include "writer_threads.h"
+#include "lanes.h"
+#include "writer_lanes.h"
 
 #ifdef __cplusplus
 }

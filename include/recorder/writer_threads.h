@@ -107,10 +107,14 @@ static void rec__thread_name_id(struct rec__tls *t, uint32_t id);
 
 /* NULL when the thread gets no ring: *err is then 0 (every slot live) or
  * the errno of committing the ring's memory (a full /dev/shm). */
-static struct rec_slot *rec__claim(struct rec__global *g, int tid, int *err) {
+/* A thread passes lane 0; a lane (lanes.h) passes its kind and device,
+ * context and stream, and never joins another's slot.  A lane that is not
+ * a thread gets tid -(slot + 1): unique, and never a thread's. */
+static struct rec_slot *rec__claim(struct rec__global *g, int tid, uint32_t lane, uint64_t ctx, uint64_t stream,
+                                   int *err) {
     uint32_t n = g->hdr->max_threads;
     /* Another copy of the implementation may have attached this thread. */
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n && lane == 0; i++) {
         struct rec_slot *s = &g->slots[i];
         uint64_t sg = __atomic_load_n(&s->state_gen, __ATOMIC_ACQUIRE);
         if (REC_SLOT_STATE(sg) == REC_SLOT_LIVE && __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE) == tid) {
@@ -153,12 +157,18 @@ static struct rec_slot *rec__claim(struct rec__global *g, int tid, int *err) {
             *err = e;
             return NULL;
         }
+        if (REC_LANE_KIND(lane) != REC_LANE_THREAD) tid = -(int)(best - g->slots) - 1;
         REC__SET(best->tid, tid);
         REC__SET(best->name_id, 0u);
         REC__SET(best->start_head, __atomic_load_n(&best->head, __ATOMIC_RELAXED));
         REC__SET(best->start_ticks, rec_now());
         REC__SET(best->exit_ticks, (uint64_t)0);
         REC__SET(best->attach_count, 1u);
+        /* A slot a lane used may come back to a thread, and the reverse. */
+        REC__SET(best->lane, lane);
+        REC__SET(best->lane_context, ctx);
+        REC__SET(best->lane_stream, stream);
+        __atomic_store_n(&best->delivered_ticks, (uint64_t)0, __ATOMIC_RELEASE);
         __atomic_store_n(&best->state_gen, (claiming & ~(uint64_t)0xff) | REC_SLOT_LIVE, __ATOMIC_RELEASE);
         __atomic_fetch_add(&g->hdr->threads_attached, 1, __ATOMIC_RELAXED);
         return best;
@@ -186,7 +196,7 @@ void rec__attach(struct rec__tls *t) {
     rec__tls_detached(t);
     if (rec__ensure_init() != 0) return;
     int tid = rec__tid(), err = 0;
-    struct rec_slot *s = rec__claim(g, tid, &err);
+    struct rec_slot *s = rec__claim(g, tid, 0, 0, 0, &err);
     if (!s) {
         rec__not_recorded(g, tid, err);
         return;

@@ -109,7 +109,7 @@ struct rec_cap_thread {
     uint32_t slot, gen, state;
     int32_t tid;
     uint32_t name_id;
-    uint32_t pad;
+    uint32_t lane;            /* the slot's lane: kind | device << 8 (0: a thread; was padding) */
     uint64_t head, start_head, start_ticks, exit_ticks, dropped;
     char name[64];
 };

@@ -43,6 +43,8 @@ static void fill_thread(struct rec_thread_info *o, const unsigned char *p) {
     o->start_ticks = t.start_ticks;
     o->exit_ticks = t.exit_ticks;
     o->dropped = t.dropped;
+    o->lane_kind = REC_LANE_KIND(t.lane) < REC_LANE_KINDS ? REC_LANE_KIND(t.lane) : REC_LANE_THREAD;
+    o->lane_device = REC_LANE_DEVICE(t.lane);
 }
 
 /* A record that fails a check in rec_cap_next: if it was checked before,

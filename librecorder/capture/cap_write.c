@@ -180,6 +180,7 @@ static int poll_threads(rec_capture *c, char *err, size_t errlen) {
         r.start_ticks = t.start_ticks;
         r.exit_ticks = t.exit_ticks;
         r.dropped = t.dropped;
+        r.lane = (t.lane_kind & 0xffu) | (t.lane_device & 0xffffffu) << 8;
         memcpy(r.name, t.name, sizeof r.name);
         int rc = capw_put_record(c, REC_CAP_REC_THREAD, &r, sizeof r, err, errlen);
         if (rc != REC_OK) return rc;
