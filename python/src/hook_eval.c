@@ -73,7 +73,7 @@ static PyObject *eval_hook(PyThreadState *ts, struct _PyInterpreterFrame *f, int
         } else {
             pyrec_name_thread(t);
             t->rec++;
-            rec_begin_id(id);
+            pyrec_begin(id);
         }
     }
     PyObject *r = prev_eval(ts, f, throwflag);
@@ -81,7 +81,7 @@ static PyObject *eval_hook(PyThreadState *ts, struct _PyInterpreterFrame *f, int
         t->fork_floor = d - 1;  /* begun in the parent process: not ours to end */
     } else if (id) {
         t->rec--;
-        rec_end_id(id);
+        pyrec_end(id);
     }
     t->depth--;
     return r;

@@ -183,6 +183,7 @@ struct pyrec_code *pyrec_code_slow(PyObject *code, struct pyrec_code *ci) {
         char module[512];
         module_of(short_file(file), module, sizeof module);
         if (kept(module, file)) ci->id = ci->fn_id;
+        if (ci->id && pyrec_is_wait_py(module, utf8_or(co->co_qualname, "?"))) ci->id |= PYREC_ID_WAIT;
     }
     return ci;
 }
@@ -300,7 +301,8 @@ static uint32_t native_decide(const PyMethodDef *ml, PyTypeObject *type, PyObjec
      * scopes: a scope's __exit__ would otherwise close around its end. */
     if (!strncmp(module, "recorder.", 9) || !strcmp(module, "recorder")) return 0;
     if (!kept(module, NULL)) return 0;
-    return intern_buf(name);
+    uint32_t id = intern_buf(name);
+    return id && pyrec_is_wait_native(name) ? id | PYREC_ID_WAIT : id;
 }
 
 uint32_t pyrec_native_id(PyObject *callable) {

@@ -87,6 +87,10 @@ uint32_t pyrec_line_id(struct pyrec_code *ci, PyObject *code, int line);
  * (not such a function, filtered, or one of recorder's own). */
 uint32_t pyrec_native_id(PyObject *callable);
 
+/* The interpreter's known blocking calls (waits.c): 1 if the function is one. */
+int pyrec_is_wait_py(const char *module, const char *qualname) PYREC_HIDDEN;
+int pyrec_is_wait_native(const char *name) PYREC_HIDDEN;
+
 extern Py_ssize_t pyrec_extra_index PYREC_HIDDEN;
 
 /* The hot path: the code object's record, made on first sight and remade
@@ -134,6 +138,22 @@ static inline void pyrec_name_thread(struct pyrec_thread *t) {
     if (PYREC_UNLIKELY(!t->named)) pyrec_name_thread_slow(t);
 }
 
+/* Bit 31 of an id the hooks record: the function blocks (names.c's table
+ * of the interpreter's known blocking calls), so its scope is a wait
+ * scope (REC_SCOPE_WAIT): the analysis counts it, and what runs under it,
+ * as waiting, not work.  String ids never reach bit 31. */
+#define PYREC_ID_WAIT 0x80000000u
+
+static inline void pyrec_begin(uint32_t id) {
+    if (PYREC_UNLIKELY(id & PYREC_ID_WAIT)) rec_begin_wait_id(id & ~PYREC_ID_WAIT);
+    else rec_begin_id(id);
+}
+
+static inline void pyrec_end(uint32_t id) {
+    if (PYREC_UNLIKELY(id & PYREC_ID_WAIT)) rec_end_wait_id(id & ~PYREC_ID_WAIT);
+    else rec_end_id(id);
+}
+
 static inline void pyrec_push(struct pyrec_thread *t, const void *key, uint32_t id, uint32_t kind) {
     if (PYREC_UNLIKELY(t->n == t->cap) && pyrec_grow(t) != 0) return;  /* unpushed: its return is ignored */
     if (id && pyrec_cfg.max_depth && t->rec >= pyrec_cfg.max_depth) id = 0;
@@ -143,7 +163,7 @@ static inline void pyrec_push(struct pyrec_thread *t, const void *key, uint32_t 
     e->kind = kind;
     if (id) {
         t->rec++;
-        rec_begin_id(id);
+        pyrec_begin(id);
     }
 }
 
@@ -151,7 +171,7 @@ static inline void pyrec_pop_top(struct pyrec_thread *t) {
     struct pyrec_ent *e = &t->st[--t->n];
     if (e->id) {
         t->rec--;
-        rec_end_id(e->id);
+        pyrec_end(e->id);
     }
 }
 
