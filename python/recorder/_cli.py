@@ -53,6 +53,8 @@ options:
                         using the pytest fixture recorder_profile (tracy_profile)
   -l, --lines           also a scope for each line run (only with -p)
   --no-native           no scopes for builtins and extension functions
+  --imports             record imports in full (default: each top-level import
+                        is one scope, "import torch", with a count of its calls)
   --filter S[,S...]     record only functions whose module or file contains one
   --filter-out S[,S...] ... and none of these
   --max-depth N         record scopes nested at most N deep (0: no limit)
@@ -97,6 +99,7 @@ class Options:
         self.partial = False
         self.lines = False
         self.native = True
+        self.imports = False
         self.filter = []
         self.filter_out = []
         self.max_depth = 0
@@ -115,7 +118,7 @@ class Options:
 _VALUED = {"-o": "output", "--output": "output", "--filter": "filter", "--filter-out": "filter_out",
            "--max-depth": "max_depth", "--ring-kb": "ring_kb", "--hook": "hook", "--recorder": "recorder"}
 _FLAGS = {"-p": "partial", "--partial": "partial", "-l": "lines", "--lines": "lines", "--no-native": "native",
-          "--capture": "capture", "--no-follow": "follow", "--_inner": "inner"}
+          "--capture": "capture", "--no-follow": "follow", "--_inner": "inner", "--imports": "imports"}
 _OUTER_ONLY = {"output", "ring_kb", "capture", "recorder"}
 
 

@@ -25,7 +25,8 @@ HOOKS = ("auto", "eval", "profile", "monitoring")
 _lock = threading.RLock()
 _count = 0
 _saved_threading = None
-_defaults = {"native": True, "lines": False, "max_depth": 0, "filter": (), "filter_out": (), "hook": "auto"}
+_defaults = {"native": True, "lines": False, "max_depth": 0, "filter": (), "filter_out": (), "hook": "auto",
+             "imports": False}
 
 
 def set_defaults(**kw):
@@ -82,7 +83,7 @@ def _threading_hooks(install):
 _native_cfg = {}
 
 
-def enable(native=None, lines=None, max_depth=None, filter=None, filter_out=None, hook=None):
+def enable(native=None, lines=None, max_depth=None, filter=None, filter_out=None, hook=None, imports=None):
     """Start recording (or count one more enable if it is on already; the
     options of the first one are in force).  Returns the hook used."""
     global _count, _native_cfg
@@ -92,7 +93,7 @@ def enable(native=None, lines=None, max_depth=None, filter=None, filter_out=None
             return _native.running()
         cfg = dict(_defaults)
         for k, v in (("native", native), ("lines", lines), ("max_depth", max_depth), ("filter", filter),
-                     ("filter_out", filter_out), ("hook", hook)):
+                     ("filter_out", filter_out), ("hook", hook), ("imports", imports)):
             if v is not None:
                 cfg[k] = v
         if isinstance(cfg["filter"], str) or isinstance(cfg["filter_out"], str):
@@ -104,7 +105,8 @@ def enable(native=None, lines=None, max_depth=None, filter=None, filter_out=None
             _count = 1
             return None
         _native.configure(native=bool(cfg["native"]), lines=bool(cfg["lines"]), max_depth=int(cfg["max_depth"]),
-                          filter=tuple(cfg["filter"]), filter_out=tuple(cfg["filter_out"]), own_dir=OWN_DIR)
+                          filter=tuple(cfg["filter"]), filter_out=tuple(cfg["filter_out"]), own_dir=OWN_DIR,
+                          imports=bool(cfg["imports"]))
         _native_cfg = cfg
         if chosen == "profile":
             _threading_hooks(True)
@@ -141,14 +143,16 @@ class Profiler:
         profiler.disable()
 
     Options default to the runner's (python3 -m recorder -p ...), else to
-    native=True, lines=False.  Recording covers every thread.  Scopes open
+    native=True, lines=False, imports=False (each top-level import one
+    scope).  Recording covers every thread.  Scopes open
     at disable() end when their functions return, so enable() and disable()
     may sit anywhere: inside the function under test or around its call.
     """
 
-    def __init__(self, *, native=None, lines=None, max_depth=None, filter=None, filter_out=None, hook=None):
+    def __init__(self, *, native=None, lines=None, max_depth=None, filter=None, filter_out=None, hook=None,
+                 imports=None):
         self._opts = dict(native=native, lines=lines, max_depth=max_depth, filter=filter, filter_out=filter_out,
-                          hook=hook)
+                          hook=hook, imports=imports)
         self._on = False
 
     def enable(self):

@@ -24,7 +24,8 @@ AUTOSTART = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_autostart
 
 def config(opts):
     return {"partial": opts.partial, "native": opts.native, "lines": opts.lines, "max_depth": opts.max_depth,
-            "filter": list(opts.filter), "filter_out": list(opts.filter_out), "hook": opts.hook}
+            "filter": list(opts.filter), "filter_out": list(opts.filter_out), "hook": opts.hook,
+            "imports": opts.imports}
 
 
 def with_pythonpath(env, first):
@@ -56,7 +57,8 @@ def start_child():
         cfg = json.loads(raw)
         from . import _control
         _control.set_defaults(native=cfg["native"], lines=cfg["lines"], max_depth=cfg["max_depth"],
-                              filter=cfg["filter"], filter_out=cfg["filter_out"], hook=cfg["hook"])
+                              filter=cfg["filter"], filter_out=cfg["filter_out"], hook=cfg["hook"],
+                              imports=cfg.get("imports", False))
         if not cfg["partial"]:
             _control.enable()
     except Exception as e:  # never stop the child over its recording

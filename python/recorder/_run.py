@@ -86,7 +86,7 @@ def run(opts, script=None, module=None, args=()):
     os.environ.pop(_follow.INNER, None)
     _follow.setup(os.environ, opts)
     _control.set_defaults(native=opts.native, lines=opts.lines, max_depth=opts.max_depth, filter=opts.filter,
-                          filter_out=opts.filter_out, hook=opts.hook)
+                          filter_out=opts.filter_out, hook=opts.hook, imports=opts.imports)
     code, main = prepare(script, module, args)
     # The segment now, so that a -p run that never enables still leaves one
     # (an empty trace rather than none); and the main thread's lane named.

@@ -57,6 +57,19 @@ static inline PyObject *frame_code(struct _PyInterpreterFrame *f) {
 #endif
 }
 
+/* The module an import root frame imports: its first argument (borrowed),
+ * read from the frame's layout on 3.11; not known from 3.12, which has no
+ * API for a frame's locals before it runs (the scope is then "import (a
+ * module)"; the profile and monitoring hooks name it). */
+static inline PyObject *import_name(struct _PyInterpreterFrame *f) {
+#if PY_VERSION_HEX < 0x030C0000
+    return f->f_code->co_argcount >= 1 ? f->localsplus[0] : NULL;
+#else
+    (void)f;
+    return NULL;
+#endif
+}
+
 static PyObject *eval_hook(PyThreadState *ts, struct _PyInterpreterFrame *f, int throwflag) {
     if (PYREC_UNLIKELY(!active)) return prev_eval(ts, f, throwflag);  /* another tool chains to us */
     struct pyrec_thread *t = &pyrec_t;
@@ -67,6 +80,16 @@ static PyObject *eval_hook(PyThreadState *ts, struct _PyInterpreterFrame *f, int
         if (PYREC_UNLIKELY(ci->resumable) && frame_fresh(f)) id = 0;
     }
     uint32_t d = ++t->depth;
+    int import_root = 0;
+    if (PYREC_UNLIKELY(t->imp) && id) {
+        t->imp_calls++;   /* inside a folded import (imports.c): counted, not recorded */
+        id = 0;
+    } else if (id && pyrec_folds_import(ci, t)) {
+        id = pyrec_import_id(import_name(f));
+        t->imp = d;
+        t->imp_calls = 0;
+        import_root = 1;
+    }
     if (id) {
         if (pyrec_cfg.max_depth && t->rec >= pyrec_cfg.max_depth) {
             id = 0;
@@ -80,9 +103,11 @@ static PyObject *eval_hook(PyThreadState *ts, struct _PyInterpreterFrame *f, int
     if (PYREC_UNLIKELY(d <= t->fork_floor)) {
         t->fork_floor = d - 1;  /* begun in the parent process: not ours to end */
     } else if (id) {
+        if (PYREC_UNLIKELY(import_root)) pyrec_import_end(t);
         t->rec--;
         pyrec_end(id);
     }
+    if (PYREC_UNLIKELY(import_root) && t->imp == d) t->imp = 0;
     t->depth--;
     return r;
 }

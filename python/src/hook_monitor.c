@@ -82,6 +82,13 @@ static PyObject *mon_begin(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     if (!ci) Py_RETURN_NONE;
     if (!ci->id) return Py_NewRef(nargs == 2 ? DISABLE : Py_None);  /* never recorded here */
     struct pyrec_thread *t = &pyrec_t;
+    if (pyrec_folds_import(ci, t) && nargs == 2) {
+        /* The callback runs on the started frame: it is the current one. */
+        PyObject *name = pyrec_import_name_of(PyEval_GetFrame());
+        TRACK(t, pyrec_import_push(t, args[0], name));
+        Py_XDECREF(name);
+        Py_RETURN_NONE;
+    }
     pyrec_name_thread(t);
     TRACK(t, pyrec_push(t, args[0], ci->id, PYREC_ENT_PY));
     Py_RETURN_NONE;

@@ -33,6 +33,12 @@ static int prof_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *ar
         PyCodeObject *code = PyFrame_GetCode(frame);
         struct pyrec_code *ci = pyrec_code_get((PyObject *)code);
         Py_DECREF(code);
+        if (ci && pyrec_folds_import(ci, t)) {
+            PyObject *name = pyrec_import_name_of(frame);
+            pyrec_import_push(t, frame, name);
+            Py_XDECREF(name);
+            break;
+        }
         uint32_t id = ci ? ci->id : 0;
         if (id) pyrec_name_thread(t);
         pyrec_push(t, frame, id, PYREC_ENT_PY);

@@ -9,7 +9,7 @@
  */
 #include "pyrec.h"
 
-struct pyrec_config pyrec_cfg = {1, 0, 0, NULL, NULL, NULL, 1};
+struct pyrec_config pyrec_cfg = {1, 0, 0, NULL, NULL, NULL, 0, 1};
 static enum pyrec_hook running = PYREC_HOOK_NONE;
 
 static const char *const hook_names[] = {"none", "eval", "profile", "monitoring"};
@@ -29,12 +29,12 @@ static PyObject *str_tuple(PyObject *o, const char *what) {
 
 static PyObject *mod_configure(PyObject *m, PyObject *args, PyObject *kw) {
     (void)m;
-    static char *kwlist[] = {"native", "lines", "max_depth", "filter", "filter_out", "own_dir", NULL};
-    int native = 1, lines = 0;
+    static char *kwlist[] = {"native", "lines", "max_depth", "filter", "filter_out", "own_dir", "imports", NULL};
+    int native = 1, lines = 0, imports = 0;
     long max_depth = 0;
     PyObject *filter = Py_None, *filter_out = Py_None, *own_dir = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$pplOOO:configure", kwlist, &native, &lines, &max_depth, &filter,
-                                     &filter_out, &own_dir))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$pplOOOp:configure", kwlist, &native, &lines, &max_depth, &filter,
+                                     &filter_out, &own_dir, &imports))
         return NULL;
     if (max_depth < 0 || max_depth > 0x7fffffffL) {
         PyErr_SetString(PyExc_ValueError, "max_depth must be >= 0 (0: no limit)");
@@ -62,6 +62,7 @@ static PyObject *mod_configure(PyObject *m, PyObject *args, PyObject *kw) {
     Py_XSETREF(pyrec_cfg.own_dir, own_dir == Py_None ? NULL : Py_NewRef(own_dir));
     pyrec_cfg.native = native;
     pyrec_cfg.lines = lines;
+    pyrec_cfg.imports = imports;
     pyrec_cfg.max_depth = (uint32_t)max_depth;
     pyrec_cfg.gen++;
     if (pyrec_cfg.gen == 0) pyrec_cfg.gen = 1;  /* 0 never matches a fresh record's gen by accident */

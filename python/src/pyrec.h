@@ -61,6 +61,7 @@ struct pyrec_config {
     PyObject *filter;      /* tuple of str, or NULL: module or file must contain one */
     PyObject *filter_out;  /* tuple of str, or NULL: ... and none of these */
     PyObject *own_dir;     /* str: the recorder package's directory (its frames are not recorded) */
+    int imports;           /* record imports in full; 0: each top-level import is one scope (imports.c) */
     unsigned gen;          /* bumped by every configure: cached verdicts carry it */
 };
 extern struct pyrec_config pyrec_cfg PYREC_HIDDEN;
@@ -78,6 +79,7 @@ struct pyrec_code {
     uint32_t fn_id;        /* the name without the filter verdict (for lines) */
     uint8_t own;           /* recorder's own code: its frames and what they call are not recorded */
     uint8_t resumable;     /* a generator or coroutine: its first evaluation only makes the object */
+    uint8_t import_root;   /* importlib's _find_and_load: where an import begins (imports.c) */
 };
 
 int pyrec_names_init(void);
@@ -124,6 +126,11 @@ struct pyrec_thread {
     uint32_t fork_floor;   /* eval hook: frames at or below began in the parent */
     uint32_t name_tries;   /* naming the lane after the Python thread */
     int named;
+    /* A top-level import being folded (imports.c): the shadow stack's
+     * height (profile, monitoring) or the eval depth (eval) just above its
+     * root, 0 if none; and the calls it hid. */
+    uint32_t imp;
+    uint64_t imp_calls;
 };
 extern __thread struct pyrec_thread pyrec_t __attribute__((tls_model("initial-exec"))) PYREC_HIDDEN;
 
@@ -154,8 +161,30 @@ static inline void pyrec_end(uint32_t id) {
     else rec_end_id(id);
 }
 
+/* ---- imports (imports.c) -------------------------------------------------- */
+
+/* 1 for the code where an import begins (importlib's _find_and_load). */
+int pyrec_is_import_root(const char *file, const char *qualname) PYREC_HIDDEN;
+/* The scope id for a top-level import of module `name` (a str, or NULL if
+ * not known): "import NAME"; 0 if recording is off. */
+uint32_t pyrec_import_id(PyObject *name) PYREC_HIDDEN;
+/* The folded import ends: one instant inside its scope says how many
+ * calls it hid; t->imp goes back to 0. */
+void pyrec_import_end(struct pyrec_thread *t) PYREC_HIDDEN;
+struct pyrec_thread;
+void pyrec_import_push(struct pyrec_thread *t, const void *key, PyObject *name) PYREC_HIDDEN;
+PyObject *pyrec_import_name_of(PyFrameObject *frame) PYREC_HIDDEN;
+
+static inline int pyrec_folds_import(const struct pyrec_code *ci, const struct pyrec_thread *t) {
+    return PYREC_UNLIKELY(ci->import_root) && !t->imp && !pyrec_cfg.imports && ci->id;
+}
+
 static inline void pyrec_push(struct pyrec_thread *t, const void *key, uint32_t id, uint32_t kind) {
     if (PYREC_UNLIKELY(t->n == t->cap) && pyrec_grow(t) != 0) return;  /* unpushed: its return is ignored */
+    if (PYREC_UNLIKELY(t->imp) && id) {
+        t->imp_calls++;   /* inside a folded import: counted, not recorded */
+        id = 0;
+    }
     if (id && pyrec_cfg.max_depth && t->rec >= pyrec_cfg.max_depth) id = 0;
     struct pyrec_ent *e = &t->st[t->n++];
     e->key = key;
@@ -169,6 +198,7 @@ static inline void pyrec_push(struct pyrec_thread *t, const void *key, uint32_t 
 
 static inline void pyrec_pop_top(struct pyrec_thread *t) {
     struct pyrec_ent *e = &t->st[--t->n];
+    if (PYREC_UNLIKELY(t->imp > t->n)) pyrec_import_end(t);  /* the folded import's root leaves */
     if (e->id) {
         t->rec--;
         pyrec_end(e->id);

@@ -37,6 +37,8 @@ static void atfork_child(void) {
     struct pyrec_thread *t = &pyrec_t;
     for (uint32_t i = 0; i < t->n; i++) t->st[i].id = 0;
     t->rec = 0;
+    t->imp = 0;   /* an import the parent was folding is not the child's */
+    t->imp_calls = 0;
     t->named = 0;
     t->name_tries = 0;
     pyrec_eval_atfork_child(t);

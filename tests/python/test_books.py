@@ -3,7 +3,7 @@ of the program's tree the way it captures the program: drained while it
 runs.  A forked child making 200,000 calls and a multiprocessing Pool's
 workers (as many between them), with rings of 1 MiB (65,536 entries),
 are in the trace whole (or what the capture missed is counted dropped), and the books balance per process: entries written (the
-segments, kept with RECORDER_KEEP=1) = kept + not kept + lost.  Each
+segments, kept with RECORDER_KEEP=1) = kept + not kept + lost, in entries.  Each
 child waits until its segment has a consumer (recorder ls says stream):
 a condition, never a time; read only at its end, most of it would be
 overwritten."""
@@ -82,7 +82,10 @@ def books(tmp_path, script):
         w = written()
         for q in procs:
             th = q["threads"]
-            kept = sum(t["events"] for t in th)
+            # `ls` counts entries; the trace's threads count events: an
+            # instant's message takes one more entry per 15 bytes, a
+            # counter's value one (docs/format.md, "Rings and entries").
+            kept = sum(t["events"] for t in th) + extra_entries(doc, q["pid"])
             not_kept = sum(t["not_kept"] for t in th)
             lost = sum(t["overwritten"] + t["dropped"] + t["bad"] for t in th)
             assert kept + not_kept + lost == w.get(q["pid"]), (q["pid"], w.get(q["pid"]), kept, not_kept, lost)
@@ -93,6 +96,18 @@ def books(tmp_path, script):
                 os.unlink(f"/dev/shm/recorder.{q['pid']}")
             except FileNotFoundError:
                 pass
+
+
+def extra_entries(doc, pid):
+    n = 0
+    for e in doc["traceEvents"]:
+        if e.get("pid") != pid:
+            continue
+        if e.get("ph") == "i" and "msg" in e.get("args", {}):
+            n += (len(e["args"]["msg"].encode()) + 14) // 15
+        elif e.get("ph") == "C":
+            n += 1
+    return n
 
 
 def calls(doc, pid, name="f"):
