@@ -408,7 +408,7 @@ static inline struct rec_slot *rec__room1(struct rec__tls *t, uint64_t *hout) {
 /* One-entry event: begin, end, flows. */
 static inline void rec__emit1(uint64_t w1) {
     struct rec__tls *t = &rec__t;
-    uint64_t h;
+    uint64_t h = 0;  /* always set when used; GCC 14 cannot tell (-Wmaybe-uninitialized) */
     struct rec_slot *s = rec__room1(t, &h);
     if (REC_UNLIKELY(!s)) return;
     rec__put(t->ring + ((h & t->mask) << 1), rec_now(), w1);
@@ -418,7 +418,7 @@ static inline void rec__emit1(uint64_t w1) {
 /* Two-entry event: a counter. */
 static inline void rec__emit2(uint64_t w1, uint64_t payload) {
     struct rec__tls *t = &rec__t;
-    uint64_t h;
+    uint64_t h = 0;  /* always set when used; GCC 14 cannot tell (-Wmaybe-uninitialized) */
     uint64_t *e = rec__reserve(t, 2, &h);
     if (REC_UNLIKELY(!e)) return;
     rec__put(e, rec_now(), w1);

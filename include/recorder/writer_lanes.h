@@ -33,7 +33,7 @@ int rec_lane_open(struct rec_lane *l, const struct rec_lane_desc *d) {
     /* The lane's first events: whose ring this is, and its name, at the
      * claim's time (its own events may be earlier: THREAD_START is not a
      * slice, and readers take it as the generation's start). */
-    uint64_t h;
+    uint64_t h = 0;  /* always set when used; GCC 14 cannot tell (-Wmaybe-uninitialized) */
     uint64_t *e = rec__reserve(&l->t, 1, &h);
     if (e) {
         rec__put(e, now, ((uint64_t)REC_EV_THREAD_START << 56) | (gen << 32) | tid_now);
@@ -83,7 +83,7 @@ static int rec__lane_put(struct rec_lane *l, uint64_t ticks, uint64_t w1, const 
         l->late++;
         return REC_LANE_LATE;
     }
-    uint64_t h;
+    uint64_t h = 0;  /* always set when used; GCC 14 cannot tell (-Wmaybe-uninitialized) */
     uint64_t *e = rec__reserve(&l->t, 1 + ncont, &h);
     if (!e) return REC_LANE_DROPPED;
     rec__put(e, ticks, w1);

@@ -263,7 +263,7 @@ void rec__instant_msg(uint32_t id, const char *msg) {
     struct rec__tls *t = &rec__t;
     size_t len = strnlen(msg, REC_MSG_MAX);
     unsigned k = (unsigned)((len + 14) / 15);
-    uint64_t h;
+    uint64_t h = 0;  /* always set when used; GCC 14 cannot tell (-Wmaybe-uninitialized) */
     uint64_t *e = rec__reserve(t, 1 + k, &h);
     if (!e) return;
     rec__put(e, rec_now(), ((uint64_t)REC_EV_INSTANT << 56) | ((uint64_t)len << 32) | id);

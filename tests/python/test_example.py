@@ -27,8 +27,15 @@ def test_inference_example(tmp_path):
             per.setdefault(lanes[e["tid"]], []).append(e["name"])
     decoders = per.get("decoder-0", []) + per.get("decoder-1", [])
     assert decoders.count("request") == 4 and decoders.count("token") == 12
-    for name in ("Block.forward", "Block.attention", "softmax", "numpy.core._multiarray_umath.implement_array_function"):
+    for name in ("Block.forward", "Block.attention", "softmax"):
         assert name in decoders, name
+    # numpy's C methods are builtins (x.max(-1) in softmax); numpy 1's
+    # array-function dispatcher was one too, numpy 2's is a callable
+    # object that no hook reports as a builtin (docs/python.md).
+    assert "numpy.ndarray.max" in decoders, decoders
+    import numpy
+    if int(numpy.__version__.split(".")[0]) < 2:
+        assert "numpy.core._multiarray_umath.implement_array_function" in decoders
     assert per["MainThread"].count("enqueue") == 4
     counters = [e for e in ev if e.get("ph") == "C" and e["name"] == "kv_cache_tokens"]
     assert len(counters) == 12
