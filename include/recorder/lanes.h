@@ -63,6 +63,9 @@ uint32_t rec_lane_name(const char *name, size_t len);
 
 int rec_lane_begin(struct rec_lane *l, uint64_t ticks, uint32_t name_id);
 int rec_lane_end(struct rec_lane *l, uint64_t ticks, uint32_t name_id);
+/* A wait scope's begin and end (REC_EV_WAIT: a sync call, a wait). */
+int rec_lane_begin_wait(struct rec_lane *l, uint64_t ticks, uint32_t name_id);
+int rec_lane_end_wait(struct rec_lane *l, uint64_t ticks, uint32_t name_id);
 /* msg may be NULL; at most REC_MSG_MAX bytes of it are kept. */
 int rec_lane_instant(struct rec_lane *l, uint64_t ticks, uint32_t name_id, const char *msg);
 int rec_lane_counter(struct rec_lane *l, uint64_t ticks, uint32_t name_id, double value);

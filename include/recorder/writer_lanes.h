@@ -102,6 +102,14 @@ int rec_lane_end(struct rec_lane *l, uint64_t ticks, uint32_t name_id) {
     return rec__lane_put(l, ticks, ((uint64_t)REC_EV_END << 56) | name_id, NULL, 0);
 }
 
+int rec_lane_begin_wait(struct rec_lane *l, uint64_t ticks, uint32_t name_id) {
+    return rec__lane_put(l, ticks, ((uint64_t)REC_EV_BEGIN << 56) | REC_EV_WAIT | name_id, NULL, 0);
+}
+
+int rec_lane_end_wait(struct rec_lane *l, uint64_t ticks, uint32_t name_id) {
+    return rec__lane_put(l, ticks, ((uint64_t)REC_EV_END << 56) | REC_EV_WAIT | name_id, NULL, 0);
+}
+
 int rec_lane_instant(struct rec_lane *l, uint64_t ticks, uint32_t name_id, const char *msg) {
     size_t len = msg ? strnlen(msg, REC_MSG_MAX) : 0;
     unsigned k = (unsigned)((len + 14) / 15);

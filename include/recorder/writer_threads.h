@@ -109,7 +109,8 @@ static void rec__thread_name_id(struct rec__tls *t, uint32_t id);
  * the errno of committing the ring's memory (a full /dev/shm). */
 /* A thread passes lane 0; a lane (lanes.h) passes its kind and device,
  * context and stream, and never joins another's slot.  A lane that is not
- * a thread gets tid -(slot + 1): unique, and never a thread's. */
+ * a thread gets tid -(slot + 2): unique, never a thread's, and never -1
+ * (which tools take for "all threads"). */
 static struct rec_slot *rec__claim(struct rec__global *g, int tid, uint32_t lane, uint64_t ctx, uint64_t stream,
                                    int *err) {
     uint32_t n = g->hdr->max_threads;
@@ -157,7 +158,7 @@ static struct rec_slot *rec__claim(struct rec__global *g, int tid, uint32_t lane
             *err = e;
             return NULL;
         }
-        if (REC_LANE_KIND(lane) != REC_LANE_THREAD) tid = -(int)(best - g->slots) - 1;
+        if (REC_LANE_KIND(lane) != REC_LANE_THREAD) tid = -(int)(best - g->slots) - 2;
         REC__SET(best->tid, tid);
         REC__SET(best->name_id, 0u);
         REC__SET(best->start_head, __atomic_load_n(&best->head, __ATOMIC_RELAXED));

@@ -46,6 +46,8 @@ int main(void) {
     CHECK_EQ_U(rec_lane_begin(&gpu, t0 + 150, k), REC_LANE_LATE);   /* earlier than 200 */
     CHECK_EQ_U(gpu.late, 1);
     CHECK_EQ_U(rec_lane_instant(&gpu, t0 + 300, k, "a message longer than fifteen bytes"), REC_LANE_OK);
+    CHECK_EQ_U(rec_lane_begin_wait(&gpu, t0 + 310, k), REC_LANE_OK);
+    CHECK_EQ_U(rec_lane_end_wait(&gpu, t0 + 320, k), REC_LANE_OK);
     CHECK_EQ_U(rec_lane_counter(&dev, t0 + 50, busy, 87.5), REC_LANE_OK);
     rec_lane_delivered(&gpu, t0 + 400);
     rec_lane_delivered(&gpu, t0 + 10);   /* never back */
@@ -58,7 +60,7 @@ int main(void) {
     int n = rec_seg_threads(seg, th, 4);
     CHECK_EQ_U(n, 2);
     for (int i = 0; i < n; i++) {
-        CHECK(th[i].tid < 0);
+        CHECK(th[i].tid < -1);   /* never -1: tools read it as "all threads" */
         CHECK_EQ_U(th[i].lane_device, 3);
     }
     CHECK_EQ_U(th[0].lane_kind, REC_LANE_GPU_STREAM);
@@ -71,8 +73,10 @@ int main(void) {
 
     struct evlist l = {0};
     CHECK(evlist_drain(seg, th[0].slot, &l) == 0);
-    /* THREAD_START, THREAD_NAME, BEGIN, FLOW_END, END, INSTANT */
-    REQUIRE(l.n == 6);
+    /* THREAD_START, THREAD_NAME, BEGIN, FLOW_END, END, INSTANT, BEGIN and END (wait) */
+    REQUIRE(l.n == 8);
+    CHECK(l.ev[6].type == REC_EV_BEGIN && l.ev[6].wait && l.ev[7].type == REC_EV_END && l.ev[7].wait);
+    CHECK(!l.ev[2].wait);
     CHECK_EQ_U(l.ev[0].type, REC_EV_THREAD_START);
     CHECK_EQ_U(l.ev[1].type, REC_EV_THREAD_NAME);
     CHECK_EQ_U(l.ev[2].type, REC_EV_BEGIN);

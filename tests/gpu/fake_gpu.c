@@ -126,5 +126,10 @@ int main(int argc, char **argv) {
             nanosleep(&d, NULL);
         }
     }
+    /* As the GPU library does at exit: the lanes are done. */
+    rec_lane_close(&s0, 0);
+    rec_lane_close(&s1, 0);
+    rec_lane_close(&d0, 0);
+    rec_lane_close(&d1, 0);
     return 0;
 }
