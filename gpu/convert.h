@@ -51,12 +51,18 @@
 
 struct gpu_conv;
 
+#define GPU_NAME_RUNTIME_CBID 2
+#define GPU_NAME_DRIVER_CBID  3
+
 /* Names that a raw record holds as pointers (kernel names, NVTX
  * messages and domains): the live library reads the pointer (bounded);
  * the replay looks the record up in records.jsonl by its offset. */
 struct gpu_names {
     /* rec_off: the record's offset in the buffer; field: 0 name, 1 domain;
-     * ptr: the pointer as the record holds it.  NULL if none. */
+     * ptr: the pointer as the record holds it.  NULL if none.  For
+     * RUNTIME and DRIVER records (read only with thread_lanes) field is
+     * GPU_NAME_RUNTIME_CBID or GPU_NAME_DRIVER_CBID and ptr the cbid: the
+     * API function's name (a "_v<N>" suffix is cut). */
     const char *(*name)(void *ctx, size_t rec_off, int field, uint64_t ptr);
     void *ctx;
 };
