@@ -63,6 +63,7 @@ struct gpu_family {
     uint64_t stream;
     int32_t tid;
     char name[64];
+    char domain[48];          /* range families: the NVTX domain */
     struct rec_lane lanes[GPU_SUBLANES];
     uint8_t open[GPU_SUBLANES];   /* 1 open, 2 open failed */
     /* device families: the counters' interval */
@@ -117,6 +118,8 @@ struct gpu_conv {
     size_t work_cap, work_n;
     struct gpu_strcache *strs;
     uint32_t id_args, id_copy[11], id_memset, id_sync[5];
+    struct gpu_family *last_stream, *last_device, *last_thread;  /* the last lookups */
+    uint32_t api_ids[2][1024];     /* API names' string ids by cbid (+1; 0 not yet) */
     uint64_t last_delivered;       /* cupti ns */
     uint64_t first_start;          /* cupti ns of the first work since the last delivery */
 };

@@ -214,11 +214,19 @@ static int api(struct gpu_conv *c, uint32_t kind, const uint8_t *rec, size_t off
     memcpy(&a, rec, sizeof a);
     if (a.end < a.start) return -1;
     int rt = kind == CUPTI_ACTIVITY_KIND_RUNTIME;
-    const char *n = name_of(c, off, rt ? GPU_NAME_RUNTIME_CBID : GPU_NAME_DRIVER_CBID, a.cbid);
-    char buf[128];
-    if (n) api_name(buf, sizeof buf, n);
-    else snprintf(buf, sizeof buf, "%s cbid %u", rt ? "cudart" : "cuda driver", (unsigned)a.cbid);
-    struct gpu_item it = {.kind = IT_API, .corr = a.correlationId, .name = gpu_str_id(c, buf, 0)};
+    /* A cbid names one function: its name's id is looked up once. */
+    uint32_t *cached = a.cbid < 1024 ? &c->api_ids[rt][a.cbid] : NULL;
+    struct gpu_item it = {.kind = IT_API, .corr = a.correlationId};
+    if (cached && *cached) {
+        it.name = *cached - 1;
+    } else {
+        const char *n = name_of(c, off, rt ? GPU_NAME_RUNTIME_CBID : GPU_NAME_DRIVER_CBID, a.cbid);
+        char buf[128];
+        if (n) api_name(buf, sizeof buf, n);
+        else snprintf(buf, sizeof buf, "%s cbid %u", rt ? "cudart" : "cuda driver", (unsigned)a.cbid);
+        it.name = gpu_str_id(c, buf, 0);
+        if (cached && n) *cached = it.name + 1;
+    }
     it.fam = gpu_fam_thread(c, a.threadId);
     if (!it.fam) {
         gpu_lost_on(c, NULL, 1);

@@ -31,11 +31,13 @@ static uint64_t str_hash(const char *s) {
 
 #define IX_SLOTS (2u * GPU_MAX_FAMILIES)
 
-/* The family (kind, device, stream, tid, name) names, created if new. */
+/* The family (kind, device, stream, tid; ranges: domain) is looked up
+ * first; its name is formatted only when it is new (fmt, a, b). */
 static struct gpu_family *family(struct gpu_conv *c, unsigned kind, uint32_t dev, uint32_t ctx, uint64_t stream,
-                                 int32_t tid, const char *name) {
+                                 int32_t tid, const char *domain, const char *fmt, unsigned long long a,
+                                 unsigned long long b) {
     uint64_t key = mix(((uint64_t)kind << 56) ^ ((uint64_t)dev << 24) ^ mix(stream) ^ (uint64_t)(uint32_t)tid ^
-                       (kind == REC_LANE_RANGES ? str_hash(name) : 0));
+                       (domain ? str_hash(domain) : 0));
     if (!c->fam_ix) {
         c->fam_ix = calloc(IX_SLOTS, sizeof *c->fam_ix);
         c->fam = calloc(GPU_MAX_FAMILIES, sizeof *c->fam);
@@ -47,7 +49,7 @@ static struct gpu_family *family(struct gpu_conv *c, unsigned kind, uint32_t dev
         if (!v) break;
         struct gpu_family *f = c->fam[v - 1];
         if (f->key == key && f->kind == kind && f->device == dev && f->stream == stream && f->tid == tid &&
-            (kind != REC_LANE_RANGES || !strcmp(f->name, name)))
+            (!domain || !strcmp(f->domain, domain)))
             return f;
     }
     if (c->nfam >= GPU_MAX_FAMILIES) return NULL;
@@ -59,41 +61,48 @@ static struct gpu_family *family(struct gpu_conv *c, unsigned kind, uint32_t dev
     f->context = ctx;
     f->stream = stream;
     f->tid = tid;
-    snprintf(f->name, sizeof f->name, "%s", name);
+    if (domain) {
+        snprintf(f->domain, sizeof f->domain, "%s", domain);
+        snprintf(f->name, sizeof f->name, fmt, f->domain);
+    } else {
+        snprintf(f->name, sizeof f->name, fmt, a, b);
+    }
     c->fam[c->nfam++] = f;
     c->fam_ix[i] = (uint32_t)c->nfam;
     return f;
 }
 
 struct gpu_family *gpu_fam_stream(struct gpu_conv *c, uint32_t dev, uint32_t ctx, uint64_t stream) {
-    char name[64];
     if (dev >= (1u << 24)) return NULL;
-    if (stream == UINT64_MAX) snprintf(name, sizeof name, "GPU%u sync", dev);
-    else snprintf(name, sizeof name, "GPU%u stream %llu", dev, (unsigned long long)stream);
-    return family(c, REC_LANE_GPU_STREAM, dev, ctx, stream, 0, name);
+    if (c->last_stream && c->last_stream->device == dev && c->last_stream->stream == stream) return c->last_stream;
+    struct gpu_family *f = family(c, REC_LANE_GPU_STREAM, dev, ctx, stream, 0, NULL,
+                                  stream == UINT64_MAX ? "GPU%llu sync" : "GPU%llu stream %llu", dev,
+                                  (unsigned long long)stream);
+    if (f) c->last_stream = f;
+    return f;
 }
 
 struct gpu_family *gpu_fam_device(struct gpu_conv *c, uint32_t dev) {
-    char name[64];
     if (dev >= (1u << 24)) return NULL;
-    snprintf(name, sizeof name, "GPU%u", dev);
-    return family(c, REC_LANE_GPU_DEVICE, dev, 0, 0, 0, name);
+    if (c->last_device && c->last_device->device == dev) return c->last_device;
+    struct gpu_family *f = family(c, REC_LANE_GPU_DEVICE, dev, 0, 0, 0, NULL, "GPU%llu", dev, 0);
+    if (f) c->last_device = f;
+    return f;
 }
 
 struct gpu_family *gpu_fam_thread(struct gpu_conv *c, uint32_t thread_id) {
-    char name[64];
     /* CUPTI's threadId is 32 bits of the pthread id; a lane's tid is a
      * positive int32. */
     int32_t tid = (int32_t)(thread_id & 0x7fffffffu);
     if (tid == 0) tid = 0x7fffffff;
-    snprintf(name, sizeof name, "thread %d", (int)tid);
-    return family(c, REC_LANE_THREAD, 0, 0, 0, tid, name);
+    if (c->last_thread && c->last_thread->tid == tid) return c->last_thread;
+    struct gpu_family *f = family(c, REC_LANE_THREAD, 0, 0, 0, tid, NULL, "thread %llu", (unsigned long long)tid, 0);
+    if (f) c->last_thread = f;
+    return f;
 }
 
 struct gpu_family *gpu_fam_ranges(struct gpu_conv *c, const char *domain) {
-    char name[64];
-    snprintf(name, sizeof name, "NVTX %.40s", domain && domain[0] ? domain : "default");
-    return family(c, REC_LANE_RANGES, 0, 0, 0, 0, name);
+    return family(c, REC_LANE_RANGES, 0, 0, 0, 0, domain && domain[0] ? domain : "default", "NVTX %s", 0, 0);
 }
 
 /* Sub-lane k of f, opened on first use; NULL if it cannot be. */
