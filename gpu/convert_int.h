@@ -41,13 +41,14 @@ struct gpu_family;
 
 struct gpu_item {
     struct gpu_family *fam;
-    uint64_t start, end;      /* ticks */
+    uint64_t start, end;      /* ticks (thread items: CUPTI ns until delivery) */
     uint64_t seq;             /* read order: sorts are stable */
     uint64_t dur_ns;          /* CUPTI's duration, for the busy counter */
     uint64_t bytes;           /* copies: for the copy-rate counter */
     uint32_t name;            /* string id (0: filtered out) */
     uint32_t corr;            /* correlationId (0: none) */
     uint8_t kind;             /* enum gpu_item_kind */
+    uint8_t launch_only;      /* API call shown only if it launched or waited (no `api` item) */
     char args[48];            /* the "args" instant's message ("" none) */
 };
 
@@ -86,7 +87,7 @@ struct gpu_marker {        /* an NVTX start waiting for its end */
     uint32_t id, used;
     int32_t tid;
     uint32_t name, domain;
-    uint64_t start;
+    uint64_t start;           /* CUPTI ns */
     char domain_name[48];
 };
 #define GPU_MARKERS (1u << 14)    /* open NVTX ranges at once; more are lost */
@@ -114,7 +115,7 @@ struct gpu_conv {
     struct gpu_ctxdev ctx[GPU_CTX_MAX];
     unsigned nctx;
     struct gpu_marker *markers;    /* GPU_MARKERS, by id */
-    uint32_t *work;                /* correlation ids that have GPU work (thread_lanes) */
+    uint64_t *work;                /* correlation ids that have GPU work (thread_lanes) */
     size_t work_cap, work_n;
     struct gpu_strcache *strs;
     uint32_t id_args, id_copy[11], id_memset, id_sync[5];
@@ -131,15 +132,17 @@ struct gpu_family *gpu_fam_thread(struct gpu_conv *c, uint32_t thread_id);
 struct gpu_family *gpu_fam_ranges(struct gpu_conv *c, const char *domain);
 /* Places a non-nesting slice (stream and range families); 0, or -1 lost. */
 int gpu_place(struct gpu_conv *c, struct gpu_item *it);
-/* Queues a thread item for delivery; 0, or -1 lost. */
+/* Queues a thread item (times in CUPTI ns) for delivery; 0, or -1 lost. */
 int gpu_thread_push(struct gpu_conv *c, const struct gpu_item *it);
 /* Writes what thread families hold (all of it when final), the device
  * counters, and every lane's delivered mark. */
 void gpu_lanes_deliver(struct gpu_conv *c, uint64_t cupti_ns, int final);
 void gpu_lanes_free(struct gpu_conv *c);
 void gpu_lost_on(struct gpu_conv *c, struct gpu_family *f, uint64_t n);
-uint32_t gpu_work_has(const struct gpu_conv *c, uint32_t corr);
-void gpu_work_add(struct gpu_conv *c, uint32_t corr);
+#define GPU_WORK_LAUNCH 1u   /* a kernel, copy or memset has the id: a flow */
+#define GPU_WORK_WAIT   2u   /* a sync has it: the call waited */
+unsigned gpu_work_has(const struct gpu_conv *c, uint32_t corr);
+void gpu_work_add(struct gpu_conv *c, uint32_t corr, unsigned flag);
 
 /* convert_records.c: one record (its struct copied out) into items.
  * Returns 0, or -1 malformed (end before start). */

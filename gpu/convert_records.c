@@ -123,7 +123,7 @@ static int work(struct gpu_conv *c, struct gpu_item *it, uint32_t dev, uint32_t 
     it->end = gpu_clock_ticks(&c->clock, end);
     if (it->end < it->start) it->end = it->start;
     it->seq = c->seq++;
-    if (c->opts.thread_lanes && it->kind != IT_SYNC) gpu_work_add(c, it->corr);
+    if (c->opts.thread_lanes) gpu_work_add(c, it->corr, it->kind == IT_SYNC ? GPU_WORK_WAIT : GPU_WORK_LAUNCH);
     if (gpu_item_add(c, it) != 0) gpu_lost_on(c, it->fam, 1);
     return 0;
 }
@@ -216,7 +216,15 @@ static int api(struct gpu_conv *c, uint32_t kind, const uint8_t *rec, size_t off
     int rt = kind == CUPTI_ACTIVITY_KIND_RUNTIME;
     /* A cbid names one function: its name's id is looked up once. */
     uint32_t *cached = a.cbid < 1024 ? &c->api_ids[rt][a.cbid] : NULL;
-    struct gpu_item it = {.kind = IT_API, .corr = a.correlationId};
+    /* Without the api item, a call is shown only if it launched GPU work
+     * or waited for it (known at delivery): the live library's launch
+     * and wait scopes. */
+    struct gpu_item it;   /* every field set: this is the replay's hottest path */
+    it.kind = IT_API;
+    it.corr = a.correlationId;
+    it.launch_only = !(c->opts.items & GPU_ITEM_API);
+    it.dur_ns = it.bytes = 0;
+    it.args[0] = 0;
     if (cached && *cached) {
         it.name = *cached - 1;
     } else {
@@ -225,7 +233,7 @@ static int api(struct gpu_conv *c, uint32_t kind, const uint8_t *rec, size_t off
         if (n) api_name(buf, sizeof buf, n);
         else snprintf(buf, sizeof buf, "%s cbid %u", rt ? "cudart" : "cuda driver", (unsigned)a.cbid);
         it.name = gpu_str_id(c, buf, 0);
-        if (cached && n) *cached = it.name + 1;
+        if (cached) *cached = it.name + 1;
     }
     it.fam = gpu_fam_thread(c, a.threadId);
     if (!it.fam) {
@@ -233,8 +241,8 @@ static int api(struct gpu_conv *c, uint32_t kind, const uint8_t *rec, size_t off
         return 0;
     }
     if (!it.name) return 0;
-    it.start = gpu_clock_ticks(&c->clock, a.start);
-    it.end = gpu_clock_ticks(&c->clock, a.end);
+    it.start = a.start;   /* CUPTI's times until delivery (gpu_lanes.c) */
+    it.end = a.end;
     it.seq = c->seq++;
     gpu_thread_push(c, &it);
     return 0;
@@ -244,7 +252,7 @@ static int marker(struct gpu_conv *c, const uint8_t *rec, size_t off) {
     CUpti_ActivityMarker2 m;
     memcpy(&m, rec, sizeof m);
     uint32_t thread = m.objectId.pt.threadId;
-    uint64_t t = gpu_clock_ticks(&c->clock, m.timestamp);
+    uint64_t t = m.timestamp;   /* CUPTI's time until delivery (gpu_lanes.c) */
     if (!c->markers) c->markers = calloc(GPU_MARKERS, sizeof *c->markers);
     if (!c->markers) {
         gpu_lost_on(c, NULL, 1);
@@ -310,7 +318,8 @@ int gpu_rec_convert(struct gpu_conv *c, uint32_t kind, const uint8_t *rec, size_
         break;
     case CUPTI_ACTIVITY_KIND_RUNTIME:
     case CUPTI_ACTIVITY_KIND_DRIVER:
-        if ((items & GPU_ITEM_API) && c->opts.thread_lanes) return api(c, kind, rec, off);
+        if (c->opts.thread_lanes && (items & (GPU_ITEM_API | GPU_ITEM_KERNELS | GPU_ITEM_COPIES | GPU_ITEM_SYNC)))
+            return api(c, kind, rec, off);
         break;
     case CUPTI_ACTIVITY_KIND_MARKER:
         if ((items & GPU_ITEM_NVTX) && c->opts.thread_lanes) return marker(c, rec, off);

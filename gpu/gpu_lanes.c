@@ -197,6 +197,19 @@ static void thread_flush(struct gpu_conv *c, struct gpu_family *f, int final) {
         c->st.lost += f->npend;
         f->npend = 0;
     }
+    /* Held items carry CUPTI's times: only those kept are mapped to ticks. */
+    size_t kept = 0;
+    for (size_t i = 0; i < f->npend; i++) {
+        struct gpu_item *it = &f->pend[i];
+        if (it->launch_only && !gpu_work_has(c, it->corr)) {
+            c->st.other++;   /* an API call that launched nothing and waited on nothing */
+            continue;
+        }
+        it->start = gpu_clock_ticks(&c->clock, it->start);
+        it->end = it->kind == IT_MARK ? it->start : gpu_clock_ticks(&c->clock, it->end);
+        f->pend[kept++] = *it;
+    }
+    f->npend = kept;
     qsort(f->pend, f->npend, sizeof *f->pend, by_nesting);
     for (size_t i = 0; i < f->npend; i++) {
         struct gpu_item *it = &f->pend[i];
@@ -217,7 +230,7 @@ static void thread_flush(struct gpu_conv *c, struct gpu_family *f, int final) {
             gpu_lost_on(c, f, 1);
             continue;
         }
-        if (it->kind == IT_API && it->corr && gpu_work_has(c, it->corr))
+        if (it->kind == IT_API && (gpu_work_has(c, it->corr) & GPU_WORK_LAUNCH))
             rec_lane_flow(l, it->start, REC_EV_FLOW_BEGIN, GPU_FLOW_ID(it->corr));
         f->stack[f->nstack++] = *it;
         count(c, it->kind);
@@ -276,37 +289,39 @@ void gpu_lanes_free(struct gpu_conv *c) {
     c->nfam = 0;
 }
 
-/* ---- correlation ids with GPU work: which launches get a flow ---------- */
+/* ---- correlation ids with GPU work: which calls are launches or waits ---
+ * Entries: the id in the low 32 bits, GPU_WORK_* flags above. */
 #define WORK_MAX (1u << 22)
 
-uint32_t gpu_work_has(const struct gpu_conv *c, uint32_t corr) {
-    if (!c->work || !corr) return 0;
-    for (size_t i = (size_t)mix(corr) & (c->work_cap - 1);; i = (i + 1) & (c->work_cap - 1)) {
-        if (c->work[i] == corr) return 1;
-        if (!c->work[i]) return 0;
-    }
+static size_t work_slot(const uint64_t *w, size_t cap, uint32_t corr) {
+    size_t i = (size_t)mix(corr) & (cap - 1);
+    while (w[i] && (uint32_t)w[i] != corr) i = (i + 1) & (cap - 1);
+    return i;
 }
 
-void gpu_work_add(struct gpu_conv *c, uint32_t corr) {
-    if (!corr || gpu_work_has(c, corr)) return;
+unsigned gpu_work_has(const struct gpu_conv *c, uint32_t corr) {
+    if (!c->work || !corr) return 0;
+    return (unsigned)(c->work[work_slot(c->work, c->work_cap, corr)] >> 32);
+}
+
+void gpu_work_add(struct gpu_conv *c, uint32_t corr, unsigned flag) {
+    if (!corr) return;
     if ((c->work_n + 1) * 2 > c->work_cap) {
         size_t n = c->work_cap ? c->work_cap * 2 : 1024;
-        if (n > WORK_MAX) return;   /* full: later launches get no flow */
-        uint32_t *w = calloc(n, sizeof *w);
-        if (!w) return;
-        for (size_t i = 0; i < c->work_cap; i++) {
-            uint32_t v = c->work[i];
-            if (!v) continue;
-            size_t j = (size_t)mix(v) & (n - 1);
-            while (w[j]) j = (j + 1) & (n - 1);
-            w[j] = v;
+        uint64_t *w = n <= WORK_MAX ? calloc(n, sizeof *w) : NULL;
+        if (!w) {
+            /* Full: later calls are not known as launches (no flow; shown with --api only). */
+            if (c->work && c->work[work_slot(c->work, c->work_cap, corr)]) goto add;
+            return;
         }
+        for (size_t i = 0; i < c->work_cap; i++)
+            if (c->work[i]) w[work_slot(w, n, (uint32_t)c->work[i])] = c->work[i];
         free(c->work);
         c->work = w;
         c->work_cap = n;
     }
-    size_t j = (size_t)mix(corr) & (c->work_cap - 1);
-    while (c->work[j]) j = (j + 1) & (c->work_cap - 1);
-    c->work[j] = corr;
-    c->work_n++;
+add:;
+    size_t j = work_slot(c->work, c->work_cap, corr);
+    if (!c->work[j]) c->work_n++;
+    c->work[j] |= (uint64_t)corr | ((uint64_t)flag << 32);
 }

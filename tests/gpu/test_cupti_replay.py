@@ -3,7 +3,7 @@
 
     test_cupti_replay.py CUPTI_REPLAY FIXTURES_DIR WORK_DIR
 
-Replays each fixture (cu_, torch_) with --api to JSON and checks it against
+Replays each fixture (cu_, torch_) to JSON and checks it against
 records.jsonl, read here with the json module (an independent parser):
   - every CONCURRENT_KERNEL, MEMCPY, MEMSET and SYNCHRONIZATION record is
     exactly one slice on its lane ("GPU<d> stream <s>", "#k" sub-lanes of
@@ -17,6 +17,7 @@ records.jsonl, read here with the json module (an independent parser):
   - every NVTX start/end pair is a slice, every mark an instant, on the
     lane of the thread that made it;
   - the summary counts no malformed and no lost record;
+  - with --api, every RUNTIME and DRIVER record is an API slice;
   - the struct layout cupti_replay reads (--layout) is the fixture's.
 """
 import json
@@ -102,7 +103,7 @@ def check_fixture(replay, fixtures, work, prefix):
     bufs = os.path.join(fixtures, prefix + "_buffers.bin")
     recs_path = os.path.join(fixtures, prefix + "_records.jsonl")
     out = os.path.join(work, prefix + ".json")
-    p = subprocess.run([replay, bufs, recs_path, "-o", out, "--api"], capture_output=True, text=True, timeout=120)
+    p = subprocess.run([replay, bufs, recs_path, "-o", out], capture_output=True, text=True, timeout=120)
     if not check(p.returncode == 0, "%s: cupti_replay exited %d: %s" % (prefix, p.returncode, p.stderr)):
         return
     line = [l for l in p.stdout.splitlines() if l.startswith("cupti_replay: records")]
@@ -112,6 +113,12 @@ def check_fixture(replay, fixtures, work, prefix):
 
     recs = [json.loads(l, object_pairs_hook=pairs) for l in open(recs_path) if l.strip()]
     recs = [r for r in recs if r.get("type") == "record"]
+    # --api: every runtime and driver call is a slice (they all nest).
+    n_api = sum(1 for r in recs if r["kind_name"] in ("RUNTIME", "DRIVER"))
+    pa = subprocess.run([replay, bufs, recs_path, "-o", os.path.join(work, prefix + "_api.json"), "--api"],
+                        capture_output=True, text=True, timeout=120)
+    check(pa.returncode == 0 and (" api %d, " % n_api) in pa.stdout and " lost 0" in pa.stdout,
+          "%s --api: %d API records, %r" % (prefix, n_api, pa.stdout))
     ctx_dev = {}
     for r in recs:
         if r["kind_name"] in ("CONTEXT", "CONCURRENT_KERNEL", "KERNEL", "MEMCPY", "MEMSET"):
