@@ -69,7 +69,9 @@ struct gpu_names {
 
 struct gpu_conv_opts {
     unsigned items;           /* GPU_ITEM_* */
-    int thread_lanes;         /* replay: API and marker records onto lanes of their threads */
+    int thread_lanes;         /* replay: API and marker records onto lanes of their threads
+                               * (without GPU_ITEM_API, only the calls that launched
+                               * GPU work or waited for it) */
 };
 
 /* What a conversion did, for the loss line and the tests. */
@@ -83,6 +85,8 @@ struct gpu_conv_stats {
     uint64_t lanes;           /* lanes opened */
 };
 
+/* Calls on one conversion come one at a time (the caller serialises them:
+ * CUPTI's buffer-completion thread and a flush timer take one lock). */
 struct gpu_conv *gpu_conv_new(const struct gpu_conv_opts *o, const struct gpu_names *names);
 void gpu_conv_free(struct gpu_conv *c);    /* closes its lanes */
 /* A clock pair: cuptiGetTimestamp() read between two CLOCK_MONOTONIC reads. */

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cupti_version.h>
+
 #include "recorder.h"
 #include "recorder/lanes.h"
 
@@ -182,6 +184,11 @@ int main(int argc, char **argv) {
         replay_free(&in);
         return 1;
     }
+    if (in.api_version != CUPTI_API_VERSION)
+        fprintf(stderr,
+                "cupti_replay: warning: recorded with CUPTI API version %u, this build reads version %u's "
+                "structs (cupti_replay --layout shows them)\n",
+                in.api_version, (unsigned)CUPTI_API_VERSION);
     unsigned items = GPU_ITEMS_DEFAULT | (with_api ? GPU_ITEM_API : 0);
     if (rounds) {
         int rc = bench(&in, rounds, items);

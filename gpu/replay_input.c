@@ -81,6 +81,7 @@ static int load_bin(struct replay_input *in, const char *path, char *err, size_t
     if (hsize < 64 || hsize > n) return fail(err, cap, "%s: header size %u out of the file's %zu bytes", path, hsize, n);
     if (psize != 8) return fail(err, cap, "%s: pointer size %u, this reads 8", path, psize);
     if (fhsize < 48 || fhsize > 4096) return fail(err, cap, "%s: frame header size %u", path, fhsize);
+    in->api_version = rd32(b + 20);
     /* Frames to the file's end; each one's size bounded by what is left. */
     size_t off = hsize, cap_frames = 0;
     while (off < n) {

@@ -31,6 +31,7 @@ struct replay_name {
 struct replay_clock { uint64_t cupti, mono; };
 
 struct replay_input {
+    uint32_t api_version;    /* CUPTI_API_VERSION the recorder was compiled with */
     uint8_t *bin;            /* buffers.bin, whole */
     size_t bin_size;
     struct replay_frame *frames;

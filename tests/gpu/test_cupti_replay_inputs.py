@@ -110,6 +110,12 @@ def main():
     expect(replay, work, "no clock pairs", [bins, put("noclock.jsonl", "".join(noclock))], 1, ["no clock pairs"])
     expect(replay, work, "binary jsonl", [bins, put("bin.jsonl", bytes(range(256)))], 1, [":1:"])
 
+    # Another CUPTI API version: converted, with a warning naming both.
+    av = bytearray(data)
+    struct.pack_into("<I", av, 20, 120000)
+    p = expect(replay, work, "api version", [put("av.bin", bytes(av)), recs], 0, [])
+    check("120000" in p.stderr and "130001" in p.stderr, "api version: stderr %r" % p.stderr)
+
     # A malformed record inside a well-formed frame: counted, exit 3.
     mal = bytearray(data)
     struct.pack_into("<I", mal, 64 + 48 + 184, 999)   # the second record's kind
