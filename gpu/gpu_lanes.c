@@ -31,11 +31,23 @@ static uint64_t str_hash(const char *s) {
 
 #define IX_SLOTS (2u * GPU_MAX_FAMILIES)
 
+/* A family's lane name, from what it is. */
+static void name_family(struct gpu_family *f) {
+    switch (f->kind) {
+    case REC_LANE_GPU_STREAM:
+        if (f->stream == UINT64_MAX) snprintf(f->name, sizeof f->name, "GPU%u sync", f->device);
+        else snprintf(f->name, sizeof f->name, "GPU%u stream %llu", f->device, (unsigned long long)f->stream);
+        break;
+    case REC_LANE_GPU_DEVICE: snprintf(f->name, sizeof f->name, "GPU%u", f->device); break;
+    case REC_LANE_THREAD: snprintf(f->name, sizeof f->name, "thread %d", (int)f->tid); break;
+    default: snprintf(f->name, sizeof f->name, "NVTX %s", f->domain); break;
+    }
+}
+
 /* The family (kind, device, stream, tid; ranges: domain) is looked up
- * first; its name is formatted only when it is new (fmt, a, b). */
+ * first; its name is formatted only when it is new. */
 static struct gpu_family *family(struct gpu_conv *c, unsigned kind, uint32_t dev, uint32_t ctx, uint64_t stream,
-                                 int32_t tid, const char *domain, const char *fmt, unsigned long long a,
-                                 unsigned long long b) {
+                                 int32_t tid, const char *domain) {
     uint64_t key = mix(((uint64_t)kind << 56) ^ ((uint64_t)dev << 24) ^ mix(stream) ^ (uint64_t)(uint32_t)tid ^
                        (domain ? str_hash(domain) : 0));
     if (!c->fam_ix) {
@@ -61,12 +73,8 @@ static struct gpu_family *family(struct gpu_conv *c, unsigned kind, uint32_t dev
     f->context = ctx;
     f->stream = stream;
     f->tid = tid;
-    if (domain) {
-        snprintf(f->domain, sizeof f->domain, "%s", domain);
-        snprintf(f->name, sizeof f->name, fmt, f->domain);
-    } else {
-        snprintf(f->name, sizeof f->name, fmt, a, b);
-    }
+    if (domain) snprintf(f->domain, sizeof f->domain, "%s", domain);
+    name_family(f);
     c->fam[c->nfam++] = f;
     c->fam_ix[i] = (uint32_t)c->nfam;
     return f;
@@ -75,9 +83,7 @@ static struct gpu_family *family(struct gpu_conv *c, unsigned kind, uint32_t dev
 struct gpu_family *gpu_fam_stream(struct gpu_conv *c, uint32_t dev, uint32_t ctx, uint64_t stream) {
     if (dev >= (1u << 24)) return NULL;
     if (c->last_stream && c->last_stream->device == dev && c->last_stream->stream == stream) return c->last_stream;
-    struct gpu_family *f = family(c, REC_LANE_GPU_STREAM, dev, ctx, stream, 0, NULL,
-                                  stream == UINT64_MAX ? "GPU%llu sync" : "GPU%llu stream %llu", dev,
-                                  (unsigned long long)stream);
+    struct gpu_family *f = family(c, REC_LANE_GPU_STREAM, dev, ctx, stream, 0, NULL);
     if (f) c->last_stream = f;
     return f;
 }
@@ -85,7 +91,7 @@ struct gpu_family *gpu_fam_stream(struct gpu_conv *c, uint32_t dev, uint32_t ctx
 struct gpu_family *gpu_fam_device(struct gpu_conv *c, uint32_t dev) {
     if (dev >= (1u << 24)) return NULL;
     if (c->last_device && c->last_device->device == dev) return c->last_device;
-    struct gpu_family *f = family(c, REC_LANE_GPU_DEVICE, dev, 0, 0, 0, NULL, "GPU%llu", dev, 0);
+    struct gpu_family *f = family(c, REC_LANE_GPU_DEVICE, dev, 0, 0, 0, NULL);
     if (f) c->last_device = f;
     return f;
 }
@@ -96,13 +102,13 @@ struct gpu_family *gpu_fam_thread(struct gpu_conv *c, uint32_t thread_id) {
     int32_t tid = (int32_t)(thread_id & 0x7fffffffu);
     if (tid == 0) tid = 0x7fffffff;
     if (c->last_thread && c->last_thread->tid == tid) return c->last_thread;
-    struct gpu_family *f = family(c, REC_LANE_THREAD, 0, 0, 0, tid, NULL, "thread %llu", (unsigned long long)tid, 0);
+    struct gpu_family *f = family(c, REC_LANE_THREAD, 0, 0, 0, tid, NULL);
     if (f) c->last_thread = f;
     return f;
 }
 
 struct gpu_family *gpu_fam_ranges(struct gpu_conv *c, const char *domain) {
-    return family(c, REC_LANE_RANGES, 0, 0, 0, 0, domain && domain[0] ? domain : "default", "NVTX %s", 0, 0);
+    return family(c, REC_LANE_RANGES, 0, 0, 0, 0, domain && domain[0] ? domain : "default");
 }
 
 /* Sub-lane k of f, opened on first use; NULL if it cannot be. */

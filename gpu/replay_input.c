@@ -18,7 +18,7 @@
 
 #include "replay_input.h"
 
-static int fail(char *err, size_t cap, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t cap, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, cap, fmt, ap);
