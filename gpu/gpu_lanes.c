@@ -194,9 +194,11 @@ static void pop(struct rec_lane *l, struct gpu_family *f) {
     rec_lane_end(l, t->end, t->name);
 }
 
-/* Writes a thread family's held items, nested; open slices stay on the
- * stack (their ends unwritten) so later items may still nest in them. */
-static void thread_flush(struct gpu_conv *c, struct gpu_family *f, int final) {
+/* Writes a thread family's held items, nested.  Slices still open at the
+ * delivered time `upto` (ticks) stay on the stack, their ends unwritten,
+ * so later items may still nest in them; one that ended by then cannot
+ * get a child any more (a child ends before its parent: delivered). */
+static void thread_flush(struct gpu_conv *c, struct gpu_family *f, int final, uint64_t upto) {
     struct rec_lane *l = sub(c, f, 0);
     if (f->npend && !f->stack && l) f->stack = malloc(GPU_THREAD_DEPTH * sizeof *f->stack);
     if (f->npend && (!l || !f->stack)) {
@@ -242,8 +244,7 @@ static void thread_flush(struct gpu_conv *c, struct gpu_family *f, int final) {
         count(c, it->kind);
     }
     f->npend = 0;
-    if (final)
-        while (f->nstack) pop(l, f);
+    while (f->nstack && (final || f->stack[f->nstack - 1].end <= upto)) pop(l, f);
 }
 
 void gpu_lanes_deliver(struct gpu_conv *c, uint64_t cupti_ns, int final) {
@@ -252,7 +253,7 @@ void gpu_lanes_deliver(struct gpu_conv *c, uint64_t cupti_ns, int final) {
     uint64_t span = from && cupti_ns > from ? cupti_ns - from : 0;
     for (size_t i = 0; i < c->nfam; i++) {
         struct gpu_family *f = c->fam[i];
-        if (f->kind == REC_LANE_THREAD) thread_flush(c, f, final);
+        if (f->kind == REC_LANE_THREAD) thread_flush(c, f, final, t);
         if (f->kind == REC_LANE_GPU_DEVICE && span && !final) {
             struct rec_lane *l = sub(c, f, 0);
             char name[64];

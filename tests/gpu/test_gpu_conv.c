@@ -155,6 +155,63 @@ static void rules(void) {
     CHECK(gpu_clock_mono(&one, UINT64_C(1795794403757404828) + 7) == m0 + 7, "one pair: exact offset");
 }
 
+static void add_api(uint32_t kind, uint64_t start, uint64_t end, uint32_t corr) {
+    CUpti_ActivityAPI a;
+    memset(&a, 0, sizeof a);
+    a.kind = kind;
+    a.cbid = 211;
+    a.start = start;
+    a.end = end;
+    a.threadId = 77;
+    a.correlationId = corr;
+    memcpy(buf + used, &a, sizeof a);
+    used += sizeof a;
+}
+
+static void add_marker(uint32_t flags, uint64_t ts, uint32_t id) {
+    CUpti_ActivityMarker2 m;
+    memset(&m, 0, sizeof m);
+    m.kind = CUPTI_ACTIVITY_KIND_MARKER;
+    m.flags = flags;
+    m.timestamp = ts;
+    m.id = id;
+    m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+    m.objectId.pt.threadId = 77;
+    memcpy(buf + used, &m, sizeof m);
+    used += sizeof m;
+}
+
+/* Replayed threads: API calls nest, launches are kept without the api
+ * item, an NVTX range that crosses a call goes to "NVTX <domain>". */
+static void threads(int with_api) {
+    struct gpu_conv_opts o = {GPU_ITEMS_DEFAULT | (with_api ? GPU_ITEM_API : 0), 1};
+    struct gpu_names n = {kname, NULL};
+    struct gpu_conv *c = gpu_conv_new(&o, &n);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    gpu_conv_clock_pair(c, 1000000000ull, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + 1000000);
+    used = 0;
+    add_api(CUPTI_ACTIVITY_KIND_DRIVER, 1000001200, 1000001500, 6);    /* inside the launch, launches nothing */
+    add_api(CUPTI_ACTIVITY_KIND_RUNTIME, 1000001000, 1000002000, 5);   /* the launch */
+    add_marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 1000001100, 1);
+    add_marker(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 1000001300, 2);
+    CHECK(gpu_conv_buffer(c, buf, used) == 0, "first buffer");
+    used = 0;
+    add_marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 1000003000, 1);        /* crosses the launch */
+    add_kernel(7, 1000004000, 1000005000, 5);
+    CHECK(gpu_conv_buffer(c, buf, used) == 0, "second buffer");
+    gpu_conv_delivered(c, 1000006000);
+    struct gpu_conv_stats st;
+    gpu_conv_get_stats(c, &st);
+    CHECK(st.api == (with_api ? 2u : 1u) && st.markers == 2 && st.kernels == 1 && st.lost == 0,
+          "api %llu markers %llu kernels %llu lost %llu", (unsigned long long)st.api, (unsigned long long)st.markers,
+          (unsigned long long)st.kernels, (unsigned long long)st.lost);
+    struct gpu_family *t = find(c, "thread 77"), *r = find(c, "NVTX default");
+    CHECK(t && t->open[0] == 1 && t->nstack == 0, "thread 77's lane, nothing left open");
+    CHECK(r && r->open[0] == 1, "the crossing range on NVTX default");
+    gpu_conv_free(c);
+}
+
 /* Deterministic mutations of the fixtures' buffers. */
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next(void) {
@@ -214,6 +271,8 @@ int main(int argc, char **argv) {
     }
     if (rec_init() != 0) return 1;
     rules();
+    threads(0);
+    threads(1);
     mutate(argv[1], "cu", 3000);
     mutate(argv[1], "torch", 1000);
     if (fails) fprintf(stderr, "%d failures\n", fails);
