@@ -37,6 +37,7 @@ void gpu_conv_free(struct gpu_conv *c) {
     free(c->items);
     free(c->markers);
     free(c->work);
+    free(c->ix);
     free(c);
 }
 

@@ -112,6 +112,8 @@ struct gpu_conv {
     /* one buffer's items */
     struct gpu_item *items;
     size_t nitems, capitems;
+    uint32_t *ix;                  /* a thread's held items in nesting order */
+    size_t capix;
     struct gpu_ctxdev ctx[GPU_CTX_MAX];
     unsigned nctx;
     struct gpu_marker *markers;    /* GPU_MARKERS, by id */

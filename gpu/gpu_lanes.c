@@ -189,6 +189,34 @@ static int by_nesting(const void *a, const void *b) {
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The held items' nesting order, as indices (NULL: the items themselves
+ * were sorted).  A thread's calls arrive nearly in order (an enclosing
+ * call just after what it encloses), so an insertion sort of indices
+ * does little work; past 16 moves per item it gives way to qsort. */
+static const uint32_t *nesting_order(struct gpu_conv *c, struct gpu_family *f) {
+    size_t n = f->npend, moves = 0;
+    if (n > c->capix) {
+        uint32_t *p = realloc(c->ix, n * sizeof *p);
+        if (!p) goto sort;
+        c->ix = p;
+        c->capix = n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v = (uint32_t)i;
+        size_t j = i;
+        while (j > 0 && by_nesting(&f->pend[c->ix[j - 1]], &f->pend[v]) > 0) {
+            c->ix[j] = c->ix[j - 1];
+            j--;
+            if (++moves > 16 * n) goto sort;
+        }
+        c->ix[j] = v;
+    }
+    return c->ix;
+sort:
+    qsort(f->pend, n, sizeof *f->pend, by_nesting);
+    return NULL;
+}
+
 static void pop(struct rec_lane *l, struct gpu_family *f) {
     struct gpu_item *t = &f->stack[--f->nstack];
     rec_lane_end(l, t->end, t->name);
@@ -218,9 +246,9 @@ static void thread_flush(struct gpu_conv *c, struct gpu_family *f, int final, ui
         f->pend[kept++] = *it;
     }
     f->npend = kept;
-    qsort(f->pend, f->npend, sizeof *f->pend, by_nesting);
+    const uint32_t *order = nesting_order(c, f);
     for (size_t i = 0; i < f->npend; i++) {
-        struct gpu_item *it = &f->pend[i];
+        struct gpu_item *it = &f->pend[order ? order[i] : i];
         while (f->nstack && f->stack[f->nstack - 1].end <= it->start) pop(l, f);
         if (it->kind == IT_MARK) {
             if (rec_lane_instant(l, it->start, it->name, NULL) == REC_LANE_OK) count(c, it->kind);

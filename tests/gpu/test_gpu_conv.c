@@ -209,6 +209,18 @@ static void threads(int with_api) {
     struct gpu_family *t = find(c, "thread 77"), *r = find(c, "NVTX default");
     CHECK(t && t->open[0] == 1 && t->nstack == 0, "thread 77's lane, nothing left open");
     CHECK(r && r->open[0] == 1, "the crossing range on NVTX default");
+    if (with_api) {
+        /* 300 calls in reverse order: past the insertion sort's budget,
+         * sorted whole; every one written. */
+        used = 0;
+        for (int i = 299; i >= 0; i--)
+            add_api(CUPTI_ACTIVITY_KIND_RUNTIME, 1000010000 + (uint64_t)i * 100, 1000010050 + (uint64_t)i * 100, 0);
+        gpu_conv_buffer(c, buf, used);
+        gpu_conv_delivered(c, 1000050000);
+        gpu_conv_get_stats(c, &st);
+        CHECK(st.api == 302 && st.lost == 0, "api %llu lost %llu", (unsigned long long)st.api,
+              (unsigned long long)st.lost);
+    }
     gpu_conv_free(c);
 }
 
