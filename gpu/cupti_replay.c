@@ -209,6 +209,17 @@ int main(int argc, char **argv) {
     char keep[32];
     snprintf(keep, sizeof keep, "pid:%d", (int)getpid());
     if (!user_keeps) setenv("RECORDER_KEEP", keep, 1);
+    /* Rings big enough for the whole input on one lane (a record is at
+     * least 24 bytes and at most 7 entries of 16): nothing overwritten
+     * before the dump reads it.  Rings are allocated per lane opened. */
+    if (!getenv("RECORDER_RING_KB")) {
+        uint64_t bytes = 0, kb = 1024;
+        for (size_t i = 0; i < in.nframes; i++) bytes += in.frames[i].valid;
+        while (kb < 65536 && kb * 1024 < bytes * 5) kb *= 2;
+        char v[24];
+        snprintf(v, sizeof v, "%llu", (unsigned long long)kb);
+        setenv("RECORDER_RING_KB", v, 1);
+    }
     if (rec_init() != 0 || !rec_segment_path()) {
         fprintf(stderr, "cupti_replay: recording is off or no segment could be made (see RECORDER_*)\n");
         replay_free(&in);

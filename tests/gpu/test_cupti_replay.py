@@ -245,6 +245,32 @@ def check_layout(replay, fixtures):
                   "layout: %s.%s at %d+%d, recorded %r" % (s["struct"], f["field"], f["offset"], f["size"], g))
 
 
+def check_big(replay, work):
+    """40,000 API calls on one thread (80,000 ring entries, past the default
+    1 MiB ring): the replay sizes its rings by its input, nothing is
+    overwritten before the dump reads it."""
+    import struct
+    n, t0 = 40000, 1795794403757404828
+    recs = b"".join(struct.pack("<IIQQIIII", 5, 211, t0 + 1000 + i * 100, t0 + 1050 + i * 100, 1, 77, i + 1, 0)
+                    for i in range(n))
+    hdr = struct.pack("<8sIIIIiIQIIII8s", b"CUPTIBUF", 1, 64, 130001, 130001, 13000, 1, 48 + len(recs), 1, 8, 48,
+                      1, b"")
+    frame = struct.pack("<IIQQIIQQ", 0x30465542, 0, len(recs), len(recs), 0, 0, 0, 0)
+    bins = os.path.join(work, "big_buffers.bin")
+    open(bins, "wb").write(hdr + frame + recs)
+    jl = os.path.join(work, "big_records.jsonl")
+    open(jl, "w").write('{"type":"clock","cupti":%d,"mono_before":1000,"mono_after":1002}\n' % t0)
+    out = os.path.join(work, "big.json")
+    env = dict(os.environ)
+    env.pop("RECORDER_RING_KB", None)
+    p = subprocess.run([replay, bins, jl, "--api", "-o", out], capture_output=True, text=True, timeout=300, env=env)
+    if not check(p.returncode == 0, "big: exit %d %r" % (p.returncode, p.stderr)):
+        return
+    names, slices, _, _ = load_export(out)
+    got = sum(1 for s in slices if s["name"] == "cudart cbid 211")
+    check(got == n, "big: %d of %d API slices" % (got, n))
+
+
 def main():
     replay, fixtures, work = sys.argv[1:4]
     shutil.rmtree(work, ignore_errors=True)
@@ -252,6 +278,7 @@ def main():
     check_layout(replay, fixtures)
     for prefix in ("cu", "torch"):
         check_fixture(replay, fixtures, work, prefix)
+    check_big(replay, work)
     for f in failures[:40]:
         print("FAIL:", f)
     if failures:
