@@ -51,19 +51,27 @@
 
 struct gpu_conv;
 
+#define GPU_NAME_RUNTIME_CBID 2
+#define GPU_NAME_DRIVER_CBID  3
+
 /* Names that a raw record holds as pointers (kernel names, NVTX
  * messages and domains): the live library reads the pointer (bounded);
  * the replay looks the record up in records.jsonl by its offset. */
 struct gpu_names {
     /* rec_off: the record's offset in the buffer; field: 0 name, 1 domain;
-     * ptr: the pointer as the record holds it.  NULL if none. */
+     * ptr: the pointer as the record holds it.  NULL if none.  For
+     * RUNTIME and DRIVER records (read only with thread_lanes) field is
+     * GPU_NAME_RUNTIME_CBID or GPU_NAME_DRIVER_CBID and ptr the cbid: the
+     * API function's name (a "_v<N>" suffix is cut). */
     const char *(*name)(void *ctx, size_t rec_off, int field, uint64_t ptr);
     void *ctx;
 };
 
 struct gpu_conv_opts {
     unsigned items;           /* GPU_ITEM_* */
-    int thread_lanes;         /* replay: API and marker records onto lanes of their threads */
+    int thread_lanes;         /* replay: API and marker records onto lanes of their threads
+                               * (without GPU_ITEM_API, only the calls that launched
+                               * GPU work or waited for it) */
 };
 
 /* What a conversion did, for the loss line and the tests. */
@@ -77,6 +85,8 @@ struct gpu_conv_stats {
     uint64_t lanes;           /* lanes opened */
 };
 
+/* Calls on one conversion come one at a time (the caller serialises them:
+ * CUPTI's buffer-completion thread and a flush timer take one lock). */
 struct gpu_conv *gpu_conv_new(const struct gpu_conv_opts *o, const struct gpu_names *names);
 void gpu_conv_free(struct gpu_conv *c);    /* closes its lanes */
 /* A clock pair: cuptiGetTimestamp() read between two CLOCK_MONOTONIC reads. */
