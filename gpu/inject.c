@@ -273,6 +273,10 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
     char why[768];
     why[0] = '\0';
     if (start(items, why, sizeof why) != 0) {
+        /* Which CUPTI said no, if one was found and did not say so itself. */
+        size_t n = strlen(why);
+        if (api.handle && !strstr(why, api.path) && n < sizeof why)
+            snprintf(why + n, sizeof why - n, " (CUPTI %u, %s)", api.version, api.path);
         gpu_cupti_refuse(why);
         return 1;
     }
