@@ -32,7 +32,7 @@ unsigned gpu_cb_class_of(unsigned domain, uint32_t cbid) {
 
 /* Open calls on this thread.  An entry per ENTER, popped by its EXIT; a
  * call deeper than the stack is neither recorded nor popped wrongly. */
-#define CB_DEPTH 16
+#define CB_DEPTH 8
 struct cb_open {
     uint32_t id;        /* the scope's id to end with, 0 = not recorded */
     uint16_t cbid;
@@ -44,7 +44,9 @@ struct cb_thread {
     unsigned runtime;   /* runtime calls among the kept entries */
     struct cb_open open[CB_DEPTH];
 };
-/* General-dynamic TLS: this library is dlopen'ed by the driver. */
+/* Small: the library is dlopen'ed, and the writer's initial-exec TLS puts
+ * all of its TLS in glibc's static TLS surplus, shared by every such library
+ * (docs/gpu.md, "Tracing a CUDA program"). */
 static __thread struct cb_thread cb_t;
 
 static void on_enter(unsigned dom, uint32_t cbid, const CUpti_CallbackData *cb) {
