@@ -26,6 +26,9 @@ uint64_t fake_cupti_kinds(void);
 /* Callbacks enabled one by one, and whole domains enabled. */
 int fake_cupti_callbacks_enabled(void);
 int fake_cupti_domains_enabled(void);
+/* Asks the library for n buffers at once, as CUPTI under a flood would,
+ * then hands them all back empty.  Returns how many it was given. */
+int fake_cupti_hoard(int n);
 /* A CUDA call as CUPTI reports it: ENTER, inner() (may be NULL), EXIT,
  * on the calling thread, if the library enabled that callback.  domain:
  * CUPTI_CB_DOMAIN_RUNTIME_API or _DRIVER_API. */

@@ -106,6 +106,7 @@ int main(int argc, char **argv) {
     pthread_t th;
     if (pthread_create(&th, NULL, worker, NULL) != 0 || pthread_join(th, NULL) != 0) return 5;
     if (!strcmp(mode, "trace")) {
+        printf("granted=%d\n", fake_cupti_hoard(100));
         /* The timer's flush delivers the completed buffers; the rest
          * comes with the forced flush at exit. */
         fake_cupti_release();

@@ -8,7 +8,7 @@
  * trace      default items, fake CUPTI: GPU lanes, launch scopes with flows
  *            on the calling threads, nested driver calls not recorded, sync
  *            calls as wait scopes, CUPTI's dropped records counted, the
- *            forced flush at exit, gpu_state ON
+ *            forced flush at exit, at most 64 buffers out, gpu_state ON
  * copies     RECORDER_CUDA=copies: only MEMCPY/MEMSET activity, only copy calls
  * api        RECORDER_CUDA=kernels,api: whole domains, every call a scope
  * badconfig  RECORDER_CUDA=kernels,bogus: one line naming the valid items,
@@ -228,6 +228,7 @@ static void check_trace(void) {
     CHECK(gpu_flow_end(GPU_FLOW_ID(131)) && gpu_flow_end(GPU_FLOW_ID(135)) && gpu_flow_end(GPU_FLOW_ID(140)),
           "kernels of the timer's flush");
     CHECK(gpu_flow_end(GPU_FLOW_ID(143)), "the kernel of the forced flush");
+    CHECK(strstr(out_text, "granted=64\n"), "at most 64 buffers out at once: %s", out_text);
     CHECK(dev_dropped >= 5, "CUPTI's 5 dropped records: %llu on device lanes", (unsigned long long)dev_dropped);
 }
 
