@@ -29,6 +29,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static CUpti_CallbackFunc subscriber_fn;
 static void *subscriber_ud;
 static int subscribed, subscribe_err;
+static uint32_t version = 130001;
 static uint8_t enabled_cb[2][1024];     /* [runtime, driver][cbid] */
 static int domain_on[2], callbacks_on;
 static uint64_t kinds_on;
@@ -147,6 +148,7 @@ void fake_cupti_set_dropped(uint64_t n) {
 }
 
 void fake_cupti_fail_subscribe(int r) { subscribe_err = r; }
+void fake_cupti_set_version(uint32_t v) { version = v; }
 uint64_t fake_cupti_kinds(void) { return kinds_on; }
 int fake_cupti_callbacks_enabled(void) { return callbacks_on; }
 int fake_cupti_domains_enabled(void) { return domain_on[0] + domain_on[1]; }
@@ -171,8 +173,8 @@ void fake_cupti_call(int domain, uint32_t cbid, const char *name, uint32_t corr,
 
 /* ---- the CUPTI calls ---------------------------------------------------- */
 
-CUptiResult cuptiGetVersion(uint32_t *version) {
-    *version = 130001;
+CUptiResult cuptiGetVersion(uint32_t *v) {
+    *v = version;
     return CUPTI_SUCCESS;
 }
 

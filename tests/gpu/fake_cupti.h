@@ -21,6 +21,8 @@ int fake_cupti_parts_delivered(void);
 void fake_cupti_set_dropped(uint64_t n);
 /* cuptiSubscribe fails with result r (0: succeeds). */
 void fake_cupti_fail_subscribe(int r);
+/* cuptiGetVersion reports v (default 130001, CUDA 13.0 Update 1). */
+void fake_cupti_set_version(uint32_t v);
 /* Bit k set: activity kind k was enabled (kinds below 64). */
 uint64_t fake_cupti_kinds(void);
 /* Callbacks enabled one by one, and whole domains enabled. */

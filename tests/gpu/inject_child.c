@@ -9,7 +9,9 @@
  *
  *   inject_child trace LIB FIXTURE   calls, then waits for the timer's flush
  *   inject_child busy LIB FIXTURE    another profiler holds CUPTI
+ *   inject_child old LIB FIXTURE     a CUPTI of CUDA 12.8 (version 26)
  *   inject_child plain LIB           no fake: scopes around the injection
+ *   inject_child cudart LIB RT       the same, a libcudart loaded first (RT)
  * Prints "init=N kinds=0x.. callbacks=N domains=N" after the injection.
  */
 #define RECORDER_IMPLEMENTATION
@@ -85,7 +87,7 @@ static void cuda_program(void) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: inject_child trace|busy|plain LIB [FIXTURE]\n");
+        fprintf(stderr, "usage: inject_child trace|busy|old|plain|cudart LIB [FIXTURE|RT]\n");
         return 2;
     }
     const char *mode = argv[1], *lib = argv[2];
@@ -98,6 +100,7 @@ int main(int argc, char **argv) {
     }
     fake_cupti_set_dropped(5);
     if (!strcmp(mode, "busy")) fake_cupti_fail_subscribe(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+    if (!strcmp(mode, "old")) fake_cupti_set_version(26);
     int rc = inject(lib);
     printf("init=%d kinds=%#llx callbacks=%d domains=%d\n", rc, (unsigned long long)fake_cupti_kinds(),
            fake_cupti_callbacks_enabled(), fake_cupti_domains_enabled());
@@ -115,7 +118,11 @@ int main(int argc, char **argv) {
         printf("flushed\n");
     }
 #else
-    (void)mode;
+    /* A program whose CUDA runtime was loaded first, from its own folder. */
+    if (!strcmp(mode, "cudart") && (argc < 4 || !dlopen(argv[3], RTLD_NOW | RTLD_GLOBAL))) {
+        fprintf(stderr, "inject_child: cannot load %s\n", argc < 4 ? "libcudart" : argv[3]);
+        return 4;
+    }
     {
         REC_SCOPE("before");
     }

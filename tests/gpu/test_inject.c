@@ -14,6 +14,9 @@
  * badconfig  RECORDER_CUDA=kernels,bogus: one line naming the valid items,
  *            then the default
  * busy       another profiler holds CUPTI: one line, REFUSED, CPU scopes kept
+ * old        a CUPTI of another major version: refused, not misread
+ * besidert   no libcupti loaded, a libcudart loaded from a folder that has
+ *            one: that one is bound (the fake, so tracing is on)
  * refuse     the toolkit's real libcupti, no GPU: one line, REFUSED, the
  *            program's scopes before and after
  */
@@ -275,6 +278,14 @@ static void check_refused(const char *why, const char *before, const char *after
     for (int i = 0; i < nthreads; i++) CHECK(threads[i].info.lane_kind == REC_LANE_THREAD, "a GPU lane");
 }
 
+static void check_besidert(void) {
+    CHECK(strstr(out_text, "init=1"), "%s", out_text);
+    CHECK(!strstr(err_text, "recorder: "), "%s", err_text);
+    CHECK(gpu_state == REC_GPU_ON, "the libcupti beside libcudart was not bound: gpu_state %u", gpu_state);
+    struct thread *host = thread_named("host");
+    CHECK(scopes(host, "before", NULL, NULL) == 1 && scopes(host, "after", NULL, NULL) == 1, "scopes");
+}
+
 int main(int argc, char **argv) {
     if (argc < 4) {
         fprintf(stderr, "usage: test_inject SCENARIO CHILD LIB [FIXTURE]\n");
@@ -287,6 +298,8 @@ int main(int argc, char **argv) {
     if (!strcmp(sc, "api")) env[0] = "RECORDER_CUDA", env[1] = "kernels,api";
     if (!strcmp(sc, "badconfig")) env[0] = "RECORDER_CUDA", env[1] = "kernels,bogus";
     if (!strcmp(sc, "busy")) cargv[1] = (char *)"busy";
+    if (!strcmp(sc, "old")) cargv[1] = (char *)"old";
+    if (!strcmp(sc, "besidert")) cargv[1] = (char *)"cudart";
     if (!strcmp(sc, "refuse")) {
         /* The toolkit's libcupti, found by the loader's search. */
         cargv[1] = (char *)"plain";
@@ -304,6 +317,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(sc, "copies")) check_copies();
     else if (!strcmp(sc, "api")) check_api();
     else if (!strcmp(sc, "badconfig")) check_badconfig();
+    else if (!strcmp(sc, "old")) check_refused("is CUPTI version 26; this library reads CUDA 13's records", "step", "step");
+    else if (!strcmp(sc, "besidert")) check_besidert();
     else if (!strcmp(sc, "busy")) check_refused("another CUDA profiler or tracer holds CUPTI", "step", "step");
     else if (!strcmp(sc, "refuse")) {
         if (gpu_state == REC_GPU_ON && !strstr(err_text, "CUDA tracing off")) {
