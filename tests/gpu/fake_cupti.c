@@ -21,9 +21,11 @@
 
 #include <cupti.h>
 
-/* The first clock pair of cu_records.jsonl: this fake's cuptiGetTimestamp
- * runs on from it, so the recorded work lands just after the test starts. */
-#define FIXTURE_CUPTI_T0 UINT64_C(1795794403757404828)
+/* 100 us before the fixture's first record (cu_records.jsonl): this fake's
+ * cuptiGetTimestamp runs on from there when the library first reads it, so
+ * the recorded work (0.4 ms of it) lands just after the injection, in the
+ * past by the time a flush delivers it, as real records are. */
+#define FIXTURE_CUPTI_T0 (UINT64_C(1795794403994086335) - 100000u)
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static CUpti_CallbackFunc subscriber_fn;
