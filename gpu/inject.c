@@ -65,12 +65,24 @@ static uint64_t clock_pair(uint64_t *mono) {
 }
 
 /* Kernel names are pointers into CUPTI's memory, valid for the process's
- * life; the conversion bounds what it reads of them. */
+ * life.  The conversion reads what this returns as a C string, so it gets
+ * a bounded copy: a mangled C++ name of many templates runs to kilobytes,
+ * and is cut past NAME_MAX_LIVE.  A buffer per field (a name and its
+ * domain may be asked for together) is enough: the conversion runs under
+ * conv_mu and is done with a record's names before the next record. */
+#define NAME_MAX_LIVE 4096
+static char name_buf[2][NAME_MAX_LIVE];
+
 static const char *live_name(void *ctx, size_t rec_off, int field, uint64_t ptr) {
     (void)ctx;
     (void)rec_off;
-    (void)field;
-    return (const char *)(uintptr_t)ptr;
+    const char *s = (const char *)(uintptr_t)ptr;
+    if (!s) return NULL;
+    char *b = name_buf[field & 1];
+    size_t n = strnlen(s, NAME_MAX_LIVE - 1);
+    memcpy(b, s, n);
+    b[n] = '\0';
+    return b;
 }
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records) {
