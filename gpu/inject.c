@@ -33,7 +33,7 @@
  * about 4,800 kernel records; the H100 fixture was recorded with 1 MiB). */
 #define BUF_SIZE (1u << 20)     /* one activity buffer */
 #define BUF_MAX 64              /* buffers CUPTI may hold at once: 64 MiB at most */
-#define EXIT_JOIN_SEC 2         /* how long exit waits for the flusher */
+#define EXIT_WAIT_SEC 10        /* how long exit waits for a flush under way */
 
 static struct gpu_cupti api;
 static struct gpu_conv *conv;           /* NULL once closed */
@@ -43,9 +43,13 @@ static atomic_ullong bufs_refused;      /* requests refused (BUF_MAX reached, no
 
 static pthread_t flusher;
 static int flusher_on;
+/* Held around each flush, so that exit's forced flush never overlaps the
+ * timer's, without waiting for the flusher thread to be scheduled. */
+static pthread_mutex_t flush_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t stop_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t stop_cv;
 static int stopping;
+static atomic_int flush_closed;         /* exit's flush was made: no more */
 static int forked;                      /* in a child of fork(): CUPTI and the flusher are the parent's */
 
 static uint64_t mono_ns(void) {
@@ -157,10 +161,14 @@ static void *flush_loop(void *arg) {
         }
         if (stopping) break;
         pthread_mutex_unlock(&stop_mu);
-        uint64_t upto = 0;
-        if (api.GetTimestamp(&upto) != CUPTI_SUCCESS) upto = 0;
-        api.ActivityFlushAll(0);
-        delivered(upto);
+        pthread_mutex_lock(&flush_mu);
+        if (!atomic_load(&flush_closed)) {
+            uint64_t upto = 0;
+            if (api.GetTimestamp(&upto) != CUPTI_SUCCESS) upto = 0;
+            api.ActivityFlushAll(0);
+            delivered(upto);
+        }
+        pthread_mutex_unlock(&flush_mu);
         pthread_mutex_lock(&stop_mu);
     }
     pthread_mutex_unlock(&stop_mu);
@@ -179,14 +187,15 @@ static void at_exit(void) {
         stopping = 1;
         pthread_cond_broadcast(&stop_cv);
         pthread_mutex_unlock(&stop_mu);
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += EXIT_JOIN_SEC;
-        /* A flusher stuck in CUPTI (exit called while CUDA holds its own
-         * locks) is left behind, and with it the final flush. */
-        if (pthread_timedjoin_np(flusher, NULL, &until) != 0) return;
-        flusher_on = 0;
     }
+    /* Wait for a timer flush under way, not for the flusher thread: it may
+     * not run again before the process ends.  A flush stuck in CUPTI (exit
+     * called while CUDA holds its own locks) leaves the final flush out. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += EXIT_WAIT_SEC;
+    if (pthread_mutex_timedlock(&flush_mu, &until) != 0) return;
+    atomic_store(&flush_closed, 1);
     uint64_t upto = 0;
     if (api.GetTimestamp(&upto) != CUPTI_SUCCESS) upto = 0;
     api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -196,6 +205,7 @@ static void at_exit(void) {
     conv = NULL;    /* a buffer CUPTI completes later is freed, not converted */
     if (c) gpu_conv_free(c);
     pthread_mutex_unlock(&conv_mu);
+    pthread_mutex_unlock(&flush_mu);
 }
 
 static void at_fork_child(void) {

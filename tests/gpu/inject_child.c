@@ -10,9 +10,11 @@
  *   inject_child trace LIB FIXTURE   calls, then waits for the timer's flush
  *   inject_child busy LIB FIXTURE    another profiler holds CUPTI
  *   inject_child old LIB FIXTURE     a CUPTI of CUDA 12.8 (version 26)
+ *   inject_child calls LIB FIXTURE   the calls, nothing delivered
  *   inject_child plain LIB           no fake: scopes around the injection
  *   inject_child cudart LIB RT       the same, a libcudart loaded first (RT)
- * Prints "init=N kinds=0x.. callbacks=N domains=N" after the injection.
+ * Prints "segment=PATH" first, "init=N kinds=0x.. callbacks=N domains=N"
+ * after the injection.
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
@@ -87,12 +89,15 @@ static void cuda_program(void) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: inject_child trace|busy|old|plain|cudart LIB [FIXTURE|RT]\n");
+        fprintf(stderr, "usage: inject_child trace|busy|old|calls|plain|cudart LIB [FIXTURE|RT]\n");
         return 2;
     }
     const char *mode = argv[1], *lib = argv[2];
     if (rec_init() != 0) return 3;
     REC_THREAD_NAME("host");
+    /* The parent reads this very file: a stale segment of an earlier
+     * process with the same pid may hold the plain name. */
+    printf("segment=%s\n", rec_segment_path());
 #ifdef WITH_FAKE
     if (argc < 4 || fake_cupti_load(argv[3]) <= 0) {
         fprintf(stderr, "inject_child: cannot load the fixture\n");

@@ -15,6 +15,7 @@
  *            then the default
  * busy       another profiler holds CUPTI: one line, REFUSED, CPU scopes kept
  * old        a CUPTI of another major version: refused, not misread
+ * nvtxonly   RECORDER_CUDA=nvtx: CUPTI untouched, gpu_state NVTX only
  * besidert   no libcupti loaded, a libcudart loaded from a folder that has
  *            one: that one is bound (the fake, so tracing is on)
  * refuse     the toolkit's real libcupti, no GPU: one line, REFUSED, the
@@ -92,9 +93,14 @@ static struct thread threads[256];
 static int nthreads;
 static unsigned gpu_state;
 
-static int read_segment(int pid) {
-    char target[32], path[256], err[256];
-    snprintf(target, sizeof target, "%d", pid);
+/* The segment the child said it wrote (its "segment=PATH" line). */
+static int read_segment(void) {
+    char target[256], err[256];
+    const char *p = strstr(out_text, "segment=");
+    if (!p || sscanf(p, "segment=%255s", target) != 1) {
+        fprintf(stderr, "test_inject: the child named no segment\n");
+        return -1;
+    }
     rec_seg *s;
     if (rec_seg_open(target, 0, &s, err, sizeof err) != REC_OK) {
         fprintf(stderr, "test_inject: %s\n", err);
@@ -130,7 +136,7 @@ static int read_segment(int pid) {
     free(buf);
     free(evs);
     rec_seg_close(s);
-    if (rec_seg_resolve(target, path, sizeof path) == REC_OK) unlink(path);
+    unlink(target);
     return 0;
 }
 
@@ -278,6 +284,14 @@ static void check_refused(const char *why, const char *before, const char *after
     for (int i = 0; i < nthreads; i++) CHECK(threads[i].info.lane_kind == REC_LANE_THREAD, "a GPU lane");
 }
 
+static void check_nvtxonly(void) {
+    CHECK(strstr(out_text, "init=1 kinds=0 callbacks=0 domains=0"), "CUPTI touched: %s", out_text);
+    CHECK(!strstr(err_text, "recorder: "), "%s", err_text);
+    CHECK(gpu_state == REC_GPU_NVTX_ONLY, "gpu_state %u", gpu_state);
+    struct thread *host = thread_named("host");
+    CHECK(scopes(host, "step", NULL, NULL) == 1 && scopes(host, "cudaLaunchKernel", NULL, NULL) == 0, "scopes");
+}
+
 static void check_besidert(void) {
     CHECK(strstr(out_text, "init=1"), "%s", out_text);
     CHECK(!strstr(err_text, "recorder: "), "%s", err_text);
@@ -299,6 +313,7 @@ int main(int argc, char **argv) {
     if (!strcmp(sc, "badconfig")) env[0] = "RECORDER_CUDA", env[1] = "kernels,bogus";
     if (!strcmp(sc, "busy")) cargv[1] = (char *)"busy";
     if (!strcmp(sc, "old")) cargv[1] = (char *)"old";
+    if (!strcmp(sc, "nvtxonly")) cargv[1] = (char *)"calls", env[0] = "RECORDER_CUDA", env[1] = "nvtx";
     if (!strcmp(sc, "besidert")) cargv[1] = (char *)"cudart";
     if (!strcmp(sc, "refuse")) {
         /* The toolkit's libcupti, found by the loader's search. */
@@ -312,13 +327,17 @@ int main(int argc, char **argv) {
         fprintf(stderr, "child failed (status %#x)\nstdout: %s\nstderr: %s\n", status, out_text, err_text);
         return 1;
     }
-    if (read_segment(pid) != 0) return 1;
+    if (read_segment() != 0) {
+        fprintf(stderr, "stdout: %s\nstderr: %s\n", out_text, err_text);
+        return 1;
+    }
     if (!strcmp(sc, "trace")) check_trace();
     else if (!strcmp(sc, "copies")) check_copies();
     else if (!strcmp(sc, "api")) check_api();
     else if (!strcmp(sc, "badconfig")) check_badconfig();
     else if (!strcmp(sc, "old")) check_refused("is CUPTI version 26; this library reads CUDA 13's records", "step", "step");
     else if (!strcmp(sc, "besidert")) check_besidert();
+    else if (!strcmp(sc, "nvtxonly")) check_nvtxonly();
     else if (!strcmp(sc, "busy")) check_refused("another CUDA profiler or tracer holds CUPTI", "step", "step");
     else if (!strcmp(sc, "refuse")) {
         if (gpu_state == REC_GPU_ON && !strstr(err_text, "CUDA tracing off")) {
