@@ -273,7 +273,10 @@ static int start(unsigned items, char *why, size_t whylen) {
     pthread_cond_init(&stop_cv, &ca);
     pthread_condattr_destroy(&ca);
     if (activity) {
+        /* Detached: exit waits for a flush under way (flush_mu), never
+         * for the thread, which may sleep on till the process ends. */
         flusher_on = pthread_create(&flusher, NULL, flush_loop, NULL) == 0;
+        if (flusher_on) pthread_detach(flusher);
     }
     pthread_atfork(NULL, NULL, at_fork_child);
     atexit(at_exit);
