@@ -46,8 +46,50 @@ struct cb_thread {
 };
 /* Small: the library is dlopen'ed, and the writer's initial-exec TLS puts
  * all of its TLS in glibc's static TLS surplus, shared by every such library
- * (docs/gpu.md, "Tracing a CUDA program"). */
-static __thread struct cb_thread cb_t;
+ * (docs/gpu.md, "Tracing a CUDA program").  Initial-exec here too: it is in
+ * that block anyway, and it spares a __tls_get_addr per callback. */
+static __thread struct cb_thread cb_t __attribute__((tls_model("initial-exec")));
+
+/* Each call's name id, per domain and cbid: a cbid's functionName never
+ * changes, so it is interned once (rec__intern_dyn_v's value, subtree
+ * flags kept), not on every call.  0: not yet; REC_ID_FILTERED: filtered
+ * out.  String ids are the segment's, the same on every thread. */
+static uint32_t rt_ids[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+static uint32_t drv_ids[CUPTI_DRIVER_TRACE_CBID_SIZE];
+
+static uint32_t name_id(unsigned dom, uint32_t cbid, const char *name) {
+    uint32_t *slot = NULL;
+    if (dom == GPU_CB_RT && cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE) slot = &rt_ids[cbid];
+    if (dom == GPU_CB_DRV && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE) slot = &drv_ids[cbid];
+    if (!slot) return rec__intern_dyn_v(name);
+    uint32_t id = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    if (REC_LIKELY(id)) return id == REC_ID_FILTERED ? 0 : id;
+    id = rec__intern_dyn_v(name);
+    __atomic_store_n(slot, id ? id : REC_ID_FILTERED, __ATOMIC_RELAXED);
+    return id;
+}
+
+void gpu_callbacks_forget(void) {
+    memset(rt_ids, 0, sizeof rt_ids);
+    memset(drv_ids, 0, sizeof drv_ids);
+}
+
+/* recorder.h's rec__begin_dyn and rec__begin_wait_dyn, from an id. */
+static uint32_t begin_scope(uint32_t id) {
+    if (REC_LIKELY(id - 2u < REC__ID_ROOT - 2u)) {
+        rec_begin_id(id);
+        return id;
+    }
+    if (id < REC__ID_ROOT) return 0;
+    if ((id & REC__ID_COND) && !rec__t.sub_id) return 0;
+    return rec__scope_slow(NULL, NULL, id);
+}
+
+static uint32_t begin_wait(uint32_t id) {
+    if (id >= REC__ID_ROOT) id = (id & REC__ID_COND) && !rec__t.sub_id ? 0 : id & REC__ID_MASK;
+    if (id) rec_begin_wait_id(id);
+    return id;
+}
 
 static void on_enter(unsigned dom, uint32_t cbid, const CUpti_CallbackData *cb) {
     struct cb_thread *t = &cb_t;
@@ -64,11 +106,12 @@ static void on_enter(unsigned dom, uint32_t cbid, const CUpti_CallbackData *cb) 
     const char *name = cb->functionName;
     if (!name || !*name) return;
     unsigned cls = gpu_cb_class_of(dom, cbid);
+    uint32_t id = name_id(dom, cbid, name);
     if (cls == GPU_CB_WAIT) {
-        o->id = rec__begin_wait_dyn(name);
+        o->id = begin_wait(id);
         o->wait = 1;
     } else {
-        o->id = rec__begin_dyn(name);
+        o->id = begin_scope(id);
     }
     if (o->id && cls != GPU_CB_API) rec__flow(REC_EV_FLOW_BEGIN, GPU_FLOW_ID(cb->correlationId));
 }

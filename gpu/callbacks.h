@@ -40,6 +40,9 @@ int gpu_callbacks_start(const struct gpu_cupti *api, unsigned items, char *why, 
 /* Stops the callbacks (CUPTI refused something after they started). */
 void gpu_callbacks_stop(const struct gpu_cupti *api);
 
+/* In a child of fork(): the name ids were the parent's segment's. */
+void gpu_callbacks_forget(void);
+
 /* The callback itself, for tests that drive it directly. */
 void CUPTIAPI gpu_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data);
 

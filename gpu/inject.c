@@ -210,6 +210,7 @@ static void at_exit(void) {
 
 static void at_fork_child(void) {
     forked = 1;
+    gpu_callbacks_forget();
     flusher_on = 0;
 }
 

@@ -11,6 +11,8 @@
  *   inject_child busy LIB FIXTURE    another profiler holds CUPTI
  *   inject_child old LIB FIXTURE     a CUPTI of CUDA 12.8 (version 26)
  *   inject_child calls LIB FIXTURE   the calls, nothing delivered
+ *   inject_child bench LIB FIXTURE   the cost of a launch's callbacks (a
+ *                                    benchmark, run by hand: docs/gpu.md)
  *   inject_child plain LIB           no fake: scopes around the injection
  *   inject_child cudart LIB RT       the same, a libcudart loaded first (RT)
  * Prints "segment=PATH" first, "init=N kinds=0x.. callbacks=N domains=N"
@@ -23,6 +25,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -113,6 +116,18 @@ int main(int argc, char **argv) {
     cuda_program();
     pthread_t th;
     if (pthread_create(&th, NULL, worker, NULL) != 0 || pthread_join(th, NULL) != 0) return 5;
+    if (!strcmp(mode, "bench")) {
+        /* cudaLaunchKernel with its nested cuLaunchKernel, as CUPTI calls
+         * back: 4 callbacks, one scope and one flow recorded. */
+        enum { N = 1000000 };
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        for (uint32_t i = 0; i < N; i++) launch(i);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double ns = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / N;
+        printf("bench: %.1f ns per cudaLaunchKernel (RECORDER_CUDA=%s)\n", ns,
+               getenv("RECORDER_CUDA") ? getenv("RECORDER_CUDA") : "default");
+    }
     if (!strcmp(mode, "trace")) {
         printf("granted=%d\n", fake_cupti_hoard(100));
         /* The timer's flush delivers the completed buffers; the rest

@@ -15,6 +15,8 @@
  *            then the default
  * busy       another profiler holds CUPTI: one line, REFUSED, CPU scopes kept
  * old        a CUPTI of another major version: refused, not misread
+ * filtered   RECORDER_FILTER_OUT=cudaMemcpyAsync,cudaStreamSynchronize:
+ *            those calls leave no scope and no flow, the others do
  * nvtxonly   RECORDER_CUDA=nvtx: CUPTI untouched, gpu_state NVTX only
  * besidert   no libcupti loaded, a libcudart loaded from a folder that has
  *            one: that one is bound (the fake, so tracing is on)
@@ -284,6 +286,26 @@ static void check_refused(const char *why, const char *before, const char *after
     for (int i = 0; i < nthreads; i++) CHECK(threads[i].info.lane_kind == REC_LANE_THREAD, "a GPU lane");
 }
 
+static int flow_begun(const struct thread *t, uint64_t id) {
+    for (size_t k = 0; t && k < t->n; k++)
+        if (t->ev[k].type == REC_EV_FLOW_BEGIN && t->ev[k].flow == id) return 1;
+    return 0;
+}
+
+static void check_filtered(void) {
+    struct thread *host = thread_named("host");
+    uint64_t f[4];
+    int w = 0;
+    CHECK(scopes(host, "cudaMemcpyAsync", NULL, NULL) == 0 && !flow_begun(host, GPU_FLOW_ID(126)) &&
+              !flow_begun(host, GPU_FLOW_ID(145)),
+          "a filtered copy call");
+    CHECK(scopes(host, "cudaStreamSynchronize", NULL, NULL) == 0 && !flow_begun(host, GPU_FLOW_ID(147)),
+          "a filtered wait");
+    CHECK(scopes(host, "cudaLaunchKernel", f, NULL) == 4 && f[3] == GPU_FLOW_ID(143), "launches kept");
+    CHECK(scopes(host, "cudaDeviceSynchronize", NULL, &w) == 1 && w, "other waits kept");
+    CHECK(balanced(host), "balanced");
+}
+
 static void check_nvtxonly(void) {
     CHECK(strstr(out_text, "init=1 kinds=0 callbacks=0 domains=0"), "CUPTI touched: %s", out_text);
     CHECK(!strstr(err_text, "recorder: "), "%s", err_text);
@@ -313,6 +335,8 @@ int main(int argc, char **argv) {
     if (!strcmp(sc, "badconfig")) env[0] = "RECORDER_CUDA", env[1] = "kernels,bogus";
     if (!strcmp(sc, "busy")) cargv[1] = (char *)"busy";
     if (!strcmp(sc, "old")) cargv[1] = (char *)"old";
+    if (!strcmp(sc, "filtered"))
+        cargv[1] = (char *)"calls", env[0] = "RECORDER_FILTER_OUT", env[1] = "cudaMemcpyAsync,cudaStreamSynchronize";
     if (!strcmp(sc, "nvtxonly")) cargv[1] = (char *)"calls", env[0] = "RECORDER_CUDA", env[1] = "nvtx";
     if (!strcmp(sc, "besidert")) cargv[1] = (char *)"cudart";
     if (!strcmp(sc, "refuse")) {
@@ -338,6 +362,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(sc, "old")) check_refused("is CUPTI version 26; this library reads CUDA 13's records", "step", "step");
     else if (!strcmp(sc, "besidert")) check_besidert();
     else if (!strcmp(sc, "nvtxonly")) check_nvtxonly();
+    else if (!strcmp(sc, "filtered")) check_filtered();
     else if (!strcmp(sc, "busy")) check_refused("another CUDA profiler or tracer holds CUPTI", "step", "step");
     else if (!strcmp(sc, "refuse")) {
         if (gpu_state == REC_GPU_ON && !strstr(err_text, "CUDA tracing off")) {
