@@ -27,6 +27,17 @@
 #include "convert.h"
 #include "cupti_api.h"
 
+/* The conversion (convert.h) is another part of the library, built from
+ * its own sources.  Weak: a library built without them still links (CI
+ * links with --no-undefined) and refuses at run time; the tests bind
+ * these to a stand-in (tests/gpu/conv_stub.c) exported by the program. */
+#pragma weak gpu_conv_new
+#pragma weak gpu_conv_free
+#pragma weak gpu_conv_clock_pair
+#pragma weak gpu_conv_buffer
+#pragma weak gpu_conv_dropped
+#pragma weak gpu_conv_delivered
+
 #define FLUSH_MS 250
 /* CUPTI's timer flush returns a buffer once every record in it is
  * complete: small buffers keep a GPU that is never idle fresh (1 MiB holds
@@ -248,6 +259,11 @@ static int enable_activity(unsigned items, char *why, size_t whylen) {
 }
 
 static int start(unsigned items, char *why, size_t whylen) {
+    if (!gpu_conv_new || !gpu_conv_free || !gpu_conv_clock_pair || !gpu_conv_buffer || !gpu_conv_dropped ||
+        !gpu_conv_delivered) {
+        snprintf(why, whylen, "this librecorder-cuda.so was built without the CUPTI conversion");
+        return -1;
+    }
     if (gpu_cupti_bind(&api, why, whylen) != 0) return -1;
     struct gpu_conv_opts o = {items, 0};
     struct gpu_names names = {live_name, NULL};
