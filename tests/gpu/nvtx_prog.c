@@ -1,0 +1,103 @@
+/*
+ * nvtx_prog.c -- a program that uses NVTX only (the NVTX3 headers, no
+ * CUDA, no recorder.h): what test_nvtx.py records through the GPU
+ * library's NVTX side (gpu/nvtx.c) with NVTX_INJECTION64_PATH set, and
+ * checks in the trace.  Run without it, NVTX is a no-op and so is this.
+ *
+ * Exactly, in this order:
+ *   main thread: named "nvtx-main"; a mark "checkpoint"; a wide mark
+ *   L"wide \u00e9"; push "outer" { push "inner" {} }; a start/end range
+ *   "handoff" started here and ended by the worker; a name given to a tid
+ *   that is not the caller's ("not-me", ignored);
+ *   worker thread: named "nvtx-worker"; push "work" { push "step" {} };
+ *   ends "handoff";
+ *   then on main: a domain "mydomain" with push "dstep" (a slice
+ *   "mydomain: dstep"), a mark with a registered string ("mydomain:
+ *   registered msg"), a start/end range "dwork" (on lane "NVTX
+ *   mydomain"); two overlapping start/end ranges "A" (ended first) and
+ *   "B" on the default domain: "A" on "NVTX default", "B" on its sub-lane
+ *   "NVTX default #2"; and a pop with nothing pushed (returns -1,
+ *   records nothing).
+ * Prints "nvtx_prog ok" and exits 0, or says what failed and exits 1.
+ */
+#define _GNU_SOURCE
+#include <nvtx3/nvToolsExt.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static uint32_t my_tid(void) { return (uint32_t)syscall(SYS_gettid); }
+
+static int failed;
+static void expect(int cond, const char *what) {
+    if (!cond) {
+        fprintf(stderr, "nvtx_prog: %s\n", what);
+        failed = 1;
+    }
+}
+
+static void *worker(void *arg) {
+    nvtxRangeId_t handoff = *(nvtxRangeId_t *)arg;
+    nvtxNameOsThreadA(my_tid(), "nvtx-worker");
+    nvtxRangePushA("work");
+    nvtxRangePushA("step");
+    nvtxRangePop();
+    nvtxRangePop();
+    nvtxRangeEnd(handoff);
+    return NULL;
+}
+
+static nvtxEventAttributes_t ascii_attr(const char *msg) {
+    nvtxEventAttributes_t a;
+    memset(&a, 0, sizeof a);
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    a.message.ascii = msg;
+    return a;
+}
+
+int main(void) {
+    nvtxNameOsThreadA(my_tid(), "nvtx-main");
+    nvtxMarkA("checkpoint");
+    nvtxMarkW(L"wide \u00e9");
+    nvtxRangePushA("outer");
+    nvtxRangePushA("inner");
+    nvtxRangePop();
+    nvtxRangePop();
+    nvtxRangeId_t handoff = nvtxRangeStartA("handoff");
+    nvtxNameOsThreadA(my_tid() + 1000000u, "not-me");
+    pthread_t th;
+    if (pthread_create(&th, NULL, worker, &handoff) != 0) return 1;
+    pthread_join(th, NULL);
+
+    nvtxDomainHandle_t d = nvtxDomainCreateA("mydomain");
+    nvtxEventAttributes_t a = ascii_attr("dstep");
+    nvtxDomainRangePushEx(d, &a);
+    nvtxDomainRangePop(d);
+    nvtxStringHandle_t reg = nvtxDomainRegisterStringA(d, "registered msg");
+    nvtxEventAttributes_t r = ascii_attr(NULL);
+    r.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+    r.message.registered = reg;
+    nvtxDomainMarkEx(d, &r);
+    nvtxEventAttributes_t w = ascii_attr("dwork");
+    nvtxRangeId_t dwork = nvtxDomainRangeStartEx(d, &w);
+    nvtxDomainRangeEnd(d, dwork);
+    nvtxDomainDestroy(d);
+
+    nvtxRangeId_t ra = nvtxRangeStartA("A");
+    nvtxRangeId_t rb = nvtxRangeStartA("B");
+    nvtxRangeEnd(ra);
+    nvtxRangeEnd(rb);
+    int popped = nvtxRangePop();
+    /* With the tool: -1 (nothing pushed); without one NVTX returns its
+     * own no-op value. */
+    if (getenv("NVTX_INJECTION64_PATH")) expect(popped < 0, "a pop with nothing pushed returned >= 0");
+    if (failed) return 1;
+    printf("nvtx_prog ok\n");
+    return 0;
+}
