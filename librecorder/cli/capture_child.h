@@ -38,9 +38,9 @@ int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb
 /* cuda_env.c (--cuda).  The GPU library's absolute path into out:
  * RECORDER_CUDA_LIB, else the build tree's when this recorder is the
  * build tree's, else the installed one.  REC_OK, or REC_ERR_USAGE with
- * the reason printed (the command must not start).  capture_child_start
+ * the reason printed, `then` after it (the command must not start).  capture_child_start
  * with it sets CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH. */
-int cuda_lib_path(char *out, size_t cap);
+int cuda_lib_path(char *out, size_t cap, const char *then);
 /* After the command ran: one line on stderr saying why, if its segment
  * holds no GPU lane (the GPU library's state in the header). */
 void cuda_report(rec_seg *seg);

@@ -164,7 +164,7 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
     }
     if (!out) return cli_usage("capture", "missing -o FILE");
     char cuda_lib[PATH_MAX];
-    if (cuda && cuda_lib_path(cuda_lib, sizeof cuda_lib) != REC_OK) return REC_ERR_USAGE;
+    if (cuda && cuda_lib_path(cuda_lib, sizeof cuda_lib, "; the command was not started") != REC_OK) return REC_ERR_USAGE;
     /* -o x.pftrace (or another trace format): capture to a private file,
      * converted by cmd_capture when this returns. */
     rc = capture_conv_begin(cv, &out);

@@ -220,7 +220,7 @@ int cmd_run(int argc, char **argv) {
     int unwritable = rec_out_check(eo.out, err, sizeof err);
     if (unwritable != REC_OK) return cli_error(unwritable, "%s", err);
     char cuda_lib[PATH_MAX];
-    if (cuda && cuda_lib_path(cuda_lib, sizeof cuda_lib) != REC_OK) return REC_ERR_USAGE;
+    if (cuda && cuda_lib_path(cuda_lib, sizeof cuda_lib, "; the command was not started") != REC_OK) return REC_ERR_USAGE;
     char capfile[PATH_MAX];
     if (capture_tmp_path(eo.out, capfile, sizeof capfile) != 0) return REC_ERR_IO;
     struct capture_child child;

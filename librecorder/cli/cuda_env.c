@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,7 +30,7 @@
 #define RECORDER_CUDA_LIB_INSTALLED ""
 #endif
 
-int cuda_lib_path(char *out, size_t cap) {
+int cuda_lib_path(char *out, size_t cap, const char *then) {
     const char *want = getenv("RECORDER_CUDA_LIB");
     const char *from = "RECORDER_CUDA_LIB";
     char self[PATH_MAX], build_exe[PATH_MAX];
@@ -43,11 +44,11 @@ int cuda_lib_path(char *out, size_t cap) {
     char abs[PATH_MAX];
     if (!want[0])
         return cli_error(REC_ERR_USAGE, "--cuda: this recorder was built without the CUDA library (-Dcuda); "
-                                        "RECORDER_CUDA_LIB names one");
+                                        "RECORDER_CUDA_LIB names one%s", then ? then : "");
     if (!realpath(want, abs) || access(abs, R_OK) != 0)
         return cli_error(REC_ERR_USAGE, "--cuda: the CUDA library %s (from %s) is not there: build it "
-                                        "(meson -Dcuda=enabled) or set RECORDER_CUDA_LIB; the command was not started",
-                         want, from);
+                                        "(meson -Dcuda=enabled) or set RECORDER_CUDA_LIB%s",
+                         want, from, then ? then : "");
     if (strlen(abs) + 1 > cap) return cli_error(REC_ERR_USAGE, "--cuda: the CUDA library's path is too long");
     memcpy(out, abs, strlen(abs) + 1);
     return REC_OK;
@@ -71,4 +72,25 @@ void cuda_report(rec_seg *seg) {
     default: why = "the program never initialised CUDA"; break;
     }
     cli_warn("--cuda: no GPU lane recorded: %s", why);
+}
+
+/* `recorder cuda-lib`: the path --cuda would give, for the Python runner
+ * (python3 -m recorder --cuda without -o sets the variables in its own
+ * process) and for people setting the variables themselves. */
+int cmd_cuda_lib(int argc, char **argv) {
+    (void)argv;
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+        return cli_help("usage: recorder cuda-lib\n"
+                        "\n"
+                        "Print the absolute path of the GPU library (librecorder-cuda.so) that\n"
+                        "`recorder run --cuda` and `recorder capture --cuda -- CMD` give the command\n"
+                        "as CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH: RECORDER_CUDA_LIB if\n"
+                        "set, else the build tree's when this recorder is the build tree's, else the\n"
+                        "installed one.  Exit status 2, with the reason, if it is not there.\n");
+    if (argc > 1) return cli_usage("cuda-lib", "unexpected argument '%s'", argv[1]);
+    char path[PATH_MAX];
+    int rc = cuda_lib_path(path, sizeof path, NULL);
+    if (rc != REC_OK) return rc;
+    printf("%s\n", path);
+    return REC_OK;
 }
