@@ -19,6 +19,14 @@
  *   "NVTX default #2"; and a pop with nothing pushed (returns -1,
  *   records nothing).
  * Prints "nvtx_prog ok" and exits 0, or says what failed and exits 1.
+ *
+ * `nvtx_prog lost` instead: the bounds (docs/gpu.md, "NVTX").  Ten
+ * start/end ranges "overlap" all open at once, ended in the order they
+ * started: eight go to "NVTX default" and its sub-lanes #2..#8, two are
+ * lost; then 4097 ranges "open" never ended: the last finds the table of
+ * open ranges full, lost; 3 lost in all, counted on "NVTX default".  A
+ * mark of 300 'x' (cut to 255 bytes) and a wide mark with a value that is
+ * no character (L"bad" U+D800: "bad" U+FFFD).
  */
 #define _GNU_SOURCE
 #include <nvtx3/nvToolsExt.h>
@@ -61,7 +69,24 @@ static nvtxEventAttributes_t ascii_attr(const char *msg) {
     return a;
 }
 
-int main(void) {
+static int lost(void) {
+    nvtxNameOsThreadA(my_tid(), "nvtx-main");
+    nvtxRangeId_t ids[10];
+    for (int i = 0; i < 10; i++) ids[i] = nvtxRangeStartA("overlap");
+    for (int i = 0; i < 10; i++) nvtxRangeEnd(ids[i]);
+    for (int i = 0; i < 4097; i++) nvtxRangeStartA("open");
+    char longmsg[301];
+    memset(longmsg, 'x', 300);
+    longmsg[300] = 0;
+    nvtxMarkA(longmsg);
+    static const wchar_t bad[] = {L'b', L'a', L'd', (wchar_t)0xd800, 0};
+    nvtxMarkW(bad);
+    printf("nvtx_prog ok\n");
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "lost")) return lost();
     nvtxNameOsThreadA(my_tid(), "nvtx-main");
     nvtxMarkA("checkpoint");
     nvtxMarkW(L"wide \u00e9");

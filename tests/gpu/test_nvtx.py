@@ -3,8 +3,9 @@
 with Python's json (an independent parser), and the front doors' errors.
 
     test_nvtx.py RECORDER NVTX_PROG CUDA_LIB WORKDIR TEST
-TEST: run, capture (what nvtx_prog records, through each door), doors
-(the variables the command gets, a missing library, usage errors).
+TEST: run, capture (what nvtx_prog records, through each door), lost (the
+bounds: sub-lanes, the table of open ranges, long and bad messages),
+doors (the variables the command gets, a missing library, usage errors).
 """
 import json
 import os
@@ -120,6 +121,29 @@ def test_capture():
         check_trace(os.path.join(WORK, "cap.json"), err)
 
 
+def test_lost():
+    code, out, err = rec("run", "--cuda", "-o", "lost.json", "--", PROG, "lost")
+    check(code == 0 and "nvtx_prog ok" in out, f"recorder run --cuda nvtx_prog lost exits 0 ({code}; {err.strip()})")
+    if code != 0:
+        return
+    with open(os.path.join(WORK, "lost.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    events = doc["traceEvents"]
+    names = {e["tid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    sl = slices(events)
+    lanes = ["NVTX default"] + [f"NVTX default #{k}" for k in range(2, 9)]
+    for lane in lanes:
+        got = [s[0] for t, n in names.items() if n == lane for s in sl.get(t, [])]
+        check(got == ["overlap"], f"one 'overlap' on {lane!r}: {got}")
+    check(not any(n.startswith("NVTX default #9") for n in names.values()), "no ninth lane")
+    check(not any(s[0] == "open" for v in sl.values() for s in v), "ranges never ended are not recorded")
+    threads = {t["name"]: t for t in doc["otherData"]["recorder"]["threads"]}
+    d = threads.get("NVTX default", {}).get("dropped")
+    check(d == 3, f"2 ranges with no lane + 1 past the open table: 3 dropped on 'NVTX default' ({d})")
+    inst = sorted(e["name"] for e in events if e.get("ph") in ("i", "I") and not e["name"].startswith("recorder:"))
+    check(inst == sorted(["x" * 255, "bad\ufffd"]), f"a long mark cut to 255 bytes, a bad wide one U+FFFD: {inst}")
+
+
 def test_doors():
     lib = os.path.realpath(LIB)
     script = 'printf "%s\\n%s\\n" "$CUDA_INJECTION64_PATH" "$NVTX_INJECTION64_PATH" > vars.txt'
@@ -150,5 +174,5 @@ def test_doors():
 
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
-{"run": test_run, "capture": test_capture, "doors": test_doors}[TEST]()
+{"run": test_run, "capture": test_capture, "lost": test_lost, "doors": test_doors}[TEST]()
 sys.exit(1 if failures else 0)
