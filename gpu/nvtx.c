@@ -173,6 +173,29 @@ static void event_name(char *out, size_t cap, uint32_t dom, const char *msg, con
     text_ascii(out, cap, tmp);
 }
 
+/* ---- the GPU state ------------------------------------------------------- */
+
+/* "NVTX only" is said in the segment when NVTX initialises, and again in
+ * a forked child's own segment at its first NVTX event (NVTX does not
+ * initialise twice). */
+static int state_pending;
+
+static void atfork_child(void) { __atomic_store_n(&state_pending, 1, __ATOMIC_RELAXED); }
+
+static void say_state(void) {
+    /* NVTX alone (no CUDA, or CUDA not initialised yet), unless the CUDA
+     * part already said more (inject.c sets REC_GPU_ON or REC_GPU_REFUSED
+     * over this). */
+    rec_gpu_state_set_if(REC_GPU_NONE, REC_GPU_NVTX_ONLY);
+}
+
+static inline void state_check(void) {
+    if (__builtin_expect(__atomic_load_n(&state_pending, __ATOMIC_RELAXED), 0)) {
+        __atomic_store_n(&state_pending, 0, __ATOMIC_RELAXED);
+        say_state();
+    }
+}
+
 /* ---- push/pop and marks: on the calling thread ----------------------------- */
 
 /* The calling thread's push depth (NVTX's return values); a pop with
@@ -181,6 +204,7 @@ static void event_name(char *out, size_t cap, uint32_t dom, const char *msg, con
 static __thread int push_depth;
 
 static int push(uint32_t dom, const char *msg) {
+    state_check();
     char name[NVTX_TEXT_MAX + 1];
     event_name(name, sizeof name, dom, msg, "NVTX range");
     REC_BEGIN_DYN(name);
@@ -194,12 +218,14 @@ static int pop(void) {
 }
 
 static void mark(uint32_t dom, const char *msg) {
+    state_check();
     char name[NVTX_TEXT_MAX + 1];
     event_name(name, sizeof name, dom, msg, "NVTX mark");
     rec__instant(rec__intern_dyn(name), NULL);
 }
 
 static uint64_t start(uint32_t dom, const char *msg) {
+    state_check();
     return nvtx_range_start(dom, msg[0] ? msg : "NVTX range");
 }
 
@@ -367,9 +393,8 @@ __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExpor
     fill(cb, NVTX_CB_MODULE_CORE2, core2, NVTX_CBID_CORE2_SIZE);   /* an NVTX before domains has none */
     const NvtxExportTableVersionInfo *vi = (const NvtxExportTableVersionInfo *)get(NVTX_ETID_VERSIONINFO);
     if (vi && vi->struct_size >= sizeof *vi && vi->SetInjectionNvtxVersion) vi->SetInjectionNvtxVersion(NVTX_VERSION);
-    /* NVTX alone (no CUDA, or CUDA not initialised yet): said so, unless
-     * the CUDA part already said more (inject.c sets REC_GPU_ON or
-     * REC_GPU_REFUSED over this). */
-    rec_gpu_state_set_if(REC_GPU_NONE, REC_GPU_NVTX_ONLY);
+    nvtx_ranges_init();
+    pthread_atfork(NULL, NULL, atfork_child);
+    say_state();
     return 1;
 }

@@ -19,6 +19,8 @@
 /* A domain's name by index (0: "default"); NULL if none. */
 const char *nvtx_domain_name(uint32_t dom);
 
+/* nvtx_ranges.c: once, at NVTX's initialisation (a fork handler). */
+void nvtx_ranges_init(void);
 /* nvtx_ranges.c: a start/end range of domain dom (its name copied);
  * returns its id (never 0: 0 is what a range that found the table full
  * gets, counted lost on the domain's lane). */

@@ -40,6 +40,19 @@ static struct open_range open_ranges[NVTX_OPEN_RANGES];
 static struct dom_lanes lanes[NVTX_DOMAINS];
 static uint64_t next_id = 1;
 
+/* A forked child records into a segment of its own (the writer's atfork
+ * handler), but these lanes are slots of the parent's, still mapped:
+ * forgotten, to be opened again in the child's segment.  Ranges the
+ * parent started are not the child's to end.  The lock may have been
+ * held by a thread that does not exist in the child. */
+static void nvtx_ranges_atfork_child(void) {
+    pthread_mutex_init(&lock, NULL);
+    memset(open_ranges, 0, sizeof open_ranges);
+    memset(lanes, 0, sizeof lanes);
+}
+
+void nvtx_ranges_init(void) { pthread_atfork(NULL, NULL, nvtx_ranges_atfork_child); }
+
 /* The domain's lane k (0: "NVTX <domain>", k: "... #k+1"), opened at its
  * first use; NULL if it cannot be (every slot in use: counted by the
  * writer as a thread not recorded).  Under the lock. */

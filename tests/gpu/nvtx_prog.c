@@ -27,6 +27,11 @@
  * open ranges full, lost; 3 lost in all, counted on "NVTX default".  A
  * mark of 300 'x' (cut to 255 bytes) and a wide mark with a value that is
  * no character (L"bad" U+D800: "bad" U+FFFD).
+ *
+ * `nvtx_prog fork`: a start/end range "parent-range" open across a fork;
+ * the child records a start/end range "child-range" and a mark
+ * "child-mark", which must land in the child's own segment (its own
+ * "NVTX default" lane), not in the parent's.
  */
 #define _GNU_SOURCE
 #include <nvtx3/nvToolsExt.h>
@@ -36,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static uint32_t my_tid(void) { return (uint32_t)syscall(SYS_gettid); }
@@ -85,8 +91,28 @@ static int lost(void) {
     return 0;
 }
 
+static int forked(void) {
+    nvtxRangeId_t p = nvtxRangeStartA("parent-range");
+    pid_t pid = fork();
+    if (pid < 0) return 1;
+    if (pid == 0) {
+        nvtxRangeId_t c = nvtxRangeStartA("child-range");
+        nvtxMarkA("child-mark");
+        nvtxRangeEnd(c);
+        nvtxRangeEnd(p);   /* the parent's: not the child's to end */
+        exit(0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    nvtxRangeEnd(p);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return 1;
+    printf("nvtx_prog ok\n");
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "lost")) return lost();
+    if (argc > 1 && !strcmp(argv[1], "fork")) return forked();
     nvtxNameOsThreadA(my_tid(), "nvtx-main");
     nvtxMarkA("checkpoint");
     nvtxMarkW(L"wide \u00e9");

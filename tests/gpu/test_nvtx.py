@@ -144,6 +144,29 @@ def test_lost():
     check(inst == sorted(["x" * 255, "bad\ufffd"]), f"a long mark cut to 255 bytes, a bad wide one U+FFFD: {inst}")
 
 
+def test_fork():
+    code, out, err = rec("run", "--cuda", "-o", "fork.json", "--", PROG, "fork")
+    check(code == 0 and "nvtx_prog ok" in out, f"recorder run --cuda nvtx_prog fork exits 0 ({code}; {err.strip()})")
+    if code != 0:
+        return
+    with open(os.path.join(WORK, "fork.json"), encoding="utf-8") as f:
+        events = json.load(f)["traceEvents"]
+    lane_of = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+               if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    where = {}
+    for e in events:
+        if e.get("ph") in ("B", "i", "I") and not e["name"].startswith("recorder:"):
+            where.setdefault(e["name"], []).append((e["pid"], lane_of.get((e["pid"], e["tid"]))))
+    parent = where.get("parent-range", [])
+    child = where.get("child-range", [])
+    check(len(parent) == 1 and parent[0][1] == "NVTX default", f"'parent-range' on the parent's lane: {parent}")
+    check(len(child) == 1 and child[0][1] == "NVTX default", f"'child-range' on a lane 'NVTX default': {child}")
+    if parent and child:
+        check(child[0][0] != parent[0][0], "... of the child's own process, not the parent's")
+    mark = where.get("child-mark", [])
+    check(len(mark) == 1 and child and mark[0][0] == child[0][0], f"'child-mark' in the child's process: {mark}")
+
+
 def test_doors():
     lib = os.path.realpath(LIB)
     script = 'printf "%s\\n%s\\n" "$CUDA_INJECTION64_PATH" "$NVTX_INJECTION64_PATH" > vars.txt'
@@ -174,5 +197,5 @@ def test_doors():
 
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
-{"run": test_run, "capture": test_capture, "lost": test_lost, "doors": test_doors}[TEST]()
+{"run": test_run, "capture": test_capture, "lost": test_lost, "fork": test_fork, "doors": test_doors}[TEST]()
 sys.exit(1 if failures else 0)
