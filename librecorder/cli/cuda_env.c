@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "capture_child.h"
@@ -45,7 +46,8 @@ int cuda_lib_path(char *out, size_t cap, const char *then) {
     if (!want[0])
         return cli_error(REC_ERR_USAGE, "--cuda: this recorder was built without the CUDA library (-Dcuda); "
                                         "RECORDER_CUDA_LIB names one%s", then ? then : "");
-    if (!realpath(want, abs) || access(abs, R_OK) != 0)
+    struct stat st;
+    if (!realpath(want, abs) || stat(abs, &st) != 0 || !S_ISREG(st.st_mode) || access(abs, R_OK) != 0)
         return cli_error(REC_ERR_USAGE, "--cuda: the CUDA library %s (from %s) is not there: build it "
                                         "(meson -Dcuda=enabled) or set RECORDER_CUDA_LIB%s",
                          want, from, then ? then : "");
