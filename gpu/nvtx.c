@@ -163,14 +163,16 @@ static void attr_text(char *out, size_t cap, const nvtxEventAttributes_t *a) {
 }
 
 /* The name of a scope or mark: "<domain>: <message>" outside the default
- * domain; `none` when there is no message. */
-static void event_name(char *out, size_t cap, uint32_t dom, const char *msg, const char *none) {
+ * domain (built in out), else the message itself; `none` when there is
+ * no message. */
+static const char *event_name(char *out, size_t cap, uint32_t dom, const char *msg, const char *none) {
     const char *m = msg[0] ? msg : none;
     const char *d = dom ? nvtx_domain_name(dom) : NULL;
+    if (!d) return m;   /* already a bounded copy: the common case costs no copy */
     char tmp[NVTX_DOMAIN_NAME_MAX + NVTX_TEXT_MAX + 4];
-    if (d) snprintf(tmp, sizeof tmp, "%s: %s", d, m);
-    else snprintf(tmp, sizeof tmp, "%s", m);
+    snprintf(tmp, sizeof tmp, "%s: %s", d, m);
     text_ascii(out, cap, tmp);
+    return out;
 }
 
 /* ---- the GPU state ------------------------------------------------------- */
@@ -205,9 +207,8 @@ static __thread int push_depth;
 
 static int push(uint32_t dom, const char *msg) {
     state_check();
-    char name[NVTX_TEXT_MAX + 1];
-    event_name(name, sizeof name, dom, msg, "NVTX range");
-    REC_BEGIN_DYN(name);
+    char buf[NVTX_TEXT_MAX + 1];
+    REC_BEGIN_DYN(event_name(buf, sizeof buf, dom, msg, "NVTX range"));
     return push_depth++;
 }
 
@@ -219,9 +220,8 @@ static int pop(void) {
 
 static void mark(uint32_t dom, const char *msg) {
     state_check();
-    char name[NVTX_TEXT_MAX + 1];
-    event_name(name, sizeof name, dom, msg, "NVTX mark");
-    rec__instant(rec__intern_dyn(name), NULL);
+    char buf[NVTX_TEXT_MAX + 1];
+    rec__instant(rec__intern_dyn(event_name(buf, sizeof buf, dom, msg, "NVTX mark")), NULL);
 }
 
 static uint64_t start(uint32_t dom, const char *msg) {
