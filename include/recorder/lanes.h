@@ -84,6 +84,9 @@ void rec_lane_lost(struct rec_lane *l, uint64_t n);
 uint64_t rec_ticks_of_mono_ns(uint64_t mono_ns);
 /* Sets rec_header.gpu_state (enum rec_gpu_state). */
 void rec_gpu_state_set(unsigned state);
+/* Sets it to state only if it is still `expect` (NVTX says "NVTX only"
+ * unless the CUDA part said more first); returns 1 if it did. */
+int rec_gpu_state_set_if(unsigned expect, unsigned state);
 
 #ifdef __cplusplus
 }

@@ -165,3 +165,11 @@ void rec_gpu_state_set(unsigned state) {
     if (rec__ensure_init() != 0) return;
     __atomic_store_n(&g->hdr->gpu_state, (uint64_t)(state & 0xffu), __ATOMIC_RELEASE);
 }
+
+int rec_gpu_state_set_if(unsigned expect, unsigned state) {
+    struct rec__global *g = &rec__g;
+    if (rec__ensure_init() != 0) return 0;
+    uint64_t e = expect & 0xffu;
+    return __atomic_compare_exchange_n(&g->hdr->gpu_state, &e, (uint64_t)(state & 0xffu), 0, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}

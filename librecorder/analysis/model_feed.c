@@ -371,7 +371,13 @@ static inline double event_time(rec_model *m, struct trec *r, int rec, uint64_t 
 }
 
 static inline void process(rec_model *m, struct trec *r, int rec, const struct rec_event *e) {
+    uint64_t keep = r->last_ticks;
     double ts = event_time(m, r, rec, e->ticks);
+    /* A lane's start and name are written when it is opened, after the
+     * events it then receives may have happened (lanes.h: NVTX ranges
+     * and GPU work are written late, with their own times): they are not
+     * slices, so they do not hold the lane's time back from going there. */
+    if (e->type == REC_EV_THREAD_START || e->type == REC_EV_THREAD_NAME) r->last_ticks = keep;
     int64_t t = m->log.max ? model_round_ns(ts) : 0;   /* only the log needs it */
     switch (e->type) {
     case REC_EV_BEGIN: on_begin(m, r, rec, e->name_id, e->wait, ts); break;

@@ -28,9 +28,9 @@ static int user_keeps(void) {
     return k && strcmp(k, "") && strcmp(k, "0") && strcmp(k, "no") && strcmp(k, "false") && strcmp(k, "off");
 }
 
-int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb) {
+int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb, const char *cuda_lib) {
     memset(c, 0, sizeof *c);
-    const char *env[8];
+    const char *env[12];
     int n = 0;
     if (!ring_kb && !getenv("RECORDER_RING_KB")) ring_kb = CAPTURE_CHILD_RING_KB;
     if (ring_kb) {
@@ -43,6 +43,12 @@ int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb
      * theirs, and marked kept on purpose for recorder gc). */
     c->remove_segments = !user_keeps();
     desc_start(&c->d, "segments of the processes it starts may be left for `recorder gc`");
+    if (cuda_lib) {   /* --cuda: the CUDA driver and NVTX load the GPU library (docs/gpu.md) */
+        env[n++] = "CUDA_INJECTION64_PATH";
+        env[n++] = cuda_lib;
+        env[n++] = "NVTX_INJECTION64_PATH";
+        env[n++] = cuda_lib;
+    }
     env[n++] = "RECORDER_LAUNCHER";   /* how we know its tree's segments (descendants.c) */
     env[n++] = c->d.launcher;
     env[n] = NULL;

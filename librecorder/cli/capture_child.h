@@ -28,11 +28,22 @@ struct capture_child {
 };
 
 /* Start cmd with RECORDER_RING_KB = ring_kb (NULL: the environment's, or
- * CAPTURE_CHILD_RING_KB) and RECORDER_LAUNCHER naming us, so that every
+ * CAPTURE_CHILD_RING_KB), the GPU library's variables if cuda_lib (a path
+ * from cuda_lib_path; NULL: none) and RECORDER_LAUNCHER naming us, so that every
  * process of its tree keeps its segment for us (however short its life)
  * and we know it as ours.  Returns 0, or the exit status to end with
  * (the reason printed). */
-int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb);
+int capture_child_start(struct capture_child *c, char **cmd, const char *ring_kb, const char *cuda_lib);
+
+/* cuda_env.c (--cuda).  The GPU library's absolute path into out:
+ * RECORDER_CUDA_LIB, else the build tree's when this recorder is the
+ * build tree's, else the installed one.  REC_OK, or REC_ERR_USAGE with
+ * the reason printed, `then` after it (the command must not start).  capture_child_start
+ * with it sets CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH. */
+int cuda_lib_path(char *out, size_t cap, const char *then);
+/* After the command ran: one line on stderr saying why, if its segment
+ * holds no GPU lane (the GPU library's state in the header). */
+void cuda_report(rec_seg *seg);
 
 /* Wait until the command's segment exists (or, while it has none, one of
  * a process it started: c->source_pid says whose) and open it: for

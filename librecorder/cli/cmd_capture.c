@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,7 @@
 static const char usage[] =
     "usage: recorder capture PID|NAME|PATH -o FILE [--duration SEC] [--from-now] [--raw] [-q]\n"
     "                       [--wait[=SEC]]\n"
-    "       recorder capture -o FILE [--ring-kb KB] [--duration SEC] [--raw] [-q] -- CMD [ARGS...]\n"
+    "       recorder capture -o FILE [--ring-kb KB] [--duration SEC] [--raw] [-q] [--cuda] -- CMD [ARGS...]\n"
     "\n"
     "Stream a running program's events into a capture file (FILE, e.g.\n"
     "run.rec) until the program exits, Ctrl-C, SIGTERM or --duration.  Lossless\n"
@@ -65,6 +66,11 @@ static const char usage[] =
     "      --from-now        skip what the rings already hold\n"
     "      --raw             write entries as in the ring (16 bytes each), not packed\n"
     "      --ring-kb KB      with CMD: its ring size per thread in KiB (4 ... 1048576)\n"
+    "      --cuda            with CMD: record its GPU work and NVTX ranges (CMD gets\n"
+    "                        CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH set to\n"
+    "                        librecorder-cuda.so; RECORDER_CUDA_LIB overrides;\n"
+    "                        docs/gpu.md); if no GPU lane was recorded, one line\n"
+    "                        says why\n"
     "  -q, --quiet           no status line\n"
     "  -w, --wait[=SEC]      a program that has not recorded yet (no segment): wait\n"
     "                        for it, at most SEC seconds (default: no limit); fails\n"
@@ -98,13 +104,14 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
                                          {"from-now", no_argument, 0, 'f'},
                                          {"raw", no_argument, 0, 'r'},
                                          {"ring-kb", required_argument, 0, 'R'},
+                                         {"cuda", no_argument, 0, 'C'},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"wait", optional_argument, 0, 'w'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *out = NULL, *ring_kb = NULL;
     double duration = 0, wait_s = 0;
-    int quiet = 0, from_now = 0, raw = 0, wait = 0, c, rc;
+    int quiet = 0, from_now = 0, raw = 0, wait = 0, cuda = 0, c, rc;
     /* Everything after "--" is the command to start, never our options. */
     char **cmd = NULL;
     for (int i = 1; i < argc; i++)
@@ -131,6 +138,7 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
             break;
         }
         case 'q': quiet = 1; break;
+        case 'C': cuda = 1; break;
         case 'w':
             if (cli_parse_wait("capture", optarg, &wait_s) != 0) return REC_ERR_USAGE;
             wait = 1;
@@ -148,11 +156,15 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
         if (wait) return cli_usage("capture", "--wait is for attaching: with -- CMD the capture waits for CMD anyway");
     } else {
         if (ring_kb) return cli_usage("capture", "--ring-kb is for a command started with -- CMD");
+        if (cuda) return cli_usage("capture", "--cuda is for a command started with -- CMD (the library must be "
+                                              "loaded when the program starts)");
         if (optind >= argc)
             return cli_usage("capture", "which program? give a PID, a segment name or a path, or -- CMD");
         if (optind + 1 < argc) return cli_usage("capture", "unexpected argument '%s'", argv[optind + 1]);
     }
     if (!out) return cli_usage("capture", "missing -o FILE");
+    char cuda_lib[PATH_MAX];
+    if (cuda && cuda_lib_path(cuda_lib, sizeof cuda_lib, "; the command was not started") != REC_OK) return REC_ERR_USAGE;
     /* -o x.pftrace (or another trace format): capture to a private file,
      * converted by cmd_capture when this returns. */
     rc = capture_conv_begin(cv, &out);
@@ -195,7 +207,7 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
     }
     signal(SIGPIPE, SIG_IGN);
     if (cmd) {
-        rc = capture_child_start(&child, cmd, ring_kb);
+        rc = capture_child_start(&child, cmd, ring_kb, cuda ? cuda_lib : NULL);
         if (rc != 0) {
             rec_out_abort(&file);
             return rc;
@@ -211,6 +223,7 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
             else
                 cli_error(rc, "pid %d exited (status %d) without recording anything, nor did a process it started: "
                           "is the program instrumented (see docs/quickstart.md)?", (int)child.pid, code);
+            if (cuda) cli_warn("--cuda: no GPU lane recorded: the program never initialised CUDA");
             capture_child_cleanup(&child);
             return code ? code : rc;
         }
@@ -249,6 +262,7 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
     struct capture_end end;
     rc = capture_loop(cap, seg, cmd ? &child : NULL, running, duration, !quiet && isatty(2), &stop_signal, &end);
     rec_seg_get_info(seg, &info);   /* its counters as it ends: threads not recorded meanwhile */
+    if (cuda) cuda_report(seg);
     rec_seg_close(seg);  /* the rings go back to flight mode */
     int code = 0;
     if (cmd) {

@@ -31,7 +31,7 @@
 
 static const char usage[] =
     "usage: recorder run [-o FILE] [--format json|perfetto|csv|folded] [--ring-kb KB] [--last S | --from S] [--to S]\n"
-    "                    [--force] [--keep] [--split] -- CMD [ARGS...]\n"
+    "                    [--force] [--keep] [--split] [--cuda] -- CMD [ARGS...]\n"
     "\n"
     "Run CMD with recording on and, when it exits, write its trace as Perfetto\n"
     "JSON to FILE (default trace.json): its whole run, unless a window is asked\n"
@@ -66,6 +66,11 @@ static const char usage[] =
     "  -k, --keep          keep the segments (recorder dump can read them again)\n"
     "      --split         one file per process instead: FILE with the pid before\n"
     "                      its extension (trace.<pid>.json, trace.<pid>.pftrace)\n"
+    "      --cuda          record CMD's GPU work and NVTX ranges: CMD gets\n"
+    "                      CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH set to\n"
+    "                      librecorder-cuda.so (RECORDER_CUDA_LIB overrides;\n"
+    "                      RECORDER_CUDA chooses what; docs/gpu.md); if no GPU lane\n"
+    "                      was recorded, one line says why\n"
     "\n"
     "A trace refused for its size (see recorder dump --help) keeps its capture\n"
     "or segment.\n";
@@ -115,7 +120,7 @@ static int write_tree(struct capture_child *child, const char *capfile, const ch
  * Returns 1 if it was captured (note: what the capture did not get, for
  * the summary line), 0 if not (it never recorded, or the capture could not
  * start: its segment, if any, is then written as it is). */
-static int capture_program(struct capture_child *child, const char *path, char *note, size_t notecap) {
+static int capture_program(struct capture_child *child, const char *path, char *note, size_t notecap, int cuda) {
     char err[1400];
     struct rec_out file;
     if (rec_out_open(&file, path, err, sizeof err) != REC_OK) {
@@ -132,6 +137,7 @@ static int capture_program(struct capture_child *child, const char *path, char *
         if (child->tree_rc == REC_OK)
             cli_warn("pid %d left no segment, nor did a process it started: is the program instrumented (and did "
                      "it record an event)?", (int)child->pid);
+        if (cuda) cli_warn("--cuda: no GPU lane recorded: the program never initialised CUDA");
         return 0;
     }
     struct rec_seg_info info;
@@ -151,6 +157,7 @@ static int capture_program(struct capture_child *child, const char *path, char *
     struct rec_seg_info last;
     rec_seg_get_info(seg, &last);   /* as it ends: threads it could not record */
     capture_warn_not_recorded(&last);
+    if (cuda) cuda_report(seg);
     rec_seg_close(seg);
     capture_child_wait(child);
     if (rc != REC_OK) {
@@ -172,12 +179,13 @@ int cmd_run(int argc, char **argv) {
                                          {"ring-kb", required_argument, 0, 'R'},
                                          {"keep", no_argument, 0, 'k'},
                                          {"split", no_argument, 0, 'S'},
+                                         {"cuda", no_argument, 0, 'C'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     struct cli_export_opts eo = {"trace.json", REC_EXPORT_JSON, 0, 0, 0, 0, NULL};
     const char *ring_kb = NULL;
     const char *fmt = NULL;
-    int keep = 0, split = 0, c;
+    int keep = 0, split = 0, cuda = 0, c;
     optind = 0;
     /* '+': stop at the command, so its own options stay its own. */
     while ((c = getopt_long(argc, argv, "+:o:f:l:kh", opts, NULL)) != -1) {
@@ -196,6 +204,7 @@ int cmd_run(int argc, char **argv) {
         case 'f': fmt = optarg; break;
         case 'k': keep = 1; break;
         case 'S': split = 1; break;
+        case 'C': cuda = 1; break;
         case 'h': return cli_help(usage);
         default: return cli_bad_option("run", c, argv);
         }
@@ -210,10 +219,12 @@ int cmd_run(int argc, char **argv) {
     char err[1400];
     int unwritable = rec_out_check(eo.out, err, sizeof err);
     if (unwritable != REC_OK) return cli_error(unwritable, "%s", err);
+    char cuda_lib[PATH_MAX];
+    if (cuda && cuda_lib_path(cuda_lib, sizeof cuda_lib, "; the command was not started") != REC_OK) return REC_ERR_USAGE;
     char capfile[PATH_MAX];
     if (capture_tmp_path(eo.out, capfile, sizeof capfile) != 0) return REC_ERR_IO;
     struct capture_child child;
-    int spawned = capture_child_start(&child, argv + optind, ring_kb);
+    int spawned = capture_child_start(&child, argv + optind, ring_kb, cuda ? cuda_lib : NULL);
     if (spawned != 0) {
         unlink(capfile);
         return spawned;
@@ -224,7 +235,7 @@ int cmd_run(int argc, char **argv) {
     pid_t pid = child.pid;
     cli_forward_signals(pid);
     char note[512];
-    int captured = capture_program(&child, capfile, note, sizeof note);
+    int captured = capture_program(&child, capfile, note, sizeof note, cuda);
     desc_end(&child.d);
     int refused = 0;
     int rc = write_tree(&child, captured ? capfile : NULL, note, &eo, split, &refused);

@@ -21,6 +21,7 @@ static const struct cli_cmd *commands(size_t *n) {
         {"run", cmd_run, "run a program with recording on and save its trace when it exits"},
         {"gc", cmd_gc, "remove the segments of dead processes"},
         {"check-output", cmd_check_output, "say what -o FILE would write, or why it is refused (nothing written)"},
+        {"cuda-lib", cmd_cuda_lib, "print the GPU library's path that run/capture --cuda give a command"},
     };
     *n = sizeof cmds / sizeof cmds[0];
     return cmds;

@@ -67,6 +67,13 @@ options:
   --no-follow           do not record Python children that are not forks
                         (multiprocessing spawn/forkserver, subprocess)
   --hook HOOK           auto, eval, profile or monitoring (docs/python.md)
+  --cuda                also the program's GPU work and NVTX ranges (kernels,
+                        copies, torch.cuda.nvtx ranges), through librecorder-cuda.so
+                        (CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH; the path
+                        `recorder cuda-lib` prints; docs/gpu.md)
+  --torch-ops           PyTorch's aten ops as NVTX ranges: the program runs inside
+                        torch.autograd.profiler.emit_nvtx() (needs torch; with
+                        --cuda they are recorded as scopes)
   --recorder PATH       the `recorder` command that writes -o (default: the one
                         built or installed with this package, else PATH)
   -h, --help            this help
@@ -107,6 +114,8 @@ class Options:
         self.capture = False
         self.follow = True
         self.hook = "auto"
+        self.cuda = False
+        self.torch_ops = False
         self.recorder = None
         self.inner = False
         self.script = None
@@ -118,8 +127,11 @@ class Options:
 _VALUED = {"-o": "output", "--output": "output", "--filter": "filter", "--filter-out": "filter_out",
            "--max-depth": "max_depth", "--ring-kb": "ring_kb", "--hook": "hook", "--recorder": "recorder"}
 _FLAGS = {"-p": "partial", "--partial": "partial", "-l": "lines", "--lines": "lines", "--no-native": "native",
-          "--capture": "capture", "--no-follow": "follow", "--_inner": "inner", "--imports": "imports"}
-_OUTER_ONLY = {"output", "ring_kb", "capture", "recorder"}
+          "--capture": "capture", "--no-follow": "follow", "--_inner": "inner", "--imports": "imports",
+          "--cuda": "cuda", "--torch-ops": "torch_ops"}
+# cuda: the `recorder` command (-o) or main() sets the variables; the inner
+# process inherits them.
+_OUTER_ONLY = {"output", "ring_kb", "capture", "recorder", "cuda"}
 
 
 def _int(opt, v, lo, hi):
@@ -207,7 +219,24 @@ def parse(argv):
     # -o FILE itself is judged by `recorder check-output` (outer()).
     if o.output is None and o.capture:
         raise UsageError("--capture needs -o FILE")
+    if o.torch_ops:
+        import importlib.util
+        if importlib.util.find_spec("torch") is None:
+            raise UsageError("--torch-ops needs PyTorch, and `import torch` finds none for " + sys.executable)
     return o
+
+
+def cuda_lib(rec):
+    """The GPU library's path, as `recorder run --cuda` would give it
+    (`recorder cuda-lib`: one rule, in the CLI).  Not there: its message
+    is on stderr already, and Refused carries its status."""
+    try:
+        r = subprocess.run([rec, "cuda-lib"], stdout=subprocess.PIPE, text=True)
+    except OSError as e:
+        raise UsageError(f"cannot run {rec}: {e.strerror}") from None
+    if r.returncode != 0:
+        raise Refused(r.returncode)
+    return r.stdout.strip()
 
 
 def find_recorder(given=None):
@@ -289,12 +318,13 @@ def outer(o):
     # The inner process must import this package, wherever it was found.
     _follow.with_pythonpath(env, [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))])
     inner = _inner_cmd(o)
+    cuda = ["--cuda"] if o.cuda else []
     if fmt in TIMELINES and not o.capture:
         if o.ring_kb is not None or "RECORDER_RING_KB" not in env:
             env["RECORDER_RING_KB"] = str(o.ring_kb or RING_KB_JSON)
-        return _wait([rec, "run", "-o", o.output, "--", *inner], env)
+        return _wait([rec, "run", "-o", o.output, *cuda, "--", *inner], env)
     ring = ["--ring-kb", str(o.ring_kb)] if o.ring_kb else []
-    return _wait([rec, "capture", "-q", "-o", o.output, *ring, "--", *inner], env)
+    return _wait([rec, "capture", "-q", "-o", o.output, *ring, *cuda, "--", *inner], env)
 
 
 def main(argv=None):
@@ -303,6 +333,12 @@ def main(argv=None):
         o = parse(argv)
         if o.output is not None and not o.inner:
             return outer(o)
+        if o.cuda:
+            # In this process: set before the program's first NVTX call
+            # or cuInit, which read them.
+            lib = cuda_lib(find_recorder(o.recorder))
+            os.environ["CUDA_INJECTION64_PATH"] = lib
+            os.environ["NVTX_INJECTION64_PATH"] = lib
         from . import _run
         if o.ring_kb is not None:
             os.environ["RECORDER_RING_KB"] = str(o.ring_kb)

@@ -80,6 +80,22 @@ def _trimmed(tb):
     return tb
 
 
+def _torch_ops():
+    """torch.autograd.profiler.emit_nvtx(), entered (run() leaves it when the
+    program's code is done): every aten op an NVTX range, recorded by the
+    GPU library (--cuda).  A torch that does not import, or whose
+    emit_nvtx() fails, is a clear error (status 2)."""
+    try:
+        from torch.autograd import profiler
+        ctx = profiler.emit_nvtx()
+        ctx.__enter__()   # a torch built without NVTX says so here
+        return ctx
+    except Exception as e:
+        print(f"recorder: --torch-ops: torch.autograd.profiler.emit_nvtx() is not available: "
+              f"{type(e).__name__}: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
 def run(opts, script=None, module=None, args=()):
     """Run the program; returns only by raising SystemExit (or the
     program's KeyboardInterrupt, which ends Python as Ctrl-C would)."""
@@ -88,6 +104,9 @@ def run(opts, script=None, module=None, args=()):
     _control.set_defaults(native=opts.native, lines=opts.lines, max_depth=opts.max_depth, filter=opts.filter,
                           filter_out=opts.filter_out, hook=opts.hook, imports=opts.imports)
     code, main = prepare(script, module, args)
+    # --torch-ops: imported before the hook is on (torch's import is not
+    # the program's), entered around the program only.
+    torch_ops = _torch_ops() if getattr(opts, "torch_ops", False) else None
     # The segment now, so that a -p run that never enables still leaves one
     # (an empty trace rather than none); and the main thread's lane named.
     _native.init()
@@ -113,5 +132,7 @@ def run(opts, script=None, module=None, args=()):
         # the hook is still on.)
         if not opts.partial and len(threading._active) + len(threading._limbo) <= 1:
             _control.disable()
+        if torch_ops is not None:
+            torch_ops.__exit__(None, None, None)
     raise SystemExit(0)
 
