@@ -23,6 +23,12 @@
 #include "processes.h"
 #include "source.h"
 
+int gpu_rows_any(const struct app *a) {
+    for (size_t i = 0; i < a->snap.n_threads; i++)
+        if (a->snap.lanes[i].kind != REC_LANE_THREAD) return 1;
+    return 0;
+}
+
 const char *gpu_rows_kind(const struct lane_meta *l) {
     switch (l->kind) {
     case REC_LANE_GPU_STREAM: return "gpu";

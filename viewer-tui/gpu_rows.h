@@ -43,6 +43,8 @@ const char *gpu_rows_where(const struct app *a, uint32_t name_id);
 /* Messages hides the "args" instants of GPU lanes (a kernel's grid and
  * block: they would fill the view; exports fold them into the slice). */
 int gpu_rows_hidden_message(const struct app *a, const struct rec_message *m);
+/* Does the snapshot hold a row that is not a thread (Threads' KIND column)? */
+int gpu_rows_any(const struct app *a);
 /* The KIND column's word: "cpu", "gpu", "gpu dev", "ranges". */
 const char *gpu_rows_kind(const struct lane_meta *l);
 

@@ -73,7 +73,8 @@ void view_threads_draw(struct app *a, int y, int h) {
         /* Narrow terminals lose the tid and the state first: the name,
          * the utilization and the open scopes say the most. */
         [C_TID] = {"TID", 7, 70, 0, 1},
-        [C_KIND] = {"KIND", 7, 84, 0, 0},
+        /* Only when there are lanes other than threads (gpu_rows.h). */
+        [C_KIND] = {"KIND", gpu_rows_any(a) ? 7 : 0, 84, 0, 0},
         [C_NAME] = {proc_view_multi(a) ? "PROC             NAME" : "NAME", proc_view_multi(a) ? 31 : 14, 100, 0, 0},
         [C_STATE] = {"STATE", 6, 78, 0, 0},
         [C_EVS] = {"EV/S", 7, 80, 0, 1},
