@@ -4,7 +4,8 @@
  * The model knows a lane only as a thread with a negative tid; what it
  * records (kind, device, stream, delivered-up-to) is in the segment's
  * slot, read here for each row of the snapshot (rec_seg_thread: one slot,
- * no ring).  A capture file's rows read as threads.
+ * no ring); for a capture file, from its latest thread record (kind and
+ * device: a capture keeps no stream and no delivered-up-to mark).
  *
  * A device's busy share is the sum of its stream lanes' busy shares (the
  * model's util: time inside top-level slices over the part of each second
@@ -52,7 +53,12 @@ static void lane_of(struct source *src, const struct rec_model_thread *t, struct
         seg = p->seg;
         slot = t->slot - p->map.slot_base;
         if (p->map.from) offset = p->map.offset_ns;
-    } else if (src->file) {
+    } else if (src->file) {   /* a capture keeps kind and device, not the stream or the mark */
+        const struct rec_thread_info *ti = t->slot < src->file->info->max_threads ? &src->file->lane[t->slot] : NULL;
+        if (!ti || ti->gen != t->gen || ti->lane_kind >= REC_LANE_KINDS) return;
+        out->kind = ti->lane_kind;
+        out->device = ti->lane_device;
+        out->stream = ti->lane_stream;
         return;
     }
     struct rec_thread_info ti;

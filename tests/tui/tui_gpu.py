@@ -3,13 +3,15 @@
 on its thread "host"; kernels, a copy and a sync on "GPU0 stream 7" and
 "GPU1 stream 13", written late; the device lanes "GPU0" and "GPU1").
 
-  tui_gpu.py --top recorder-top --fake-gpu fake_gpu
+  tui_gpu.py --top recorder-top --fake-gpu fake_gpu --recorder recorder
 
 Checks, each waited for (never timed): Threads lists the CPU thread
 first, then each device's lane and its stream lane, with KIND "gpu dev" /
 "gpu", a device's busy share, and the "delivered up to" lag of a stream
 lane; Top names the lane each kernel ran on; Enter on a stream lane gives
 that lane's own rows with P50/P99; Messages hides the "args" instants.
+Then a capture of `fake_gpu --iters 50` (recorder capture): its rows have
+the same kinds and order, and Top the same lanes.
 """
 import argparse
 import os
@@ -17,6 +19,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 
 from tui_harness import DEADLINE, Fail, Tmux, line_with
 
@@ -84,10 +87,36 @@ def run(a, t, pid):
         raise Fail("an args instant in Messages:\n" + s)
 
 
+def run_file(a):
+    """A capture keeps each slot's kind and device: the same rows."""
+    with tempfile.TemporaryDirectory() as d:
+        rec = os.path.join(d, "gpu.rec")
+        r = subprocess.run([a.recorder, "capture", "-q", "-o", rec, "--", a.fake_gpu, "--iters", "50"],
+                           capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            raise Fail(f"recorder capture: {r.returncode} {r.stderr}")
+        t = Tmux("gpufile")
+        try:
+            t.start([a.top, rec], width=160, height=30)
+            t.wait_text("file gpu.rec")
+            t.keys("3")
+            s = t.wait(lambda s: names(s) == ["host", "GPU0", "GPU0 stream 7", "GPU1", "GPU1 stream 13"],
+                       "the capture's rows in order", stable=True)
+            head = next(l for l in s.split("\n") if "KIND" in l and "INSIDE NOW" in l)
+            kinds = [r[head.index("KIND"):head.index("NAME")].strip() for r in threads_rows(s)]
+            if kinds != ["cpu", "gpu dev", "gpu", "gpu dev", "gpu"]:
+                raise Fail(f"the capture's KIND column {kinds}:\n" + "\n".join(threads_rows(s)))
+            t.keys("1")
+            t.wait_text("gemm_f16(int, float) [GPU0 stream 7]", "softmax_kernel [GPU1 stream 13]")
+        finally:
+            t.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--top", required=True)
     ap.add_argument("--fake-gpu", required=True)
+    ap.add_argument("--recorder", required=True)
     a = ap.parse_args()
     p = subprocess.Popen([a.fake_gpu, "--live"], stdout=subprocess.PIPE, text=True)
     t = Tmux("gpu")
@@ -96,6 +125,7 @@ def main():
         if line.strip() != "ready":
             raise Fail(f"fake_gpu did not start: {line!r}")
         run(a, t, p.pid)
+        run_file(a)
     except Fail as e:
         print(f"FAIL gpu: {e}", file=sys.stderr)
         return 1
