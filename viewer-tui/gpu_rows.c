@@ -55,7 +55,7 @@ static void lane_of(struct source *src, const struct rec_model_thread *t, struct
         if (p->map.from) offset = p->map.offset_ns;
     } else if (src->file) {   /* a capture keeps kind and device, not the stream or the mark */
         const struct rec_thread_info *ti = t->slot < src->file->info->max_threads ? &src->file->lane[t->slot] : NULL;
-        if (!ti || ti->gen != t->gen || ti->lane_kind >= REC_LANE_KINDS) return;
+        if (!ti || ti->gen != t->gen) return;
         out->kind = ti->lane_kind;
         out->device = ti->lane_device;
         out->stream = ti->lane_stream;
@@ -63,8 +63,7 @@ static void lane_of(struct source *src, const struct rec_model_thread *t, struct
     }
     struct rec_thread_info ti;
     if (!seg || rec_seg_thread(seg, slot, &ti) != 0 || ti.gen != t->gen) return;
-    if (ti.lane_kind >= REC_LANE_KINDS) return;
-    out->kind = ti.lane_kind;
+    out->kind = ti.lane_kind;   /* the reader reads an unknown kind as a thread */
     out->device = ti.lane_device;
     out->stream = ti.lane_stream;
     if (ti.delivered_ticks) out->delivered_ns = rec_seg_ticks_to_ns(seg, ti.delivered_ticks) + offset;
