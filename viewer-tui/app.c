@@ -79,7 +79,8 @@ void app_msg_rows(struct app *a) {
     if (!s->msg_rows) return;
     for (size_t i = 0; i < s->n_msgs; i++) {
         const struct rec_message *m = &s->msgs[i];
-        if (a->tid >= 0 && m->tid != a->tid) continue;   /* t: one thread's */
+        if (a->tid != -1 && m->tid != a->tid) continue;   /* t: one thread's */
+        if (gpu_rows_hidden_message(a, m)) continue;       /* a kernel's grid and block */
         if (text_contains(m->name, a->msg_filter) || text_contains(m->msg, a->msg_filter))
             s->msg_rows[s->n_msg_rows++] = (uint32_t)i;
     }
@@ -142,6 +143,7 @@ void app_snapshot(struct app *a) {
     s->span_ns = rec_model_window_span(m, a->win);
     s->now_ns = a->src->now_ns;
     proc_view_snapshot(a);
+    gpu_rows_snapshot(a);   /* GPU lanes after the CPU threads, by device */
     app_rows(a);
     snapshot_more(a);
 }
@@ -152,6 +154,8 @@ void app_free(struct app *a) {
     free(a->snap.tree);
     free(a->snap.threads);
     free(a->snap.thr_cover);
+    free(a->snap.lanes);
+    free(a->snap.gpu_names);
     free(a->snap.counters);
     free(a->snap.msgs);
     free(a->snap.msg_rows);
@@ -196,8 +200,8 @@ static void cycle_thread(struct app *a, int dir) {
         a->tid = -1;
         return;
     }
-    if (dir > 0) at = a->tid < 0 ? 0 : at + 1;
-    else at = a->tid < 0 ? n - 1 : at - 1;
+    if (dir > 0) at = a->tid == -1 ? 0 : at + 1;
+    else at = a->tid == -1 ? n - 1 : at - 1;
     a->tid = at >= 0 && at < n ? s->threads[at].tid : -1;
 }
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "flame_layout.h"
+#include "gpu_rows.h"
 #include "input.h"
 #include "source.h"
 #include "top_rows.h"
@@ -29,6 +30,10 @@ struct snap {
     size_t n_threads, cap_threads;
     struct rec_window_cover *thr_cover;   /* each thread's last second (UTIL, EV/S) */
     size_t cap_thr_cover;
+    struct lane_meta *lanes;          /* each thread row's lane: kind, device, delivered (gpu_rows.h) */
+    size_t cap_lanes;
+    struct gpu_name *gpu_names;       /* Top's names that ran on GPU lanes, by name id */
+    size_t n_gpu_names, cap_gpu_names;
     struct rec_window_cover cover;    /* the window and thread shown: partial or not */
     double span_ns;                   /* time the window covers */
     double now_ns;
@@ -73,7 +78,7 @@ struct app {
     struct snap snap;
     enum view view;
     enum rec_window win;
-    int tid;                          /* -1: every thread */
+    int tid;                          /* -1: every thread; a lane's tid is negative too (-(slot+1)) */
     int proc;                         /* several programs: the one shown, -1 all (proc_view.h) */
     int paused, help, quit;
     int help_scroll;                  /* first line of the help shown */

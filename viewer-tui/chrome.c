@@ -23,13 +23,14 @@ const char *app_window_name(enum rec_window w) {
 }
 
 const char *app_thread_name(struct app *a, char *buf, size_t cap) {
-    if (a->tid < 0) {
+    if (a->tid == -1) {
         snprintf(buf, cap, "all threads");
         return buf;
     }
     for (size_t i = 0; i < a->snap.n_threads; i++)
         if (a->snap.threads[i].tid == a->tid && a->snap.threads[i].name[0]) {
-            snprintf(buf, cap, "%s (%d)", a->snap.threads[i].name, a->tid);
+            if (a->tid < 0) snprintf(buf, cap, "%s", a->snap.threads[i].name);   /* a lane: no tid */
+            else snprintf(buf, cap, "%s (%d)", a->snap.threads[i].name, a->tid);
             return buf;
         }
     snprintf(buf, cap, "thread %d", a->tid);

@@ -8,6 +8,7 @@ int columns_layout(const struct col_def *defs, int n, int total_width, int gap, 
     for (int i = 0; i < n; i++) {
         w[i] = defs[i].width;
         if (defs[i].flex && flex < 0) flex = i;
+        if (!w[i] && !defs[i].flex) continue;   /* width 0: a column this table leaves out */
         need += defs[i].width + (shown++ ? gap : 0);
     }
     /* Hide the least important fixed column until the minimum fits. */

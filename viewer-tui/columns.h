@@ -11,7 +11,7 @@
 
 struct col_def {
     const char *title;
-    int width;          /* fixed width, or the minimum of the flexible column */
+    int width;          /* fixed width, or the minimum of the flexible column; 0: not shown */
     int priority;       /* higher stays longer; the flexible column is never hidden */
     int flex;           /* takes the remaining width */
     int right;          /* right-aligned (numbers) */

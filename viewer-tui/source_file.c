@@ -66,7 +66,8 @@ int file_src_open(struct file_src *f, const char *path, char *err, size_t errlen
     snprintf(f->name, sizeof f->name, "%s", base && base[1] ? base + 1 : path);
     f->model = new_model(f);
     f->blocked = calloc(f->info->max_threads, 1);
-    if (!f->model || !f->blocked) {
+    f->lane = calloc(f->info->max_threads, sizeof *f->lane);
+    if (!f->model || !f->blocked || !f->lane) {
         file_src_close(f);
         snprintf(err, errlen, "out of memory");
         return REC_ERR_NOMEM;
@@ -85,6 +86,7 @@ void file_src_close(struct file_src *f) {
     free(f->pc);
     free(f->pool);
     free(f->blocked);
+    free(f->lane);
     memset(f, 0, sizeof *f);
 }
 
@@ -271,6 +273,7 @@ size_t file_src_pass(struct file_src *f, int *more) {
         }
         if (it.kind == REC_CAP_ITEM_THREAD) {
             if (it.thread.slot >= f->info->max_threads) continue;
+            f->lane[it.thread.slot] = it.thread;   /* its kind, device (gpu_rows.c) */
             if (!f->blocked[it.thread.slot]) rec_model_thread(f->model, &it.thread);
             else if (hold(f, 1, it.thread.slot, &it.thread, NULL, 0, 0, NULL) != 0) {
                 rec_model_thread(f->model, &it.thread);

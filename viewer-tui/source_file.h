@@ -55,6 +55,7 @@ struct file_src {
     struct rec_entry *pool;
     size_t npool, cap_pool;
     uint8_t *blocked;             /* per slot: its data reached the target (this target) */
+    struct rec_thread_info *lane; /* per slot: its latest thread record (what it records: GPU lanes) */
     int pieces_done;              /* the held pieces were fed for this target */
 };
 

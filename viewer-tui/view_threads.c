@@ -11,6 +11,12 @@
  * column: its EV/S and UTIL come from partial data (UTIL is busy time
  * over the part of the second its data covers, librecorder's util[]).
  * The line at the bottom gives the selected thread's losses by cause.
+ *
+ * GPU lanes (gpu_rows.h) come after the CPU threads, by device: KIND says
+ * "gpu" (a stream) or "gpu dev" (a device, whose UTIL is its busy share
+ * from its streams), and INSIDE NOW says how far back their data is
+ * delivered: the GPU library writes them late, as CUPTI hands records
+ * over, so their rows end before the CPU threads' do.
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,7 +28,7 @@
 #include "proc_view.h"
 #include "sparkline.h"
 
-enum { C_TID, C_NAME, C_STATE, C_EVS, C_LOST, C_NOT_KEPT, C_UTIL, C_HIST, C_INSIDE, C_N };
+enum { C_TID, C_KIND, C_NAME, C_STATE, C_EVS, C_LOST, C_NOT_KEPT, C_UTIL, C_HIST, C_INSIDE, C_N };
 
 /* The open scopes, outermost first, joined by a path mark; when there are
  * many, the outermost are left out (the innermost matter most). */
@@ -46,12 +52,29 @@ static void stack_text(struct app *a, const struct rec_model_thread *t, char *ou
     }
 }
 
+/* What a GPU row says instead of its open scopes: a device's streams
+ * and busy share, a late lane's delivered-up-to lag. */
+static void lane_text(struct app *a, const struct lane_meta *lm, char *out, size_t cap) {
+    char d[FMT_BUF];
+    if (lm->kind == REC_LANE_GPU_DEVICE) {
+        char b[FMT_BUF];
+        fmt_pct(b, sizeof b, 100 * lm->busy[59]);
+        snprintf(out, cap, "device %u: busy %s, %d stream%s", lm->device, b, lm->n_streams, lm->n_streams == 1 ? "" : "s");
+        return;
+    }
+    double lag = a->snap.now_ns - lm->delivered_ns;
+    fmt_duration(d, sizeof d, lag > 0 ? lag : 0, draw_utf8);
+    snprintf(out, cap, "delivered up to %s ago", d);
+}
+
 void view_threads_draw(struct app *a, int y, int h) {
     int hist = COLS >= 170 ? 60 : COLS >= 130 ? 40 : 20;
     const struct col_def cols[C_N] = {
         /* Narrow terminals lose the tid and the state first: the name,
          * the utilization and the open scopes say the most. */
         [C_TID] = {"TID", 7, 70, 0, 1},
+        /* Only when there are lanes other than threads (gpu_rows.h). */
+        [C_KIND] = {"KIND", gpu_rows_any(a) ? 7 : 0, 84, 0, 0},
         [C_NAME] = {proc_view_multi(a) ? "PROC             NAME" : "NAME", proc_view_multi(a) ? 31 : 14, 100, 0, 0},
         [C_STATE] = {"STATE", 6, 78, 0, 0},
         [C_EVS] = {"EV/S", 7, 80, 0, 1},
@@ -73,6 +96,8 @@ void view_threads_draw(struct app *a, int y, int h) {
     for (int r = 0; r < rows && a->thr_scroll + r < n; r++) {
         int i = a->thr_scroll + r, yy = y + 1 + r, sel = i == a->thr_sel;
         const struct rec_model_thread *t = &s->threads[i];
+        const struct lane_meta *lm = &s->lanes[i];
+        int dev = lm->kind == REC_LANE_GPU_DEVICE;
         /* A thread cannot outlive its process, whatever its slot says. */
         int exited = t->state != REC_SLOT_LIVE || a->src->exited;
         attr_t base = sel ? theme_attr(R_SELECTED) : exited ? theme_attr(R_DIM) : A_NORMAL;
@@ -84,7 +109,11 @@ void view_threads_draw(struct app *a, int y, int h) {
             attr_t at = base;
             int cx = margin + x[c];
             switch (c) {
-            case C_TID: snprintf(v, sizeof v, "%d", t->tid); break;
+            case C_TID:   /* a lane has no tid: its slot's -(slot+1) says nothing */
+                if (lm->kind == REC_LANE_THREAD) snprintf(v, sizeof v, "%d", t->tid);
+                else snprintf(v, sizeof v, "-");
+                break;
+            case C_KIND: snprintf(v, sizeof v, "%s", gpu_rows_kind(lm)); break;
             case C_NAME:
                 if (proc_view_multi(a))   /* PROC, 16 wide, then the name */
                     snprintf(v, sizeof v, "%-16.16s %s", proc_view_of_slot(a, t->slot), t->name[0] ? t->name : "-");
@@ -99,13 +128,18 @@ void view_threads_draw(struct app *a, int y, int h) {
                 break;
             }
             case C_NOT_KEPT: fmt_si(v, sizeof v, (double)t->history); break;
-            case C_UTIL: fmt_pct(v, sizeof v, 100 * t->util[59]); break;
+            case C_UTIL: fmt_pct(v, sizeof v, 100 * (dev ? lm->busy[59] : t->util[59])); break;
             case C_HIST:
-                sparkline(v, sizeof v, t->util, 60, w[c], draw_utf8);
+                sparkline(v, sizeof v, dev ? lm->busy : t->util, 60, w[c], draw_utf8);
                 if (!sel && !exited) at = theme_attr(R_SPARK);
                 draw_text(yy, cx, w[c], v, FIT_LEFT, at);
                 continue;
             case C_INSIDE:
+                if (lm->kind != REC_LANE_THREAD && (lm->delivered_ns > 0 || dev)) {
+                    lane_text(a, lm, v, sizeof v);
+                    draw_text(yy, cx, w[c], v, FIT_LEFT, sel ? base : theme_attr(R_DIM));
+                    continue;
+                }
                 if (t->depth <= 0) {
                     draw_text(yy, cx, w[c], exited ? "" : "(no open scope)", FIT_LEFT, sel ? base : theme_attr(R_DIM));
                     continue;
@@ -135,6 +169,13 @@ void view_threads_draw(struct app *a, int y, int h) {
     msg[0] = 0;
     if (a->thr_sel < n) {
         const struct rec_model_thread *t = &s->threads[a->thr_sel];
+        const struct lane_meta *lm = &s->lanes[a->thr_sel];
+        if (lm->kind != REC_LANE_THREAD && lm->delivered_ns > 0) {   /* why its row ends early */
+            char d[FMT_BUF];
+            double lag = s->now_ns - lm->delivered_ns;
+            k += snprintf(msg + k, sizeof msg - (size_t)k, " %s: written late, delivered up to %s ago %s",
+                          t->name[0] ? t->name : "-", fmt_duration(d, sizeof d, lag > 0 ? lag : 0, draw_utf8), sym(SYM_SEP));
+        }
         k += snprintf(msg + k, sizeof msg - (size_t)k, " %s: lost %s (overwritten %s, dropped %s, bad %s), not kept %s %s",
                       t->name[0] ? t->name : "-", fmt_si(n1, sizeof n1, (double)source_thread_lost(t)),
                       fmt_si(n2, sizeof n2, (double)t->overwritten), fmt_si(n3, sizeof n3, (double)t->dropped),

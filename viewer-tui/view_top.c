@@ -103,7 +103,7 @@ void view_top_draw(struct app *a, int y, int h) {
         if (sel) draw_fill(yy, 0, COLS, base);
         if (partial) draw_text(yy, 0, 1, PARTIAL_MARK, FIT_LEFT, sel ? base : theme_attr(R_WARN));
         if (pw) draw_text(yy, margin + x[TOP_NAME] - pw - 1, pw, proc_view_of_name(a, st->name_id), FIT_LEFT, base);
-        char v[FMT_BUF], nm[320];
+        char v[FMT_BUF], nm[400];
         for (int c = 0; c < TOP_NCOLS; c++) {
             if (!w[c]) continue;
             attr_t at = base;
@@ -115,6 +115,13 @@ void view_top_draw(struct app *a, int y, int h) {
                 /* A wait scope (docs/analysis.md): its time is not busy. */
                 if (st->wait) {
                     snprintf(nm, sizeof nm, "%s [wait]", txt);
+                    txt = nm;
+                }
+                /* Ran on GPU lanes (gpu_rows.h): which; Enter on that
+                 * lane in Threads gives its own P50/P99. */
+                const char *where = gpu_rows_where(a, st->name_id);
+                if (where) {
+                    snprintf(nm, sizeof nm, "%s [%s]", st->name ? st->name : "?", where);
                     txt = nm;
                 }
                 break;

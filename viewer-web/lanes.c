@@ -119,7 +119,14 @@ void lanes_update(struct lanes *l, const struct rec_thread_info *t) {
     /* A newer generation already made this one exited, whatever the
      * slot table said when it was read. */
     if (l->cur[t->slot] != h) state = REC_SLOT_EXITED;
-    if (ln->tid != t->tid || ln->state != state || strncmp(ln->name, t->name, sizeof ln->name - 1)) {
+    unsigned kind = t->lane_kind;   /* the reader reads an unknown kind as a thread */
+    uint32_t device = kind == REC_LANE_THREAD ? 0 : t->lane_device;
+    uint64_t stream = kind == REC_LANE_GPU_STREAM ? t->lane_stream : 0;
+    if (ln->tid != t->tid || ln->state != state || strncmp(ln->name, t->name, sizeof ln->name - 1) ||
+        ln->kind != kind || ln->device != device || ln->stream != stream) {
+        ln->kind = kind;
+        ln->device = device;
+        ln->stream = stream;
         ln->tid = t->tid;
         ln->state = state;
         memcpy(ln->name, t->name, sizeof ln->name);

@@ -40,6 +40,12 @@ struct lane {
     int tid;
     unsigned state;           /* REC_SLOT_LIVE or REC_SLOT_EXITED */
     char name[64];
+    /* What the slot records (docs/format.md, "Lanes"): a thread, a GPU
+     * stream or device, NVTX ranges; the page groups GPU lanes under
+     * their device. */
+    unsigned kind;            /* enum rec_lane_kind; an unknown kind is a thread */
+    uint32_t device;
+    uint64_t stream;
     int changed;              /* the page has not been told its metadata yet */
     /* Where it lost entries (docs/web.md, "Gaps"): from its last event
      * before a loss to its first after it, nothing is known. */

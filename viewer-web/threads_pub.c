@@ -16,6 +16,9 @@ static void put_lane(struct wbuf *b, const struct lane *ln) {
     wb_svarint(b, ln->tid);
     wb_u8(b, ln->state == REC_SLOT_LIVE ? 1 : 0);
     wb_str(b, ln->name, sizeof ln->name - 1);
+    wb_u8(b, (uint8_t)ln->kind);   /* version 6: what the lane records */
+    wb_varint(b, ln->device);
+    wb_varint(b, ln->stream);
 }
 
 /* THREADS: flags, totals, lanes (the changed ones, or all), retired ids. */
@@ -23,7 +26,7 @@ static struct frame *encode(const struct lanes *l, int full, uint64_t version) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < l->n; i++) n += full || l->v[l->order[i]].changed;
     struct wbuf b;
-    wb_init(&b, 32 + 96 * (size_t)n + (full ? 0 : 5 * (size_t)l->n_retired));
+    wb_init(&b, 32 + 112 * (size_t)n + (full ? 0 : 5 * (size_t)l->n_retired));
     wb_u8(&b, MSG_THREADS);
     wb_u8(&b, full ? THREADS_FULL : 0);
     wb_varint(&b, l->retired);

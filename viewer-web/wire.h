@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define WIRE_VERSION 5u
+#define WIRE_VERSION 6u
 
 /* Server to page. */
 enum wire_msg {

@@ -1,6 +1,7 @@
 /*
  * test_columns.c -- columns.c: the name column takes the spare width, and
- * a narrow terminal hides the least important columns first.
+ * a narrow terminal hides the least important columns first; a column
+ * of width 0 takes no room.
  */
 #include "check.h"
 #include "columns.h"
@@ -37,6 +38,13 @@ int main(void) {
     /* Tiny: only the name, cut down. */
     CHECK_EQ_U(columns_layout(cols, 5, 5, 1, x, w), 1);
     CHECK_EQ_U(w[0], 5);
+
+    /* A column of width 0 is left out: no room, not even its gap (the
+     * Threads view's KIND when every row is a thread). */
+    const struct col_def some[] = {{"NAME", 10, 100, 1, 0}, {"KIND", 0, 84, 0, 0}, {"MAX", 7, 60, 0, 1}};
+    int xs[3], ws[3];
+    CHECK_EQ_U(columns_layout(some, 3, 10 + 1 + 7, 1, xs, ws), 2);
+    CHECK(ws[0] == 10 && ws[1] == 0 && ws[2] == 7 && xs[2] == 11);
 
     /* Clicks: which column a screen column is in; hidden ones never. */
     columns_layout(cols, 5, 10 + 7 + 6 + 7 + 7 + 3, 1, x, w);   /* P50 hidden */

@@ -313,7 +313,11 @@ window.__recorder = {
       drawsPerSec: perf.drawsPerSec || 0,
       rafCount: perf.rafCount,
       decodeErrors,
+      /* GPU devices' header rows, each with its lanes, and the flow arrows last drawn. */
+      groups: timeline.tracks.filter((t) => t.kind === 'group').map((t) => ({ title: t.title, sub: t.sub, y: t.y, lanes: t.lanes.map((L) => L.name) })),
+      flowsDrawn: timeline.flowsDrawn || 0,
       lanes: store.laneOrder.map((L) => ({ id: L.id, name: L.name, tid: L.tid, alive: L.alive, depth: L.maxDepth,
+        kind: L.kind, device: L.device, stream: L.stream,
         pid: store.procOf(L) ? store.procOf(L).pid : store.helloMsg ? store.helloMsg.pid : 0,
         lastTs: L.lastTs, slices: L.rows.reduce((n, r) => n + r.count, 0),
         firstTs: L.rows.reduce((t, r) => (r.count ? Math.min(t, r.s[r.lo]) : t), Infinity) })),

@@ -11,7 +11,10 @@ const STATUS_ALIVE = 1, STATUS_CLOSED = 2, STATUS_TRUNCATED = 4, STATUS_LOADING 
 const LOD_FLAG_LOST = 1;
 const LOD_BUCKETS_MAX = 65536;   /* more is malformed (the server sends 512) */
 const THREADS_FULL = 1;
-const PROTOCOL_VERSION = 5;
+/* What a lane records (THREADS; include/recorder.h, enum rec_lane_kind). */
+const LANE_KIND = { THREAD: 0, GPU_STREAM: 1, GPU_DEVICE: 2, RANGES: 3 };
+const LANE_KINDS = 4;
+const PROTOCOL_VERSION = 6;
 const LAT_FLAG_KNOWN = 1;
 const SUBPROTOCOL = 'recorder-web.v' + PROTOCOL_VERSION;
 
@@ -212,7 +215,8 @@ function decodeThreads(r) {
   const t = { full: (r.u8() & THREADS_FULL) !== 0, retiredTotal: r.varint(), foldedTotal: r.varint(), lanes: [], retired: [] };
   const n = r.varint();
   for (let i = 0; i < n; i++)
-    t.lanes.push({ id: r.varint(), slot: r.varint(), gen: r.varint(), tid: r.svarint(), alive: r.u8() === 1, name: r.str() });
+    t.lanes.push({ id: r.varint(), slot: r.varint(), gen: r.varint(), tid: r.svarint(), alive: r.u8() === 1, name: r.str(),
+                  kind: r.u8(), device: r.varint(), stream: r.varint() });
   const k = r.varint();
   for (let i = 0; i < k; i++) t.retired.push(r.varint());
   return t;
@@ -354,4 +358,4 @@ function encodeLatencyAsk(id) {
 }
 
 if (typeof module === 'object' && module.exports)
-  module.exports = { MSG, CMSG, KIND, CHUNK_LOSS, THREADS_FULL, PROTOCOL_VERSION, SUBPROTOCOL, WireReader, decodeMessage, encodeSetWindow, encodePing, encodeLatencyAsk, utf8 };
+  module.exports = { MSG, CMSG, KIND, CHUNK_LOSS, THREADS_FULL, LANE_KIND, LANE_KINDS, PROTOCOL_VERSION, SUBPROTOCOL, WireReader, decodeMessage, encodeSetWindow, encodePing, encodeLatencyAsk, utf8 };

@@ -197,6 +197,8 @@ class Lane {
   constructor(id) {
     this.id = id;
     this.slot = 0; this.gen = 0; this.tid = 0; this.name = ''; this.alive = true;
+    /* What it records (THREADS, protocol 6): LANE_KIND; a GPU lane's device and stream. */
+    this.kind = 0; this.device = 0; this.stream = 0;
     this.rows = [];
     this.stkName = new Int32Array(MAX_STACK);
     this.stkTs = new Float64Array(MAX_STACK);
@@ -215,7 +217,8 @@ class Lane {
     }
     return r;
   }
-  get label() { return this.name || (this.tid ? 'thread ' + this.tid : 'slot ' + this.slot); }
+  get label() { return this.name || (this.tid > 0 ? 'thread ' + this.tid : 'slot ' + this.slot); }
+  get gpu() { return this.kind === LANE_KIND.GPU_STREAM || this.kind === LANE_KIND.GPU_DEVICE; }
 }
 
 class Counter {
@@ -329,11 +332,22 @@ class Store {
     this.threadsFolded = msg.foldedTotal;
     for (const t of msg.lanes) {
       const L = this.lane(t.id);
-      if (L.name !== t.name || L.alive !== t.alive || L.tid !== t.tid) this.layoutVersion++;
-      Object.assign(L, { slot: t.slot, gen: t.gen, tid: t.tid, alive: t.alive, name: t.name });
+      if (L.name !== t.name || L.alive !== t.alive || L.tid !== t.tid || L.kind !== t.kind || L.device !== t.device) this.layoutVersion++;
+      /* An unknown kind is a thread (docs/format.md, "Lanes"). */
+      const kind = t.kind < LANE_KINDS ? t.kind : LANE_KIND.THREAD;
+      Object.assign(L, { slot: t.slot, gen: t.gen, tid: t.tid, alive: t.alive, name: t.name, kind, device: t.device, stream: t.stream });
     }
-    /* Lanes in slot order, a slot's generations oldest first. */
-    this.laneOrder.sort((a, b) => a.slot - b.slot || a.gen - b.gen);
+    /* Each program's threads in slot order (a slot's generations oldest
+     * first), then its NVTX range lanes, then its GPU lanes by device: the
+     * device's own lane, then its streams. */
+    const key = (L) => [this.procIndex(L), L.gpu ? 2 : L.kind === LANE_KIND.RANGES ? 1 : 0, L.gpu ? L.device : 0,
+      L.kind === LANE_KIND.GPU_STREAM ? 1 : 0, L.kind === LANE_KIND.GPU_STREAM ? L.stream : 0, L.slot, L.gen];
+    const keys = new Map(this.laneOrder.map((L) => [L, key(L)]));
+    this.laneOrder.sort((a, b) => {
+      const ka = keys.get(a), kb = keys.get(b);
+      for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i] - kb[i];
+      return 0;
+    });
     this.version++;
     this.changedFrom = -Infinity;
   }
@@ -537,6 +551,14 @@ class Store {
       this.changedFrom = -Infinity;   /* a view may have shown what went */
     }
     if (cut > this.historyStart) this.historyStart = cut;
+  }
+
+  /* The index of L's program in HELLO's procs (0 with one). */
+  procIndex(L) {
+    const p = this.helloMsg ? this.helloMsg.procs : null;
+    let k = 0;
+    while (p && k + 1 < p.length && L.slot >= p[k + 1].base) k++;
+    return k;
   }
 
   /* Several programs (HELLO's procs): the one lane L belongs to, or null

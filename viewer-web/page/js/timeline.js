@@ -20,6 +20,7 @@ const COUNTER_H = 40;
 const ROW_H = 18;
 const INSTANT_H = 9;
 const LANE_GAP = 7;
+const GROUP_H = 22;            /* a GPU device's header row, above its lanes */
 const GUTTER = 184;
 const ROWS_SHOWN_MAX = 32;
 const HATCH_PERIOD = 8;        /* device pixels between a gap's stripes */
@@ -78,7 +79,9 @@ class Timeline {
     if (sizeCanvas(this)) this.moved();
   }
 
-  /* ---- layout: counter tracks, then lanes in slot order ---- */
+  /* ---- layout: counter tracks, then lanes in the store's order (each
+   * program's threads, then its GPU lanes, a header row above each
+   * device's) ---- */
   layout() {
     const s = this.store;
     const key = s.layoutVersion + ':' + s.laneOrder.length + ':' + s.counterOrder.length;
@@ -91,7 +94,18 @@ class Timeline {
       y += COUNTER_H;
     }
     if (s.counterOrder.length) y += 4;
+    let group = null;
     for (const L of s.laneOrder) {
+      const g = L.gpu ? s.procIndex(L) + ':' + L.device : null;
+      if (g !== null && g !== group) {
+        const lanes = s.laneOrder.filter((M) => M.gpu && M.device === L.device && s.procIndex(M) === s.procIndex(L));
+        const streams = lanes.filter((M) => M.kind === LANE_KIND.GPU_STREAM).length;
+        const proc = s.procOf(L);
+        tracks.push({ kind: 'group', device: L.device, y, h: GROUP_H, title: 'GPU ' + L.device,
+          sub: (proc ? proc.name + ' ' + proc.pid + ' · ' : '') + streams + (streams === 1 ? ' stream' : ' streams'), lanes });
+        y += GROUP_H;
+      }
+      group = g;
       const rows = Math.min(ROWS_SHOWN_MAX, s.laneDepth(L));
       const h = INSTANT_H + rows * ROW_H + LANE_GAP;
       tracks.push({ kind: 'lane', L, y, h, rows, rowsY: y + INSTANT_H });
@@ -163,7 +177,7 @@ class Timeline {
     R.clip(RULER_H, this.H, xs);
     R.rect(GUTTER, RULER_H, this.W, this.H, UI_PX.bg);
     visible.forEach(([tr, y], i) => {
-      R.rect(GUTTER, y, this.W, y + tr.h - 1, tr.kind === 'counter' || i % 2 === 0 ? UI_PX.laneA : UI_PX.laneB);
+      R.rect(GUTTER, y, this.W, y + tr.h - 1, tr.kind === 'group' ? UI_PX.gutter : tr.kind === 'counter' || i % 2 === 0 ? UI_PX.laneA : UI_PX.laneB);
       R.rect(GUTTER, y + tr.h - 1, this.W, y + tr.h, UI_PX.line);
     });
     const { step, first } = this.ticks();
@@ -180,7 +194,7 @@ class Timeline {
     this.xs = xs;
     for (const [tr, y] of visible) {
       if (tr.kind === 'counter') this.drawCounter(tr, y, xs);
-      else this.drawLane(tr, y, now, xs);
+      else if (tr.kind === 'lane') this.drawLane(tr, y, now, xs);
     }
     const xn = this.xOf(now);
     if (xn >= GUTTER && xn < this.W) R.rect(xn, RULER_H, xn + 1, this.H, UI_PX.now);
@@ -212,10 +226,12 @@ class Timeline {
         /* counters.js: min / avg / max of the values in view (or the range). */
         const sub = this.counterSub ? this.counterSub(c) : fmtValue(c.last) + '  (' + fmtValue(c.min) + '–' + fmtValue(c.max) + ')';
         this.gutterText(y, this.store.name(c.name), sub, false);
+      } else if (tr.kind === 'group') {
+        this.groupText(y, tr);
       } else {
         const L = tr.L;
         const proc = s.procOf(L);   /* several programs: whose thread */
-        this.gutterText(y, L.label, (proc ? proc.name + ' ' + proc.pid + ' · ' : '') + (L.tid ? 'tid ' + L.tid : '') + (L.alive ? '' : '  exited'), !L.alive);
+        this.gutterText(y, L.label, (proc ? proc.name + ' ' + proc.pid + ' · ' : '') + laneSub(L) + (L.alive ? '' : '  exited'), !L.alive);
       }
     }
     ctx.save();
@@ -515,50 +531,6 @@ class Timeline {
   laneTrack(id) {
     for (const tr of this.tracks) if (tr.kind === 'lane' && tr.L.id === id) return tr;
     return null;
-  }
-
-  flowY(tr, depth, top) {
-    const d = Math.min(depth, tr.rows);
-    return top + tr.rowsY + (d > 0 ? (d - 1) * ROW_H + (ROW_H - 2) / 2 : -INSTANT_H / 2);
-  }
-
-  drawFlows(top) {
-    const ctx = this.ctx, t0 = this.t0, t1 = this.t1;
-    const lookBack = this.span;   /* arrows whose start is off the left edge */
-    const lines = new Path2D(), heads = new Path2D();
-    let drawn = 0;
-    for (const tr of this.tracks) {
-      if (tr.kind !== 'lane') continue;
-      const F = tr.L.flows;
-      let lastX = -1e9;
-      for (let i = F.lowerBound(0, t0); i < F.n && F.t[i] <= t1 + lookBack && drawn < 4000; i++) {
-        if (F.pLane[i] < 0 || F.pT[i] > t1 || F.pT[i] < t0 - lookBack) continue;
-        const x2 = this.xOf(F.t[i]);
-        if (x2 - lastX < 4) continue;   /* one arrow every few pixels is plenty */
-        lastX = x2;
-        const from = this.laneTrack(F.pLane[i]);
-        if (!from) continue;
-        const x1 = this.xOf(F.pT[i]), y1 = this.flowY(from, F.pDepth[i], top);
-        const y2 = this.flowY(tr, F.depth[i], top);
-        const dx = Math.max(12, Math.abs(x2 - x1) * 0.4);
-        lines.moveTo(x1, y1);
-        lines.bezierCurveTo(x1 + dx, y1, x2 - dx, y2, x2, y2);
-        heads.moveTo(x2, y2);
-        heads.lineTo(x2 - 7, y2 - 3.5);
-        heads.lineTo(x2 - 7, y2 + 3.5);
-        heads.closePath();
-        drawn++;
-      }
-    }
-    if (!drawn) return;
-    /* Many arrows at once are texture, not information: draw them faint. */
-    ctx.globalAlpha = drawn > 120 ? 0.22 : 0.8;
-    ctx.strokeStyle = UI.flow;
-    ctx.fillStyle = UI.flow;
-    ctx.lineWidth = 1.2;
-    ctx.stroke(lines);
-    ctx.fill(heads);
-    ctx.globalAlpha = 1;
   }
 }
 

@@ -11,6 +11,7 @@ class TimelineHover {
       const ty = top + tr.y;
       if (y < ty || y >= ty + tr.h) continue;
       if (tr.kind === 'counter') return this.hitCounter(tr, t);
+      if (tr.kind !== 'lane') return null;   /* a GPU device's header */
       const L = tr.L;
       if (y < ty + INSTANT_H) {
         const I = L.instants;
