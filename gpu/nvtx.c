@@ -41,6 +41,8 @@
 #include "recorder.h"
 #include "recorder/lanes.h"
 
+#include "config.h"
+#include "convert.h"
 #include "nvtx.h"
 
 #define NVTX_STRINGS 4096u        /* registered strings */
@@ -363,6 +365,8 @@ static int fill(const NvtxExportTableCallbacks *cb, NvtxCallbackModule mod, Nvtx
 
 __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get) {
     if (!get) return 0;
+    /* RECORDER_CUDA without "nvtx": decline, and NVTX's calls stay no-ops. */
+    if (!(gpu_config_items() & GPU_ITEM_NVTX)) return 0;
     const NvtxExportTableCallbacks *cb = (const NvtxExportTableCallbacks *)get(NVTX_ETID_CALLBACKS);
     if (!cb || cb->struct_size < sizeof *cb || !cb->GetModuleFunctionTable) return 0;
     NvtxFunctionPointer core[NVTX_CBID_CORE_SIZE] = {0}, core2[NVTX_CBID_CORE2_SIZE] = {0};

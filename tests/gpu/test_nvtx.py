@@ -197,7 +197,24 @@ def test_doors():
     check("--cuda" in out, "capture --help describes --cuda")
 
 
+def test_off():
+    # RECORDER_CUDA without "nvtx": the library declines NVTX's
+    # initialisation, and the program's NVTX calls record nothing.
+    code, out, err = rec("run", "--cuda", "-o", "off.json", "--", PROG, e=env(RECORDER_CUDA="kernels,copies"))
+    check(code == 0 and "nvtx_prog ok" in out, f"recorder run --cuda exits 0 ({code}; {err.strip()})")
+    path = os.path.join(WORK, "off.json")
+    if code == 0 and not os.path.exists(path):
+        # Nothing recorded at all: the program made no segment, and run says so.
+        check("left no segment" in err, f"run says the program left no segment: {err.strip()}")
+    elif code == 0:
+        with open(path, encoding="utf-8") as f:
+            ev = json.load(f)["traceEvents"]
+        names = {e["name"] for e in ev if e.get("ph") in ("B", "X", "i")} - {"flow"}
+        check(not names, f"no NVTX range or mark recorded: {sorted(names)[:8]}")
+
+
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
-{"run": test_run, "capture": test_capture, "lost": test_lost, "fork": test_fork, "doors": test_doors}[TEST]()
+{"run": test_run, "capture": test_capture, "lost": test_lost, "fork": test_fork, "doors": test_doors,
+ "off": test_off}[TEST]()
 sys.exit(1 if failures else 0)
