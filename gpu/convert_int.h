@@ -49,6 +49,7 @@ struct gpu_item {
     uint32_t corr;            /* correlationId (0: none) */
     uint8_t kind;             /* enum gpu_item_kind */
     uint8_t launch_only;      /* API call shown only if it launched or waited (no `api` item) */
+    uint8_t wait;             /* thread items: an API call that waited on GPU work (a wait scope) */
     char args[48];            /* the "args" instant's message ("" none) */
 };
 

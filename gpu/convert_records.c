@@ -223,6 +223,7 @@ static int api(struct gpu_conv *c, uint32_t kind, const uint8_t *rec, size_t off
     it.kind = IT_API;
     it.corr = a.correlationId;
     it.launch_only = !(c->opts.items & GPU_ITEM_API);
+    it.wait = 0;   /* known at delivery (gpu_lanes.c) */
     it.dur_ns = it.bytes = 0;
     it.args[0] = 0;
     if (cached && *cached) {

@@ -219,7 +219,8 @@ sort:
 
 static void pop(struct rec_lane *l, struct gpu_family *f) {
     struct gpu_item *t = &f->stack[--f->nstack];
-    rec_lane_end(l, t->end, t->name);
+    if (t->wait) rec_lane_end_wait(l, t->end, t->name);
+    else rec_lane_end(l, t->end, t->name);
 }
 
 /* Writes a thread family's held items, nested.  Slices still open at the
@@ -262,7 +263,11 @@ static void thread_flush(struct gpu_conv *c, struct gpu_family *f, int final, ui
             else gpu_lost_on(c, f, 1);
             continue;
         }
-        if (rec_lane_begin(l, it->start, it->name) != REC_LANE_OK) {
+        /* A call that waited on GPU work (a sync) is a wait scope, as the
+         * live library's sync callbacks are (callbacks.c). */
+        it->wait = it->kind == IT_API && (gpu_work_has(c, it->corr) & GPU_WORK_WAIT) != 0;
+        int rc = it->wait ? rec_lane_begin_wait(l, it->start, it->name) : rec_lane_begin(l, it->start, it->name);
+        if (rc != REC_LANE_OK) {
             gpu_lost_on(c, f, 1);
             continue;
         }

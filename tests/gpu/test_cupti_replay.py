@@ -271,6 +271,28 @@ def check_big(replay, work):
     check(got == n, "big: %d of %d API slices" % (got, n))
 
 
+def check_waits(replay, fixtures):
+    """A replayed call that waited on GPU work (a sync) is a wait scope, as
+    the live library's sync callbacks are: `recorder report` marks it."""
+    bufs = os.path.join(fixtures, "cu_buffers.bin")
+    recs = os.path.join(fixtures, "cu_records.jsonl")
+    p = subprocess.run([replay, bufs, recs], capture_output=True, text=True, timeout=120)
+    seg = [l.split("segment kept: ", 1)[1] for l in (p.stdout + p.stderr).splitlines() if "segment kept: " in l]
+    if not check(p.returncode == 0 and seg, "cupti_replay without -o keeps its segment: " + p.stderr[-300:]):
+        return
+    try:
+        rb = os.environ.get("RECORDER_BIN") or os.path.join(os.path.dirname(os.path.dirname(replay)),
+                                                            "librecorder", "cli", "recorder")
+        r = subprocess.run([rb, "report", "--top", "100", seg[0]], capture_output=True, text=True, timeout=120)
+        rows = [l for l in r.stdout.splitlines() if "Synchronize" in l]
+        check(len(rows) == 3, "the three sync calls are in the report: %r" % rows)
+        check(all(l.endswith("[wait]") for l in rows), "... each a wait scope: %r" % rows)
+        check(not [l for l in r.stdout.splitlines() if "cudaLaunchKernel" in l and l.endswith("[wait]")],
+              "a launch is not a wait")
+    finally:
+        os.unlink(seg[0])
+
+
 def main():
     replay, fixtures, work = sys.argv[1:4]
     shutil.rmtree(work, ignore_errors=True)
@@ -279,6 +301,7 @@ def main():
     for prefix in ("cu", "torch"):
         check_fixture(replay, fixtures, work, prefix)
     check_big(replay, work)
+    check_waits(replay, fixtures)
     for f in failures[:40]:
         print("FAIL:", f)
     if failures:
