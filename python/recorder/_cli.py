@@ -32,6 +32,7 @@ import sys
 USAGE = """\
 usage: python3 -m recorder [OPTIONS] SCRIPT [ARGS...]
        python3 -m recorder [OPTIONS] -m MODULE [ARGS...]
+       python3 -m recorder [OPTIONS] -c CODE [ARGS...]
 
 Run a Python program with every Python call on every thread recorded as a
 scope, named by the function's qualified name (file and line alongside),
@@ -120,6 +121,7 @@ class Options:
         self.inner = False
         self.script = None
         self.module = None
+        self.command = None    # -c CODE
         self.args = []
         self.passed = []   # the options as given, for the inner process
 
@@ -183,6 +185,12 @@ def parse(argv):
             if not o.module:
                 raise UsageError("-m wants a module name")
             break
+        if a == "-c" or (a.startswith("-c") and not a.startswith("--")):
+            o.command = a[2:] or (argv[i + 1] if i + 1 < len(argv) else None)
+            i += 1 if a[2:] else 2
+            if o.command is None:
+                raise UsageError("-c wants the program's code")
+            break
         if not a.startswith("-") or a == "-":
             o.script = a
             i += 1
@@ -212,8 +220,8 @@ def parse(argv):
             raise UsageError(f"unknown option {a!r}")
         i += 1
     o.args = argv[i:]
-    if o.script is None and o.module is None:
-        raise UsageError("which program? give a SCRIPT or -m MODULE")
+    if o.script is None and o.module is None and o.command is None:
+        raise UsageError("which program? give a SCRIPT, -m MODULE or -c CODE")
     if o.lines and not o.partial:
         raise UsageError("-l (a scope per line) needs -p: lines are recorded only where profiling is enabled")
     # -o FILE itself is judged by `recorder check-output` (outer()).
@@ -267,6 +275,8 @@ def _inner_cmd(o):
     cmd = [sys.executable, "-m", "recorder", "--_inner", *o.passed]
     if o.module is not None:
         return cmd + ["-m", o.module, *o.args]
+    if o.command is not None:
+        return cmd + ["-c", o.command, *o.args]
     return cmd + ["--", o.script, *o.args]
 
 
@@ -343,7 +353,7 @@ def main(argv=None):
         if o.ring_kb is not None:
             os.environ["RECORDER_RING_KB"] = str(o.ring_kb)
         os.environ.setdefault("RECORDER_STRINGS_KB", str(STRINGS_KB))
-        _run.run(o, o.script, o.module, o.args)
+        _run.run(o, o.script, o.module, o.args, command=o.command)
     except UsageError as e:
         print(f"recorder: {e}\n(python3 -m recorder --help for the options)", file=sys.stderr)
         return 2

@@ -50,9 +50,15 @@ def _main_module(**attrs):
     return main
 
 
-def prepare(script=None, module=None, args=()):
+def prepare(script=None, module=None, args=(), command=None):
     """The program's code and its __main__, with sys set up for it."""
-    if script is not None:
+    if command is not None:
+        # As `python3 -c`: argv[0] is "-c", the cwd first on the path.
+        code = compile(command, "<string>", "exec", dont_inherit=True)
+        main = _main_module()
+        sys.argv[:] = ["-c", *args]
+        sys.path[0] = ""
+    elif script is not None:
         code = _script_code(script)
         path = os.path.abspath(script)
         main = _main_module(__file__=path,
@@ -96,14 +102,14 @@ def _torch_ops():
         raise SystemExit(2) from None
 
 
-def run(opts, script=None, module=None, args=()):
+def run(opts, script=None, module=None, args=(), command=None):
     """Run the program; returns only by raising SystemExit (or the
     program's KeyboardInterrupt, which ends Python as Ctrl-C would)."""
     os.environ.pop(_follow.INNER, None)
     _follow.setup(os.environ, opts)
     _control.set_defaults(native=opts.native, lines=opts.lines, max_depth=opts.max_depth, filter=opts.filter,
                           filter_out=opts.filter_out, hook=opts.hook, imports=opts.imports)
-    code, main = prepare(script, module, args)
+    code, main = prepare(script, module, args, command)
     # --torch-ops: imported before the hook is on (torch's import is not
     # the program's), entered around the program only.
     torch_ops = _torch_ops() if getattr(opts, "torch_ops", False) else None

@@ -217,3 +217,20 @@ def test_json_args_from_every_export(tmp_path):
     assert ("Worker.run", {"file": "prog.py", "line": 6}) in ends, ends
     assert not [n for n, _ in sl if "(prog.py:" in n], sl
     assert b"Worker.run (prog.py:6)" in (tmp_path / "c.pftrace").read_bytes()
+
+
+def test_command_mode(tmp_path):
+    """-c CODE runs the code as `python3 -c` does (argv[0] "-c", the cwd on
+    the path), recorded, with -o and without; -c with no code is a usage
+    error."""
+    code = "import sys\ndef f(n):\n    return n * 2\nprint(f(21), sys.argv[1:], sys.argv[0])\n"
+    r = runner(tmp_path, "-o", "c.json", "-c", code, "a", "b")
+    assert r.returncode == 0, r.stderr
+    assert "42 ['a', 'b'] -c" in r.stdout
+    doc = check_trace(tmp_path / "c.json")
+    names = {e["name"] for e in doc["traceEvents"] if e.get("ph") == "B"}
+    assert "f" in names and "<module>" in names, names
+    r = runner(tmp_path, "-c", "raise SystemExit(5)")
+    assert r.returncode == 5, r.stderr
+    r = runner(tmp_path, "-c")
+    assert r.returncode == 2 and "-c wants" in r.stderr
