@@ -47,7 +47,8 @@ fi
 if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
     NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
     "$NVCC" -O2 -o "$OUTDIR/cuda_prog" bench/gpu/cuda_prog.cu -I/usr/local/cuda/include 2>>"$OUTDIR/stderr.txt"
-    "$R" run --cuda -o "$OUTDIR/cuda_prog.json" -- "$OUTDIR/cuda_prog" 2>&1 | tee -a "$SUM"
+    "$R" capture --cuda -o "$OUTDIR/cuda_prog.rec" -- "$OUTDIR/cuda_prog" 2>&1 | tee -a "$SUM"
+    "$R" convert "$OUTDIR/cuda_prog.rec" -o "$OUTDIR/cuda_prog.json" 2>&1 | tee -a "$SUM"
     "$PY" - "$OUTDIR/cuda_prog.json" <<'PYEOF' | tee -a "$SUM"
 import collections, json, sys
 ev = json.load(open(sys.argv[1]))
@@ -64,7 +65,7 @@ for e in ev:
         c["kernels" if not n.startswith(("memcpy", "memset", "sync", "flow")) else n.split()[0]] += 1
 print("cuda_prog recorded:", dict(c))
 PYEOF
-    "$R" report "$OUTDIR/cuda_prog.json" 2>&1 | grep -A12 "Resource=GPU" | tee -a "$SUM"
+    "$R" report "$OUTDIR/cuda_prog.rec" 2>&1 | grep -A12 "Resource=GPU" | tee -a "$SUM"
 else
     say "nvcc not found: cuda_prog skipped"
 fi
