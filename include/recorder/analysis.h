@@ -131,6 +131,12 @@ struct rec_model_thread {
     uint64_t unmatched;       /* ends whose begin was never seen (REC_SLICE_NO_BEGIN slices) */
     uint64_t too_deep;        /* scopes nested past REC_MAX_NESTING: counted, not tracked */
     double wait_ns;           /* time inside wait scopes (outermost), ever: not in busy_ns */
+    /* What the record is (reader.h, struct rec_thread_info): REC_LANE_THREAD,
+     * or a GPU stream or device lane, or NVTX ranges, and its device and
+     * stream (docs/gpu.md). */
+    unsigned lane_kind;
+    uint32_t lane_device;
+    uint64_t lane_stream;
 };
 /* The threads known, in slot order; valid until the next feed/poll. */
 size_t rec_model_threads(const rec_model *m, const struct rec_model_thread **out);

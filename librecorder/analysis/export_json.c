@@ -62,7 +62,9 @@ static void j_push(struct xs *x, uint32_t rec) {
     }
     f->emitted = 1;   /* first, so that emit_pending leaves it to us */
     emit_pending(c, rec, j);
-    ev_b(c, j, f->b, f->name_id, f->wflags);
+    const char *args = xs_args_take(x, rec, f->b);   /* a GPU slice's: folded in */
+    if (args) ev_b_args(c, j, f->b, f->name_id, f->wflags, args);
+    else ev_b(c, j, f->b, f->name_id, f->wflags);
 }
 
 static void j_pop(struct xs *x, uint32_t rec, const struct xframe *f, int64_t dur, int64_t self) {
@@ -209,11 +211,21 @@ static void j_item(struct xs *x, uint32_t rec, const struct xitem *it, const cha
             return;
         }
     }
+    if (xs_args_folded(x, rec, it)) return;   /* in its slice's args */
     struct jrec *j = thread_of(c, rec);
     if (!j) return;
     emit_pending(c, rec, j);
+    const char *args;
     switch (it->kind) {
-    case REC_ITEM_SLICE: ev_point(c, j, it->b, it->name_id, arg_bits(it->flags)); break;
+    case REC_ITEM_SLICE:
+        args = xs_args_take(x, rec, it->b);
+        if (args) {
+            ev_b_args(c, j, it->b, it->name_id, arg_bits(it->flags), args);
+            ev_e(c, j, it->b, it->name_id, arg_bits(it->flags));
+        } else {
+            ev_point(c, j, it->b, it->name_id, arg_bits(it->flags));
+        }
+        break;
     case REC_ITEM_INSTANT: ev_instant(c, j, it, msg); break;
     case REC_ITEM_COUNTER: ev_counter(c, j, it); break;
     case REC_ITEM_FLOW:
@@ -260,10 +272,11 @@ int json_sink_start(struct xs *x, rec_model *plan, FILE *out) {
         return -1;
     }
     if (!x->part || x->part->index == 0) OB_LIT(&c->ob, "{\"traceEvents\":[\n");
-    /* Process and thread names first, threads by slot and generation:
-     * with a window, those it meets. */
+    /* Process and thread names first, threads by slot and generation,
+     * then the GPU's lanes by device (model_track_order): with a window,
+     * those it meets. */
     int window = x->from != INT64_MIN || x->to != INT64_MAX;
-    size_t n = model_record_order(plan, order);
+    size_t n = model_track_order(plan, order);
     for (size_t g = 0; g < n; g++) {
         const struct trec *r = &plan->recs[order[g]];
         if (window && (!r->seen || close_of(plan, r) < x->from || model_round_ns(r->first_ns) > x->to)) continue;

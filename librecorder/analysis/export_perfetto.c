@@ -60,7 +60,9 @@ static void p_push(struct xs *x, uint32_t rec) {
     }
     f->emitted = 1;
     emit_pending(c, rec, P);
-    pf_slice(c, rec, P, TYPE_SLICE_BEGIN, f->b, f->name_id, f->wflags);
+    const char *args = xs_args_take(x, rec, f->b);   /* a GPU slice's: folded in */
+    if (args) pf_slice_args(c, rec, P, f->b, f->name_id, f->wflags, args);
+    else pf_slice(c, rec, P, TYPE_SLICE_BEGIN, f->b, f->name_id, f->wflags);
 }
 
 static void p_pop(struct xs *x, uint32_t rec, const struct xframe *f, int64_t dur, int64_t self) {
@@ -91,12 +93,16 @@ static void p_item(struct xs *x, uint32_t rec, const struct xitem *it, const cha
         c->c.unbound_flows++;
         return;
     }
+    if (xs_args_folded(x, rec, it)) return;   /* in its slice's annotations */
     struct prec *P = pf_prec(c, rec);
     if (!P) return;
     emit_pending(c, rec, P);
+    const char *args;
     switch (it->kind) {
     case REC_ITEM_SLICE:   /* zero length: a slice all the same (docs/perfetto.md) */
-        pf_slice(c, rec, P, TYPE_SLICE_BEGIN, it->b, it->name_id, arg_bits(it->flags));
+        args = xs_args_take(x, rec, it->b);
+        if (args) pf_slice_args(c, rec, P, it->b, it->name_id, arg_bits(it->flags), args);
+        else pf_slice(c, rec, P, TYPE_SLICE_BEGIN, it->b, it->name_id, arg_bits(it->flags));
         pf_slice(c, rec, P, TYPE_SLICE_END, it->b, it->name_id, 0);
         break;
     case REC_ITEM_INSTANT: pf_instant(c, rec, P, it, msg); break;
@@ -144,14 +150,17 @@ int pf_sink_start(struct xs *x, rec_model *plan, FILE *out) {
     }
     pf_clock_snapshot(c);
     pf_describe_process(c);
-    /* The threads, by slot and generation: with a window, those it meets. */
+    /* The threads, by slot and generation, then the lanes that are not
+     * threads (a GPU's streams and counters: tracks of the process, named
+     * for the lane): with a window, those it meets. */
     int window = x->from != INT64_MIN || x->to != INT64_MAX;
-    size_t n = model_record_order(plan, order);
+    size_t n = model_track_order(plan, order);
     for (size_t g = 0; g < n; g++) {
         const struct trec *r = &plan->recs[order[g]];
         if (window && (!r->seen || close_of(plan, r) < x->from || model_round_ns(r->first_ns) > x->to)) continue;
         c->plan_uuid[order[g]] = pf_uuid(c, 1, order[g]);
-        pf_describe_thread(c, c->plan_uuid[order[g]], c->plan_tid[order[g]], r->name);
+        if (r->lane_kind != REC_LANE_THREAD) pf_describe_lane(c, c->plan_uuid[order[g]], r->name);
+        else pf_describe_thread(c, c->plan_uuid[order[g]], c->plan_tid[order[g]], r->name);
     }
     free(order);
     return 0;

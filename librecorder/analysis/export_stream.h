@@ -85,6 +85,8 @@ struct xrec {
     int seen;                 /* an item arrived */
     int queued;               /* on the worklist */
     int wraps;                /* unmatched ends may come: items are held (set with seen) */
+    int args_folded;          /* a sink folded the "args" instant at args_at into its slice */
+    int64_t args_at;
 };
 
 struct xs;
@@ -206,6 +208,27 @@ long xs_plan_rec(rec_model *m, rec_model *plan, uint32_t rec);
 /* export_perfetto.c: Perfetto's protobuf, as json_sink_* (plan: the threads). */
 int pf_sink_start(struct xs *x, rec_model *plan, FILE *out);
 int pf_sink_end(struct xs *x, const struct rec_export_opts *o, struct rec_export_counts *c);
+
+/* gpu_args.c: a GPU slice's "args" instant (docs/gpu.md), folded by the
+ * timeline sinks into the slice.  xs_args_take, as a slice of rec that
+ * begins at b is entered: the message of the args instant queued right
+ * behind it (NULL if none), marked as folded; xs_args_folded: is this item
+ * that instant (then the sink leaves it out).  gpu_args_parse splits a
+ * message into fields (0: not in that form); gpu_args_json writes it as a
+ * JSON object, dst 6 * strlen(msg) + 16 bytes. */
+#define GPU_ARGS_MAX 16
+#define GPU_ARG_KEY_MAX 64
+struct gpu_arg {
+    const char *k;
+    size_t kl;
+    const char *v;
+    size_t vl;
+    int num;                  /* v is an unsigned integer */
+};
+const char *xs_args_take(struct xs *x, uint32_t rec, int64_t b);
+int xs_args_folded(struct xs *x, uint32_t rec, const struct xitem *it);
+int gpu_args_parse(const char *msg, struct gpu_arg *a, int max);
+size_t gpu_args_json(char *dst, const char *msg);
 
 void xs_window(const struct rec_export_opts *o, int64_t t0, double end_ns, int64_t *from, int64_t *to);
 

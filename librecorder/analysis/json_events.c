@@ -322,6 +322,25 @@ void ev_b(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, uns
     ev_named(c, "{\"ph\":\"B\",", 10, j, t, name_id, ab);
 }
 
+/* The B of a GPU slice with its "args" instant folded in (gpu_args.c).
+ * The plain name: a Python scope's args could not share the object. */
+void ev_b_args(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab, const char *msg) {
+    uint32_t nlen;
+    const char *nf = name_frag(c, name_id, &nlen);
+    size_t ml = strlen(msg);
+    char *p = ev_start(c, "{\"ph\":\"B\",", 10, j, nlen + c->args_len[ab] + 6 * ml + 32);
+    p = fmt_us(p, t - c->x->t0);
+    *p++ = ',';
+    memcpy(p, nf, nlen);
+    p += nlen;
+    memcpy(p, c->args[ab], c->args_len[ab]);
+    p += c->args_len[ab];
+    memcpy(p, ",\"args\":", 8);
+    p += gpu_args_json(p + 8, msg) + 8;
+    *p++ = '}';
+    c->ob.p = p;
+}
+
 void ev_e(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab) {
     ev_named(c, "{\"ph\":\"E\",", 10, j, t, name_id, ab);
     c->c.slices++;

@@ -307,6 +307,9 @@ void rec_model_thread(rec_model *m, const struct rec_thread_info *t) {
     if (!r) return;
     model_set_tid(m, r, t->tid);
     if (t->name[0]) snprintf(r->name, sizeof r->name, "%s", t->name);
+    r->lane_kind = t->lane_kind < REC_LANE_KINDS ? t->lane_kind : REC_LANE_THREAD;
+    r->lane_device = t->lane_device;
+    r->lane_stream = t->lane_stream;
     if (t->state == REC_SLOT_EXITED || t->state == REC_SLOT_LIVE) r->state = t->state;
     if (t->exit_ticks) r->exit_ns = model_ticks_to_ns(m, t->exit_ticks);
     r->start_head = t->start_head;
@@ -333,6 +336,29 @@ size_t model_record_order(rec_model *m, uint32_t *order) {
     return m->n_recs;
 }
 
+static unsigned lane_rank(unsigned kind) {
+    return kind == REC_LANE_THREAD ? 0 : kind == REC_LANE_RANGES ? 1 : kind == REC_LANE_GPU_DEVICE ? 2 : 3;
+}
+
+static int cmp_track(const void *a, const void *b, void *ctx) {
+    const struct trec *recs = ctx;
+    const struct trec *x = &recs[*(const uint32_t *)a], *y = &recs[*(const uint32_t *)b];
+    unsigned gx = lane_rank(x->lane_kind) >= 2, gy = lane_rank(y->lane_kind) >= 2;
+    unsigned rx = lane_rank(x->lane_kind), ry = lane_rank(y->lane_kind);
+    if (gx != gy || (!gx && rx != ry)) return rx < ry ? -1 : 1;
+    if (gx) {
+        if (x->lane_device != y->lane_device) return x->lane_device < y->lane_device ? -1 : 1;
+        if (rx != ry) return rx < ry ? -1 : 1;
+    }
+    return cmp_rec(a, b, ctx);
+}
+
+size_t model_track_order(rec_model *m, uint32_t *order) {
+    for (size_t i = 0; i < m->n_recs; i++) order[i] = (uint32_t)i;
+    qsort_r(order, m->n_recs, sizeof *order, cmp_track, m->recs);
+    return m->n_recs;
+}
+
 static void fill_thread(const rec_model *m, const struct trec *r, struct rec_model_thread *o) {
     memset(o, 0, sizeof *o);
     o->slot = r->slot;
@@ -340,6 +366,9 @@ static void fill_thread(const rec_model *m, const struct trec *r, struct rec_mod
     o->tid = r->tid;
     memcpy(o->name, r->name, sizeof o->name);
     o->state = r->state;
+    o->lane_kind = r->lane_kind;
+    o->lane_device = r->lane_device;
+    o->lane_stream = r->lane_stream;
     o->events = r->events;
     o->overwritten = r->overwritten;
     o->dropped = r->dropped;

@@ -133,6 +133,9 @@ struct trec {
     int tid_known;
     char name[64];
     unsigned state;
+    unsigned lane_kind;       /* REC_LANE_*: a thread, or a GPU stream or device, NVTX ranges */
+    uint32_t lane_device;
+    uint64_t lane_stream;
     uint16_t series;
     uint64_t events, overwritten, dropped, bad;
     uint64_t history;         /* not kept: older than the ring when first read */
@@ -331,6 +334,11 @@ static inline int64_t model_round_ns(double x) {
 static inline uint32_t model_node_of(rec_model *m, uint32_t parent, uint32_t id);
 /* Record indexes in (slot, generation) order; order has n_recs entries. */
 size_t model_record_order(rec_model *m, uint32_t *order);
+/* The order of tracks in a timeline export: threads by (slot, generation),
+ * then NVTX range lanes, then each GPU by device: its device lane (the
+ * counters), then its streams; slot order within each (a capture file
+ * keeps no stream id: the order is the same from a segment or a capture). */
+size_t model_track_order(rec_model *m, uint32_t *order);
 struct slot_state *model_slot(rec_model *m, uint32_t slot);  /* NULL if out of range */
 
 /* model_poll.c: rec_model_poll_seg reading each slot only up to the ring

@@ -82,6 +82,21 @@ void pf_describe_thread(struct pctx *c, uint64_t uuid, int tid, const char *name
     c->c.threads++;
 }
 
+/* A lane that is not a thread (a GPU stream or device, NVTX ranges): a
+ * track of its own named for it, child of the process's track. */
+void pf_describe_lane(struct pctx *c, uint64_t uuid, const char *name) {
+    uint8_t *pk, *d, *s;
+    uint8_t *p = pf_pk_open(c, PF_ROOM, &pk);
+    p = pb_uint(p, TP_SEQ_ID, c->seq_base + PF_SEQ_META);
+    p = pb_open(p, TP_TRACK_DESC, &d);
+    p = pb_uint(pb_uint(p, 1, uuid), 5, c->puuid);   /* uuid, parent_uuid */
+    p = pb_open(p, 2, &s);
+    p += name[0] ? clean((char *)p, name, sizeof c->m->recs[0].name) : clean((char *)p, "lane", 4);
+    p = pb_close(pb_close(p, s), d);
+    pf_pk_close(c, p, pk);
+    c->c.threads++;
+}
+
 /* The record's state, its thread described (a thread the plan did not
  * describe gets its track now); NULL if memory ran out. */
 struct prec *pf_prec(struct pctx *c, uint32_t rec) {
@@ -105,7 +120,8 @@ struct prec *pf_prec(struct pctx *c, uint32_t rec) {
         } else {
             int tid = pl >= 0 ? c->plan_tid[pl] : SYNTH_TID_BASE + (int)c->plan_n + (int)rec;
             P->uuid = pf_uuid(c, 1, pl >= 0 ? (uint64_t)pl : c->plan_n + rec);
-            pf_describe_thread(c, P->uuid, tid, c->m->recs[rec].name);
+            if (c->m->recs[rec].lane_kind != REC_LANE_THREAD) pf_describe_lane(c, P->uuid, c->m->recs[rec].name);
+            else pf_describe_thread(c, P->uuid, tid, c->m->recs[rec].name);
         }
     }
     return P;
@@ -224,6 +240,30 @@ void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t,
     pf_pk_close(c, pb_close(p, te), pk);
     if (type == TYPE_SLICE_END) c->c.slices++;
     else if (type == TYPE_INSTANT) c->c.instants++;
+}
+
+/* A GPU slice's begin with its "args" instant folded in (gpu_args.c), as
+ * debug annotations: numbers as uint, the rest as strings. */
+void pf_slice_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, uint32_t name_id, unsigned ab,
+                   const char *msg) {
+    uint64_t iid;
+    uint8_t *pk, *te;
+    uint8_t *p = ev_open(c, rec, P, t, name_id, ab, &iid, &pk);
+    p = pb_open(p, TP_TRACK_EVENT, &te);
+    p = pb_uint(p, TE_TYPE, TYPE_SLICE_BEGIN);
+    if (ab) p = pb_uint(p, TE_CATEGORY_IIDS, ab);
+    p = te_name(c, p, name_id, iid);
+    struct gpu_arg a[GPU_ARGS_MAX];
+    int n = gpu_args_parse(msg, a, GPU_ARGS_MAX);
+    if (n == 0) p = pf_da_str(p, "msg", msg, strlen(msg));
+    for (int i = 0; i < n; i++) {
+        char k[GPU_ARG_KEY_MAX];
+        memcpy(k, a[i].k, a[i].kl);
+        k[a[i].kl] = 0;
+        if (a[i].num) p = pf_da_uint(p, k, strtoull(a[i].v, NULL, 10));
+        else p = pf_da_str(p, k, a[i].v, a[i].vl);
+    }
+    pf_pk_close(c, pb_close(p, te), pk);
 }
 
 void pf_instant(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem *it, const char *msg) {

@@ -73,10 +73,13 @@ uint8_t *pf_da_int(uint8_t *p, const char *name, int64_t v);
 uint8_t *pf_da_double(uint8_t *p, const char *name, double v);
 uint8_t *pf_da_str(uint8_t *p, const char *name, const char *s, size_t n);
 void pf_describe_thread(struct pctx *c, uint64_t uuid, int tid, const char *name);
+void pf_describe_lane(struct pctx *c, uint64_t uuid, const char *name);
 void pf_describe_process(struct pctx *c);
 void pf_clock_snapshot(struct pctx *c);
 struct prec *pf_prec(struct pctx *c, uint32_t rec);
 void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t, uint32_t name_id, unsigned ab);
+void pf_slice_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, uint32_t name_id, unsigned ab,
+                   const char *msg);
 void pf_instant(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem *it, const char *msg);
 void pf_counter(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem *it);
 void pf_flow(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem *it);

@@ -145,8 +145,11 @@ def decode(path, check_unknown=True):
                 info.update(kind="counter")
                 if info["parent"] not in tracks:
                     errors.append(f"{where}: counter track's parent {info['parent']} not described before it")
+            elif t.name and info["parent"] in tracks and tracks[info["parent"]]["kind"] == "process":
+                # a lane that is no thread (a GPU's stream or device): a named track of the process
+                info.update(kind="lane", pid=tracks[info["parent"]]["pid"])
             else:
-                errors.append(f"{where}: a track that is no process, thread or counter")
+                errors.append(f"{where}: a track that is no process, thread, lane or counter")
             tracks[t.uuid] = info
         elif kind == "track_event":
             te = p.track_event
@@ -221,6 +224,7 @@ def per_thread(doc):
     nothing is left open.  Flows are apart: {tid: [(ts, kind, id)]}."""
     base = doc["stats"]["mono_ns0"] + doc["stats"]["t0_ns"]
     tid_of = {u: t["tid"] for u, t in doc["tracks"].items() if t["kind"] == "thread"}
+    tid_of.update({u: t["name"] for u, t in doc["tracks"].items() if t["kind"] == "lane"})   # lanes: by name
     out, flows, stacks, errors = collections.defaultdict(list), collections.defaultdict(list), {}, []
     for e in doc["events"]:
         tid = tid_of.get(e["thread"])
