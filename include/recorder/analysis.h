@@ -310,6 +310,38 @@ struct rec_item {
 size_t rec_model_items(rec_model *m, const struct rec_item **out);
 uint64_t rec_model_items_dropped(const rec_model *m);
 
+/* ---- GPU devices (docs/gpu.md, "Exports and report") -------------------
+ * Per device, from its stream lanes in the event log: its span (first
+ * work to last), its busy time (the union of its streams' work: every
+ * slice but the syncs, which are the host waiting), one row per slice
+ * name (kernels, copies, memsets, syncs) and one per idle-gap bucket
+ * (the gaps between stretches of work), like rocm-timeline-generator's
+ * rpt.  Loss: what its lanes lost (overwritten, dropped -- CUPTI's own
+ * dropped records are added to its device lane's -- or bad). */
+#define REC_GPU_GAP_BUCKETS 5     /* <10us, 10-100us, 100us-1ms, 1-10ms, >=10ms */
+extern const char *const rec_gpu_gap_label[REC_GPU_GAP_BUCKETS];
+struct rec_gpu_row {
+    const char *name;         /* the slice's, or "gap <10us" ...; valid while the model is */
+    uint64_t calls;
+    double total_ns, min_ns, max_ns, p50_ns, p99_ns;   /* P50 / P99: nearest rank, exact */
+    int sync;                 /* a sync slice: not work */
+    int gap;                  /* an idle-gap bucket */
+};
+struct rec_gpu_device {
+    uint32_t device;
+    unsigned streams;         /* its stream lanes (overflow sub-lanes count too) */
+    double first_ns, last_ns; /* its span: first work begin, last work end (0, 0: no work) */
+    double busy_ns;           /* the union of its work in the span */
+    uint64_t events;          /* decoded on its lanes */
+    uint64_t overwritten, dropped, bad, history;   /* lost on its lanes; history: not kept */
+    struct rec_gpu_row *rows; /* names then gap buckets, by total_ns descending */
+    size_t n_rows;
+};
+/* The devices that have lanes, by device number: *out is malloc'd (free
+ * with rec_gpu_devices_free), *n its count.  0, or -1 out of memory. */
+int rec_model_gpus(rec_model *m, struct rec_gpu_device **out, size_t *n);
+void rec_gpu_devices_free(struct rec_gpu_device *d, size_t n);
+
 /* ---- export ----------------------------------------------------------- */
 
 /* A window (docs/analysis.md, "Windows"): items from `from` to `to`, in

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "report_gpu.h"
 #include "source.h"
 
 static const char usage[] =
@@ -31,6 +32,10 @@ static const char usage[] =
     "time its data covers; history the rings no longer held is 'not kept'.\n"
     "A capture of several processes (capture -- CMD of a process tree) is\n"
     "reported process by process, every one of them.\n"
+    "A GPU (recorder run --cuda, docs/gpu.md) gets a section per device,\n"
+    "Resource=GPU0: its busy share of its span (the union of its streams'\n"
+    "work), its top N kernels, copies, memsets and syncs with P50 and P99,\n"
+    "and its idle gaps bucketed (<10us, 10-100us, 100us-1ms, 1-10ms, >=10ms).\n"
     "\n"
     "  -n, --top N       scopes per thread (default 10)\n"
     "  -t, --thread TID  only this thread\n"
@@ -195,6 +200,11 @@ static void print_thread(rec_model *m, const struct rec_model_thread *t, const s
     free(rows);
 }
 
+/* A GPU's stream or device lane: in its device's section, not a thread's. */
+static int is_gpu_lane(const struct rec_model_thread *t) {
+    return t->lane_kind == REC_LANE_GPU_STREAM || t->lane_kind == REC_LANE_GPU_DEVICE;
+}
+
 /* One process's report (the header, its totals, each thread's table):
  * the threads shown (only: just tid's). */
 static size_t report_one(struct cli_source *src, int fold, int only, int tid, size_t top) {
@@ -204,15 +214,17 @@ static size_t report_one(struct cli_source *src, int fold, int only, int tid, si
     const struct rec_item *items;
     size_t ni = rec_model_items(src->model, &items);
     double t0 = INFINITY, t1 = -INFINITY;
-    size_t shown = 0;
+    size_t shown = 0, lanes = 0;
     for (size_t i = 0; i < nt; i++) {
+        if (is_gpu_lane(&th[i])) lanes++;
         if (!th[i].events) continue;
         if (th[i].first_ns < t0) t0 = th[i].first_ns;
         if (th[i].last_ns > t1) t1 = th[i].last_ns;
     }
     char d[400];
-    printf("recorder report: %s: %zu threads, %llu events\n", cli_source_desc(src, d, sizeof d), nt,
-           (unsigned long long)src->events);
+    printf("recorder report: %s: %zu threads", cli_source_desc(src, d, sizeof d), nt - lanes);
+    if (lanes) printf(", %zu GPU lanes", lanes);
+    printf(", %llu events\n", (unsigned long long)src->events);
     if (t1 >= t0)
         printf("ROI_START: %12.6f ms\nROI_STOP : %12.6f ms\nROI_TIME = %.6f secs\n", t0 / 1e6, t1 / 1e6,
                (t1 - t0) / 1e9);
@@ -232,11 +244,12 @@ static size_t report_one(struct cli_source *src, int fold, int only, int tid, si
         printf("the event log kept only the newest events: %llu older ones are not in the gap figures\n",
                (unsigned long long)rec_model_items_dropped(src->model));
     for (size_t i = 0; i < nt; i++) {
-        if (only && th[i].tid != tid) continue;
+        if (is_gpu_lane(&th[i]) || (only && th[i].tid != tid)) continue;
         print_thread(src->model, &th[i], items, ni, top);
         shown++;
     }
     if (!nt) printf("\n(no threads recorded anything)\n");
+    if (lanes && !only) report_gpus(src->model, top);   /* its GPU lanes, by device */
     return shown;
 }
 
