@@ -254,6 +254,9 @@ struct rec_seg_entry {
     int all_zero_header;      /* the first page is all zeroes (creation never finished) */
     uint64_t threads_no_slot; /* threads that got no ring (rec_not_recorded_str) */
     int keep;                 /* kept on purpose: the writer ran with RECORDER_KEEP (REC_FLAG_KEEP) */
+    uint32_t gpu_lanes;       /* lanes that are not threads (GPU streams and devices, NVTX
+                                 ranges: docs/gpu.md); not in threads_live / threads_exited */
+    unsigned gpu_state;       /* enum rec_gpu_state: what the GPU library did (0: not loaded) */
     uint64_t last_real_ns;    /* its last sign of life (CLOCK_REALTIME): the latest of its last
                                  entries, its threads' exits and its creation; 0 if unknown */
 };

@@ -11,6 +11,11 @@
  * slice, complete or not; only complete slices add self time): memory is
  * bounded by the paths, not the slices.  In names ';' becomes ':' (it separates frames),
  * control characters '?', invalid UTF-8 U+FFFD.
+ *
+ * A lane that is not a thread (a GPU stream, NVTX ranges: docs/gpu.md) is
+ * a root of its own, named for the lane ("GPU0 stream 7;gemm 400000"):
+ * its work is not the threads' (the whole run then goes through the
+ * stream, since the call tree merges every thread).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -57,17 +62,36 @@ static uint32_t path_of(struct paths *p, uint32_t parent, uint32_t name) {
 
 /* ---- the streaming sink: paths of a window's slices ------------------------- */
 
+#define LANE_ROOT 0x80000000u   /* a path's name: a lane's root (| its record), above every local name */
+
 struct fctx {
     rec_model *m;
     struct paths p;
     FILE *out;
+    uint32_t last_rec, last_root;   /* root_of's latest answer (a lane's slices come in runs) */
 };
+
+/* The root of record rec's paths: 0 for a thread; for a lane, the path
+ * named for it, shared by every lane of that name (its generations). */
+static uint32_t root_of(struct fctx *c, uint32_t rec) {
+    if (rec >= c->m->n_recs || c->m->recs[rec].lane_kind == REC_LANE_THREAD) return 0;
+    if (rec == c->last_rec) return c->last_root;
+    const struct trec *r = &c->m->recs[rec];
+    uint32_t first = rec;
+    for (uint32_t i = 0; i < rec; i++)
+        if (c->m->recs[i].lane_kind != REC_LANE_THREAD && strcmp(c->m->recs[i].name, r->name) == 0) {
+            first = i;
+            break;
+        }
+    c->last_rec = rec;
+    return c->last_root = path_of(&c->p, 0, LANE_ROOT | first);
+}
 
 static void f_push(struct xs *x, uint32_t rec) {
     struct fctx *c = x->ctx;
     struct xrec *R = &x->r[rec];
     struct xframe *f = &R->st[R->n - 1];
-    uint32_t parent = R->n > 1 ? R->st[R->n - 2].aux : 0;
+    uint32_t parent = R->n > 1 ? R->st[R->n - 2].aux : root_of(c, rec);
     f->aux = path_of(&c->p, parent, model_name(c->m, f->name_id));
 }
 
@@ -88,6 +112,7 @@ int folded_sink_start(struct xs *x, FILE *out) {
     c->m = x->m;
     c->out = out;
     path_of(&c->p, 0, UINT32_MAX);   /* the root */
+    c->last_rec = UINT32_MAX;
     x->sink = &folded_sink;
     x->ctx = c;
     return 0;
@@ -147,7 +172,10 @@ int folded_sink_end(struct xs *x, struct rec_export_counts *cnt) {
     int rc = -1;
     const char **names = malloc((c->p.n ? c->p.n : 1) * sizeof *names);
     if (names) {
-        for (size_t i = 1; i < c->p.n; i++) names[i] = model_name_text(c->m, c->p.name[i]);
+        for (size_t i = 1; i < c->p.n; i++) {
+            uint32_t nm = c->p.name[i];
+            names[i] = nm & LANE_ROOT ? c->m->recs[nm & ~LANE_ROOT].name : model_name_text(c->m, nm);
+        }
         struct rec_export_counts k = {0};
         rc = write_lines(c->m, c->out, c->p.parent, names, c->p.self, c->p.calls, c->p.n, &k.rows);
         if (cnt) *cnt = k;
@@ -193,7 +221,7 @@ int folded_write_tree(rec_model *m, FILE *out, double last, uint64_t *rows) {
 int rec_export_folded(rec_model *m, FILE *out, const struct rec_export_opts *opt) {
     double last = opt && opt->last_sec > 0 && isfinite(opt->last_sec) ? opt->last_sec : 0;
     int window = last > 0 || (opt && (opt->from_sec > 0 || opt->to_sec > 0));
-    if (window && m->opts.keep_log) return xs_export_model(m, REC_EXPORT_FOLDED, out, opt, NULL);
+    if ((window || model_has_lanes(m)) && m->opts.keep_log) return xs_export_model(m, REC_EXPORT_FOLDED, out, opt, NULL);
     if (window && last <= 0) return -1;   /* from/to need the log */
     return folded_write_tree(m, out, last, NULL);
 }

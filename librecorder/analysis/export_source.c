@@ -286,7 +286,10 @@ static int write_any(rec_export *x, enum rec_export_format f, FILE *out, struct 
     if (part) part_times(x, part, &t0, &end);
     xs_window(&x->opts, t0, end, &from, &to);
     int window = from != INT64_MIN || to != INT64_MAX;
-    if ((f == REC_EXPORT_CSV || f == REC_EXPORT_FOLDED) && !window) {   /* the plan's statistics are the answer */
+    /* The plan's statistics are the answer; but its call tree merges every
+     * thread, and folded stacks keep a GPU's lanes as roots of their own:
+     * those go through the stream. */
+    if ((f == REC_EXPORT_CSV || (f == REC_EXPORT_FOLDED && !model_has_lanes(x->plan))) && !window) {
         int r = f == REC_EXPORT_CSV ? csv_write_stats(x->plan, out, 0, &c.rows) : folded_write_tree(x->plan, out, 0, &c.rows);
         c.events_read = x->events;
         source_totals(x->plan, &c);

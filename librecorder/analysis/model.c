@@ -353,6 +353,12 @@ static int cmp_track(const void *a, const void *b, void *ctx) {
     return cmp_rec(a, b, ctx);
 }
 
+int model_has_lanes(const rec_model *m) {
+    for (size_t i = 0; i < m->n_recs; i++)
+        if (m->recs[i].lane_kind != REC_LANE_THREAD) return 1;
+    return 0;
+}
+
 size_t model_track_order(rec_model *m, uint32_t *order) {
     for (size_t i = 0; i < m->n_recs; i++) order[i] = (uint32_t)i;
     qsort_r(order, m->n_recs, sizeof *order, cmp_track, m->recs);

@@ -339,6 +339,8 @@ size_t model_record_order(rec_model *m, uint32_t *order);
  * counters), then its streams; slot order within each (a capture file
  * keeps no stream id: the order is the same from a segment or a capture). */
 size_t model_track_order(rec_model *m, uint32_t *order);
+/* Does it hold a lane that is not a thread (a GPU's, NVTX ranges)? */
+int model_has_lanes(const rec_model *m);
 struct slot_state *model_slot(rec_model *m, uint32_t slot);  /* NULL if out of range */
 
 /* model_poll.c: rec_model_poll_seg reading each slot only up to the ring

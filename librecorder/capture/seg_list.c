@@ -157,6 +157,7 @@ static void classify(struct rec_seg_entry *e) {
     memcpy(e->process_name, info.process_name, sizeof e->process_name);
     e->mode = info.mode;
     e->threads_no_slot = info.threads_no_slot;
+    e->gpu_state = info.gpu_state;
     e->keep = (s->hcopy.flags & REC_FLAG_KEEP) != 0;
     uint64_t last = info.ticks0;
     for (uint32_t i = 0; i < info.max_threads; i++) {
@@ -164,7 +165,8 @@ static void classify(struct rec_seg_entry *e) {
         if (rec_seg_thread(s, i, &t) != 0) continue;
         uint64_t lt = slot_last_ticks(s, &t);
         if (lt > last) last = lt;
-        if (t.state == REC_SLOT_LIVE) e->threads_live++;
+        if (t.lane_kind != REC_LANE_THREAD) e->gpu_lanes++;
+        else if (t.state == REC_SLOT_LIVE) e->threads_live++;
         else e->threads_exited++;
         e->entries += t.head;
         e->dropped = rec_sat_add(e->dropped, t.dropped);

@@ -23,6 +23,10 @@ static const char usage[] =
     "segment, another user's, a symlink), other-version, unreadable.  Names\n"
     "are printed with control bytes as \\xNN.\n"
     "\n"
+    "A program traced with --cuda (docs/gpu.md) also says its GPU lanes (a\n"
+    "GPU's streams and devices, NVTX ranges: not in THREADS), and when CUPTI\n"
+    "refused to trace its GPU.\n"
+    "\n"
     "States: alive, closed (alive, but recording stopped), dead (the process\n"
     "is gone: `recorder dump` still reads it, `recorder gc` removes it),\n"
     "pid-reused (the pid now belongs to another process).\n"
@@ -49,6 +53,16 @@ static int is_segment(const struct rec_seg_entry *e) {
            e->state == REC_SEGST_REUSED;
 }
 
+/* enum rec_gpu_state, as ls says it. */
+static const char *gpu_state_str(unsigned st) {
+    switch (st) {
+    case REC_GPU_ON: return "on";
+    case REC_GPU_NVTX_ONLY: return "nvtx-only";
+    case REC_GPU_REFUSED: return "cupti-refused";
+    default: return "none";
+    }
+}
+
 static void print_json(const struct rec_seg_entry *e) {
     printf("{\"name\":");
     json_str(e->name);
@@ -62,8 +76,10 @@ static void print_json(const struct rec_seg_entry *e) {
                e->mode == REC_MODE_STREAM ? "stream" : "flight", e->threads_live,
                e->threads_live + e->threads_exited, (unsigned long long)e->entries, (unsigned long long)e->dropped,
                (unsigned long long)e->lost_history, (unsigned long long)e->lost_history);
-    if (is_segment(e)) printf(",\"threads_not_recorded\":%llu", (unsigned long long)e->threads_no_slot);
-    else {
+    if (is_segment(e)) {
+        printf(",\"threads_not_recorded\":%llu,\"gpu_lanes\":%u,\"gpu_state\":\"%s\"",
+               (unsigned long long)e->threads_no_slot, e->gpu_lanes, gpu_state_str(e->gpu_state));
+    } else {
         printf(",\"error\":");
         json_str(e->error);
     }
@@ -93,6 +109,8 @@ static void print_row(const struct rec_seg_entry *e, int lng) {
         if (e->foreign_owner) printf(" (%s)", rec_owner_str((uint32_t)e->uid, note, sizeof note));
         /* Threads that got no ring recorded nothing: never silent. */
         if (e->threads_no_slot) printf(" (%s)", rec_not_recorded_str(e->threads_no_slot, note, sizeof note));
+        if (e->gpu_lanes) printf(" (%u GPU/NVTX lane%s)", e->gpu_lanes, e->gpu_lanes == 1 ? "" : "s");
+        if (e->gpu_state == REC_GPU_REFUSED) printf(" (GPU: CUPTI refused, no GPU activity)");
     } else {
         printf("%-8s %-16.16s %-11s %-8s %10s %8s %10s", pid, proc, rec_seg_state_str(e->state), "-", "-", "-",
                cli_bytes(c, sizeof c, (double)e->mem_bytes));
