@@ -213,7 +213,7 @@ def counts(doc):
             c["flows"] += 1
         elif e["ph"] == "i":
             c["instants"] += 1
-    c["threads"] = sum(1 for t in doc["tracks"].values() if t["kind"] == "thread")
+    c["threads"] = sum(1 for t in doc["tracks"].values() if t["kind"] in ("thread", "lane"))   # as the JSON counts
     return {k: c[k] for k in ("slices", "instants", "counters", "flows", "threads")}
 
 
