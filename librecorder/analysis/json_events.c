@@ -302,47 +302,34 @@ struct jrec *thread_of(struct jctx *c, uint32_t rec) {
 
 /* An event that is a name and a slice's flags: B, E, or a zero-length
  * slice's instant (ph is the opening up to "ph"'s value).  A Python
- * scope's file and line go in its args, the same on its B and E. */
+ * scope's file and line go in its args, the same on its B and E; a GPU slice's
+ * B may carry its "args" instant instead (gpu_args.c), with the plain name. */
 static void ev_named(struct jctx *c, const char *ph, size_t phlen, const struct jrec *j, int64_t t, uint32_t name_id,
-                     unsigned ab) {
+                     unsigned ab, const char *msg) {
     uint32_t nlen;
-    const char *nf = frag_of(c, name_id, &nlen, 1);
-    char *p = ev_start(c, ph, phlen, j, nlen + c->args_len[ab] + 4);
+    const char *nf = frag_of(c, name_id, &nlen, !msg);
+    size_t ml = msg ? strlen(msg) : 0;
+    char *p = ev_start(c, ph, phlen, j, nlen + c->args_len[ab] + 6 * ml + 32);
     p = fmt_us(p, t - c->x->t0);
     *p++ = ',';
     memcpy(p, nf, nlen);
     p += nlen;
     memcpy(p, c->args[ab], c->args_len[ab]);
     p += c->args_len[ab];
+    if (msg) {
+        memcpy(p, ",\"args\":", 8);
+        p += gpu_args_json(p + 8, msg) + 8;
+    }
     *p++ = '}';
     c->ob.p = p;
 }
 
-void ev_b(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab) {
-    ev_named(c, "{\"ph\":\"B\",", 10, j, t, name_id, ab);
-}
-
-/* The B of a GPU slice with its "args" instant folded in (gpu_args.c).
- * The plain name: a Python scope's args could not share the object. */
 void ev_b_args(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab, const char *msg) {
-    uint32_t nlen;
-    const char *nf = name_frag(c, name_id, &nlen);
-    size_t ml = strlen(msg);
-    char *p = ev_start(c, "{\"ph\":\"B\",", 10, j, nlen + c->args_len[ab] + 6 * ml + 32);
-    p = fmt_us(p, t - c->x->t0);
-    *p++ = ',';
-    memcpy(p, nf, nlen);
-    p += nlen;
-    memcpy(p, c->args[ab], c->args_len[ab]);
-    p += c->args_len[ab];
-    memcpy(p, ",\"args\":", 8);
-    p += gpu_args_json(p + 8, msg) + 8;
-    *p++ = '}';
-    c->ob.p = p;
+    ev_named(c, "{\"ph\":\"B\",", 10, j, t, name_id, ab, msg);
 }
 
 void ev_e(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab) {
-    ev_named(c, "{\"ph\":\"E\",", 10, j, t, name_id, ab);
+    ev_named(c, "{\"ph\":\"E\",", 10, j, t, name_id, ab, NULL);
     c->c.slices++;
 }
 

@@ -73,8 +73,11 @@ struct jrec *jrec_of(struct jctx *c, uint32_t rec);
 void set_prefix(struct jctx *c, struct jrec *j, int tid);
 void write_names(struct jctx *c, const struct jrec *j, const char *name, int64_t sort);
 struct jrec *thread_of(struct jctx *c, uint32_t rec);
-void ev_b(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab);
+/* A B; with msg, a GPU slice's with its "args" instant folded in (NULL: none). */
 void ev_b_args(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab, const char *msg);
+static inline void ev_b(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab) {
+    ev_b_args(c, j, t, name_id, ab, NULL);
+}
 void ev_e(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab);
 void ev_point(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab);
 void ev_instant(struct jctx *c, const struct jrec *j, const struct xitem *it, const char *msg);
