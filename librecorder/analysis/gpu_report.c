@@ -92,19 +92,17 @@ static int make_rows(rec_model *m, struct dur *d, size_t nd, struct rec_gpu_devi
     return 0;
 }
 
-/* One device: its lanes' slices, their union and the gaps between. */
-static int one_device(rec_model *m, const struct rec_item *it, size_t ni, struct rec_gpu_device *g,
-                      struct dur *d, struct span *sp) {
+/* One device: its streams' slices (the items `idx` names), their union
+ * and the gaps between. */
+static int one_device(rec_model *m, const struct rec_item *items, const uint32_t *idx, size_t ni,
+                      struct rec_gpu_device *g, struct dur *d, struct span *sp) {
     size_t nd = 0, ns = 0;
-    for (size_t i = 0; i < ni; i++) {
-        if (it[i].kind != REC_ITEM_SLICE) continue;
-        const struct trec *r = rec_of(m, &it[i]);
-        if (!r || r->lane_kind != REC_LANE_GPU_STREAM || r->lane_device != g->device) continue;
-        uint32_t local = model_name(m, it[i].name_id);
-        double dur = it[i].dur_ns > 0 ? it[i].dur_ns : 0;
+    for (size_t k = 0; k < ni; k++) {
+        const struct rec_item *x = &items[idx[k]];
+        uint32_t local = model_name(m, x->name_id);
+        double dur = x->dur_ns > 0 ? x->dur_ns : 0;
         d[nd++] = (struct dur){local, dur};
-        if (it[i].depth == 0 && !is_sync(model_name_text(m, local)))
-            sp[ns++] = (struct span){it[i].ts_ns, it[i].ts_ns + dur};
+        if (x->depth == 0 && !is_sync(model_name_text(m, local))) sp[ns++] = (struct span){x->ts_ns, x->ts_ns + dur};
     }
     qsort(sp, ns, sizeof *sp, cmp_span);
     double cur_b = 0, cur_e = 0;
@@ -155,7 +153,24 @@ int rec_model_gpus(rec_model *m, struct rec_gpu_device **out, size_t *n) {
     /* Slices and gaps together are fewer than twice the items. */
     struct dur *d = malloc((2 * ni + 1) * sizeof *d);
     struct span *sp = malloc((ni + 1) * sizeof *sp);
-    int rc = g && d && sp ? 0 : -1;
+    /* The stream lanes' slices grouped by device in one pass (stable, so
+     * each device's stay in order), however many devices a segment says. */
+    uint32_t *dv = malloc((ni + 1) * sizeof *dv), *idx = malloc((ni + 1) * sizeof *idx);
+    size_t *start = calloc(u + 1, sizeof *start);
+    int rc = g && d && sp && dv && idx && start ? 0 : -1;
+    for (size_t i = 0; i < ni && rc == 0; i++) {
+        const struct trec *r = it[i].kind == REC_ITEM_SLICE ? rec_of(m, &it[i]) : NULL;
+        dv[i] = UINT32_MAX;
+        if (!r || r->lane_kind != REC_LANE_GPU_STREAM) continue;
+        const uint32_t *f = bsearch(&r->lane_device, dev, u, sizeof *dev, cmp_dev);
+        dv[i] = (uint32_t)(f - dev);   /* found: its device has lanes */
+        start[dv[i] + 1]++;
+    }
+    for (size_t k = 0; k < u && rc == 0; k++) start[k + 1] += start[k];
+    for (size_t i = 0; i < ni && rc == 0; i++)   /* start[k] moves to device k's end ... */
+        if (dv[i] != UINT32_MAX) idx[start[dv[i]]++] = (uint32_t)i;
+    for (size_t k = u; k > 0 && rc == 0; k--) start[k] = start[k - 1];   /* ... and back */
+    if (rc == 0) start[0] = 0;
     for (size_t k = 0; k < u && rc == 0; k++) {
         g[k].device = dev[k];
         for (size_t i = 0; i < m->n_recs; i++) {
@@ -168,8 +183,11 @@ int rec_model_gpus(rec_model *m, struct rec_gpu_device **out, size_t *n) {
             g[k].bad = rec_sat_add(g[k].bad, r->bad);
             g[k].history = rec_sat_add(g[k].history, r->history);
         }
-        rc = one_device(m, it, ni, &g[k], d, sp);
+        rc = one_device(m, it, idx + start[k], start[k + 1] - start[k], &g[k], d, sp);
     }
+    free(dv);
+    free(idx);
+    free(start);
     free(dev);
     free(d);
     free(sp);
