@@ -16,9 +16,10 @@ tool's stderr fail the check that ran it.
 """
 import sys
 
-import sec_common
-import sec_craft
-import sec_names
+sys.dont_write_bytecode = True   # the modules below: no __pycache__ in the source tree
+import sec_common  # noqa: E402
+import sec_craft  # noqa: E402
+import sec_names  # noqa: E402
 
 CASES = {name[len("case_"):]: fn for mod in (sec_craft, sec_names)
          for name, fn in vars(mod).items() if name.startswith("case_")}
