@@ -1,6 +1,7 @@
 """Helpers for the `recorder` command's tests that live in their own files
-(test_outputs.py, test_text.py): arguments, checks, running recorder and
-cli_prog.  test_cli.py predates this module and keeps its own copies.
+(test_outputs.py, test_text.py, ...): arguments, checks, running recorder
+and cli_prog.  test_cli.py's scenarios use its checks too, and their own
+text-mode helpers from clilive.py.
 
 Every test script is run as: SCRIPT RECORDER CLI_PROG WORKDIR TEST
 """

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """recorder gc (docs/cli.md, "gc"): what it removes, what it keeps and
-why.  Moved out of test_cli.py, whose helpers it uses.
+why.  Moved out of test_cli.py, whose helpers (clitest.py, clilive.py) it
+uses.
 
 usage: test_gc.py RECORDER CLI_PROG WORKDIR gc
 
@@ -17,9 +18,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_cli  # noqa: E402
-from test_cli import (OFF_PROC_START, OFF_VERSION, OK, TEST, TIMEOUT, WORK, check, reap, rec,  # noqa: E402
-                      remove_segment, seg, segment_copy, set_u32, set_u64, start)
+import clitest  # noqa: E402
+from clitest import OK, TEST, TIMEOUT, WORK, check, remove_segment, seg  # noqa: E402
+from clilive import (OFF_PROC_START, OFF_VERSION, reap, rec, segment_copy, set_u32, set_u64,  # noqa: E402
+                     start)
 
 # Header offsets (struct rec_header, include/recorder.h).
 OFF_FLAGS, OFF_LAUNCHER_PID, OFF_LAUNCHER_START, OFF_REAL_NS0 = 28, 224, 232, 128
@@ -169,6 +171,6 @@ if __name__ == "__main__":
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
     globals()["test_" + TEST]()
-    if test_cli.failures:
-        print(f"{test_cli.failures} check(s) failed")
+    if clitest.failures:
+        print(f"{clitest.failures} check(s) failed")
         sys.exit(1)

@@ -22,6 +22,8 @@ import subprocess
 import sys
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from accounts import unused_uid  # noqa: E402 -- tests/accounts.py, shared with tests/python
 from clitest import (ACCESS, IO, OK, PROG, RECORDER, SKIP, TEST, TIMEOUT, WORK, check, env_without_keep, main,  # noqa: E402
                      one_line_error, rec, remove_segment, require, run_prog)
 
@@ -307,16 +309,6 @@ def case_char_device(w):
     st = os.lstat(full)
     check(stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 7), "it is still the char device 1,7")
     check(sorted(os.listdir(d)) == ["full", "null"], f"nothing else in the directory ({os.listdir(d)})")
-
-
-def unused_uid():
-    import pwd
-    for uid in range(54321, 60000):
-        try:
-            pwd.getpwuid(uid)
-        except KeyError:
-            return uid
-    return None
 
 
 def case_other_users_file(w):

@@ -3,7 +3,7 @@
 
 usage: test_whole.py RECORDER CLI_PROG WORKDIR TEST
 
-The helpers are test_cli.py's (same arguments); each TEST is one function
+The helpers are test_cli.py's (clitest.py, clilive.py; same arguments); each TEST is one function
 below, and exits 1 on the first failure.
 """
 import os
@@ -13,9 +13,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_cli import (OK, USAGE, PROG, RECORDER, TIMEOUT, WORK, TEST, check, events_named,  # noqa: E402
-                      one_line_error, rec, require, validate_trace)
-import test_cli  # noqa: E402
+from clitest import OK, USAGE, PROG, RECORDER, TIMEOUT, WORK, TEST, check, require  # noqa: E402
+from clilive import events_named, one_line_error, rec, validate_trace  # noqa: E402
+import clitest  # noqa: E402
 
 
 def run_note(err):
@@ -194,6 +194,6 @@ if __name__ == "__main__":
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
     TESTS[TEST]()
-    if test_cli.failures:
-        print(f"{test_cli.failures} check(s) failed")
+    if clitest.failures:
+        print(f"{clitest.failures} check(s) failed")
         sys.exit(1)

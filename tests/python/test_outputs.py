@@ -25,6 +25,9 @@ import pytest
 
 from conftest import PY, SANITIZER_MARKS, check_trace, child_env, run, trace_slices, CLI
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from accounts import unused_uid  # noqa: E402 -- tests/accounts.py, shared with tests/cli
+
 SECRET = b"root-only: must never be readable by anyone else\n"
 VICTIM = b"precious: must never be overwritten\n"
 KINDS = ["json", "csv"]   # through `recorder run`, through `recorder capture`
@@ -83,16 +86,6 @@ def secret_file(tmp_path):
     p.write_bytes(SECRET)
     os.chmod(p, 0o600)
     return p
-
-
-def unused_uid():
-    import pwd
-    for uid in range(54321, 60000):
-        try:
-            pwd.getpwuid(uid)
-        except KeyError:
-            return uid
-    return None
 
 
 def no_copy_of(d, data):
