@@ -208,6 +208,9 @@ main(async () => {
 
     /* ---- Esc: the range, then the pick ---- */
     await page.keyboard.press('Escape');
+    /* The table goes back to the server's window at the page's next frame
+     * (app.js), not within the key press: wait for it. */
+    await until(async () => { const v = await ui(); return v.range === null && v.tableWindow === 1; }, 10000, 50);
     u = await ui();
     check(u.range === null && u.tableWindow === 1 && u.picked === 'req', 'Esc clears the range: the table shows the server\'s window again', { range: u.range, w: u.tableWindow });
     await page.keyboard.press('Escape');
