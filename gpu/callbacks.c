@@ -94,7 +94,11 @@ static uint32_t begin_wait(uint32_t id) {
 static void on_enter(unsigned dom, uint32_t cbid, const CUpti_CallbackData *cb) {
     struct cb_thread *t = &cb_t;
     unsigned d = t->depth++;
-    if (d >= CB_DEPTH) return;
+    if (d >= CB_DEPTH) {
+        /* Not recorded, but never silently: an instant marks each one. */
+        REC_INSTANT("recorder: CUDA call nested too deep, not recorded");
+        return;
+    }
     struct cb_open *o = &t->open[d];
     o->cbid = (uint16_t)cbid;
     o->domain = (uint8_t)dom;

@@ -71,6 +71,14 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* Driver calls nested ten deep on one thread (no CUDA call nests so; a
+ * test of the bound): the library keeps eight and marks the other two. */
+static int deep_left;
+static void deep(void) {
+    if (deep_left-- > 0)
+        fake_cupti_call(DRV, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", 1000u + (uint32_t)deep_left, deep);
+}
+
 /* The plain CUDA program of the fixture's cu_records.jsonl, call by call,
  * with its correlation ids. */
 static void cuda_program(void) {
@@ -113,6 +121,11 @@ int main(int argc, char **argv) {
     printf("init=%d kinds=%#llx callbacks=%d domains=%d\n", rc, (unsigned long long)fake_cupti_kinds(),
            fake_cupti_callbacks_enabled(), fake_cupti_domains_enabled());
     fflush(stdout);
+    if (!strcmp(mode, "deep")) {
+        REC_SCOPE("deep");
+        deep_left = 10;
+        deep();
+    }
     cuda_program();
     pthread_t th;
     if (pthread_create(&th, NULL, worker, NULL) != 0 || pthread_join(th, NULL) != 0) return 5;

@@ -306,6 +306,20 @@ static void check_filtered(void) {
     CHECK(balanced(host), "balanced");
 }
 
+/* Ten nested driver calls: eight scopes, balanced, and an instant for
+ * each of the two past the bound (callbacks.c, CB_DEPTH). */
+static void check_deep(void) {
+    struct thread *host = thread_named("host");
+    int marks = 0;
+    for (size_t k = 0; host && k < host->n; k++)
+        marks += host->ev[k].type == REC_EV_INSTANT &&
+                 !strcmp(host->ev[k].name, "recorder: CUDA call nested too deep, not recorded");
+    CHECK(scopes(host, "cuLaunchKernel", NULL, NULL) == 8, "eight of the nested calls recorded: %d",
+          scopes(host, "cuLaunchKernel", NULL, NULL));
+    CHECK(marks == 2, "the two calls past the bound are marked: %d", marks);
+    CHECK(balanced(host), "balanced");
+}
+
 static void check_nvtxonly(void) {
     CHECK(strstr(out_text, "init=1 kinds=0 callbacks=0 domains=0"), "CUPTI touched: %s", out_text);
     CHECK(!strstr(err_text, "recorder: "), "%s", err_text);
@@ -335,6 +349,7 @@ int main(int argc, char **argv) {
     if (!strcmp(sc, "badconfig")) env[0] = "RECORDER_CUDA", env[1] = "kernels,bogus";
     if (!strcmp(sc, "busy")) cargv[1] = (char *)"busy";
     if (!strcmp(sc, "old")) cargv[1] = (char *)"old";
+    if (!strcmp(sc, "deep")) cargv[1] = (char *)"deep";
     if (!strcmp(sc, "filtered"))
         cargv[1] = (char *)"calls", env[0] = "RECORDER_FILTER_OUT", env[1] = "cudaMemcpyAsync,cudaStreamSynchronize";
     if (!strcmp(sc, "nvtxonly")) cargv[1] = (char *)"calls", env[0] = "RECORDER_CUDA", env[1] = "nvtx";
@@ -363,6 +378,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(sc, "besidert")) check_besidert();
     else if (!strcmp(sc, "nvtxonly")) check_nvtxonly();
     else if (!strcmp(sc, "filtered")) check_filtered();
+    else if (!strcmp(sc, "deep")) check_deep();
     else if (!strcmp(sc, "busy")) check_refused("another CUDA profiler or tracer holds CUPTI", "step", "step");
     else if (!strcmp(sc, "refuse")) {
         if (gpu_state == REC_GPU_ON && !strstr(err_text, "CUDA tracing off")) {
