@@ -55,11 +55,7 @@ int rec_lane_open(struct rec_lane *l, const struct rec_lane_desc *d) {
 void rec_lane_close(struct rec_lane *l, uint64_t ticks) {
     struct rec_slot *s = l->t.slot;
     if (!s || s == &rec__dummy_slot) return;
-    REC__SET(s->exit_ticks, ticks ? ticks : rec_now());
-    uint64_t sg = __atomic_load_n(&s->state_gen, __ATOMIC_ACQUIRE);
-    if (REC_SLOT_STATE(sg) == REC_SLOT_LIVE)
-        __atomic_compare_exchange_n(&s->state_gen, &sg, (sg & ~(uint64_t)0xff) | REC_SLOT_EXITED, 0,
-                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    rec__slot_exit(s, ticks ? ticks : rec_now());
     rec__tls_detached(&l->t);
 }
 
@@ -114,14 +110,7 @@ int rec_lane_instant(struct rec_lane *l, uint64_t ticks, uint32_t name_id, const
     size_t len = msg ? strnlen(msg, REC_MSG_MAX) : 0;
     unsigned k = (unsigned)((len + 14) / 15);
     struct rec_entry cont[(REC_MSG_MAX + 14) / 15];
-    for (unsigned j = 0; j < k; j++) {
-        unsigned char chunk[16] = {0};
-        size_t take = len - j * 15 < 15 ? len - j * 15 : 15;
-        memcpy(chunk, msg + j * 15, take);
-        memcpy(&cont[j].w0, chunk, 8);
-        memcpy(&cont[j].w1, chunk + 8, 8);
-        cont[j].w1 = (cont[j].w1 & ~(UINT64_C(0xff) << 56)) | ((uint64_t)REC_EV_CONT << 56);
-    }
+    for (unsigned j = 0; j < k; j++) rec__msg_cont(msg, len, j, &cont[j].w0, &cont[j].w1);
     return rec__lane_put(l, ticks, ((uint64_t)REC_EV_INSTANT << 56) | ((uint64_t)len << 32) | name_id, cont, k);
 }
 

@@ -219,16 +219,21 @@ void rec__attach(struct rec__tls *t) {
     }
 }
 
+/* The slot's generation is over at `ticks`: readers see it exited, and
+ * it may be claimed again (a thread's exit, a lane's close). */
+static void rec__slot_exit(struct rec_slot *s, uint64_t ticks) {
+    REC__SET(s->exit_ticks, ticks);
+    uint64_t sg = __atomic_load_n(&s->state_gen, __ATOMIC_ACQUIRE);
+    if (REC_SLOT_STATE(sg) == REC_SLOT_LIVE)
+        __atomic_compare_exchange_n(&s->state_gen, &sg, (sg & ~(uint64_t)0xff) | REC_SLOT_EXITED, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
 static void rec__thread_exit(void *arg) {
     struct rec_slot *s = (struct rec_slot *)arg;
     struct rec__tls *t = &rec__t;
-    if (s && s != &rec__dummy_slot && __atomic_sub_fetch(&s->attach_count, 1, __ATOMIC_ACQ_REL) == 0) {
-        REC__SET(s->exit_ticks, rec_now());
-        uint64_t sg = __atomic_load_n(&s->state_gen, __ATOMIC_ACQUIRE);
-        if (REC_SLOT_STATE(sg) == REC_SLOT_LIVE)
-            __atomic_compare_exchange_n(&s->state_gen, &sg, (sg & ~(uint64_t)0xff) | REC_SLOT_EXITED, 0,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-    }
+    if (s && s != &rec__dummy_slot && __atomic_sub_fetch(&s->attach_count, 1, __ATOMIC_ACQ_REL) == 0)
+        rec__slot_exit(s, rec_now());
     free(t->dyn);
     t->dyn = NULL;
     /* Events from later destructors go nowhere: the slot may be reused. */
@@ -260,6 +265,17 @@ void rec__full(struct rec__tls *t, unsigned n) {
     }
 }
 
+/* Continuation entry j of an instant's message of len bytes: 15 of its
+ * bytes in w0 and w1's low 7 bytes, the type CONT in w1's top byte. */
+static void rec__msg_cont(const char *msg, size_t len, unsigned j, uint64_t *w0, uint64_t *w1) {
+    unsigned char chunk[16] = {0};
+    size_t take = len - j * 15 < 15 ? len - j * 15 : 15;
+    memcpy(chunk, msg + j * 15, take);
+    memcpy(w0, chunk, 8);
+    memcpy(w1, chunk + 8, 8);
+    *w1 = (*w1 & ~(UINT64_C(0xff) << 56)) | ((uint64_t)REC_EV_CONT << 56);
+}
+
 void rec__instant_msg(uint32_t id, const char *msg) {
     struct rec__tls *t = &rec__t;
     size_t len = strnlen(msg, REC_MSG_MAX);
@@ -269,13 +285,8 @@ void rec__instant_msg(uint32_t id, const char *msg) {
     if (!e) return;
     rec__put(e, rec_now(), ((uint64_t)REC_EV_INSTANT << 56) | ((uint64_t)len << 32) | id);
     for (unsigned j = 0; j < k; j++) {
-        unsigned char chunk[16] = {0};
-        size_t take = len - j * 15 < 15 ? len - j * 15 : 15;
-        memcpy(chunk, msg + j * 15, take);
         uint64_t w0, w1;
-        memcpy(&w0, chunk, 8);
-        memcpy(&w1, chunk + 8, 8);
-        w1 = (w1 & ~(UINT64_C(0xff) << 56)) | ((uint64_t)REC_EV_CONT << 56);
+        rec__msg_cont(msg, len, j, &w0, &w1);
         rec__put(t->ring + (((h + 1 + j) & t->mask) << 1), w0, w1);
     }
     rec__publish(t, h + 1 + k);
