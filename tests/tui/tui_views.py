@@ -135,12 +135,14 @@ def case_messages(a, t, w):
            "the message text filtered too")
     t.keys("Escape")   # cancels the prompt and drops the filter
     t.wait(lambda s: any("alert" in r for r in message_rows(s)) and 'filter "' not in tab_bar(s), "unfiltered")
-    # t: one thread's messages (main records them all; a worker none).
+    # t: one thread's messages (main records them all; the workers and the
+    # sleeper none). Threads go in slot order, and which of the others took
+    # the slot after main's depends on which wrote first: accept any of them.
     t.keys("t")
     t.wait(lambda s: "main (" in tab_bar(s) and any("checkpoint" in r for r in message_rows(s)), "main's messages")
     t.keys("t")
-    t.wait(lambda s: "worker-" in tab_bar(s) and not message_rows(s) and "No message from this thread" in s,
-           "none of a worker's")
+    t.wait(lambda s: re.search(r"· (worker-\d+|sleeper) \(\d+\)", tab_bar(s)) and not message_rows(s) and
+           "No message from this thread" in s, "none of another thread's")
 
 
 def case_details(a, t, w):

@@ -18,6 +18,7 @@
 #include "recorder.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,9 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t stop, go;
+/* Workers named so far: the sleeper starts after them, so that slot order
+ * (and recorder-top's t order) is main, the workers, then the sleeper. */
+static atomic_int named;
 
 static void on_signal(int sig) {
     (void)sig;
@@ -54,6 +58,7 @@ static void *worker(void *arg) {
     char name[32];
     snprintf(name, sizeof name, "worker-%d", (int)(long)arg);
     REC_THREAD_NAME(name);
+    atomic_fetch_add(&named, 1);
     while (!stop) {
         {
             REC_SCOPE("step");
@@ -112,6 +117,7 @@ int main(int argc, char **argv) {
     REC_THREAD_NAME("main");
     pthread_t th[17];
     for (int i = 0; i < workers; i++) pthread_create(&th[i], NULL, worker, (void *)(long)i);
+    while (atomic_load(&named) < workers && !stop) sleep_us(1000);   /* a condition, not a delay */
     pthread_create(&th[workers], NULL, sleeper, NULL);
     printf("ready %d\n", (int)getpid());
     fflush(stdout);
