@@ -31,7 +31,8 @@ typedef struct rec_capture rec_capture;
 struct rec_capture_opts {
     int from_now;             /* skip what the rings already hold */
     int raw;                  /* 16-byte entries as in the ring, not packed */
-    size_t buffer_bytes;      /* output buffer; 0 = 8 MiB */
+    size_t buffer_bytes;      /* output buffer; 0 = 8 MiB (each consumer thread has one) */
+    unsigned consumers;       /* threads draining the rings; 0 or 1 = the caller's only */
 };
 
 struct rec_capture_stats {

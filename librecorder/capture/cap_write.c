@@ -36,9 +36,9 @@
 #define MAX_BUFFER (1u << 30)
 #define MAX_CHUNK_ENTRIES ((REC_CAP_MAX_RECORD - sizeof(struct rec_cap_chunk)) / sizeof(struct rec_entry))
 #define STRINGS_RECORD_MAX (1u << 20)
-#define SCRATCH_ENTRIES 16384u    /* per read when packing: stays in L2 */
 
 int capw_flush(rec_capture *c, char *err, size_t errlen) {
+    if (c->parent) return capw_pool_write(c, err, errlen);
     size_t off = 0;
     while (off < c->len) {
         ssize_t w = write(c->out.fd, c->buf + off, c->len - off);
@@ -65,14 +65,16 @@ int capw_reserve(rec_capture *c, size_t payload, char *err, size_t errlen) {
 }
 
 /* Pad the record at offset at, whose payload is size bytes, and fill in
- * its header. */
+ * its header.  A worker's copy (cap_workers.c) leaves the payload's sum
+ * where seq and check go: those are given when the record is written. */
 static void seal(rec_capture *c, size_t at, uint32_t type, size_t size) {
     if (type != REC_CAP_REC_SOURCE && type != REC_CAP_REC_PROCESS) type |= c->type_bits;
     unsigned char *payload = c->buf + at + sizeof(struct rec_cap_rec_header);
     memset(payload + size, 0, pad8(size) - size);
     uint64_t sum = rec_cap_sum(payload, pad8(size));
     struct rec_cap_rec_header h = {type, (uint32_t)size, c->seq, rec_cap_check(type, (uint32_t)size, c->seq, sum)};
-    c->seq++;
+    if (c->parent) memcpy(&h.seq, &sum, sizeof sum);
+    else c->seq++;
     memcpy(c->buf + at, &h, sizeof h);
     c->len = at + sizeof h + pad8(size);
 }
@@ -254,7 +256,7 @@ static int drain_raw(rec_capture *c, uint32_t slot, uint64_t budget, size_t *mov
 static int drain_packed(rec_capture *c, uint32_t slot, uint64_t budget, size_t *moved, char *err, size_t errlen) {
     const size_t hdr = sizeof(struct rec_cap_rec_header) + sizeof(struct rec_cap_packed);
     for (;;) {
-        size_t room = budget < SCRATCH_ENTRIES ? (size_t)budget : SCRATCH_ENTRIES;
+        size_t room = budget < CAPW_SCRATCH_ENTRIES ? (size_t)budget : CAPW_SCRATCH_ENTRIES;
         uint64_t first = 0;
         struct rec_loss loss = {0};
         size_t n = room ? rec_seg_read(c->seg, slot, c->scratch, room, &first, &loss) : 0;
@@ -279,7 +281,7 @@ static int drain_packed(rec_capture *c, uint32_t slot, uint64_t budget, size_t *
     }
 }
 
-static int drain_slot(rec_capture *c, uint32_t slot, size_t *moved, char *err, size_t errlen) {
+int capw_drain_slot(rec_capture *c, uint32_t slot, size_t *moved, char *err, size_t errlen) {
     /* Bounded per pass, so one busy thread cannot starve the others. */
     uint64_t budget = c->seg->hcopy.ring_entries * 2;
     return c->raw ? drain_raw(c, slot, budget, moved, err, errlen) : drain_packed(c, slot, budget, moved, err, errlen);
@@ -288,8 +290,9 @@ static int drain_slot(rec_capture *c, uint32_t slot, size_t *moved, char *err, s
 /* Threads, rings, strings, into the buffer. */
 int capw_pass(rec_capture *c, size_t *m, char *err, size_t errlen) {
     int rc = poll_threads(c, err, errlen);
-    for (uint32_t i = 0; i < c->max_threads && rc == REC_OK; i++)
-        if (c->slots[i].active) rc = drain_slot(c, i, m, err, errlen);
+    if (rc == REC_OK && !capw_pool_drain(c, m, &rc, err, errlen))
+        for (uint32_t i = 0; i < c->max_threads && rc == REC_OK; i++)
+            if (c->slots[i].active) rc = capw_drain_slot(c, i, m, err, errlen);
     if (rc == REC_OK) rc = walk_strings(c, err, errlen);
     return rc;
 }
@@ -318,6 +321,7 @@ void rec_capture_get_stats(const rec_capture *c, struct rec_capture_stats *st) {
 
 /* Frees c; a file not yet committed is given up (see rec_capture_start_out). */
 static void free_capture(rec_capture *c) {
+    capw_pool_free(c);
     rec_out_abort(&c->out);
     capw_free_live(c);
     free(c->buf);
@@ -376,7 +380,7 @@ int rec_capture_start_out(rec_seg *s, struct rec_out *file, const struct rec_cap
     if (c->cap > MAX_BUFFER) c->cap = MAX_BUFFER;
     c->buf = malloc(c->cap);
     c->raw = o && o->raw;
-    c->scratch = malloc(SCRATCH_ENTRIES * sizeof *c->scratch);
+    c->scratch = malloc(CAPW_SCRATCH_ENTRIES * sizeof *c->scratch);
     c->slots = calloc(c->max_threads, sizeof *c->slots);
     if (!c->buf || !c->scratch || !c->slots) {
         free_capture(c);
@@ -403,6 +407,8 @@ int rec_capture_start_out(rec_seg *s, struct rec_out *file, const struct rec_cap
         }
     }
     if (rc == REC_OK) rc = capw_flush(c, err, errlen);
+    if (rc == REC_OK && o && o->consumers > 1 && capw_pool_start(c, o->consumers) != 0)
+        rc = rec__fail(err, errlen, REC_ERR_NOMEM, "could not start %u consumer threads", o->consumers);
     /* From its first record on, the capture is under its final name: a
      * capture that is killed or fails later is still readable up to its
      * last whole record, and `recorder report` can read it meanwhile. */

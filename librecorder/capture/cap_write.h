@@ -14,6 +14,8 @@
 #include "recorder/capture.h"
 #include "recorder/outfile.h"
 
+#define CAPW_SCRATCH_ENTRIES 16384u   /* per ring read when packing: stays in L2 */
+
 struct slot_seen {
     int active;               /* has been live: read its ring every pass */
     int read_once;            /* its first read made a chunk (cap_read.c relies on it) */
@@ -59,9 +61,16 @@ struct rec_capture {
     uint32_t processes;       /* written so far, the SOURCE's included */
     struct capw_live *live;   /* the processes followed live, by index - 1 (ended ones too) */
     uint32_t n_live;
+    /* Several consumer threads (cap_workers.c): the pool, on the capture;
+     * on a worker's copy of it, the capture its records go into (their
+     * sequence numbers are given as they are written there). */
+    struct capw_pool *pool;
+    rec_capture *parent;
 };
 
 int capw_flush(rec_capture *c, char *err, size_t errlen);
+/* Drain one ring into c's buffer (cap_write.c). */
+int capw_drain_slot(rec_capture *c, uint32_t slot, size_t *moved, char *err, size_t errlen);
 int capw_reserve(rec_capture *c, size_t payload, char *err, size_t errlen);
 int capw_put_record(rec_capture *c, uint32_t type, const void *payload, size_t size, char *err, size_t errlen);
 int capw_sweep_strings(rec_capture *c, char *err, size_t errlen);
@@ -76,5 +85,15 @@ void capw_fill_source(rec_seg *s, struct rec_cap_source *src);
 int capw_poll_live(rec_capture *c, size_t *moved, char *err, size_t errlen);
 int capw_end_live(rec_capture *c, char *err, size_t errlen);
 void capw_free_live(rec_capture *c);
+
+/* cap_workers.c: the rings of a pass drained by n threads (the caller's
+ * included), each into its own buffer, written whole records at a time. */
+int capw_pool_start(rec_capture *c, unsigned n);
+/* 1 if the pool drained the pass's rings (*rc its status), 0 if the caller
+ * should (no pool, or fewer than two rings to share). */
+int capw_pool_drain(rec_capture *c, size_t *moved, int *rc, char *err, size_t errlen);
+/* A worker copy's buffer written into the capture's file (c->parent). */
+int capw_pool_write(rec_capture *c, char *err, size_t errlen);
+void capw_pool_free(rec_capture *c);
 
 #endif

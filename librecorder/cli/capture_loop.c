@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -134,6 +135,17 @@ int capture_loop(rec_capture *cap, rec_seg *seg, struct capture_child *child, in
     e->stop_signal = *stop;
     e->secs = now_sec() - t0;
     return rc;
+}
+
+/* Consumer threads by default: one per 4 CPUs, at most 4.  One drains
+ * one or two flat-out writers (docs/performance/capture.md); a program
+ * that keeps a big machine busy needs several, and a small machine
+ * keeps its cores for the program. */
+unsigned capture_consumers(unsigned asked) {
+    if (asked) return asked;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned n = cpus > 0 ? (unsigned)(cpus / 4) : 1;
+    return n < 1 ? 1 : n > 4 ? 4 : n;
 }
 
 const char *capture_loss_words(const struct capture_end *e, char *buf, size_t cap) {

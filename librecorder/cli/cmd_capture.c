@@ -35,7 +35,7 @@
 
 static const char usage[] =
     "usage: recorder capture PID|NAME|PATH -o FILE [--duration SEC] [--from-now] [--raw] [-q]\n"
-    "                       [--wait[=SEC]]\n"
+    "                       [--wait[=SEC]] [--consumers N]\n"
     "       recorder capture -o FILE [--ring-kb KB] [--duration SEC] [--raw] [-q] [--cuda] -- CMD [ARGS...]\n"
     "\n"
     "Stream a running program's events into a capture file (FILE, e.g.\n"
@@ -65,6 +65,8 @@ static const char usage[] =
     "  -d, --duration SEC    stop after SEC seconds (with CMD: then wait for it)\n"
     "      --from-now        skip what the rings already hold\n"
     "      --raw             write entries as in the ring (16 bytes each), not packed\n"
+    "      --consumers N     threads that drain the rings (1 ... 64; default: one per\n"
+    "                        4 CPUs, at most 4; each takes the next ring not yet taken)\n"
     "      --ring-kb KB      with CMD: its ring size per thread in KiB (4 ... 1048576)\n"
     "      --cuda            with CMD: record its GPU work and NVTX ranges (CMD gets\n"
     "                        CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH set to\n"
@@ -105,6 +107,7 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
                                          {"raw", no_argument, 0, 'r'},
                                          {"ring-kb", required_argument, 0, 'R'},
                                          {"cuda", no_argument, 0, 'C'},
+                                         {"consumers", required_argument, 0, 'J'},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"wait", optional_argument, 0, 'w'},
                                          {"help", no_argument, 0, 'h'},
@@ -112,6 +115,7 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
     const char *out = NULL, *ring_kb = NULL;
     double duration = 0, wait_s = 0;
     int quiet = 0, from_now = 0, raw = 0, wait = 0, cuda = 0, c, rc;
+    unsigned consumers = 0;
     /* Everything after "--" is the command to start, never our options. */
     char **cmd = NULL;
     for (int i = 1; i < argc; i++)
@@ -139,6 +143,13 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
         }
         case 'q': quiet = 1; break;
         case 'C': cuda = 1; break;
+        case 'J': {
+            unsigned long n;
+            if (cli_parse_uint(optarg, &n) != 0 || n < 1 || n > 64)
+                return cli_usage("capture", "--consumers wants 1 to 64 threads, not '%s'", optarg);
+            consumers = (unsigned)n;
+            break;
+        }
         case 'w':
             if (cli_parse_wait("capture", optarg, &wait_s) != 0) return REC_ERR_USAGE;
             wait = 1;
@@ -246,7 +257,7 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
     rec_seg_get_info(seg, &info);
 
 
-    struct rec_capture_opts o = {from_now, raw, 0};
+    struct rec_capture_opts o = {from_now, raw, 0, capture_consumers(consumers)};
     rec_capture *cap = NULL;
     rc = rec_capture_start_out(seg, &file, &o, &cap, err, sizeof err);
     if (rc != REC_OK) {

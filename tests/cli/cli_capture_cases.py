@@ -183,6 +183,19 @@ def test_capture_launch():
     check(s["entries"] + s["history"] + s["dropped"] + s["overwritten"] == 300002 and ticks <= s["events"],
           f"captured + not kept + dropped + overwritten == written ({s['entries']} + {s['history']} + "
           f"{s['dropped']} + {s['overwritten']})")
+    # Several consumer threads keep what one keeps: the same known
+    # workload of 3 threads, every scope of each, with 1 and 3 consumers.
+    counts = []
+    for n in ("1", "3"):
+        code, so, err, out = launch(["--consumers", n], ["scopes"])
+        s = capture_summary(err)
+        j = os.path.join(WORK, f"consumers{n}.json")
+        c2, _, _ = rec("convert", out, "-o", j)
+        evs = [e for e in validate_trace(j)["traceEvents"] if e.get("ph") in ("B", "X", "i")]
+        counts.append((code, c2, s["dropped"] + s["overwritten"], sorted(e["name"] for e in evs)))
+    check(counts[0][:3] == (OK, OK, 0) and counts[1][:3] == (OK, OK, 0) and counts[0][3] == counts[1][3] and
+          len(counts[0][3]) > 0,
+          "--consumers 3 captures every scope --consumers 1 does")
     # The program's exit status comes through, with what it recorded.
     code, _, err, out = launch([], ["exit", "3"])
     check(code == 3, f"capture -- CMD returns the program's status 3 ({code})")
@@ -215,7 +228,8 @@ def test_capture_launch():
     check(code == 127 and "cannot run" in err, f"a missing program: 127, as a shell says ({code}, {err.strip()})")
     for args in (["-o", "x.rec", "123", "--", "true"], ["-o", "x.rec", "--ring-kb", "3", "--", "true"],
                  ["-o", "x.rec", "--from-now", "--", "true"], ["-o", "x.rec", "--ring-kb", "64", "123"],
-                 ["-o", "x.rec", "--"], ["--", "true"]):
+                 ["-o", "x.rec", "--"], ["--", "true"], ["-o", "x.rec", "--consumers", "0", "--", "true"],
+                 ["-o", "x.rec", "--consumers", "65", "--", "true"], ["-o", "x.rec", "--consumers", "x", "123"]):
         code, _, err = rec("capture", *args)
         one_line_error(code, err, USAGE, f"capture {' '.join(args)}")
     # Ctrl-C goes to the program (here: only to us, and we ignore it);
