@@ -104,8 +104,9 @@ int main(int argc, char **argv) {
     per_writer = info.ring_entries / 2;
     rec_capture **cap = calloc((size_t)max_n + 1, sizeof *cap);
     for (int n = 1; n <= max_n; n++) {
-        struct rec_capture_opts o = {0, 0, 0, (unsigned)n};
-        if (rec_capture_start(s, "/dev/null", &o, &cap[n], err, sizeof err) != REC_OK) {
+        struct rec_capture_opts o = {0, 0, 0};
+        if (rec_capture_start(s, "/dev/null", &o, &cap[n], err, sizeof err) != REC_OK ||
+            rec_capture_set_consumers(cap[n], (unsigned)n, err, sizeof err) != REC_OK) {
             fprintf(stderr, "cap_consumers_bench: %s\n", err);
             return 1;
         }

@@ -32,7 +32,6 @@ struct rec_capture_opts {
     int from_now;             /* skip what the rings already hold */
     int raw;                  /* 16-byte entries as in the ring, not packed */
     size_t buffer_bytes;      /* output buffer; 0 = 8 MiB (each consumer thread has one) */
-    unsigned consumers;       /* threads draining the rings; 0 or 1 = the caller's only */
 };
 
 struct rec_capture_stats {
@@ -70,6 +69,12 @@ int rec_capture_start(rec_seg *s, const char *path, const struct rec_capture_opt
  * in every case: committed by rec_capture_finish, given up on failure. */
 int rec_capture_start_out(rec_seg *s, struct rec_out *file, const struct rec_capture_opts *o, rec_capture **out,
                           char *err, size_t errlen);
+/* Drain the rings with n threads from now on, the caller's included
+ * (recorder capture --consumers; 1: the caller's alone, as at the start;
+ * at most 64).  Each pass, each thread takes the next live ring not yet
+ * taken and packs it into a buffer of its own; the file is the same.
+ * Returns REC_OK, or REC_ERR_NOMEM with nothing changed (err filled). */
+int rec_capture_set_consumers(rec_capture *c, unsigned n, char *err, size_t errlen);
 /* One pass over the segment: new thread records, new strings, and the new
  * entries of every ring, written out.  *moved (may be NULL) gets the number
  * of entries copied.  Also publishes the consumer heartbeat.  Returns

@@ -7,8 +7,8 @@
  * layers' together (percentiles from the merged histograms, so they stay
  * exact to the histogram's resolution).  The rule is purely textual, the
  * same in every viewer: each maximal run of decimal digits that follows
- * '-', '.' or '_' and ends the name or is followed by '-', '.' or '_'
- * becomes '*'.
+ * '-', '.' or '_' and ends the name or is followed by '-', '.', '_' or a
+ * space becomes '*' (the space: llama.cpp's "Qcur-6 (view) (permuted)").
  *
  * Each local name gets a representative: the first name with the same
  * folded text.  A name whose text the source has not resolved yet is its
@@ -28,7 +28,7 @@ size_t rec_name_fold(const char *in, char *out, size_t cap) {
         size_t j = i;
         if (i > 0 && is_sep(in[i - 1]))
             while (in[j] >= '0' && in[j] <= '9') j++;
-        if (j > i && (in[j] == 0 || is_sep(in[j]))) {
+        if (j > i && (in[j] == 0 || is_sep(in[j]) || in[j] == ' ')) {
             if (cap && n + 1 < cap) out[n] = '*';
             n++;
             i = j;

@@ -217,6 +217,14 @@ void capw_pool_free(rec_capture *c) {
     c->pool = NULL;
 }
 
+int rec_capture_set_consumers(rec_capture *c, unsigned n, char *err, size_t errlen) {
+    if (n > MAX_CONSUMERS) n = MAX_CONSUMERS;
+    capw_pool_free(c);
+    if (n > 1 && capw_pool_start(c, n) != 0)
+        return rec__fail(err, errlen, REC_ERR_NOMEM, "could not start %u consumer threads", n);
+    return REC_OK;
+}
+
 /* n threads in all (the caller's one of them); 0, or -1 with nothing
  * started.  Fewer threads than asked are never silently used. */
 int capw_pool_start(rec_capture *c, unsigned n) {

@@ -407,8 +407,6 @@ int rec_capture_start_out(rec_seg *s, struct rec_out *file, const struct rec_cap
         }
     }
     if (rc == REC_OK) rc = capw_flush(c, err, errlen);
-    if (rc == REC_OK && o && o->consumers > 1 && capw_pool_start(c, o->consumers) != 0)
-        rc = rec__fail(err, errlen, REC_ERR_NOMEM, "could not start %u consumer threads", o->consumers);
     /* From its first record on, the capture is under its final name: a
      * capture that is killed or fails later is still readable up to its
      * last whole record, and `recorder report` can read it meanwhile. */

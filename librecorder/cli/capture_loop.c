@@ -141,11 +141,16 @@ int capture_loop(rec_capture *cap, rec_seg *seg, struct capture_child *child, in
  * one or two flat-out writers (docs/performance/capture.md); a program
  * that keeps a big machine busy needs several, and a small machine
  * keeps its cores for the program. */
-unsigned capture_consumers(unsigned asked) {
-    if (asked) return asked;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned n = cpus > 0 ? (unsigned)(cpus / 4) : 1;
-    return n < 1 ? 1 : n > 4 ? 4 : n;
+void capture_set_consumers(rec_capture *cap, unsigned asked) {
+    unsigned n = asked;
+    if (!n) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        n = cpus > 0 ? (unsigned)(cpus / 4) : 1;
+        n = n < 1 ? 1 : n > 4 ? 4 : n;
+    }
+    char err[256];
+    if (rec_capture_set_consumers(cap, n, err, sizeof err) != REC_OK)
+        cli_warn("%s: the rings are drained by one thread", err);
 }
 
 const char *capture_loss_words(const struct capture_end *e, char *buf, size_t cap) {

@@ -257,9 +257,10 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
     rec_seg_get_info(seg, &info);
 
 
-    struct rec_capture_opts o = {from_now, raw, 0, capture_consumers(consumers)};
+    struct rec_capture_opts o = {from_now, raw, 0};
     rec_capture *cap = NULL;
     rc = rec_capture_start_out(seg, &file, &o, &cap, err, sizeof err);
+    if (rc == REC_OK) capture_set_consumers(cap, consumers);
     if (rc != REC_OK) {
         rec_seg_close(seg);
         cli_error(rc, "%s", err);

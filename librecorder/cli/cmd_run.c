@@ -142,7 +142,7 @@ static int capture_program(struct capture_child *child, const char *path, char *
     }
     struct rec_seg_info info;
     rec_seg_get_info(seg, &info);
-    struct rec_capture_opts co = {0, 0, 0, capture_consumers(0)};
+    struct rec_capture_opts co = {0, 0, 0};
     rec_capture *cap = NULL;
     int rc = rec_capture_start_out(seg, &file, &co, &cap, err, sizeof err);
     if (rc != REC_OK) {
@@ -151,6 +151,7 @@ static int capture_program(struct capture_child *child, const char *path, char *
         capture_child_wait(child);
         return 0;
     }
+    capture_set_consumers(cap, 0);
     static volatile sig_atomic_t never;   /* signals go to the program, not to us */
     struct capture_end end;
     rc = capture_loop(cap, seg, child, running, 0, 0, &never, &end);

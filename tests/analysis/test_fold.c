@@ -29,6 +29,8 @@ static void test_rule(void) {
     fold_is("blk.3.attn_q", "blk.*.attn_q");
     fold_is("blk.12.ffn_down.weight", "blk.*.ffn_down.weight");
     fold_is("Qcur-6", "Qcur-*");
+    fold_is("Qcur-6 (view) (permuted)", "Qcur-* (view) (permuted)");   /* flash attention's input */
+    fold_is("x-1\t", "x-1\t");          /* a space, not any blank */
     fold_is("node_21", "node_*");
     fold_is("a-12-3", "a-*-*");
     fold_is("MUL_MAT", "MUL_MAT");

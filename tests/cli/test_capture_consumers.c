@@ -104,9 +104,10 @@ static void run(const char *path, unsigned consumers, int raw) {
     char err[512];
     rec_seg *s;
     REQUIRE(rec_seg_open(rec_segment_path(), REC_OPEN_STREAM, &s, err, sizeof err) == REC_OK);
-    struct rec_capture_opts o = {1, raw, 0, consumers};
+    struct rec_capture_opts o = {1, raw, 0};
     rec_capture *c;
     REQUIRE(rec_capture_start(s, path, &o, &c, err, sizeof err) == REC_OK);
+    REQUIRE(rec_capture_set_consumers(c, consumers, err, sizeof err) == REC_OK);
     pthread_t th[WRITERS];
     pthread_barrier_init(&go, NULL, WRITERS + 1);
     pthread_barrier_init(&done, NULL, WRITERS + 1);

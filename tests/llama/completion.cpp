@@ -14,6 +14,11 @@
  * --session brackets the run with simple-perf's start_tracing_session() /
  * stop_tracing_session(TRACE.json), which need librecorder: the CMake
  * test links it the way the doc says.
+ *
+ * As in llama.cpp since its tools were split into a library and a thin
+ * program, this file is the library (llama-completion-impl) and main.cpp
+ * the program; cmake/ also builds the older shape, this file alone as
+ * llama-completion.
  */
 #include <cstdio>
 #include <cstdlib>
@@ -25,7 +30,7 @@
 
 #include "llama_stub.h"
 
-int main(int argc, char **argv) {
+int completion_main(int argc, char **argv) {
     int n_threads = 3;
     const char *session = nullptr;
     for (int i = 1; i + 1 < argc; i += 2) {

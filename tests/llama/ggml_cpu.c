@@ -36,7 +36,7 @@
 /* recorder: the name for a node's tensor scope.  A node nobody named is
  * called "node_<its index in the graph>" by ggml, a different name in
  * every layer and graph: use the name of its first input instead, which
- * says the layer ("Qcur-6 (permuted)" for flash attention). */
+ * says the layer ("Qcur-6 (view) (permuted)" for flash attention). */
 static const char * rec_node_name(const struct ggml_tensor * node) {
     if (strncmp(node->name, "node_", 5) == 0 && node->src[0] != NULL) {
         return node->src[0]->name;
@@ -79,9 +79,13 @@ static void spin_us(int64_t us) {
     while ((t.tv_sec - t0.tv_sec) * 1000000 + (t.tv_nsec - t0.tv_nsec) / 1000 < us);
 }
 
+static void ggml_barrier(struct ggml_threadpool *tp);
+
+/* A MUL_MAT waits for the other threads once inside the op, as ggml's
+ * does after converting src1 (flash attention too, in real ggml). */
 static void ggml_compute_forward(const struct ggml_compute_params *params, struct ggml_tensor *node) {
-    (void)params;
     spin_us(node->work);
+    if (node->op == GGML_OP_MUL_MAT) ggml_barrier(params->threadpool);
 }
 
 /* RMS_NORM followed by the MUL of its result: both at once, one node
@@ -98,8 +102,15 @@ static int ggml_cpu_try_fuse_ops(const struct ggml_cgraph *cgraph, int node_n,
 }
 
 static void ggml_barrier(struct ggml_threadpool *tp) {
+    if (tp->n_threads == 1) return;   /* ggml's own first lines */
+
+    /* snippet: ggml-barrier */
+    /* recorder: in ggml_barrier() (ggml-cpu.c), after its
+     * `if (n_threads == 1) return;`: every barrier, between the nodes and
+     * inside ops (mul_mat's src1 conversion, flash attention) */
+    REC_SCOPE_WAIT("barrier");
+    /* end snippet: ggml-barrier */
 #ifdef GGML_USE_OPENMP
-    (void)tp;
 #pragma omp barrier
 #else
     pthread_barrier_wait(&tp->between);
@@ -151,29 +162,18 @@ static void *ggml_graph_compute_thread(void *data) {
         node_n += n_fused;
         /* snippet: show */
 
-        if (n_fused > 0) {
-            /* node_n is the last node fused: the fusion's result */
+        if (n_fused > 0 && state->ith == 0) {
+            /* node_n is the last node fused: the fusion's result.  Once
+             * per graph, on thread 0: every thread runs the fusion */
             REC_INSTANT("fused", cgraph->nodes[node_n]->name);
         }
         REC_END();
         REC_END();
         /* end snippet: ggml-ops */
 
-        if (node_n + 1 < cgraph->n_nodes) {
-            /* snippet: ggml-barrier */
-            /* recorder: first line of the block that calls ggml_barrier()
-             * between nodes */
-            REC_SCOPE_WAIT("barrier");
-            /* end snippet: ggml-barrier */
-            ggml_barrier(state->threadpool);
-        }
+        if (node_n + 1 < cgraph->n_nodes) ggml_barrier(state->threadpool);
     }
-    /* snippet: ggml-barrier-last */
-    {   /* recorder: the last ggml_barrier(), after the loop, in a block */
-        REC_SCOPE_WAIT("barrier");
-        ggml_barrier(state->threadpool);
-    }
-    /* end snippet: ggml-barrier-last */
+    ggml_barrier(state->threadpool);
     return NULL;
 }
 

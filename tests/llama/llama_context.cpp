@@ -1,16 +1,15 @@
-// snippet: llama-impl
-#define RECORDER_IMPLEMENTATION
-#include "recorder.h"
-// end snippet: llama-impl
+// snippet: llama-context-include
+#include "recorder.h"   // recorder: with the other includes of src/llama-context.cpp
+// end snippet: llama-context-include
 
 /*
  * llama_context.cpp -- the snippets docs/llama.cpp.md gives for
- * src/llama-context.cpp (and the implementation for libllama), compiled
+ * src/llama-context.cpp (llama_impl.cpp has libllama's implementation), compiled
  * and run inside stand-ins of our own (llama_stub.h): decode() splits a
  * batch into ubatches of n_ubatch tokens and computes a graph per ubatch,
  * building it only when the previous graph does not fit.  The graph is
  * named the way llama.cpp names its tensors ("Qcur-0" for a MUL_MAT and
- * for the ROPE after it, "norm-0", a view "Qcur-0 (permuted)", and a
+ * for the ROPE after it, "norm-0", a view "Qcur-0 (view) (permuted)", and a
  * flash attention node nobody named, so "node_<index>").  Built as a
  * shared library, as libllama is by default.
  */
@@ -67,7 +66,7 @@ void llama_context::build_graph(uint32_t n_tokens) {
         {GGML_OP_MUL, "attn_norm", "", 0, 10},
         {GGML_OP_MUL_MAT, "Qcur", "", 1, 60},
         {GGML_OP_ROPE, "Qcur", "", 2, 15},
-        {GGML_OP_VIEW, "Qcur", " (permuted)", 3, 0},
+        {GGML_OP_VIEW, "Qcur", " (view) (permuted)", 3, 0},
         {GGML_OP_FLASH_ATTN_EXT, nullptr, "", 4, 40},
         {GGML_OP_MUL_MAT, "ffn_up", "", 5, 80},
     };

@@ -45,4 +45,7 @@ struct llama_context {
 /* The layers of the stand-in model's graph. */
 #define LLAMA_STUB_LAYERS 2
 
+/* The stand-in tool (completion.cpp): main.cpp's only call. */
+int completion_main(int argc, char **argv);
+
 #endif

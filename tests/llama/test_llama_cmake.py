@@ -2,7 +2,10 @@
 says: the llama.cpp-shaped project in cmake/ is configured and built with
 them, once against an installed recorder (recorder.pc and librecorder.pc
 from `meson install --destdir`, found by pkg-config) and once against the
-build tree (RECORDER_DIR, RECORDER_BUILD); each llama-completion then runs
+build tree (RECORDER_DIR, RECORDER_BUILD), the first in llama.cpp's newer
+shape of a tool (the library llama-completion-impl compiles completion.cpp,
+the program is main.cpp alone), the second in its older one
+(llama-completion compiles it); each llama-completion then runs
 from the build tree without LD_LIBRARY_PATH (the RPATH CMake gives it is
 enough) and writes a simple-perf session trace that holds the pool
 threads' op scopes.  Skipped (77) without cmake or pkg-config.  In a
@@ -70,8 +73,10 @@ def main():
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ)
+        # llama.cpp's newer shape (llama-completion-impl) with the build
+        # tree, its older one (llama-completion alone) with pkg-config.
         err = build_and_run(tmp, "tree", ["-DRECORDER_VIA=recorder_tree", f"-DRECORDER_DIR={src}",
-                                          f"-DRECORDER_BUILD={bld}"] + san, env)
+                                          f"-DRECORDER_BUILD={bld}", "-DSTANDIN_SHAPE=split"] + san, env)
         if err:
             failures.append(err)
         if not shutil.which("pkg-config"):
@@ -87,7 +92,8 @@ def main():
                 else:
                     env["PKG_CONFIG_PATH"] = os.path.dirname(pcs[0])
                     env["PKG_CONFIG_SYSROOT_DIR"] = dest   # the .pc files say the real prefix
-                    err = build_and_run(tmp, "pkgconfig", ["-DRECORDER_VIA=recorder_pkgconfig"] + san, env)
+                    err = build_and_run(tmp, "pkgconfig", ["-DRECORDER_VIA=recorder_pkgconfig",
+                                                           "-DSTANDIN_SHAPE=single"] + san, env)
                     if err:
                         failures.append(err)
     for f in failures:

@@ -5,8 +5,9 @@ docs/llama.cpp.md) and checks that the trace is what the doc says it is:
 - every pool thread records every computed node as an op scope with its
   tensor scope inside (views skipped), a fused RMS_NORM + MUL as one
   RMS_NORM scope that lasts both nodes' work and holds a "fused" instant
-  naming the MUL's tensor; no MUL scope; an unnamed node under its first
-  input's name; barriers between nodes;
+  naming the MUL's tensor (on thread 0 only); no MUL scope; an unnamed
+  node under its first input's name; every ggml_barrier(), between nodes
+  and inside MUL_MAT;
 - the workers are named ggml-worker-N, the calling thread keeps its name;
 - llama_decode per decode with the n_tokens and pos counters, "build
   graph" only when the graph changes, ggml_graph_compute inside, and a
@@ -25,7 +26,7 @@ THREADS = 3
 LAYERS = 2
 # What one graph computes on each thread, per layer: (op, tensor scope).
 LAYER_OPS = [("RMS_NORM", "norm-{}"), ("MUL_MAT", "Qcur-{}"), ("ROPE", "Qcur-{}"),
-             ("FLASH_ATTN_EXT", "Qcur-{} (permuted)"), ("MUL_MAT", "ffn_up-{}")]
+             ("FLASH_ATTN_EXT", "Qcur-{} (view) (permuted)"), ("MUL_MAT", "ffn_up-{}")]
 GRAPH = [(op, t.format(il)) for il in range(LAYERS) for op, t in LAYER_OPS]
 UBATCH_TOKENS = [4, 4, 1, 1, 1, 1]      # the prompt's 8 tokens in ubatches of 4, then 4 tokens
 NORM_MUL_US = 20 + 10                   # the fused pair's work per token (llama_context.cpp)
@@ -80,16 +81,25 @@ def check_full(c, seg, label):
                 f"{label} {who}: every computed node once per graph, op > tensor, no MUL, no view: {pairs[:12]}")
         fused = [e for e in others if e["t"] == "I" and e["name"] == "fused"]
         c.check([(e["msg"], e["in"]) for e in fused] ==
-                [(f"attn_norm-{il}", f"norm-{il}") for il in range(LAYERS)] * len(UBATCH_TOKENS),
-                f"{label} {who}: a 'fused' instant naming the MUL's tensor inside each RMS_NORM")
+                ([(f"attn_norm-{il}", f"norm-{il}") for il in range(LAYERS)] * len(UBATCH_TOKENS)
+                 if who == "main" else []),
+                f"{label} {who}: a 'fused' instant naming the MUL's tensor inside each RMS_NORM, on thread 0 only")
         norms = [s for s in sorted(slices, key=lambda s: s["begin"]) if s["name"] == "RMS_NORM"]
         short = [(round((s["end"] - s["begin"]) / 1000), n * NORM_MUL_US)
                  for s, n in zip(norms, [n for n in UBATCH_TOKENS for _ in range(LAYERS)])
                  if s["end"] - s["begin"] < 0.95 * n * NORM_MUL_US * 1000]
         c.check(not short, f"{label} {who}: the fused RMS_NORM scope lasts the MUL's work too (us, want): {short}")
+        # ggml_barrier() itself is the scope: one after each computed node
+        # (the last after the loop), and one inside each MUL_MAT.
         barriers = [s for s in slices if s["name"] == "barrier"]
-        c.check(len(barriers) == len(GRAPH) * len(UBATCH_TOKENS),
-                f"{label} {who}: a barrier after each computed node ({len(barriers)})")
+        mul_mats = sum(op == "MUL_MAT" for op, _ in GRAPH)
+        c.check(len(barriers) == (len(GRAPH) + mul_mats) * len(UBATCH_TOKENS),
+                f"{label} {who}: a barrier after each computed node and one in each MUL_MAT ({len(barriers)})")
+        tensors = {t for _, t in GRAPH}
+        inside = [s["parent"] for s in barriers if s["parent"] in tensors]
+        c.check(sorted(set(inside)) == sorted({t for op, t in GRAPH if op == "MUL_MAT"}) and
+                len(inside) == mul_mats * len(UBATCH_TOKENS),
+                f"{label} {who}: the barriers inside an op are in its tensor scope: {sorted(set(inside))}")
     slices, others, _ = walk(main)
     decodes = [s for s in slices if s["name"] == "llama_decode"]
     c.check(len(decodes) == 5 and all(s["depth"] == 0 for s in decodes), f"{label}: 5 llama_decode at the top")
@@ -141,9 +151,10 @@ def main():
         for t in [main] + list(workers.values()):
             scopes, points, slices, problems = names_on(t)
             c.check(not problems, f"FILTER=MUL_MAT/: {problems}")
-            c.check(scopes == {"MUL_MAT", "Qcur-0", "Qcur-1", "ffn_up-0", "ffn_up-1"} and not points,
-                    f"FILTER=MUL_MAT/ on {t['tid']}: MUL_MAT with its tensors only: {sorted(scopes)} {points}")
-            c.check(all((s["parent"] == "MUL_MAT") == (s["name"] != "MUL_MAT") for s in slices),
+            c.check(scopes == {"MUL_MAT", "Qcur-0", "Qcur-1", "ffn_up-0", "ffn_up-1", "barrier"} and not points,
+                    f"FILTER=MUL_MAT/ on {t['tid']}: MUL_MAT with its tensors and their barriers only: "
+                    f"{sorted(scopes)} {points}")
+            c.check(all((s["parent"] == "MUL_MAT") == (s["name"] not in ("MUL_MAT", "barrier")) for s in slices),
                     f"FILTER=MUL_MAT/ on {t['tid']}: each tensor inside its MUL_MAT")
         c.check(len(workers) == THREADS - 1, "FILTER=MUL_MAT/: thread names are always recorded")
 
@@ -153,11 +164,11 @@ def main():
     if seg:
         main, workers = threads(seg)
         scopes, points, _, _ = names_on(main)
-        c.check(scopes == {"llama_decode", "MUL_MAT", "Qcur-0", "Qcur-1", "ffn_up-0", "ffn_up-1"},
+        c.check(scopes == {"llama_decode", "MUL_MAT", "Qcur-0", "Qcur-1", "ffn_up-0", "ffn_up-1", "barrier"},
                 f"FILTER=MUL_MAT/,llama_decode,n_tokens: main: {sorted(scopes)}")
         c.check(points == {"n_tokens"}, f"FILTER=MUL_MAT/,llama_decode,n_tokens: main: only n_tokens: {points}")
         for w in workers.values():
-            c.check(names_on(w)[0] == {"MUL_MAT", "Qcur-0", "Qcur-1", "ffn_up-0", "ffn_up-1"},
+            c.check(names_on(w)[0] == {"MUL_MAT", "Qcur-0", "Qcur-1", "ffn_up-0", "ffn_up-1", "barrier"},
                     f"FILTER=MUL_MAT/,llama_decode,n_tokens: worker: {sorted(names_on(w)[0])}")
 
     # RECORDER_FILTER=llama_decode/: all the decoding thread does inside

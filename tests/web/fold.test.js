@@ -17,7 +17,7 @@ main(async () => {
     ['a.1.2.3', 'a.*.*.*'], ['layer_10_', 'layer_*_'], ['-5', '-*'], ['.5.', '.*.'],
     /* not folded: digits inside a word, at the start, or before a letter */
     ['layer7', 'layer7'], ['fp16', 'fp16'], ['q4_k', 'q4_k'], ['x-1a', 'x-1a'], ['12-x', '12-x'],
-    ['x-1b-2', 'x-1b-*'], ['x-1/2', 'x-1/2'], ['x-１', 'x-１'], ['matmul', 'matmul'], ['', ''],
+    ['x-1b-2', 'x-1b-*'], ['Qcur-6 (view) (permuted)', 'Qcur-* (view) (permuted)'], ['x-1\t', 'x-1\t'], ['x-1/2', 'x-1/2'], ['x-１', 'x-１'], ['matmul', 'matmul'], ['', ''],
   ];
   for (const [input, want] of cases) {
     const got = sandbox.fold(input);

@@ -6,10 +6,10 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(RECORDER REQUIRED IMPORTED_TARGET recorder)
 target_link_libraries(ggml-cpu PRIVATE PkgConfig::RECORDER)
 target_link_libraries(llama PRIVATE PkgConfig::RECORDER)
-target_link_libraries(llama-completion PRIVATE PkgConfig::RECORDER)
+target_link_libraries(${RECORDER_COMPLETION} PRIVATE PkgConfig::RECORDER)
 # end snippet: cmake-pkgconfig
 
 # snippet: cmake-pkgconfig-session
 pkg_check_modules(LIBRECORDER REQUIRED IMPORTED_TARGET librecorder)
-target_link_libraries(llama-completion PRIVATE PkgConfig::LIBRECORDER)
+target_link_libraries(${RECORDER_COMPLETION} PRIVATE PkgConfig::LIBRECORDER)
 # end snippet: cmake-pkgconfig-session

@@ -5,13 +5,13 @@
  * flame graph add them up.  recorder-top folds with the same rule.
  *
  * The rule: every maximal run of decimal digits that follows '-', '.' or
- * '_' and is followed by the end of the name, '-', '.' or '_' becomes
- * '*'.  Digits inside a word (fp16, q4k, layer7) stay. */
+ * '_' and is followed by the end of the name, '-', '.', '_' or a space
+ * becomes '*' (the space: llama.cpp's "Qcur-6 (view) (permuted)").  Digits inside a word (fp16, q4k, layer7) stay. */
 
 /* The lookbehind makes the run start right after a separator, so it is
  * maximal on the left; the lookahead wants a non-digit, so backtracking
  * cannot end the run early. */
-const FOLD_RUN = /(?<=[-._])[0-9]+(?=$|[-._])/g;
+const FOLD_RUN = /(?<=[-._])[0-9]+(?=$|[-._ ])/g;
 
 function foldLayerNumbers(name) {
   return name.replace(FOLD_RUN, '*');
