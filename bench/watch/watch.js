@@ -205,7 +205,9 @@ const modes = {
     const w = await startWork();
     const out = path.join(os.tmpdir(), `watch-${process.pid}.rec`);
     fs.rmSync(out, { force: true });
-    const cap = spawn(RECORDER, ['capture', String(w.pid), '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // --wait: the program may print "ready" a moment before its segment
+    // is there (its first event creates it).
+    const cap = spawn(RECORDER, ['capture', '--wait=10', String(w.pid), '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
     const err = lines(cap.stderr);
     try {
       await until(() => fs.existsSync(out), 'the capture file');

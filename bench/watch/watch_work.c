@@ -162,6 +162,9 @@ int main(int argc, char **argv) {
         w[i].id = i;
         if (pthread_create(&w[i].th, NULL, run, &w[i])) { perror("pthread_create"); return 1; }
     }
+    /* The segment exists before "ready": a viewer started on that line
+     * finds it (the main thread, worker 0, names itself here). */
+    REC_THREAD_NAME("worker-0");
     printf("ready %d\n", (int)getpid());
     fflush(stdout);
     char line[16];

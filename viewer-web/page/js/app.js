@@ -221,7 +221,9 @@ function updateHeader() {
 }
 
 /* ---- the frame loop ---- */
-let lastTrim = 0, lastHeader = 0, lastFlameTree = null;
+let lastTrim = 0, lastHeader = 0, lastFlameTree = null, lastDraw = 0;
+/* Redraw pacing (frame() below): 15 redraws/s with new data, 4/s without. */
+const LIVE_GAP_MS = 66, IDLE_GAP_MS = 250;
 function frame(now) {
   perf.rafCount++;
   perf.frames++;
@@ -251,12 +253,18 @@ function frame(now) {
       }
     }
   }
-  /* Redraw when something changed.  When a redraw is expensive (a wide
-   * view of a busy program on a slow machine), redraw on every other
-   * frame only, unless the user is moving it: the time saved goes to
-   * decoding, so the page keeps up with the data. */
-  const wants = timeline.live || timeline.dirty || store.version !== timeline.drawnVersion;
-  if (wants && (timeline.dirty || perf.drawMs < 8 || (perf.rafCount & 1) === 0)) {
+  /* Redraw when something changed, at a rate that follows it: at once
+   * when the user moves the view; otherwise new data at most every
+   * LIVE_GAP_MS, and a live view with nothing new (only its clock moves)
+   * every IDLE_GAP_MS; and never more than a quarter of the time drawing.
+   * The page shares its machine with the program it watches: a redraw
+   * per frame of a view that hardly changes took most of a core from it
+   * (docs/performance/watch.md).  A hidden tab gets no frames at all. */
+  const fresh = store.version !== timeline.drawnVersion;
+  const wants = timeline.live || timeline.dirty || fresh;
+  const gap = timeline.dirty ? 0 : Math.max(fresh ? LIVE_GAP_MS : IDLE_GAP_MS, 3 * perf.drawMs);
+  if (wants && now - lastDraw >= gap) {
+    lastDraw = now;
     const t = performance.now();
     timeline.drawnVersion = store.version;
     timeline.draw();
