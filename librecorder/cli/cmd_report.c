@@ -209,16 +209,22 @@ static int report_process(struct cli_source *src, size_t k, int fold, int only, 
     src->model = NULL;
     src->events = src->overwritten = src->dropped = 0;
     if (rc != REC_OK || !lanes || only) return rc;
-    if (src->cap && cli_source_select(src, k) != REC_OK)   /* rewinds it */
+    /* A capture rewinds; a segment's reader has moved past what it read:
+     * a reader of its own reads it again. */
+    struct cli_source again, *g = src;
+    if (src->cap && cli_source_select(src, k) != REC_OK)
         return cli_error(REC_ERR_FORMAT, "%s changed while it was read", src->path);
-    rc = cli_source_load_opened(src);
+    if (!src->cap && (rc = cli_source_open(src->path, &again)) != REC_OK) return rc;
+    if (!src->cap) g = &again;
+    rc = cli_source_load_opened(g);
     if (rc == REC_OK) {
-        rec_model_set_fold(src->model, fold);
-        report_gpus(src->model, top);   /* its GPU lanes, by device */
+        rec_model_set_fold(g->model, fold);
+        report_gpus(g->model, top);   /* its GPU lanes, by device */
     }
-    rec_model_free(src->model);
-    src->model = NULL;
-    src->events = src->overwritten = src->dropped = 0;
+    rec_model_free(g->model);
+    g->model = NULL;
+    g->events = g->overwritten = g->dropped = 0;
+    if (g == &again) cli_source_close(&again);
     return rc;
 }
 
