@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "recorder/gaps.h"
+#include "recorder/diff.h"
 #include "report_diff.h"
 #include "report_gpu.h"
 #include "source.h"
@@ -267,7 +268,7 @@ int cmd_report(int argc, char **argv) {
         case 'f': fold = 1; break;
         case 'd': diff = optarg; break;
         case 's':
-            if ((sort = report_diff_sort(optarg)) < 0)
+            if ((sort = rec_diff_key_parse(optarg)) < 0)
                 return cli_usage("report", "--sort wants mean, p50, p99, calls, total or name, not '%s'", optarg);
             break;
         case 'w':

@@ -2,157 +2,97 @@
  * report_diff.c -- `recorder report A --diff B`: two runs side by side, as
  * Tracy's compare shows them: one row per scope name (all threads, whole
  * run, completed slices), with calls, mean, P50 and P99 in each run and
- * their change, sorted by the change the user picks (--sort).
+ * their change, ordered by the change the user picks (--sort).  The join
+ * and the order are rec_stats_diff's (recorder/diff.h), as in
+ * recorder-top's diff view.
  *
- * Each run is read into a model without an event log, one after the
- * other, and only its per-name figures are kept: memory follows the
+ * Each run is read into a model without an event log: memory follows the
  * names, not the events.  P50 and P99 come from the model's log-bucketed
  * histograms (librecorder/analysis/histogram.h), so they are approximate,
  * and the output says to what.  Names are the traced program's: printed
  * escaped (cli_fputs_safe).
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "recorder/diff.h"
 #include "report_diff.h"
 #include "source.h"
 
-struct fig {                  /* one name's figures in one run */
-    char *name;
-    uint64_t calls;
-    double total, mean, p50, p99;
-    int wait;
-};
-
 struct run {
-    struct fig *f;
+    struct cli_source src;
+    struct rec_stat *st;
     size_t n;
     char desc[512];
-    uint64_t events, lost;
 };
-
-struct drow {
-    const struct fig *a, *b;  /* NULL: not in that run */
-    double key;               /* the sort key: |change| */
-};
-
-static const char *const sort_names[] = {"mean", "p50", "p99", "calls", "total", "name"};
-
-int report_diff_sort(const char *s) {
-    for (int i = 0; i < (int)(sizeof sort_names / sizeof *sort_names); i++)
-        if (!strcmp(s, sort_names[i])) return i;
-    return -1;
-}
-
-static int by_name(const void *x, const void *y) {
-    return strcmp(((const struct fig *)x)->name, ((const struct fig *)y)->name);
-}
 
 static void run_free(struct run *r) {
-    for (size_t i = 0; i < r->n; i++) free(r->f[i].name);
-    free(r->f);
-    memset(r, 0, sizeof *r);
+    free(r->st);
+    cli_source_close(&r->src);
 }
 
-/* Reads target's per-name figures into r, sorted by name. */
+/* Reads target into r: its model and its per-name figures. */
 static int read_run(const char *target, int fold, struct run *r) {
-    struct cli_source src;
     memset(r, 0, sizeof *r);
-    int rc = cli_source_open(target, &src);
+    int rc = cli_source_open(target, &r->src);
     if (rc != REC_OK) return rc;
-    size_t procs = src.cap ? rec_cap_processes(src.cap) : 1;
+    size_t procs = r->src.cap ? rec_cap_processes(r->src.cap) : 1;
+    struct cli_load how = {NULL, NULL};
     if (procs > 1) {
         char where[1024];
-        cli_source_close(&src);
-        return cli_error(REC_ERR_USAGE, "%s holds %zu processes: --diff compares runs of one process",
-                         cli_safe(where, sizeof where, target), procs);
+        rc = cli_error(REC_ERR_USAGE, "%s holds %zu processes: --diff compares runs of one process",
+                       cli_safe(where, sizeof where, target), procs);
     }
-    struct cli_load how = {NULL, NULL};
-    rc = cli_source_load_stats(&src, &how);
+    if (rc == REC_OK) rc = cli_source_load_stats(&r->src, &how);
     if (rc != REC_OK) {
-        cli_source_close(&src);
+        cli_source_close(&r->src);
         return rc;
     }
-    rec_model_set_fold(src.model, fold);
-    cli_source_desc(&src, r->desc, sizeof r->desc);
-    r->events = src.events;
-    r->lost = rec_sat_add(src.overwritten, src.dropped);
+    rec_model_set_fold(r->src.model, fold);
+    cli_source_desc(&r->src, r->desc, sizeof r->desc);
     size_t total = 0;
-    rec_model_stats(src.model, REC_WIN_ALL, -1, NULL, 0, &total);
-    struct rec_stat *st = calloc(total ? total : 1, sizeof *st);
-    r->f = calloc(total ? total : 1, sizeof *r->f);
-    if (!st || !r->f) rc = cli_error(REC_ERR_NOMEM, "out of memory");
-    size_t n = rc == REC_OK ? rec_model_stats(src.model, REC_WIN_ALL, -1, st, total, &total) : 0;
-    for (size_t i = 0; i < n && rc == REC_OK; i++) {
-        struct fig *f = &r->f[r->n];
-        f->name = strdup(st[i].name ? st[i].name : "?");
-        if (!f->name) {
-            rc = cli_error(REC_ERR_NOMEM, "out of memory");
-            break;
-        }
-        f->calls = st[i].calls;
-        f->total = st[i].total_ns;
-        f->mean = st[i].calls ? st[i].total_ns / (double)st[i].calls : 0;
-        f->p50 = st[i].p50_ns;
-        f->p99 = st[i].p99_ns;
-        f->wait = st[i].wait;
-        r->n++;
+    rec_model_stats(r->src.model, REC_WIN_ALL, -1, NULL, 0, &total);
+    r->st = calloc(total ? total : 1, sizeof *r->st);
+    if (!r->st) {
+        run_free(r);
+        return cli_error(REC_ERR_NOMEM, "out of memory");
     }
-    free(st);
-    cli_source_close(&src);
-    if (rc != REC_OK) run_free(r);
-    else qsort(r->f, r->n, sizeof *r->f, by_name);
-    return rc;
+    r->n = rec_model_stats(r->src.model, REC_WIN_ALL, -1, r->st, total, &total);
+    for (size_t i = 0; i < r->n; i++)
+        if (!r->st[i].name) r->st[i].name = "?";
+    return REC_OK;
 }
 
-static double metric(const struct fig *f, int sort) {
-    if (!f) return 0;
-    switch (sort) {
-    case 0: return f->mean;
-    case 1: return f->p50;
-    case 2: return f->p99;
-    case 3: return (double)f->calls;
-    default: return f->total;
-    }
-}
-
-static int sort_key;
-static int by_change(const void *x, const void *y) {
-    const struct drow *p = x, *q = y;
-    if (sort_key != 5 && p->key != q->key) return p->key < q->key ? 1 : -1;
-    return strcmp(p->a ? p->a->name : p->b->name, q->a ? q->a->name : q->b->name);
-}
-
-/* "+12.5%", "new", "gone", or "-" when both are 0. */
-static const char *pct(char *buf, size_t cap, const struct fig *a, const struct fig *b, double va, double vb) {
-    if (!a) return "new";
-    if (!b) return "gone";
+/* "+12.5%", "new", "gone", or "-" when A's is 0 and B's is not. */
+static const char *pct(char *buf, size_t cap, const struct rec_diff_row *d, double va, double vb) {
+    if (!d->a) return "new";
+    if (!d->b) return "gone";
     if (va == 0) return vb == 0 ? "0.0%" : "-";
     snprintf(buf, cap, "%+.1f%%", 100.0 * (vb - va) / va);
     return buf;
 }
 
-static void print_row(const struct drow *d) {
-    const struct fig *a = d->a, *b = d->b;
-    char ca[24], cb[24], cd[24], p1[24], p2[24], p3[24], p4[24];
+static void print_row(const struct rec_diff_row *d) {
+    const struct rec_stat *a = d->a, *b = d->b;
+    char ca[24], cb[24], cd[24], p[24];
     snprintf(ca, sizeof ca, a ? "%llu" : "-", a ? (unsigned long long)a->calls : 0ULL);
     snprintf(cb, sizeof cb, b ? "%llu" : "-", b ? (unsigned long long)b->calls : 0ULL);
     snprintf(cd, sizeof cd, "%+lld", (long long)(b ? b->calls : 0) - (long long)(a ? a->calls : 0));
-    printf("  %9s %9s %9s %7s", ca, cb, cd, pct(p1, sizeof p1, a, b, a ? (double)a->calls : 0, b ? (double)b->calls : 0));
-    double v[3][2] = {{metric(a, 0), metric(b, 0)}, {metric(a, 1), metric(b, 1)}, {metric(a, 2), metric(b, 2)}};
-    char *ps[3] = {p2, p3, p4};
+    printf("  %9s %9s %9s %7s", ca, cb, cd,
+           pct(p, sizeof p, d, rec_diff_value(a, REC_DIFF_CALLS), rec_diff_value(b, REC_DIFF_CALLS)));
+    static const enum rec_diff_key keys[3] = {REC_DIFF_MEAN, REC_DIFF_P50, REC_DIFF_P99};
     for (int k = 0; k < 3; k++) {
+        double va = rec_diff_value(a, keys[k]), vb = rec_diff_value(b, keys[k]);
         char xa[32], xb[32], xd[32];
-        snprintf(xa, sizeof xa, a ? "%.3f" : "-", v[k][0] / 1e3);
-        snprintf(xb, sizeof xb, b ? "%.3f" : "-", v[k][1] / 1e3);
-        snprintf(xd, sizeof xd, a && b ? "%+.3f" : "-", (v[k][1] - v[k][0]) / 1e3);
-        printf(" | %11s %11s %11s %7s", xa, xb, xd, pct(ps[k], 24, a, b, v[k][0], v[k][1]));
+        snprintf(xa, sizeof xa, a ? "%.3f" : "-", va / 1e3);
+        snprintf(xb, sizeof xb, b ? "%.3f" : "-", vb / 1e3);
+        snprintf(xd, sizeof xd, a && b ? "%+.3f" : "-", (vb - va) / 1e3);
+        printf(" | %11s %11s %11s %7s", xa, xb, xd, pct(p, sizeof p, d, va, vb));
     }
     fputs(" | ", stdout);
-    const struct fig *n = a ? a : b;
+    const struct rec_stat *n = a ? a : b;
     cli_fputs_safe(n->name, stdout);
     if (n->wait) fputs(" [wait]", stdout);
     putchar('\n');
@@ -167,30 +107,22 @@ int report_diff(const char *ta, const char *tb, int sort, int fold, size_t top) 
         run_free(&ra);
         return rc;
     }
-    struct drow *d = calloc(ra.n + rb.n + 1, sizeof *d);
-    if (!d) {
+    struct rec_diff_row *d;
+    size_t nd;
+    if (rec_stats_diff(ra.st, ra.n, rb.st, rb.n, (enum rec_diff_key)sort, &d, &nd) != 0) {
         run_free(&ra);
         run_free(&rb);
         return cli_error(REC_ERR_NOMEM, "out of memory");
     }
-    size_t nd = 0, i = 0, j = 0;
-    while (i < ra.n || j < rb.n) {   /* both sorted by name: merge */
-        int c = i == ra.n ? 1 : j == rb.n ? -1 : strcmp(ra.f[i].name, rb.f[j].name);
-        d[nd].a = c <= 0 ? &ra.f[i++] : NULL;
-        d[nd].b = c >= 0 ? &rb.f[j++] : NULL;
-        d[nd].key = fabs(metric(d[nd].b, sort) - metric(d[nd].a, sort));
-        nd++;
-    }
-    sort_key = sort;
-    qsort(d, nd, sizeof *d, by_change);
     size_t shown = top < nd ? top : nd;
-    printf("recorder report --diff: A = %s, %llu events\n", ra.desc, (unsigned long long)ra.events);
-    printf("                        B = %s, %llu events\n", rb.desc, (unsigned long long)rb.events);
-    if (ra.lost || rb.lost)
+    printf("recorder report --diff: A = %s, %llu events\n", ra.desc, (unsigned long long)ra.src.events);
+    printf("                        B = %s, %llu events\n", rb.desc, (unsigned long long)rb.src.events);
+    uint64_t la = rec_sat_add(ra.src.overwritten, ra.src.dropped), lb = rec_sat_add(rb.src.overwritten, rb.src.dropped);
+    if (la || lb)
         printf("partial: entries were lost while reading (A %llu, B %llu): the figures are of what was decoded\n",
-               (unsigned long long)ra.lost, (unsigned long long)rb.lost);
+               (unsigned long long)la, (unsigned long long)lb);
     printf("Scopes of all threads, completed slices, whole run; change = B - A.  Showing %zu/%zu, sorted by %s%s.\n",
-           shown, nd, sort == 5 ? "name" : "the change in ", sort == 5 ? "" : sort_names[sort]);
+           shown, nd, sort == REC_DIFF_NAME ? "name" : "the change in ", sort == REC_DIFF_NAME ? "" : rec_diff_key_name[sort]);
     printf("Mean is exact; P50 and P99 are approximate: the midpoint of their log-histogram bucket (32 per octave),\n"
            "within 1.6%% of the exact value.  Times in microseconds.\n");
     printf("  %9s %9s %9s %7s | %11s %11s %11s %7s | %11s %11s %11s %7s | %11s %11s %11s %7s | %s\n", "Calls(A)",
