@@ -121,8 +121,16 @@ void diff_free(struct diff_state *d) {
 
 enum col { C_CALLS_A, C_CALLS_B, C_CALLS_PCT, C_MEAN_A, C_MEAN_B, C_MEAN_PCT, C_P50_A, C_P50_B, C_P50_PCT,
            C_P99_A, C_P99_B, C_P99_PCT, C_N };
+/* The changes' titles start with a Delta, or a 'd' where the terminal is
+ * not UTF-8 (the title is then drawn from its second byte on: see
+ * title_of). */
 static const char *const col_title[C_N] = {"CALLS A", "CALLS B", "ΔCALLS", "MEAN A", "MEAN B", "ΔMEAN",
                                            "P50 A",   "P50 B",   "ΔP50",   "P99 A",  "P99 B",  "ΔP99"};
+static const char *title_of(enum col c, char *buf, size_t cap) {
+    if (draw_utf8 || c % 3 != 2) return col_title[c];
+    snprintf(buf, cap, "d%s", col_title[c] + strlen("Δ"));
+    return buf;
+}
 static const int col_w[C_N] = {8, 8, 7, 8, 8, 7, 8, 8, 7, 8, 8, 7};
 /* Left out first when the terminal is narrow: the last of these. */
 static const enum col keep_order[C_N] = {C_MEAN_A,  C_MEAN_B, C_MEAN_PCT, C_P99_PCT, C_CALLS_A, C_CALLS_B,
@@ -194,7 +202,9 @@ static void draw_table(struct diff_state *d, int y, int h) {
     static const int key_col[REC_DIFF_NKEYS] = {C_MEAN_PCT, C_P50_PCT, C_P99_PCT, C_CALLS_PCT, -1, -1};
     for (int c = 0; c < C_N; c++) {
         if (!on[c]) continue;
-        draw_text(y, x + 1, col_w[c], col_title[c], FIT_RIGHT, c == key_col[d->key] ? theme_attr(R_COLHEAD_SORT) : head);
+        char tb[16];
+        draw_text(y, x + 1, col_w[c], title_of((enum col)c, tb, sizeof tb), FIT_RIGHT,
+                  c == key_col[d->key] ? theme_attr(R_COLHEAD_SORT) : head);
         x += col_w[c] + 1;
     }
     int rows = h - 1;
@@ -295,7 +305,8 @@ static void draw_panel(struct diff_state *d, int y, int h) {
             yy++;
         }
     }
-    draw_text(last, ix, iw, "Enter/Esc close  ↑↓ another scope", FIT_LEFT, theme_attr(R_DIM));
+    draw_text(last, ix, iw, draw_utf8 ? "Enter/Esc close  ↑↓ another scope" : "Enter/Esc close  Up/Down another scope",
+              FIT_LEFT, theme_attr(R_DIM));
 }
 
 /* ---- the screen and the keys -------------------------------------------- */
@@ -314,8 +325,8 @@ static void draw_all(struct diff_state *d) {
              (unsigned long long)d->r[0].events, d->r[0].lost ? ", partial" : "", d->r[1].label,
              (unsigned long long)d->r[1].events, d->r[1].lost ? ", partial" : "");
     draw_text(0, 0, COLS, t, FIT_MIDDLE, title);
-    snprintf(t, sizeof t, " %zu scopes, whole runs, Δ = B vs A, by the change in %s%s; P50/P99 within 1.6%%",
-             d->n_rows, rec_diff_key_name[d->key], d->rev ? " (reversed)" : "");
+    snprintf(t, sizeof t, " %zu scopes, whole runs, %s = B vs A, by the change in %s%s; P50/P99 within 1.6%%",
+             d->n_rows, draw_utf8 ? "Δ" : "d", rec_diff_key_name[d->key], d->rev ? " (reversed)" : "");
     draw_text(1, 0, COLS, t, FIT_LEFT, theme_attr(R_DIM));
     draw_table(d, 2, LINES - 3);
     if (d->detail) draw_panel(d, 3, LINES - 4);
