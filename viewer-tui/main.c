@@ -25,6 +25,7 @@
 #include "processes.h"
 #include "source.h"
 #include "target.h"
+#include "view_diff.h"
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -35,6 +36,8 @@ static void usage(FILE *f) {
             "  PID              a process id, or a segment name or path\n"
             "  FILE.rec         a capture file (recorder capture): browse it with a\n"
             "                   time cursor, [ ] a window back or forward, < > start/end\n"
+            "  A.rec B.rec      two captures side by side: per scope, calls, mean, P50\n"
+            "                   and P99 in each and their change; Enter: both histograms\n"
             "  NAME             a running program's process name (exactly one)\n"
             "  PID1 PID2 ...    several programs at once, on one time line: a PROC\n"
             "                   column, o / O shows one program after another\n"
@@ -187,7 +190,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "recorder-top: --wait needs a PID or NAME to wait for\n");
         return REC_ERR_USAGE;
     }
-    if (ntargets > 1) {   /* several programs, each resolved as one alone */
+    struct diff_state *diff = NULL;
+    if (ntargets == 2 && !wait && !tree && target_is_capture(targets[0], err, sizeof err) > 0 &&
+        target_is_capture(targets[1], err, sizeof err) > 0) {   /* two runs side by side (view_diff.c) */
+        int rc = diff_open(&diff, targets[0], targets[1], err, sizeof err);
+        if (rc != REC_OK) {
+            fprintf(stderr, "recorder-top: %s\n", err);
+            return rc;
+        }
+    } else if (ntargets > 1) {   /* several programs, each resolved as one alone */
         int rc = wait ? REC_ERR_USAGE : REC_OK;
         static char paths[PROCS_MAX][256];
         char *pp[PROCS_MAX];
@@ -196,7 +207,8 @@ int main(int argc, char **argv) {
             pp[i] = paths[i];
             int cap = target_is_capture(targets[i], err, sizeof err);
             if (cap != 0) {
-                if (cap > 0) snprintf(err, sizeof err, "%s is a capture file: open it alone", targets[i]);
+                if (cap > 0)
+                    snprintf(err, sizeof err, "%s is a capture file: open it alone, or beside one other capture", targets[i]);
                 rc = cap < 0 ? -cap : REC_ERR_USAGE;
                 break;
             }
@@ -222,7 +234,8 @@ int main(int argc, char **argv) {
     }
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         fprintf(stderr, "recorder-top: needs a terminal (stdin and stdout); for a report use `recorder report`\n");
-        if (target) source_close(&src);
+        if (diff) diff_free(diff);
+        else if (target) source_close(&src);
         return REC_ERR_USAGE;
     }
     struct sigaction sa;
@@ -232,6 +245,13 @@ int main(int argc, char **argv) {
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
+    if (diff) {
+        start_curses(opt.color);
+        int rc = diff_run(diff);
+        endwin();
+        diff_free(diff);
+        return rc;
+    }
     if (!target) {
         start_curses(opt.color);
         in_curses = 1;

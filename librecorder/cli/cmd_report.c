@@ -4,6 +4,10 @@
  * and its idle gaps (between top-level scopes) in buckets, in one table
  * sorted by total time, as rpt shows kernels and gaps together.
  *
+ * The threads' tables come from a model without an event log, the gaps
+ * counted as it is fed (recorder/gaps.h): memory follows the names and
+ * threads, not the events.
+ *
  * Scope and thread names are the traced program's: printed escaped
  * (cli_safe), never raw.
  */
@@ -14,11 +18,15 @@
 #include <string.h>
 
 #include "cli.h"
+#include "recorder/gaps.h"
+#include "recorder/diff.h"
+#include "report_diff.h"
 #include "report_gpu.h"
 #include "source.h"
 
 static const char usage[] =
     "usage: recorder report PID|NAME|FILE [--top N] [--thread TID] [--fold] [--wait[=SEC]]\n"
+    "       recorder report A --diff B [--sort mean|p50|p99|calls|total|name] [--top N] [--fold]\n"
     "\n"
     "Summarize a program (live or dead, by its segment) or a capture file,\n"
     "like rocm-timeline-generator's rpt: for each thread, its busy share of\n"
@@ -36,11 +44,21 @@ static const char usage[] =
     "Resource=GPU0: its busy share of its span (the union of its streams'\n"
     "work), its top N kernels, copies, memsets and syncs with P50 and P99,\n"
     "and its idle gaps bucketed (<10us, 10-100us, 100us-1ms, 1-10ms, >=10ms).\n"
+    "The threads are read in memory that does not grow with the events.\n"
+    "\n"
+    "With --diff, two runs (each a program or a capture of one process) side\n"
+    "by side, as Tracy's compare: one row per scope name over all threads,\n"
+    "its calls, mean, P50 and P99 in A and in B and their change (B - A, and\n"
+    "in %), the N rows with the largest change first.  P50 and P99 come from\n"
+    "log histograms: within 1.6% of the exact value.\n"
     "\n"
     "  -n, --top N       scopes per thread (default 10)\n"
     "  -t, --thread TID  only this thread\n"
     "  -f, --fold        one row per op across layers: fold layer numbers out\n"
-    "                    of names (ffn_up-0, ffn_up-1 -> ffn_up-*)\n" CLI_WAIT_HELP;
+    "                    of names (ffn_up-0, ffn_up-1 -> ffn_up-*)\n"
+    "  -d, --diff B      compare with B (a program or a capture)\n"
+    "  -s, --sort KEY    with --diff: by the change in mean (default), p50,\n"
+    "                    p99, calls or total time, largest first; or by name\n" CLI_WAIT_HELP;
 
 #define N_GAPS 7
 static const struct {
@@ -58,84 +76,12 @@ struct row {
     int wait;                 /* a wait scope: marked in the table */
 };
 
-static void row_add(struct row *r, double v) {
-    if (!r->calls || v < r->min) r->min = v;
-    if (!r->calls || v > r->max) r->max = v;
-    r->total += v;
-    r->calls++;
-}
-
 static int by_total(const void *a, const void *b) {
     const struct row *x = a, *y = b;
     return x->total < y->total ? 1 : x->total > y->total ? -1 : strcmp(x->name, y->name);
 }
 
-/* Idle gaps of one thread generation: the time between its stretches of
- * work.  Work is top-level slices, less the wait scopes in them (a wait
- * scope and what it holds is idle: docs/analysis.md, "Wait scopes").  A
- * gap next to a slice whose begin was lost, or after one still open, is
- * not known and not counted. */
-struct gapper {
-    struct row *g;
-    int have;                 /* prev_end is known */
-    double prev_end;
-};
-
-static void work(struct gapper *s, double b, double e, int b_known, int e_known) {
-    if (s->have && b_known) {
-        double gap = b - s->prev_end;
-        if (gap >= 0) {
-            int k = 0;
-            while (k < N_GAPS - 1 && gap >= gap_bucket[k].hi_ns) k++;
-            row_add(&s->g[k], gap);
-        }
-    }
-    s->have = e_known;
-    s->prev_end = e;
-}
-
-static void gaps_of(rec_model *m, const struct rec_item *it, size_t n, uint32_t slot, uint32_t gen, struct row *g) {
-    struct gapper s = {g, 0, 0};
-    const struct rec_item *top = NULL;   /* the top-level work slice being cut by its waits */
-    double from = 0;                     /* where its current stretch of work began */
-    int from_known = 0, cut = 0, hole_depth = -1;
-    for (size_t i = 0; i <= n; i++) {
-        const struct rec_item *x = i < n ? &it[i] : NULL;
-        if (x && (x->slot != slot || x->gen != gen || x->kind != REC_ITEM_SLICE)) continue;
-        if (top && (!x || x->depth == 0)) {   /* the rest of the top-level slice */
-            if (!cut || top->ts_ns + top->dur_ns > from)
-                work(&s, from, top->ts_ns + top->dur_ns, from_known, !(top->flags & REC_SLICE_OPEN));
-            top = NULL;
-        }
-        if (!x) break;
-        int wait = rec_model_name_is_wait(m, x->name_id);
-        if (x->depth == 0) {
-            hole_depth = -1;
-            if (x->flags & REC_SLICE_NO_BEGIN) s.have = 0;   /* what came before it is unknown */
-            if (wait) {                       /* idle: the gap goes on through it */
-                if (x->flags & REC_SLICE_OPEN) s.have = 0;
-                continue;
-            }
-            top = x;
-            from = x->ts_ns;
-            from_known = !(x->flags & REC_SLICE_NO_BEGIN);
-            cut = 0;
-            continue;
-        }
-        if (!top || (hole_depth >= 0 && (int)x->depth > hole_depth)) continue;   /* inside a wait */
-        hole_depth = -1;
-        if (!wait) continue;
-        /* A wait inside work: the work stops at its begin, goes on at its end. */
-        if (x->ts_ns > from) work(&s, from, x->ts_ns, from_known, !(x->flags & REC_SLICE_NO_BEGIN));
-        from = x->ts_ns + x->dur_ns;
-        from_known = !(x->flags & REC_SLICE_OPEN);
-        cut = 1;
-        hole_depth = (int)x->depth;
-    }
-}
-
-static void print_thread(rec_model *m, const struct rec_model_thread *t, const struct rec_item *items, size_t n_items,
-                         size_t top) {
+static void print_thread(rec_model *m, const struct rec_model_thread *t, const rec_gaps *gaps, size_t top) {
     /* Shares are of the time the data covers: the thread's span minus the
      * gaps where entries were lost (docs/analysis.md, "partial data").  A
      * thread busy all the time we saw it is 100% busy, whatever we lost. */
@@ -156,9 +102,10 @@ static void print_thread(rec_model *m, const struct rec_model_thread *t, const s
         rows[nr++] = (struct row){st[i].name ? st[i].name : "?", st[i].total_ns, st[i].min_ns, st[i].max_ns,
                                   st[i].calls, st[i].wait};
     struct row g[N_GAPS];
-    memset(g, 0, sizeof g);
-    for (int b = 0; b < N_GAPS; b++) g[b].name = gap_bucket[b].label;
-    gaps_of(m, items, n_items, t->slot, t->gen, g);
+    struct rec_gap_row gr[N_GAPS];
+    rec_gaps_thread(gaps, t->slot, t->gen, gr);
+    for (int b = 0; b < N_GAPS; b++)
+        g[b] = (struct row){gap_bucket[b].label, gr[b].total_ns, gr[b].min_ns, gr[b].max_ns, gr[b].calls, 0};
     size_t ngaps = 0;
     for (int b = 0; b < N_GAPS; b++)
         if (g[b].calls) {
@@ -207,12 +154,11 @@ static int is_gpu_lane(const struct rec_model_thread *t) {
 
 /* One process's report (the header, its totals, each thread's table):
  * the threads shown (only: just tid's). */
-static size_t report_one(struct cli_source *src, int fold, int only, int tid, size_t top) {
+static size_t report_one(struct cli_source *src, const rec_gaps *gaps, int fold, int only, int tid, size_t top,
+                         size_t *lanes_out) {
     rec_model_set_fold(src->model, fold);
     const struct rec_model_thread *th;
     size_t nt = rec_model_threads(src->model, &th);
-    const struct rec_item *items;
-    size_t ni = rec_model_items(src->model, &items);
     double t0 = INFINITY, t1 = -INFINITY;
     size_t shown = 0, lanes = 0;
     for (size_t i = 0; i < nt; i++) {
@@ -240,17 +186,58 @@ static size_t report_one(struct cli_source *src, int fold, int only, int tid, si
     if (hist)
         printf("not kept: %llu older entries (overwritten in the rings before they were read)\n",
                (unsigned long long)hist);
-    if (rec_model_items_dropped(src->model))
-        printf("the event log kept only the newest events: %llu older ones are not in the gap figures\n",
-               (unsigned long long)rec_model_items_dropped(src->model));
     for (size_t i = 0; i < nt; i++) {
         if (is_gpu_lane(&th[i]) || (only && th[i].tid != tid)) continue;
-        print_thread(src->model, &th[i], items, ni, top);
+        print_thread(src->model, &th[i], gaps, top);
         shown++;
     }
     if (!nt) printf("\n(no threads recorded anything)\n");
-    if (lanes && !only) report_gpus(src->model, top);   /* its GPU lanes, by device */
+    *lanes_out = lanes;
     return shown;
+}
+
+/* The gap buckets, computed as the model is fed (recorder/gaps.h). */
+static int attach_gaps(void *ctx, rec_model *m) {
+    double hi[N_GAPS];
+    for (int b = 0; b < N_GAPS; b++) hi[b] = gap_bucket[b].hi_ns;
+    *(rec_gaps **)ctx = rec_gaps_new(m, hi, N_GAPS);
+    return *(rec_gaps **)ctx ? 0 : -1;
+}
+
+/* Process k of src: its threads from a model without a log (memory that
+ * does not grow with the events), then, if it has GPU lanes and every
+ * thread is asked for, its devices from a second reading that keeps the
+ * event log (their exact percentiles and busy unions need it: bounded by
+ * the log's 8 Mi events, and said when cut). */
+static int report_process(struct cli_source *src, size_t k, int fold, int only, int tid, size_t top, size_t *shown) {
+    rec_gaps *gaps = NULL;
+    struct cli_load how = {attach_gaps, &gaps};
+    size_t lanes = 0;
+    int rc = cli_source_load_stats(src, &how);
+    if (rc == REC_OK && rec_gaps_finish(gaps) != 0) rc = cli_error(REC_ERR_NOMEM, "out of memory");
+    if (rc == REC_OK) *shown += report_one(src, gaps, fold, only, tid, top, &lanes);
+    rec_gaps_free(gaps);
+    rec_model_free(src->model);
+    src->model = NULL;
+    src->events = src->overwritten = src->dropped = 0;
+    if (rc != REC_OK || !lanes || only) return rc;
+    /* A capture rewinds; a segment's reader has moved past what it read:
+     * a reader of its own reads it again. */
+    struct cli_source again, *g = src;
+    if (src->cap && cli_source_select(src, k) != REC_OK)
+        return cli_error(REC_ERR_FORMAT, "%s changed while it was read", src->path);
+    if (!src->cap && (rc = cli_source_open(src->path, &again)) != REC_OK) return rc;
+    if (!src->cap) g = &again;
+    rc = cli_source_load_opened(g);
+    if (rc == REC_OK) {
+        rec_model_set_fold(g->model, fold);
+        report_gpus(g->model, top);   /* its GPU lanes, by device */
+    }
+    rec_model_free(g->model);
+    g->model = NULL;
+    g->events = g->overwritten = g->dropped = 0;
+    if (g == &again) cli_source_close(&again);
+    return rc;
 }
 
 int cmd_report(int argc, char **argv) {
@@ -258,13 +245,16 @@ int cmd_report(int argc, char **argv) {
                                          {"thread", required_argument, 0, 't'},
                                          {"fold", no_argument, 0, 'f'},
                                          {"wait", optional_argument, 0, 'w'},
+                                         {"diff", required_argument, 0, 'd'},
+                                         {"sort", required_argument, 0, 's'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     unsigned long top = 10, tid = 0;
     double wait_s = 0;
-    int only = 0, fold = 0, c, wait = 0;
+    int only = 0, fold = 0, c, wait = 0, sort = -1;
+    const char *diff = NULL;
     optind = 0;
-    while ((c = getopt_long(argc, argv, ":n:t:fwh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":n:t:fwd:s:h", opts, NULL)) != -1) {
         switch (c) {
         case 'n':
             if (cli_parse_uint(optarg, &top) != 0 || top > 100000)
@@ -276,6 +266,11 @@ int cmd_report(int argc, char **argv) {
             only = 1;
             break;
         case 'f': fold = 1; break;
+        case 'd': diff = optarg; break;
+        case 's':
+            if ((sort = rec_diff_key_parse(optarg)) < 0)
+                return cli_usage("report", "--sort wants mean, p50, p99, calls, total or name, not '%s'", optarg);
+            break;
         case 'w':
             if (cli_parse_wait("report", optarg, &wait_s) != 0) return REC_ERR_USAGE;
             wait = 1;
@@ -286,9 +281,12 @@ int cmd_report(int argc, char **argv) {
     }
     if (optind >= argc) return cli_usage("report", "which program or file?");
     if (optind + 1 < argc) return cli_usage("report", "unexpected argument '%s'", argv[optind + 1]);
+    if (sort >= 0 && !diff) return cli_usage("report", "--sort goes with --diff");
+    if (diff && only) return cli_usage("report", "--diff compares whole runs: not with --thread");
     struct cli_source src;
     int rc = wait ? cli_wait(argv[optind], wait_s, NULL) : REC_OK;
     if (rc != REC_OK) return rc;
+    if (diff) return report_diff(argv[optind], diff, sort < 0 ? 0 : sort, fold, (size_t)top);
     /* A capture of a process tree: every process, one after another, each
      * read into a model of its own (memory of one at a time). */
     rc = cli_source_open(argv[optind], &src);
@@ -302,14 +300,8 @@ int cmd_report(int argc, char **argv) {
     for (size_t k = 0; k < procs && rc == REC_OK; k++) {
         if (k > 0 && cli_source_select(&src, k) != REC_OK)
             rc = cli_error(REC_ERR_FORMAT, "%s changed while it was read", src.path);
-        if (rc == REC_OK) rc = cli_source_load_opened(&src);
-        if (rc == REC_OK) {
-            if (procs > 1) putchar('\n');
-            shown += report_one(&src, fold, only, (int)tid, (size_t)top);
-        }
-        rec_model_free(src.model);
-        src.model = NULL;
-        src.events = src.overwritten = src.dropped = 0;
+        if (rc == REC_OK && procs > 1) putchar('\n');
+        if (rc == REC_OK) rc = report_process(&src, k, fold, only, (int)tid, (size_t)top, &shown);
     }
     cli_source_close(&src);
     if (rc == REC_OK && only && !shown) rc = cli_error(REC_ERR_NOTFOUND, "no thread with tid %lu", tid);

@@ -57,12 +57,13 @@ static int open_segment(const char *target, struct cli_source *src) {
     return REC_OK;
 }
 
-static int load_segment(struct cli_source *src) {
+static int load_segment(struct cli_source *src, const struct cli_load *how) {
     struct rec_seg_info info;
     rec_seg_get_info(src->seg, &info);
-    struct rec_model_opts mo = {0, 1, NULL};
+    struct rec_model_opts mo = {0, how ? 0 : 1, NULL};
     src->model = rec_model_new_seg(src->seg, &mo);
     if (!src->model) return cli_error(REC_ERR_NOMEM, "out of memory");
+    if (how && how->attach && how->attach(how->ctx, src->model) != 0) return cli_error(REC_ERR_NOMEM, "out of memory");
     /* A snapshot: one pass reads what each ring holds; a second picks up
      * what a live writer added meanwhile (bounded: it may never stop). */
     for (int pass = 0; pass < 2; pass++) {
@@ -90,11 +91,12 @@ static int open_capture(const char *path, struct cli_source *src) {
     return REC_OK;
 }
 
-static int load_capture(struct cli_source *src) {
+static int load_capture(struct cli_source *src, const struct cli_load *how) {
     const struct rec_cap_info *in = rec_cap_get_info(src->cap);
-    struct rec_model_opts mo = {0, 1, NULL};
+    struct rec_model_opts mo = {0, how ? 0 : 1, NULL};
     src->model = rec_model_new_cap(src->cap, &mo);
     if (!src->model) return cli_error(REC_ERR_NOMEM, "out of memory");
+    if (how && how->attach && how->attach(how->ctx, src->model) != 0) return cli_error(REC_ERR_NOMEM, "out of memory");
     struct rec_cap_item it;
     int r;
     while ((r = rec_cap_next(src->cap, &it)) == 1) {
@@ -140,7 +142,11 @@ int cli_source_load(const char *target, struct cli_source *src) {
 }
 
 int cli_source_load_opened(struct cli_source *src) {
-    return src->cap ? load_capture(src) : load_segment(src);
+    return src->cap ? load_capture(src, NULL) : load_segment(src, NULL);
+}
+
+int cli_source_load_stats(struct cli_source *src, const struct cli_load *how) {
+    return src->cap ? load_capture(src, how) : load_segment(src, how);
 }
 
 int cli_source_open_process(const struct cli_source *file, size_t k, struct cli_source *src) {

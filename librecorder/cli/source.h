@@ -33,6 +33,14 @@ int cli_source_load(const char *target, struct cli_source *src);
 /* The loading step alone, for a source opened (and maybe selected:
  * cli_source_select) already; on failure the caller closes it. */
 int cli_source_load_opened(struct cli_source *src);
+/* The loading step without an event log (report: memory that does not
+ * grow with the events), attach(ctx, model) called once the model is made
+ * and before it is fed (0, or -1 out of memory; NULL: nothing to attach). */
+struct cli_load {
+    int (*attach)(void *ctx, rec_model *m);
+    void *ctx;
+};
+int cli_source_load_stats(struct cli_source *src, const struct cli_load *how);
 void cli_source_close(struct cli_source *src);
 /* A capture of several processes: read process i of it from now on
  * (rec_cap_select), described as that process.  REC_OK or a status. */
