@@ -67,6 +67,17 @@ def case_names_layers(a, t):
         if any(len(l) > 80 for l in s.split("\n")):
             raise Fail(f"80x24: a line is wider than 80 columns:\n{s}")
         check_units(s, "80x24", 4)   # AVG P50 P99 MAX
+        # Counters: kv_cache.blk.N.attention.bytes, whose value is N, each
+        # shows its own layer (a middle cut read "kv_cache.…tion.bytes").
+        t.keys("4")
+        s = t.wait(lambda s: sum("attention.bytes" in l or "…" in l for l in s.split("\n")) >= 4 and
+                   all(re.search(rf"\S*{n}\S*\s+{n}\s", s) for n in LAYERS), "80x24: the per-layer counters")
+        for n in LAYERS:
+            row = next(l for l in s.split("\n") if re.search(rf"\s{n}\s+{n}\s+{n}\s", l))
+            cell = row[2:].split("  ")[0].strip()
+            if not re.search(rf"(^|\.|…){n}\.", cell):
+                raise Fail(f"80x24: the counter of layer {n} reads {cell!r}, without its layer:\n{s}")
+        t.keys("1")
         # The details panel: the whole name, over lines of its own.
         t.keys("/", "C-u")   # Ctrl-U empties the prompt
         t.type("a_name_longer")

@@ -10,7 +10,8 @@
  *
  * --layer-names 1: also per-layer names that differ only in a middle
  * layer number (matmul_blk.2.ffn_down ... matmul_blk.12.ffn_up), as
- * llama.cpp's; 2: and one name longer than the details panel is wide at
+ * llama.cpp's, and counters kv_cache.blk.N.attention.bytes (value N)
+ * for the same layers; 2: and one name longer than the details panel is wide at
  * 80 columns (tui_test.py's names cases).
  * --delay-ms: sleep before the first event (or until SIGUSR1), so that
  * there is no segment yet (recorder-top --wait).
@@ -170,6 +171,12 @@ int main(int argc, char **argv) {
         frames++;
         REC_COUNTER("tokens_per_s", 40.0 + (double)(frames % 5));
         REC_COUNTER("queue_depth", (double)(frames % 10));
+        if (layer_names) {   /* per-layer counters: the layer in the middle again */
+            REC_COUNTER("kv_cache.blk.2.attention.bytes", 2.0);
+            REC_COUNTER("kv_cache.blk.3.attention.bytes", 3.0);
+            REC_COUNTER("kv_cache.blk.11.attention.bytes", 11.0);
+            REC_COUNTER("kv_cache.blk.12.attention.bytes", 12.0);
+        }
         /* Messages: a checkpoint every 20 frames, and one whose text
          * holds a terminal escape (drawn harmlessly). */
         if (frames % 20 == 0) {
