@@ -17,11 +17,10 @@
 #include <stdio.h>
 
 double cursor_step_ns(enum rec_window w) { return w == REC_WIN_1S ? 1e9 : 1e10; }
-#define step_ns cursor_step_ns
 
 /* The end of the first whole window (file_src's first_window_ns). */
 static double first_cursor(double first_ns, enum rec_window w) {
-    return file_src_grid_after(first_ns) + step_ns(w) - FILE_GRID_NS;
+    return file_src_grid_after(first_ns) + cursor_step_ns(w) - FILE_GRID_NS;
 }
 
 int cursor_key(struct app *a, enum action act) {
@@ -34,11 +33,11 @@ int cursor_key(struct app *a, enum action act) {
     switch (act) {
     case ACT_CURSOR_BACK:
         if (isnan(at) || at == INFINITY) return 1;
-        source_seek(a->src, at - step_ns(a->win));
+        source_seek(a->src, at - cursor_step_ns(a->win));
         break;
     case ACT_CURSOR_FWD:
         if (isnan(at) || at == INFINITY) return 1;
-        source_seek(a->src, at + step_ns(a->win));
+        source_seek(a->src, at + cursor_step_ns(a->win));
         break;
     case ACT_CURSOR_START:   /* the first whole window, as when the file opened */
         if (f->first_ns == INFINITY) return 1;   /* no event read yet: already there */

@@ -131,13 +131,13 @@ double file_src_end_ns(const struct file_src *f) {
 }
 
 /* The furthest the cursor goes: past every event of the file (the model
- * takes the events before the cursor), and not past its END record;
- * INFINITY until the end is known. */
+ * takes the events before the cursor), and not past its END record, known
+ * from the open for a capture that was finished; INFINITY while the end
+ * is not known. */
 static double cursor_limit(const struct file_src *f) {
-    if (!f->at_end) return INFINITY;
     double end = file_src_end_ns(f);
     if (isnan(end)) return INFINITY;
-    return f->last_ns >= end ? f->last_ns + 1 : end;   /* the model's now: the last event */
+    return f->at_end && f->last_ns >= end ? f->last_ns + 1 : end;   /* the model's now: the last event */
 }
 
 void file_src_seek(struct file_src *f, double t_ns) {

@@ -135,8 +135,8 @@ int main(void) {
         double want = steps[i] == INFINITY ? INFINITY : steps[i] == -INFINITY ? start : steps[i];
         /* Never past the file's end (issue 20, item 7): there the cursor
          * is just past the last event, or at the END record if later. */
-        double end = file_src_end_ns(&f), lim = f.last_ns >= end ? f.last_ns + 1 : end;
-        if (f.at_end && want > lim) want = lim;
+        double end = file_src_end_ns(&f), lim = f.at_end && f.last_ns >= end ? f.last_ns + 1 : end;
+        if (!isnan(end) && want > lim) want = lim;
         CHECK(f.cursor_ns == want);
         if (steps[i] == INFINITY) CHECK(f.at_end && f.cursor_ns < file_src_grid_after(f.last_ns));
         CHECK_EQ_U(model_events(f.model), want == lim ? n : before(times, n, want));
