@@ -337,6 +337,7 @@ int app_run(struct app *a) {
     a->tid = -1;
     /* recorder-web's default window (docs/web.md): the same in both. */
     a->win = a->opt.window ? (enum rec_window)(a->opt.window - 1) : REC_WIN_10S;
+    if (src->file) src->file->first_window_ns = cursor_step_ns(a->win);   /* a whole first window */
     nodelay(stdscr, TRUE);
     mouse_init();
     while (!a->quit && !app_interrupted) {

@@ -34,6 +34,19 @@ int columns_layout(const struct col_def *defs, int n, int total_width, int gap, 
     return shown;
 }
 
+int columns_fit_flex(const struct col_def *defs, int n, int *x, int *w, int want) {
+    int flex = -1;
+    for (int i = 0; i < n && flex < 0; i++)
+        if (defs[i].flex) flex = i;
+    if (flex < 0) return 0;
+    if (want < defs[flex].width) want = defs[flex].width;
+    int spare = w[flex] - want;
+    if (spare <= 0) return 0;
+    w[flex] = want;
+    for (int i = flex + 1; i < n; i++) x[i] -= spare;
+    return spare;
+}
+
 int columns_at(const int *x, const int *w, int n, int gap, int col) {
     for (int i = 0; i < n; i++)
         if (w[i] && col >= x[i] && col < x[i] + w[i] + gap) return i;

@@ -21,6 +21,13 @@ struct col_def {
  * separated by `gap` spaces.  Returns the number shown. */
 int columns_layout(const struct col_def *defs, int n, int total_width, int gap, int *x, int *w);
 
+/* After columns_layout: the flexible column is made no wider than `want`
+ * (what its widest entry needs; never below its minimum), and the columns
+ * after it move left, so that on a wide terminal the numbers sit next to
+ * the names, not far to the right of a column of blanks.  The room given
+ * up stays empty at the right.  Returns the columns given up. */
+int columns_fit_flex(const struct col_def *defs, int n, int *x, int *w, int want);
+
 /* The column shown at screen column col of a layout (the gap after a
  * column counts as its own, so a click between titles still sorts), or
  * -1.  For mouse clicks on a table's titles. */

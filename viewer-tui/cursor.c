@@ -7,15 +7,21 @@
  * a window is exactly the model's buckets: the 1 s window at cursor T
  * holds the slices that ended in [T - 1 s, T).  [ and ] move it by the
  * window's length (10 s for "all"), < and > jump to the file's first and
- * last window.
+ * last window.  The first window is a whole one (the first 10 s under
+ * "window 10s"), and the last ends at the file's end, off the grid: the
+ * title's times never go past the file's first or last timestamp.
  */
 #include "cursor.h"
 
 #include <math.h>
 #include <stdio.h>
 
-/* The step of the cursor for a window. */
-static double step_ns(enum rec_window w) { return w == REC_WIN_1S ? 1e9 : 1e10; }
+double cursor_step_ns(enum rec_window w) { return w == REC_WIN_1S ? 1e9 : 1e10; }
+
+/* The end of the first whole window (file_src's first_window_ns). */
+static double first_cursor(double first_ns, enum rec_window w) {
+    return file_src_grid_after(first_ns) + cursor_step_ns(w) - FILE_GRID_NS;
+}
 
 int cursor_key(struct app *a, enum action act) {
     struct file_src *f = a->src->file;
@@ -27,15 +33,15 @@ int cursor_key(struct app *a, enum action act) {
     switch (act) {
     case ACT_CURSOR_BACK:
         if (isnan(at) || at == INFINITY) return 1;
-        source_seek(a->src, at - step_ns(a->win));
+        source_seek(a->src, at - cursor_step_ns(a->win));
         break;
     case ACT_CURSOR_FWD:
         if (isnan(at) || at == INFINITY) return 1;
-        source_seek(a->src, at + step_ns(a->win));
+        source_seek(a->src, at + cursor_step_ns(a->win));
         break;
-    case ACT_CURSOR_START:
+    case ACT_CURSOR_START:   /* the first whole window, as when the file opened */
         if (f->first_ns == INFINITY) return 1;   /* no event read yet: already there */
-        source_seek(a->src, f->first_ns);
+        source_seek(a->src, first_cursor(f->first_ns, a->win));
         break;
     default: source_seek(a->src, INFINITY); break;
     }
@@ -49,18 +55,6 @@ static const char *secs(char *buf, size_t cap, double ns) {
     if (fabs(s - round(s)) < 5e-4) snprintf(buf, cap, "%.0f", s);
     else snprintf(buf, cap, "%.3f", s);
     return buf;
-}
-
-/* The capture's end: its END record's time, or the last event read once
- * it is all read, whichever is later. */
-static double end_ns(const struct file_src *f) {
-    const struct rec_cap_info *in = f->info;
-    double end = f->at_end ? f->last_ns : NAN;
-    if (in->complete && in->end_ticks >= in->ticks0) {
-        double e = (double)(in->end_ticks - in->ticks0) * f->ns_per_tick;
-        if (isnan(end) || e > end) end = e;
-    }
-    return end;
 }
 
 void cursor_title(struct app *a, char *buf, size_t cap) {
@@ -79,9 +73,13 @@ void cursor_title(struct app *a, char *buf, size_t cap) {
                  100 * file_src_progress(f));
         return;
     }
-    double span = rec_model_window_span(f->model, a->win), end = end_ns(f);
+    /* The window is [now - span, now], now being the cursor less 1 ns;
+     * at the end the cursor is just past the last event, and the label
+     * says the file's end, never a time past it. */
+    double span = rec_model_window_span(f->model, a->win), end = file_src_end_ns(f);
+    double to = !isnan(end) && f->cursor_ns > end ? end : f->cursor_ns;
     int n = snprintf(buf, cap, "t %s-%s s", secs(x, sizeof x, f->cursor_ns - span - (span > 0 ? 1 : 0)),
-                     secs(y, sizeof y, f->cursor_ns));
+                     secs(y, sizeof y, to));
     if (n > 0 && (size_t)n < cap)
         snprintf(buf + n, cap - (size_t)n, " of %s s%s", isnan(end) ? "?" : secs(z, sizeof z, end),
                  f->incomplete ? " (lookahead full: may be incomplete)" : "");

@@ -120,17 +120,35 @@ static int rewind_file(struct file_src *f) {
     return 0;
 }
 
+double file_src_end_ns(const struct file_src *f) {
+    const struct rec_cap_info *in = f->info;
+    double end = f->at_end && f->last_ns > -INFINITY ? f->last_ns : NAN;
+    if (in->complete && in->end_ticks >= in->ticks0) {
+        double e = (double)(in->end_ticks - in->ticks0) * f->ns_per_tick;
+        if (isnan(end) || e > end) end = e;
+    }
+    return end;
+}
+
+/* The furthest the cursor goes: past every event of the file (the model
+ * takes the events before the cursor), and not past its END record, known
+ * from the open for a capture that was finished; INFINITY while the end
+ * is not known. */
+static double cursor_limit(const struct file_src *f) {
+    double end = file_src_end_ns(f);
+    if (isnan(end)) return INFINITY;
+    return f->at_end && f->last_ns >= end ? f->last_ns + 1 : end;   /* the model's now: the last event */
+}
+
 void file_src_seek(struct file_src *f, double t_ns) {
     if (isnan(t_ns)) return;
     if (t_ns != INFINITY) t_ns = file_src_grid_after(t_ns - 1);   /* onto the grid */
-    if (f->at_end && f->last_ns > -INFINITY) {
-        double end = file_src_grid_after(f->last_ns);
-        if (t_ns > end) t_ns = end;
-    }
     if (f->first_ns < INFINITY) {
         double start = file_src_grid_after(f->first_ns);
         if (t_ns < start) t_ns = start;
     }
+    double lim = cursor_limit(f);
+    if (t_ns > lim) t_ns = lim;
     if (t_ns == f->target_ns && !f->reading) return;
     /* What the model holds before the old target cannot be taken out. */
     if (!isnan(f->target_ns) && t_ns < f->target_ns && rewind_file(f) != 0) return;
@@ -245,6 +263,8 @@ static size_t feed_held(struct file_src *f) {
 /* The target is reached: the windows end at it. */
 static void reached(struct file_src *f) {
     f->reading = 0;
+    double lim = cursor_limit(f);
+    if (f->target_ns > lim) f->target_ns = lim;   /* never past the file's end */
     if (f->target_ns == INFINITY) {
         f->target_ns = f->last_ns > -INFINITY ? file_src_grid_after(f->last_ns) : FILE_GRID_NS;
     }
@@ -307,7 +327,8 @@ size_t file_src_pass(struct file_src *f, int *more) {
                 got += rec_model_feed_entries(f->model, it.slot, it.entries, it.n, it.first, &it.loss);
                 continue;
             }
-            f->target_ns = file_src_grid_after(lo);
+            f->target_ns = file_src_grid_after(lo);   /* a whole first window */
+            if (f->first_window_ns > FILE_GRID_NS) f->target_ns += f->first_window_ns - FILE_GRID_NS;
             f->pieces_done = 1;
         }
         got += feed_chunk(f, it.slot, it.entries, it.n, it.first, &it.loss, &full);

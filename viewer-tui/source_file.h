@@ -36,6 +36,8 @@ struct file_src {
     double ns_per_tick;
     double target_ns;             /* feed every event before this (NAN: not chosen yet) */
     double cursor_ns;             /* the window's end that is shown (target once read) */
+    double first_window_ns;       /* the first cursor is this far past the first second's
+                                     start (a whole window), or one second when 0 */
     int reading;                  /* still reading toward target */
     int at_end;                   /* the whole file was read */
     int status;                   /* REC_OK, or why reading stopped (a changed file) */
@@ -64,12 +66,19 @@ struct file_src {
 int file_src_open(struct file_src *f, const char *path, char *err, size_t errlen);
 void file_src_close(struct file_src *f);
 
-/* The cursor moves to t_ns (rounded to the grid; INFINITY: the end). */
+/* The cursor moves to t_ns (rounded to the grid; INFINITY: the end).  It
+ * never goes past the file's end: once that is known, a cursor past it
+ * is the end itself (just past the last event, so that it is in the
+ * model), off the grid. */
 void file_src_seek(struct file_src *f, double t_ns);
 
 /* One bounded pass toward the target; returns the events fed.  *more is
  * set while the target is not reached. */
 size_t file_src_pass(struct file_src *f, int *more);
+
+/* The file's last timestamp: its END record's time, or the last event
+ * read once it is all read, whichever is later; NAN while unknown. */
+double file_src_end_ns(const struct file_src *f);
 
 /* The grid position just after t (the end of the window holding t). */
 double file_src_grid_after(double t_ns);

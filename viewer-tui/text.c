@@ -189,6 +189,106 @@ int text_fit(char *out, size_t cap, const char *s, int width, unsigned flags, in
     return used;
 }
 
+/* What of s the other names shown (peers; equal ones left out: nothing
+ * tells them apart) leave it: *shared, the longest start it shares with
+ * one of them, and the return value, where s's end must start so that it
+ * differs from each (a byte before the end they share), backed up to the
+ * start of a character and of a run of letters and digits, so that
+ * "blk.13" against "blk.11" keeps "13", not "3". */
+static size_t keep_from(const char *s, const char *const *peers, size_t n_peers, size_t *shared) {
+    size_t n = strlen(s), need = n, best = 0;
+    for (size_t k = 0; k < n_peers; k++) {
+        const char *p = peers[k];
+        if (!p || p == s || !strcmp(p, s)) continue;
+        size_t c = 0, d = 0, m = strlen(p);
+        while (s[c] && s[c] == p[c]) c++;
+        while (d < n && d < m && s[n - 1 - d] == p[m - 1 - d]) d++;
+        if (c > best) best = c;
+        size_t at = d < n ? n - 1 - d : 0;
+        if (at < need) need = at;
+    }
+    *shared = best;
+    if (need == n) return n;   /* alone */
+    while (need > 0 && ((unsigned char)s[need] & 0xc0) == 0x80) need--;
+    while (need > 0 && isalnum((unsigned char)s[need - 1])) need--;
+    return need;
+}
+
+/* Display width of the first n bytes of s. */
+static int width_n(const char *s, size_t n, int utf8) {
+    int w = 0;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        i += utf8_next(s + i, n - i, &cp);
+        w += shown(&cp, utf8);
+    }
+    return w;
+}
+
+/* Where the end of s that fits in room columns starts. */
+static size_t tail_start(const char *s, int room, int utf8) {
+    size_t n = strlen(s), i = 0;
+    int left = text_width(s, utf8);
+    while (i < n && left > room) {
+        uint32_t cp;
+        i += utf8_next(s + i, n - i, &cp);
+        left -= shown(&cp, utf8);
+    }
+    return i;
+}
+
+int text_elide(char *out, size_t cap, const char *s, const char *const *peers, size_t n_peers, int width,
+               unsigned flags, int utf8) {
+    unsigned pad = flags & FIT_NO_PAD;
+    if (!cap) return 0;
+    out[0] = 0;
+    if (width <= 0) return 0;
+    int total = text_width(s, utf8);
+    size_t shared = 0, p = total > width ? keep_from(s, peers, n_peers, &shared) : 0;
+    /* Fits; or its start is what tells it apart: cut in the middle. */
+    if (!shared || !p || !s[p]) return text_fit(out, cap, s, width, (total > width ? FIT_MIDDLE : 0) | pad, utf8);
+    size_t len = 0;
+    int rest = text_width(s + p, utf8), used = 0;
+    /* A head that says what kind of name it is ("matmul_"): up to the
+     * first separator in the shared part, in half the width, when what
+     * differs still fits after it. */
+    size_t h = 0;
+    for (size_t i = 0; i < shared && i < p && !h; i++)
+        if (strchr("_.:/ -", s[i])) h = i + 1;
+    int hw = h ? width_n(s, h, utf8) : 0;
+    if (!h || hw > width / 2 || hw + 1 + rest > width) h = 0, hw = 0;
+    for (size_t i = 0; i < h;) {   /* the head, each character as text_fit draws it */
+        uint32_t cp;
+        i += utf8_next(s + i, h - i, &cp);
+        shown(&cp, utf8);
+        put(out, cap, &len, cp);
+    }
+    put(out, cap, &len, utf8 ? 0x2026 : '~');
+    used = hw + 1;
+    out[len] = 0;
+    if (used + rest <= width) {   /* all that differs, and what comes before it as room allows */
+        size_t t = tail_start(s, width - used, utf8);   /* at p or before: s + p fits */
+        used += text_fit(out + len, cap - len, s + t, width - used, pad, utf8);
+    } else {   /* even that is too long: where it starts to differ, and its end */
+        used += text_fit(out + len, cap - len, s + p, width - used, FIT_MIDDLE | pad, utf8);
+    }
+    return used;
+}
+
+size_t text_take(const char *s, int width, int utf8) {
+    size_t n = strlen(s), i = 0;
+    int used = 0;
+    while (i < n) {
+        uint32_t cp;
+        size_t k = utf8_next(s + i, n - i, &cp);
+        int w = shown(&cp, utf8);
+        if (used + w > width) break;
+        used += w;
+        i += k;
+    }
+    return i;
+}
+
 int text_contains(const char *hay, const char *needle) {
     size_t nl = strlen(needle);
     if (!nl) return 1;

@@ -37,6 +37,21 @@ int text_width(const char *s, int utf8);
  * padded with spaces when short.  Returns the columns used. */
 int text_fit(char *out, size_t cap, const char *s, int width, unsigned flags, int utf8);
 
+/* text_fit for one of several names shown together (a table's visible
+ * rows: peers, s among them or not): too long, s loses what it shares
+ * with the most similar of them, not a fixed middle, so that rows that
+ * differ only inside ("matmul_blk.3.ffn_down", "matmul_blk.11.ffn_down")
+ * read "…blk.3.ffn_down" and "…blk.11.ffn_down".  A short head up to the
+ * first separator is kept when it fits ("matmul_…ention.ffn_up"); where
+ * even what differs is too long, it is cut in its middle; a name that
+ * shares nothing is cut in the middle (FIT_MIDDLE).  flags: FIT_NO_PAD. */
+int text_elide(char *out, size_t cap, const char *s, const char *const *peers, size_t n_peers, int width,
+               unsigned flags, int utf8);
+
+/* The bytes of s's start that fit in width columns, whole characters (a
+ * long name wrapped over lines). */
+size_t text_take(const char *s, int width, int utf8);
+
 /* Case-insensitive (ASCII) substring test; an empty needle matches. */
 int text_contains(const char *hay, const char *needle);
 

@@ -7,7 +7,8 @@
  * program's headline counter, recorded first (the demo's tokens_per_s),
  * is the first row.  A row whose writer lost entries in the window has
  * PARTIAL_MARK in its first column: min, avg and max are of the samples
- * that were read.
+ * that were read.  A name too long for its column loses what it shares
+ * with the other rows on screen (text_elide), as in Top.
  */
 #include <math.h>
 #include <stdio.h>
@@ -39,6 +40,13 @@ void view_counters_draw(struct app *a, int y, int h) {
     int rows = h - 2, n = (int)s->n_counters;
     if (rows < 1) return;
     table_place(a, &a->ctr_sel, &a->ctr_scroll, n, rows, y + 1);
+    /* The names on screen, each cut against the others. */
+    const char *peers[REC_COUNTERS_MAX];
+    size_t n_peers = 0;
+    for (int r = 0; r < rows && a->ctr_scroll + r < n && n_peers < REC_COUNTERS_MAX; r++) {
+        const char *nm = s->counters[a->ctr_scroll + r].name;
+        peers[n_peers++] = nm ? nm : "?";
+    }
     int any_partial = 0;
     for (int r = 0; r < rows && a->ctr_scroll + r < n; r++) {
         int i = a->ctr_scroll + r, yy = y + 1 + r, sel = i == a->ctr_sel;
@@ -55,7 +63,7 @@ void view_counters_draw(struct app *a, int y, int h) {
             if (!w[c]) continue;
             attr_t at = base;
             switch (c) {
-            case C_NAME: snprintf(v, sizeof v, "%s", k->name ? k->name : "?"); break;
+            case C_NAME: text_elide(v, sizeof v, k->name ? k->name : "?", peers, n_peers, w[c], 0, draw_utf8); break;
             case C_LAST: fmt_si(v, sizeof v, k->last); break;
             case C_MIN: fmt_si(v, sizeof v, k->min); break;
             case C_AVG: fmt_si(v, sizeof v, k->avg); break;
@@ -67,7 +75,7 @@ void view_counters_draw(struct app *a, int y, int h) {
                 if (!sel) at = theme_attr(R_SPARK);
                 break;
             }
-            draw_text(yy, margin + x[c], w[c], v, c == C_NAME ? FIT_MIDDLE : cols[c].right ? FIT_RIGHT : FIT_LEFT, at);
+            draw_text(yy, margin + x[c], w[c], v, c == C_NAME ? FIT_NO_PAD : cols[c].right ? FIT_RIGHT : FIT_LEFT, at);
         }
     }
     if (n == 0)

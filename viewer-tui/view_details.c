@@ -19,6 +19,8 @@
 #include "format.h"
 #include "sparkline.h"
 
+#define DETAIL_NAME_LINES 3   /* a long name's lines under the heading */
+
 /* The histogram's rows: octaves [lo, hi] merged `merge` at a time so
  * that they fit in `rows`. */
 static int hist_rows(const struct rec_scope_detail *d, int rows, int *lo, int *merge) {
@@ -39,16 +41,6 @@ void view_details_draw(struct app *a, int y, int h) {
     const struct snap *s = &a->snap;
     const struct rec_scope_detail *d = &s->detail;
     int w = COLS - 2 < 100 ? COLS - 2 : 100;
-    /* As tall as its content: heading, 2 lines of figures, the histogram
-     * (one line an octave), the P99 line and the bottom edge. */
-    int lo0, merge0, want = hist_rows(d, REC_HIST_OCTAVES, &lo0, &merge0) + 7;
-    int hh = h - 2 < want ? h - 2 : want;
-    if (w < 40 || hh < 9) hh = h - 2 < 9 ? h - 2 : 9;
-    if (w < 40 || hh < 9) return;
-    int x0 = (COLS - w) / 2, y0 = y + 1;
-    attr_t body = theme_attr(R_KEYLABEL), bold = body | A_BOLD, warn = theme_attr(R_WARN);
-    for (int i = 0; i < hh; i++) draw_fill(y0 + i, 0, COLS, A_NORMAL);   /* Top's rows beside it too */
-    draw_box(y0, x0, hh, w, body);
     const char *name = "?";
     for (size_t i = 0; i < s->n_stats; i++)
         if (s->stats[i].name_id == a->top_sel_id && s->stats[i].name) name = s->stats[i].name;
@@ -56,8 +48,34 @@ void view_details_draw(struct app *a, int y, int h) {
     int partial = s->detail_ok && d->partial;
     snprintf(t, sizeof t, " %s%s %s window %s %s %s ", partial ? PARTIAL_MARK " " : "", name, sym(SYM_SEP),
              app_window_name(a->win), sym(SYM_SEP), app_thread_name(a, th, sizeof th));
+    /* Top cuts long names; here the whole name is shown: on lines of its
+     * own (at most DETAIL_NAME_LINES) when the heading cannot hold it. */
+    int name_lines = 0;
+    if (w - 4 > 0 && text_width(t, draw_utf8) > w - 4) {
+        name_lines = (text_width(name, draw_utf8) + w - 5) / (w - 4);
+        if (name_lines > DETAIL_NAME_LINES) name_lines = DETAIL_NAME_LINES;
+    }
+    /* As tall as its content: heading, the name's lines, 2 lines of
+     * figures, the histogram (one line an octave), the P99 line and the
+     * bottom edge. */
+    int lo0, merge0, want = hist_rows(d, REC_HIST_OCTAVES, &lo0, &merge0) + 7 + name_lines;
+    int hh = h - 2 < want ? h - 2 : want;
+    if (w < 40 || hh < 9 + name_lines) hh = h - 2 < 9 + name_lines ? h - 2 : 9 + name_lines;
+    if (w < 40 || hh < 9 + name_lines) name_lines = 0, hh = h - 2 < 9 ? h - 2 : 9;
+    if (w < 40 || hh < 9) return;
+    int x0 = (COLS - w) / 2, y0 = y + 1;
+    attr_t body = theme_attr(R_KEYLABEL), bold = body | A_BOLD, warn = theme_attr(R_WARN);
+    for (int i = 0; i < hh; i++) draw_fill(y0 + i, 0, COLS, A_NORMAL);   /* Top's rows beside it too */
+    draw_box(y0, x0, hh, w, body);
     draw_text(y0, x0 + 2, w - 4, t, FIT_MIDDLE | FIT_NO_PAD, theme_attr(R_TITLE));
     int iw = w - 4, ix = x0 + 2, yy = y0 + 1, last = y0 + hh - 2;
+    for (int l = 0; l < name_lines; l++, yy++) {
+        size_t k = text_take(name, iw, draw_utf8);
+        if (l == name_lines - 1 && name[k]) k = strlen(name);   /* the last line: the rest, cut */
+        snprintf(t, sizeof t, "%.*s", (int)k, name);
+        draw_text(yy, ix, iw, t, FIT_MIDDLE, bold);
+        name += k;
+    }
     if (!s->detail_ok || d->calls == 0) {
         draw_text(yy, ix, iw, "No call of this scope completed in the window. Press w for a longer one.", FIT_LEFT, body);
     } else {

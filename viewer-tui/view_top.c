@@ -22,8 +22,13 @@
 #include "format.h"
 #include "proc_view.h"
 
-/* The least used columns go first; a name too long for what is left is
- * cut in the middle, so that names differing at the end stay distinct. */
+/* The least used columns go first.  The name column is as wide as the
+ * widest name needs (columns_fit_flex), so that on a wide terminal the
+ * numbers sit beside the names; a name too long for it loses what it
+ * shares with the rows on screen (text_elide), so rows that differ only
+ * inside ("…blk.3.ffn_down", "…blk.11.ffn_down") stay distinct.  It
+ * takes at most half the terminal.  The
+ * details panel (Enter) shows the whole name. */
 static const struct col_def cols[TOP_NCOLS] = {
     [TOP_NAME] = {"SCOPE", 16, 1000, 1, 0},
     [TOP_CALLS] = {"CALLS", 7, 50, 0, 1},
@@ -57,6 +62,22 @@ static void place_selection(struct app *a, int rows) {
     if (a->top_scroll < 0) a->top_scroll = 0;
 }
 
+/* A row's name as the SCOPE column shows it, marks included. */
+static const char *row_name(struct app *a, const struct rec_stat *st, char *nm, size_t cap) {
+    const char *txt = st->name ? st->name : "?";
+    /* Ran on GPU lanes (gpu_rows.h): which; Enter on that lane in
+     * Threads gives its own P50/P99. */
+    const char *where = gpu_rows_where(a, st->name_id);
+    if (where) snprintf(nm, cap, "%s [%s]", txt, where);
+    /* A wait scope (docs/analysis.md): its time is not busy. */
+    else if (st->wait) snprintf(nm, cap, "%s [wait]", txt);
+    else return txt;
+    return nm;
+}
+
+#define TOP_WIDEST_ROWS 4096   /* rows measured for the name column's width */
+#define TOP_SHOWN_MAX 256      /* rows on screen whose names are compared */
+
 void view_top_draw(struct app *a, int y, int h) {
     int x[TOP_NCOLS], w[TOP_NCOLS];
     /* Two columns on the left: the partial mark, then a blank before the
@@ -65,6 +86,17 @@ void view_top_draw(struct app *a, int y, int h) {
     columns_layout(cols, TOP_NCOLS, COLS - margin - 1, 1, x, w);
     /* Several programs: the NAME column starts with whose it is (PROC). */
     int pw = proc_view_multi(a) ? (w[TOP_NAME] / 3 < 20 ? w[TOP_NAME] / 3 : 20) : 0;
+    const struct snap *s = &a->snap;
+    char nm[400];
+    int widest = 0;
+    for (size_t i = 0; i < s->n_rows && i < TOP_WIDEST_ROWS; i++) {
+        int tw = text_width(row_name(a, &s->rows[i], nm, sizeof nm), draw_utf8);
+        if (tw > widest) widest = tw;
+    }
+    /* Up to half the terminal: past that, the longest names are cut
+     * rather than every row's numbers pushed away from its name. */
+    int want = widest + (pw ? pw + 1 : 0) + 1;
+    columns_fit_flex(cols, TOP_NCOLS, x, w, want < COLS / 2 ? want : COLS / 2);
     if (pw) {
         draw_fill(y, 0, COLS, theme_attr(R_COLHEAD));
         draw_text(y, margin + x[TOP_NAME], pw, "PROC", FIT_LEFT, theme_attr(R_COLHEAD));
@@ -91,7 +123,15 @@ void view_top_draw(struct app *a, int y, int h) {
     a->hit.rows_y = y + 1;
     a->hit.rows_n = rows;
     a->hit.rows_first = a->top_scroll;
-    const struct snap *s = &a->snap;
+    /* The names on screen, each cut against the others. */
+    static char shown_nm[TOP_SHOWN_MAX][400];
+    const char *peers[TOP_SHOWN_MAX];
+    size_t n_peers = 0;
+    for (int r = 0; r < rows && r < TOP_SHOWN_MAX && a->top_scroll + r < (int)s->n_rows; r++) {
+        const char *t = row_name(a, &s->rows[a->top_scroll + r], shown_nm[r], sizeof shown_nm[r]);
+        if (t != shown_nm[r]) snprintf(shown_nm[r], sizeof shown_nm[r], "%s", t);
+        peers[n_peers++] = shown_nm[r];
+    }
     double span = s->span_ns;
     int partial = s->cover.partial;
     for (int r = 0; r < rows; r++) {
@@ -103,28 +143,14 @@ void view_top_draw(struct app *a, int y, int h) {
         if (sel) draw_fill(yy, 0, COLS, base);
         if (partial) draw_text(yy, 0, 1, PARTIAL_MARK, FIT_LEFT, sel ? base : theme_attr(R_WARN));
         if (pw) draw_text(yy, margin + x[TOP_NAME] - pw - 1, pw, proc_view_of_name(a, st->name_id), FIT_LEFT, base);
-        char v[FMT_BUF], nm[400];
+        char v[FMT_BUF];
         for (int c = 0; c < TOP_NCOLS; c++) {
             if (!w[c]) continue;
             attr_t at = base;
             const char *txt = v;
             double pct;
             switch (c) {
-            case TOP_NAME:
-                txt = st->name ? st->name : "?";
-                /* A wait scope (docs/analysis.md): its time is not busy. */
-                if (st->wait) {
-                    snprintf(nm, sizeof nm, "%s [wait]", txt);
-                    txt = nm;
-                }
-                /* Ran on GPU lanes (gpu_rows.h): which; Enter on that
-                 * lane in Threads gives its own P50/P99. */
-                const char *where = gpu_rows_where(a, st->name_id);
-                if (where) {
-                    snprintf(nm, sizeof nm, "%s [%s]", st->name ? st->name : "?", where);
-                    txt = nm;
-                }
-                break;
+            case TOP_NAME: txt = r < (int)n_peers ? peers[r] : row_name(a, st, nm, sizeof nm); break;
             case TOP_CALLS: fmt_si(v, sizeof v, (double)st->calls); break;
             case TOP_RATE: fmt_si(v, sizeof v, st->calls_per_sec); break;
             case TOP_TOTAL:
@@ -140,7 +166,13 @@ void view_top_draw(struct app *a, int y, int h) {
             case TOP_P99: fmt_duration(v, sizeof v, st->p99_ns, draw_utf8); break;
             case TOP_MAX: fmt_duration(v, sizeof v, st->max_ns, draw_utf8); break;
             }
-            draw_text(yy, margin + x[c], w[c], txt, cols[c].right ? FIT_RIGHT : FIT_MIDDLE, at);
+            if (c == TOP_NAME) {
+                char fitted[1024];
+                text_elide(fitted, sizeof fitted, txt, peers, n_peers, w[c], 0, draw_utf8);
+                draw_text(yy, margin + x[c], w[c], fitted, FIT_NO_PAD, at);
+            } else {
+                draw_text(yy, margin + x[c], w[c], txt, FIT_RIGHT, at);
+            }
         }
     }
     if (s->n_rows == 0) {

@@ -5,7 +5,8 @@ threads, token instants, the two counters, and one flow from the scheduler
 to each other thread's op slice.  With --export (librecorder's
 exporter, through seg_export) or --dump (`recorder dump`), the same segment
 is also exported as Perfetto JSON and the file is checked the same way
-(and with tests/analysis/check_trace.py when it exists).
+(and with tests/analysis/check_trace.py when it exists); with --dump,
+`recorder report` also shows the barrier as a wait scope.
 
 usage: test_inference.py INFERENCE SEG_EVENTS [--export SEG_EXPORT | --dump RECORDER] [CHECK_TRACE]"""
 import json
@@ -44,6 +45,8 @@ def main():
         c.check(f"{TOKENS} tokens in" in r.stdout, "prints a summary")
         if exporter:
             check_export(c, exporter, path, check_trace)
+            if exporter[0] == "--dump":
+                check_barrier_waits(c, exporter[1], path)
         else:
             check_segment(c, read_segment(seg_events, path))
     finally:
@@ -130,6 +133,18 @@ def check_segment(c, seg):
                 for w in ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_up", "ffn_down")}
     want_ops |= {"matmul", "matmul_output", "rms_norm", "rope", "attn_scores", "softmax", "attn_values", "gelu"}
     c.check(op_names == want_ops, f"worker ops: missing {sorted(want_ops - op_names)}, extra {sorted(op_names - want_ops)}")
+
+
+def check_barrier_waits(c, recorder, path):
+    """The scheduler's wait for the stragglers (pool.c's pool_run) is a
+    wait scope (REC_SCOPE_WAIT), as the README teaches: `recorder report`
+    marks it [wait], so it is not counted as busy (issue 20, item 11)."""
+    r = subprocess.run([recorder, "report", path], capture_output=True, text=True, timeout=120)
+    if not c.check(r.returncode == 0, f"recorder report: {r.returncode} {r.stderr.strip()}"):
+        return
+    rows = [l for l in r.stdout.splitlines() if re.search(r"\bbarrier\b", l)]
+    c.check(rows and all(l.rstrip().endswith("barrier [wait]") for l in rows),
+            f"the barrier is a wait scope in every thread's report: {rows}")
 
 
 def check_export(c, exporter, path, check_trace):

@@ -46,6 +46,22 @@ int main(void) {
     CHECK_EQ_U(columns_layout(some, 3, 10 + 1 + 7, 1, xs, ws), 2);
     CHECK(ws[0] == 10 && ws[1] == 0 && ws[2] == 7 && xs[2] == 11);
 
+    /* 200 columns (issue 20, item 2): the name column takes what its
+     * widest name needs, not 150 blank columns; the numbers follow it,
+     * every one whole (a unit is never cut: they are hidden, not cut). */
+    CHECK_EQ_U(columns_layout(cols, 5, 200, 1, x, w), 5);
+    CHECK_EQ_U(columns_fit_flex(cols, 5, x, w, 30), 200 - 31 - 30);
+    CHECK(w[0] == 30 && x[1] == 31 && w[1] == 7 && x[2] == 39 && x[4] + w[4] == 30 + 31);
+    CHECK(w[2] == 6 && w[3] == 7 && w[4] == 7);
+    /* Never below the minimum; never wider than the layout gave. */
+    columns_layout(cols, 5, 200, 1, x, w);
+    CHECK_EQ_U(columns_fit_flex(cols, 5, x, w, 3), 200 - 31 - 10);
+    CHECK_EQ_U(w[0], 10);
+    columns_layout(cols, 5, 40, 1, x, w);
+    int w0 = w[0];
+    CHECK_EQ_U(columns_fit_flex(cols, 5, x, w, 500), 0);
+    CHECK_EQ_U(w[0], w0);
+
     /* Clicks: which column a screen column is in; hidden ones never. */
     columns_layout(cols, 5, 10 + 7 + 6 + 7 + 7 + 3, 1, x, w);   /* P50 hidden */
     CHECK(columns_at(x, w, 5, 1, 0) == 0);

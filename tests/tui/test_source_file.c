@@ -133,15 +133,34 @@ int main(void) {
         file_src_seek(&f, steps[i] == -INFINITY ? first : steps[i]);
         read_all(&f);
         double want = steps[i] == INFINITY ? INFINITY : steps[i] == -INFINITY ? start : steps[i];
-        if (want != INFINITY) CHECK(f.cursor_ns == want);
-        else CHECK(f.at_end && f.cursor_ns == file_src_grid_after(f.last_ns));
-        CHECK_EQ_U(model_events(f.model), want == INFINITY ? n : before(times, n, want));
+        /* Never past the file's end (issue 20, item 7): there the cursor
+         * is just past the last event, or at the END record if later. */
+        double end = file_src_end_ns(&f), lim = f.at_end && f.last_ns >= end ? f.last_ns + 1 : end;
+        if (!isnan(end) && want > lim) want = lim;
+        CHECK(f.cursor_ns == want);
+        if (steps[i] == INFINITY) CHECK(f.at_end && f.cursor_ns < file_src_grid_after(f.last_ns));
+        CHECK_EQ_U(model_events(f.model), want == lim ? n : before(times, n, want));
         CHECK(f.npool <= FILE_HOLD_MAX);
         CHECK(!f.incomplete);
         /* The windows end at the cursor. */
         CHECK(rec_model_now(f.model) < f.cursor_ns && rec_model_now(f.model) >= f.cursor_ns - 1e9);
     }
     CHECK(f.rewinds >= 2);   /* back a step, and to the start */
+    file_src_close(&f);
+    /* A first window of 2 s ends a second later; one of 10 s, longer than
+     * the file, ends at the file's end, with every event in the model. */
+    REQUIRE(file_src_open(&f, path, err, sizeof err) == REC_OK);
+    f.first_window_ns = 2e9;
+    read_all(&f);
+    CHECK(f.cursor_ns == start + 1e9);
+    CHECK_EQ_U(model_events(f.model), before(times, n, start + 1e9));
+    file_src_close(&f);
+    REQUIRE(file_src_open(&f, path, err, sizeof err) == REC_OK);
+    f.first_window_ns = 10e9;
+    read_all(&f);
+    double end = file_src_end_ns(&f);
+    CHECK(f.at_end && f.cursor_ns > f.last_ns && f.cursor_ns == (f.last_ns >= end ? f.last_ns + 1 : end));
+    CHECK_EQ_U(model_events(f.model), n);
     file_src_close(&f);
     free(times);
     unlink(path);

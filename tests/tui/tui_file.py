@@ -72,21 +72,47 @@ def fmt_rate(v):
 
 def cursor(screen):
     """The window the title shows: 't A-B s of E s' -> (A, B) in seconds."""
+    return title_times(screen)[:2]
+
+
+def title_times(screen):
+    """'t A-B s of E s' -> (A, B, E) in seconds (E None while unknown)."""
     m = re.search(r"│ t ([\d.]+)-([\d.]+) s of ([\d.?]+) s", screen.split("\n")[0])
     if not m:
         raise ValueError("no cursor")
-    return float(m.group(1)), float(m.group(2))
+    return float(m.group(1)), float(m.group(2)), None if m.group(3) == "?" else float(m.group(3))
+
+
+def summary_span(screen):
+    """Top's 'over 4.07s' (or 999ms) in seconds."""
+    m = re.search(r"scopes · over ([\d.]+)(ms|s) ·", screen)
+    if not m:
+        raise ValueError("no summary")
+    return float(m.group(1)) / (1000 if m.group(2) == "ms" else 1)
 
 
 def wait_cursor(t, end_s, what):
     return t.wait(lambda s: cursor(s)[1] == end_s and "q Quit" in s.rstrip("\n").split("\n")[-1], what, stable=True)
 
 
-def check_window(screen, ends, end_s):
-    """Top's CALLS/S of the 1 s window ending at end_s against the JSON."""
+def wait_at_end(t, what):
+    """Waits until the window ends at the file's end (B == E), read."""
+    return t.wait(lambda s: title_times(s)[2] is not None and title_times(s)[1] == title_times(s)[2]
+                  and "reading" not in s.split("\n")[0] and "q Quit" in s.rstrip("\n").split("\n")[-1],
+                  what, stable=True)
+
+
+def check_window(screen, ends, end_s, last=False):
+    """Top's CALLS/S of the 1 s window ending at end_s against the JSON.
+    last: the file's last window, which ends at the file's end (the title's
+    B, to the ms) and starts on a 100 ms bucket (the title's A)."""
     lo, hi = (end_s - 1) * 1e9, end_s * 1e9
+    spans = [1e9 - 1]   # the model's now is the cursor minus 1 ns
+    if last:
+        a, b, _ = title_times(screen)
+        lo, hi = a * 1e9, math.inf
+        spans = [(b - a - 0.0005) * 1e9, (b - a + 0.0005) * 1e9]   # B is to the ms
     want = Counter(n for n, ns in ends if lo <= ns < hi)
-    span = 1e9 - 1   # the model's now is the cursor minus 1 ns
     # Names drawn as they are (not the UTF-8 one, not the escaped one).
     plain = lambda n: n.isascii() and n.isprintable() and "?" not in n
     # SCOPE, CALLS, CALLS/S: the rate is checked.
@@ -98,13 +124,26 @@ def check_window(screen, ends, end_s):
         if not plain(name):
             continue
         got = rows.get(name)
-        exp = fmt_rate(calls * 1e9 / span)
-        if got != exp:
-            raise Fail(f"window {end_s - 1:g}-{end_s:g} s: {name} CALLS/S {got}, the JSON says {exp} "
+        exp = {fmt_rate(calls * 1e9 / span) for span in spans}
+        if got not in exp:
+            raise Fail(f"window {lo / 1e9:g}-{end_s:g} s: {name} CALLS/S {got}, the JSON says {sorted(exp)} "
                        f"({calls} calls):\n{screen}")
     extra = set(rows) - {n for n in want if plain(n)}
     if extra:
-        raise Fail(f"window {end_s - 1:g}-{end_s:g} s: rows {sorted(extra)} with no slice in the JSON:\n{screen}")
+        raise Fail(f"window {lo / 1e9:g}-{end_s:g} s: rows {sorted(extra)} with no slice in the JSON:\n{screen}")
+
+
+def check_in_file(s, first_s, what):
+    """The title's window and Top's span lie within the file: A not
+    negative, B <= its end E, and the span no longer than B - A.  (The
+    file's first timestamp may be a little before the first event the JSON
+    shows: A is checked against first_s where the window starts the file.)"""
+    a, b, e = title_times(s)
+    if e is None or a < 0 or b > e:
+        raise Fail(f"{what}: the title's t {a}-{b} s is not within the file ({first_s:.3f}-{e} s):\n{s}")
+    if summary_span(s) > b - a + 0.01:
+        raise Fail(f"{what}: over {summary_span(s)} s, longer than the title's {a}-{b} s:\n{s}")
+    return a, b, e
 
 
 # ---- cases ----------------------------------------------------------------
@@ -137,14 +176,18 @@ def case_file_browse(a, t):
     t.keys("[")
     s = wait_cursor(t, start + 1, "the cursor one window back")
     check_window(s, ends, start + 1)
-    # The end: the last window holds the last slices.
+    # The end: the last window holds the last slices, and ends at the
+    # file's end, not on the grid past it (issue 20, item 7).
     t.keys(">")
-    s = wait_cursor(t, last_end, "the cursor at the end")
-    check_window(s, ends, last_end)
+    s = wait_at_end(t, "the cursor at the end")
+    end = title_times(s)[1]
+    if not last_end - 1 < end <= last_end:
+        raise Fail(f"the file's end {end} s is not in the last second before {last_end} s:\n{s}")
+    check_window(s, ends, last_end, last=True)
     t.keys("]")   # past the end: stays
     t.keys("w")   # the 10 s window: "all" the way to the end once w is pressed again
     t.keys("w")
-    s = t.wait(lambda s: "window whole run" in s and cursor(s)[1] == last_end, "the whole run at the end", stable=True)
+    s = t.wait(lambda s: "window whole run" in s and cursor(s)[1] == end, "the whole run at the end", stable=True)
     calls = sum(1 for n, _ in ends if n == "matmul")
     row = line_with(s, " matmul ")
     span = cursor(s)[1] - cursor(s)[0]
@@ -156,6 +199,45 @@ def case_file_browse(a, t):
     t.keys("q")
     if t.wait_exit() != 0:
         raise Fail("q: non-zero exit")
+
+
+def case_file_clamp(a, t):
+    """The title's times never go past the file (issue 20, item 7), at
+    80x24 and at 200x50, under the default 10 s window: the first frame
+    is a whole window (here the whole 3.5 s file, not its first second),
+    `]` and `>` stop at the file's end, and "whole run" spans the file."""
+    path = make_capture(a, "clamp.rec")
+    doc = export_json(a, path)
+    t0 = doc["otherData"]["recorder"]["t0_ns"]
+    first = min(t0 + e["ts"] * 1000.0 for e in doc["traceEvents"] if e["ph"] != "M" and "ts" in e) / 1e9
+    for width, height in ((80, 24), (200, 50)):
+        t = Tmux(f"file-clamp-{width}")
+        t.start([a.top, path], width=width, height=height)
+        s = t.wait(lambda s: "window 10s" in s and "reading" not in s.split("\n")[0] and cursor(s)
+                   and "CALLS/S" in s, f"{width}x{height}: the first frame", stable=True)
+        a0, b0, e = check_in_file(s, first, f"{width}x{height}: the first frame")
+        if b0 != e or a0 > first + 0.0005:
+            raise Fail(f"{width}x{height}: under window 10s the first frame of a {e} s file shows t {a0}-{b0} s, "
+                       f"not the whole file:\n{s}")
+        t.keys("]")
+        s = wait_at_end(t, f"{width}x{height}: ] at the end")
+        check_in_file(s, first, f"{width}x{height}: ]")
+        t.keys("]", ">")
+        s = wait_at_end(t, f"{width}x{height}: > at the end")
+        check_in_file(s, first, f"{width}x{height}: >")
+        t.keys("w")
+        s = t.wait(lambda s: "window whole run" in s and "q Quit" in s, f"{width}x{height}: whole run", stable=True)
+        a1, b1, e = check_in_file(s, first, f"{width}x{height}: whole run")
+        if summary_span(s) < b1 - a1 - 0.01 or a1 > first + 0.0005 or b1 != e:
+            raise Fail(f"{width}x{height}: the whole run is over {summary_span(s)} s, the title says {a1}-{b1} s:\n{s}")
+        t.keys("w", "<")   # 1 s windows from the start: the first second
+        s = t.wait(lambda s: "window 1s" in s and cursor(s)[1] == math.floor(first) + 1, f"{width}x{height}: <",
+                   stable=True)
+        check_in_file(s, first, f"{width}x{height}: <")
+        t.keys("q")
+        if t.wait_exit() != 0:
+            raise Fail("q: non-zero exit")
+        t.close()
 
 
 def case_file_views(a, t):
@@ -264,7 +346,7 @@ def case_file_hostile(a, t):
     late[big[-1] + 16 + 64] ^= 0x5A
     put("late.rec", bytes(late))
     t = Tmux("file-late")
-    t.start([a.top, cases["late.rec"]])
+    t.start([a.top, "--window", "1", cases["late.rec"]])   # a first window of one second
     s = t.wait(lambda s: cursor(s) and "CALLS/S" in s, "late.rec: the first frame")
     if "corrupt record" in s.split("\n")[2]:
         raise Fail("late.rec: warned before the reader got there: the open checked every chunk")

@@ -124,8 +124,8 @@ class Tmux:
 
 
 class Workload:
-    def __init__(self, path, workers=3, comm=None, env=None):
-        argv = [path, "--workers", str(workers)] + (["--comm", comm] if comm else [])
+    def __init__(self, path, workers=3, comm=None, env=None, args=()):
+        argv = [path, "--workers", str(workers)] + (["--comm", comm] if comm else []) + list(args)
         self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
         line = self.p.stdout.readline()
         m = re.match(r"ready (\d+)", line)

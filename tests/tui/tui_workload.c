@@ -6,8 +6,13 @@
  * long names that differ only at the end, two counters and instants (one
  * whose message holds an escape).
  *
- *   tui_workload [--workers N] [--comm NAME] [--delay-ms MS]
+ *   tui_workload [--workers N] [--comm NAME] [--delay-ms MS] [--layer-names 1]
  *
+ * --layer-names 1: also per-layer names that differ only in a middle
+ * layer number (matmul_blk.2.ffn_down ... matmul_blk.12.ffn_up), as
+ * llama.cpp's, and counters kv_cache.blk.N.attention.bytes (value N)
+ * for the same layers; 2: and one name longer than the details panel is wide at
+ * 80 columns (tui_test.py's names cases).
  * --delay-ms: sleep before the first event (or until SIGUSR1), so that
  * there is no segment yet (recorder-top --wait).
  * runs until SIGTERM or SIGINT, then exits 0.  --comm sets the process
@@ -93,10 +98,12 @@ static void *sleeper(void *arg) {
 int main(int argc, char **argv) {
     int workers = 3;
     long delay_ms = 0;
+    int layer_names = 0;
     for (int i = 1; i + 1 < argc; i++) {
         if (!strcmp(argv[i], "--workers")) workers = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--delay-ms")) delay_ms = atol(argv[++i]);
         else if (!strcmp(argv[i], "--comm")) prctl(PR_SET_NAME, argv[++i], 0, 0, 0);
+        else if (!strcmp(argv[i], "--layer-names")) layer_names = atoi(argv[++i]);
     }
     if (workers < 1 || workers > 16) workers = 3;
     struct sigaction sa;
@@ -156,12 +163,26 @@ int main(int argc, char **argv) {
                 REC_SCOPE("matmul_blk.10.attention.ffn_down");
                 spin_us(2);
             }
+            static const char *const per_layer[] = {
+                "matmul_blk.2.ffn_down", "matmul_blk.3.ffn_down", "matmul_blk.11.ffn_down", "matmul_blk.12.ffn_down",
+                "matmul_blk.2.ffn_up",   "matmul_blk.3.ffn_up",   "matmul_blk.11.ffn_up",   "matmul_blk.12.ffn_up",
+                "matmul_blk.12.attention.ffn_down.q8_0.a_name_longer_than_the_details_panel_is_wide_at_80x24"};
+            for (size_t l = 0; layer_names && l < sizeof per_layer / sizeof per_layer[0] - (layer_names < 2); l++) {
+                REC_SCOPE_DYN(per_layer[l]);
+                spin_us(2);
+            }
         }
         /* Counters (Counters view): tokens_per_s is used first, so it is
          * listed first; a value that goes round 0..9. */
         frames++;
         REC_COUNTER("tokens_per_s", 40.0 + (double)(frames % 5));
         REC_COUNTER("queue_depth", (double)(frames % 10));
+        if (layer_names) {   /* per-layer counters: the layer in the middle again */
+            REC_COUNTER("kv_cache.blk.2.attention.bytes", 2.0);
+            REC_COUNTER("kv_cache.blk.3.attention.bytes", 3.0);
+            REC_COUNTER("kv_cache.blk.11.attention.bytes", 11.0);
+            REC_COUNTER("kv_cache.blk.12.attention.bytes", 12.0);
+        }
         /* Messages: a checkpoint every 20 frames, and one whose text
          * holds a terminal escape (drawn harmlessly). */
         if (frames % 20 == 0) {
