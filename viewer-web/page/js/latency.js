@@ -136,7 +136,8 @@ class LatencyPanel {
       this.sub.append(pm, ' partial · ');
     }
     this.sub.append('calls that began and ended ' + where);
-    this.sub.title = d.cover.partial ? 'partial: ' + coverText(d.cover) : '';
+    /* Cut when narrow: whole on hover. */
+    this.sub.title = (d.cover.partial ? 'partial: ' + coverText(d.cover) + '; ' : '') + 'calls that began and ended ' + where;
   }
 
   resize() {
