@@ -6,6 +6,7 @@
  *
  *   web_target [--threads N] [--rate EVENTS_PER_SEC_PER_THREAD]
  *              [--work-ns NS] [--events N] [--seconds S] [--delay-ms MS]
+ *              [--layers N]
  *
  * --delay-ms: sleep before the first event (or until SIGUSR1), so that
  * there is no segment yet (recorder-web --wait).
@@ -13,6 +14,10 @@
  * With --events, each worker stops after about N events, the program
  * prints "done" and idles (alive, recording nothing) until --seconds or
  * SIGTERM.
+ * --layers N: the matmul scopes are N long names that differ only in a
+ * middle number, transformer.model.layers.2.feed_forward.down_proj.matmul
+ * to ...N+1...
+ * (the page's name elision, tests/web/names.test.js).
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
@@ -33,6 +38,7 @@ static double rate = 20000;   /* events per second per worker */
 static long work_ns = 2000;   /* busy time inside the innermost scope */
 static long max_events = 0;   /* 0 = no limit */
 static double seconds = 3600;
+static long layers = 0;       /* --layers: long names, differing in a middle number */
 static atomic_int stop;
 static atomic_int go;         /* SIGUSR1: --delay-ms is over */
 static atomic_int started;
@@ -56,8 +62,11 @@ static void step(int worker, long i) {
     REC_SCOPE("step");
     {
         REC_SCOPE("layer");
-        char name[32];
-        snprintf(name, sizeof name, "matmul_blk.%ld", i % 4);
+        char name[96];
+        if (layers > 0)
+            snprintf(name, sizeof name, "transformer.model.layers.%ld.feed_forward.down_proj.matmul", i % layers + 2);
+        else
+            snprintf(name, sizeof name, "matmul_blk.%ld", i % 4);
         {
             REC_SCOPE_DYN(name);
             spin(work_ns);
@@ -119,13 +128,14 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--events")) max_events = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--seconds")) seconds = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--delay-ms")) delay_ms = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--layers")) layers = atol(argv[i + 1]);
         else {
             fprintf(stderr, "web_target: unknown option %s\n", argv[i]);
             return 2;
         }
     }
-    if (n_threads < 1 || n_threads > 64 || rate <= 0) {
-        fprintf(stderr, "web_target: bad --threads or --rate\n");
+    if (n_threads < 1 || n_threads > 64 || rate <= 0 || layers < 0 || layers > 1000) {
+        fprintf(stderr, "web_target: bad --threads, --rate or --layers\n");
         return 2;
     }
     signal(SIGTERM, on_signal);

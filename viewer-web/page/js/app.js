@@ -279,7 +279,7 @@ function frame(now) {
   requestAnimationFrame(frame);
 }
 
-window.addEventListener('resize', () => { timeline.moved(); flame.dirty = true; interact.resize(); });
+window.addEventListener('resize', () => { timeline.moved(); flame.dirty = true; interact.resize(); table.render(); });
 
 /* What the tests read (and a console user may like). */
 window.__recorder = {
@@ -346,7 +346,7 @@ window.__recorder = {
       /* The top table as shown (folded or not), and the rows it was made
        * from (the STATS it shows, which may be older than statsMsg). */
       tableRows: [...document.querySelectorAll('#top-body tr:not([hidden])')].map((tr, i) => ({
-        name: tr.cells_[0].tx.textContent, calls: table.shown[i].calls, p50: tr.cells_[7].textContent })),
+        name: table.shown[i].label, shown: tr.cells_[0].tx.textContent, calls: table.shown[i].calls, p50: tr.cells_[7].textContent })),
       tableFrom: table.stats ? table.stats.rows.map((r) => ({ name: store.name(r.name), calls: r.calls })) : [],
       flameLabels: flame.nodes.slice(1).map((n) => store.label(n.name)),
       flameNodes: flame.nodes.length,

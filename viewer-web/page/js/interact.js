@@ -14,6 +14,7 @@ const interact = (() => {
   let picked = null;     /* {name, label}: the table row picked */
   let tab = 'flame';
   let nextCompute = 0, computedVersion = -1;
+  let nextCount = 0, countedVersion = -1;
 
   const search = new Search($('search'), $('search-count'), $('search-prev'), $('search-next'), store, timeline, () => {
     table.filter = search.active ? (label) => search.test(label) : null;
@@ -104,7 +105,9 @@ const interact = (() => {
 
   bindKeys(timeline, {
     focusSearch: () => { $('search').focus(); $('search').select(); },
+    maximise: () => panes.maximise(!panes.maxed),
     escape: () => {
+      if (panes.maxed) { panes.maximise(false); return; }
       if (range.clear()) return;
       if (picked) { pick(picked); return; }
       if (search.active) search.set('');
@@ -130,6 +133,15 @@ const interact = (() => {
       /* Live, the page's own figures follow the data (paced: recompute). */
       if (timeline.live && store.version !== computedVersion && now >= nextCompute &&
           (range.active || picked)) recompute(false);
+      /* The search's count follows the data too (search.js recount). */
+      if (search.active && store.version !== countedVersion && now >= nextCount) {
+        const t = performance.now();
+        countedVersion = store.version;
+        search.recount();
+        const took = performance.now() - t;
+        perf.interactMs += took;
+        nextCount = performance.now() + Math.max(1000, 50 * took);
+      }
       if (tab === 'latency')
         latency.poll(now, (m) => { if (ws && ws.readyState === WebSocket.OPEN) ws.send(m); }, timeline.live);
       if (tab === 'latency' && latency.dirty) timed(() => latency.draw())();
@@ -155,7 +167,9 @@ const interact = (() => {
         picked: picked ? picked.label : null,
         latency: d ? { calls: d.durs.length, pct: d.pct, partial: d.cover.partial, cover: d.cover, perSecond: d.perSecond, over: d.over,
           overTitle: latency.overTitle || '',
-          figures: $('lat-figures').textContent, sub: $('lat-sub').textContent, bins: latency.histBins || null } : null,
+          figures: $('lat-figures').textContent, sub: $('lat-sub').textContent, bins: latency.histBins || null,
+          drawn: latency.drawn, size: { W: latency.W, H: latency.H } } : null,
+        maxed: panes.maxed,
         tab,
         counters: store.counterOrder.map((c) => ({ name: store.name(c.name), ...counters.of(c), text: counters.text(c) })),
         help: !$('keys-help').hidden,

@@ -29,6 +29,7 @@ class LatencyPanel {
     this.askedAt = 0;
     this.latSeen = -1;
     this.W = 0; this.H = 0; this.dpr = 1;
+    this.drawn = {};
   }
 
   select(name) {
@@ -135,7 +136,8 @@ class LatencyPanel {
       this.sub.append(pm, ' partial · ');
     }
     this.sub.append('calls that began and ended ' + where);
-    this.sub.title = d.cover.partial ? 'partial: ' + coverText(d.cover) : '';
+    /* Cut when narrow: whole on hover. */
+    this.sub.title = (d.cover.partial ? 'partial: ' + coverText(d.cover) + '; ' : '') + 'calls that began and ended ' + where;
   }
 
   resize() {
@@ -149,6 +151,7 @@ class LatencyPanel {
     ctx.fillStyle = UI.laneA;
     ctx.fillRect(0, 0, this.W, this.H);
     this.dirty = false;
+    this.drawn = {};   /* what was drawn where (the tests read it) */
     if (d && !d.durs.length && d.over.rows.length) {
       /* Nothing held, but the server's summary has the run. */
       this.overTime(4, 4, this.W - 8, this.H - 8);
@@ -177,7 +180,10 @@ class LatencyPanel {
     ctx.font = FONT;
     ctx.textAlign = 'left';
     ctx.textBaseline = 'top';
-    ctx.fillText(title, x + 6, y + 4);
+    /* Cut to the frame: it never runs into the next plot. */
+    let t = title;
+    while (t.length > 1 && ctx.measureText(t).width > w - 12) t = t.slice(0, -2) + '\u2026';
+    ctx.fillText(t, x + 6, y + 4);
     return { x: x + 8, y: y + 20, w: w - 16, h: h - 38 };
   }
 
@@ -193,11 +199,31 @@ class LatencyPanel {
   }
 
   histogram(x, y, w, h, axis) {
-    const ctx = this.ctx, d = this.data.durs, p = this.frame(x, y, w, h, 'durations (log bins)');
+    const ctx = this.ctx, d = this.data.durs, p = this.frame(x, y, w, h, 'durations (log bins) · calls per bin');
     const nb = Math.max(1, Math.round((axis.hi - axis.lo) * BINS_PER_DECADE)), counts = new Float64Array(nb);
     for (const v of d) counts[Math.min(nb - 1, Math.max(0, Math.floor((Math.log10(Math.max(1, v)) - axis.lo) * BINS_PER_DECADE)))]++;
     let top = 0;
     for (const c of counts) top = Math.max(top, c);
+    /* The counts axis: 0, and round steps up to the tallest bin (its
+     * top); the bars start right of its widest label. */
+    const step = Math.max(1, niceStep(top / 3)), ticks = [];
+    for (let v = 0; v <= top + 1e-9; v += step) ticks.push(v);
+    ctx.font = FONT_MONO;
+    const labelW = Math.max(...ticks.map((v) => ctx.measureText(fmtCount(v)).width));
+    const yOf = (v) => p.y + p.h - (v / top) * p.h;
+    ctx.fillStyle = UI.faint;
+    ctx.strokeStyle = UI.line;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'middle';
+    const yLabels = [];
+    for (const v of ticks) {
+      const Y = Math.round(yOf(v)) + 0.5, text = fmtCount(v);
+      ctx.fillText(text, p.x + labelW, Y);
+      ctx.fillRect(p.x + labelW + 2, Y, 3, 1);
+      yLabels.push({ text, x: p.x, y: Y - 6, w: labelW, h: 12 });
+    }
+    p.x += labelW + 6;
+    p.w -= labelW + 6;
     ctx.fillStyle = this.colors.of(this.name);
     const bw = p.w / nb;
     for (let i = 0; i < nb; i++) {
@@ -207,36 +233,51 @@ class LatencyPanel {
     }
     this.xLabels(p, axis);
     this.histBins = { nb, counts: [...counts], lo: axis.lo };
+    this.drawn.hist = { plot: { ...p }, yLabels, top };
   }
 
   cdf(x, y, w, h, axis) {
     const ctx = this.ctx, d = this.data.durs, n = d.length, p = this.frame(x, y, w, h, 'CDF');
+    /* The marks' values in a row above the plot (two or more when
+     * narrow), never on the curve: it can pass anywhere inside. */
+    ctx.font = FONT_MONO;
+    ctx.textBaseline = 'top';
+    ctx.textAlign = 'left';
+    const labels = [];
+    let lx = p.x, ly = p.y;
+    for (const [, k] of LAT_MARKS) {
+      const text = `${k} ${fmtDur(this.data.pct[k])}`, tw = ctx.measureText(text).width;
+      if (lx > p.x && lx + tw > p.x + p.w) { lx = p.x; ly += 14; }
+      labels.push({ text, x: lx, y: ly, w: tw, h: 12 });
+      lx += tw + 12;
+    }
+    const used = ly + 14 + 4 - p.y;
+    p.y += used;
+    p.h -= used;
+    ctx.fillStyle = UI.text;
+    for (const L of labels) ctx.fillText(L.text, L.x, L.y);
     const xOf = (v) => p.x + ((Math.log10(Math.max(1, v)) - axis.lo) / (axis.hi - axis.lo)) * p.w;
     ctx.strokeStyle = UI.counter;
     ctx.lineWidth = 1.5;
     ctx.beginPath();
-    const step = Math.max(1, Math.floor(n / 2000));
+    const step = Math.max(1, Math.floor(n / 2000)), curve = [];
+    const to = (X, Y, first) => { (first ? ctx.moveTo : ctx.lineTo).call(ctx, X, Y); curve.push([X, Y]); };
     for (let i = 0; i < n; i += step) {
       const X = xOf(d[i]), Y = p.y + p.h - ((i + 1) / n) * p.h;
-      if (i === 0) ctx.moveTo(X, p.y + p.h);
-      ctx.lineTo(X, Y);
+      if (i === 0) to(X, p.y + p.h, true);
+      to(X, Y);
     }
-    ctx.lineTo(xOf(d[n - 1]), p.y);
+    to(xOf(d[n - 1]), p.y);
     ctx.stroke();
-    /* The marks on the curve; their values listed top left, where the
-     * curve is not (it rises on the right). */
-    ctx.font = FONT_MONO;
-    ctx.textBaseline = 'top';
-    ctx.textAlign = 'left';
-    LAT_MARKS.forEach(([q, k], j) => {
-      const v = this.data.pct[k], X = xOf(v), Y = p.y + p.h - q * p.h;
-      ctx.fillStyle = '#e6b450';
+    /* The marks on the curve. */
+    ctx.fillStyle = '#e6b450';
+    for (const [q, k] of LAT_MARKS) {
+      const X = xOf(this.data.pct[k]), Y = p.y + p.h - q * p.h;
       ctx.fillRect(X - 2, Y - 2, 5, 5);
       ctx.fillRect(X, Y, 1, p.y + p.h - Y);
-      ctx.fillStyle = UI.text;
-      ctx.fillText(`${k} ${fmtDur(v)}`, p.x + 2, p.y + 2 + j * 14);
-    });
+    }
     this.xLabels(p, axis);
+    this.drawn.cdf = { plot: { ...p }, labels, curve };
   }
 
   overTime(x, y, w, h) {

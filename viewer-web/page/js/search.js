@@ -72,20 +72,34 @@ class Search {
     this.recount();
   }
 
-  /* Matching slices the page holds. */
+  /* Matching slices the page holds, and the place of the occurrence
+   * jumped to, counted together from the same data.  Live, slices keep
+   * arriving and old ones are trimmed: a total counted when the query
+   * was typed beside a place counted at a later jump read "37501 of
+   * 37280".  step() recounts both, and interact.js once a second while
+   * the data changes (paced by what it costs). */
   recount() {
     let n = 0;
-    if (this.active) {
-      const hit = this.matcher();
+    const hit = this.active ? this.matcher() : null;
+    if (hit)
       for (const L of this.store.laneOrder)
         for (const R of L.rows) if (R) for (let i = R.lo; i < R.n; i++) if (hit(R.nm[i])) n++;
-    }
     this.total = n;
+    if (this.current) this.current.index = hit && this.held(this.current) ? this.placeOf(this.current.s, hit) : 0;
     this.showCount();
   }
   showCount() {
     if (!this.active) { this.count.textContent = ''; return; }
-    this.count.textContent = this.current ? `${this.current.index} of ${this.total}` : `${this.total} found`;
+    const c = this.current;
+    const text = c && c.index > 0 ? `${c.index} of ${this.total}` : `${this.total} found`;
+    if (this.count.textContent !== text) this.count.textContent = text;
+  }
+  /* Whether the page still holds that occurrence (not trimmed, its lane not retired). */
+  held(c) {
+    const R = c.L.rows[c.d];
+    if (!R || !this.store.laneOrder.includes(c.L)) return false;
+    const i = R.lowerBound(0, c.s);
+    return i < R.n && R.s[i] === c.s && R.nm[i] === c.name;
   }
   matcher() {
     const memo = [], s = this.store;
@@ -136,15 +150,14 @@ class Search {
     const got = best || wrap;
     if (!got) return;
     const R = got.L.rows[got.d];
-    this.current = { L: got.L, d: got.d, s: R.s[got.i], e: R.e[got.i], name: R.nm[got.i], index: this.indexOf(got, hit) };
-    this.showCount();
+    this.current = { L: got.L, d: got.d, s: R.s[got.i], e: R.e[got.i], name: R.nm[got.i], index: 0 };
+    this.recount();
     this.timeline.reveal(this.current);
   }
 
-  /* Its place among the matches, by start time (1-based). */
-  indexOf(got, hit) {
+  /* A place among the matches, by start time (1-based). */
+  placeOf(s, hit) {
     let n = 0;
-    const s = got.L.rows[got.d].s[got.i];
     for (const L of this.store.laneOrder)
       for (const R of L.rows) if (R) for (let i = R.lo; i < R.n && R.s[i] < s; i++) if (hit(R.nm[i])) n++;
     return n + 1;

@@ -107,6 +107,29 @@ class TopTable {
     return [...by.values()];
   }
 
+  /* The names, cut to the column by what the rows shown share
+   * (elide.js); the full name is the cell's title. */
+  showNames(rows) {
+    const td = rows.length ? this.rows[0].cells_[0] : null;
+    let room = Infinity;
+    if (td && td.clientWidth > 0) {
+      const cs = getComputedStyle(td), sw = getComputedStyle(td.sw);
+      room = td.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) -
+        td.sw.offsetWidth - parseFloat(sw.marginRight) - 1;
+      const font = getComputedStyle(td.tx).font;
+      if (!this.measure || this.measure.font !== font) this.measure = textMeasure(font);
+    }
+    const labels = rows.map((r) => r.label), key = room + '\n' + labels.join('\n');
+    if (key !== this.namesKey) {
+      this.namesKey = key;
+      this.names = Number.isFinite(room) ? elideNames(labels, room, this.measure) : labels;
+    }
+    for (let i = 0; i < rows.length; i++) {
+      const tx = this.rows[i].cells_[0].tx;
+      if (tx.textContent !== this.names[i]) tx.textContent = this.names[i];
+    }
+  }
+
   render() {
     const st = this.stats;
     if (!st) return;
@@ -125,7 +148,6 @@ class TopTable {
       tr.classList.toggle('partial', partial);
       if (cells[0].pm.textContent !== mark) cells[0].pm.textContent = mark;
       cells[0].sw.style.background = this.colors.of(r.name);
-      if (cells[0].tx.textContent !== r.label) cells[0].tx.textContent = r.label;
       cells[0].title = r.label + (r.folded > 1 ? ` (${r.folded} names folded into one; no percentiles)` : '') +
         (partial ? ' (partial: entries were lost in this window)' : '');
       /* The time itself, of the calls decoded, on the share's cell. */
@@ -144,6 +166,7 @@ class TopTable {
       }
     }
     for (let i = rows.length; i < this.rows.length; i++) this.rows[i].hidden = true;
+    this.showNames(rows);
     const win = st.range ? 'selected range' : ['last second', 'last 10 s', 'whole run'][st.window] || '';
     const text = `${rows.length} of ${st.total} scopes${nameFold.on ? ' (folded)' : ''}${this.filter ? ' (search)' : ''} · ${win}` + (st.span > 0 ? ` (${fmtDur(st.span)})` : '');
     this.sub.title = 'total%: time inside the scope per unit of time, summed over threads (100% = one thread inside ' +
