@@ -109,6 +109,7 @@ static void print_row(const struct rec_seg_entry *e, int lng) {
         if (e->foreign_owner) printf(" (%s)", rec_owner_str((uint32_t)e->uid, note, sizeof note));
         /* Threads that got no ring recorded nothing: never silent. */
         if (e->threads_no_slot) printf(" (%s)", rec_not_recorded_str(e->threads_no_slot, note, sizeof note));
+        if (e->strings_dropped) printf(" (%s)", rec_names_full_str(e->strings_dropped, note, sizeof note));
         if (e->gpu_lanes) printf(" (%u GPU/NVTX lane%s)", e->gpu_lanes, e->gpu_lanes == 1 ? "" : "s");
         if (e->gpu_state == REC_GPU_REFUSED) printf(" (GPU: CUPTI refused, no GPU activity)");
     } else {
