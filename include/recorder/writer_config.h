@@ -199,7 +199,8 @@ static void rec__env_filter_mode(struct rec__config *c) {
 
 /* The string table's geometry (writer_index.h): level 0 of the index is
  * what the whole index was when the table was a fixed 1 MiB; the index
- * reserves 4 bytes per 16 bytes of strings (a name of up to 7 bytes). */
+ * reserves 4 bytes per 8 bytes of strings, room for its levels at a
+ * quarter full when the table holds names of 16 to 40 bytes. */
 #define REC__STRINGS_FIRST (UINT64_C(1) << 20)  /* committed at creation */
 static uint32_t rec__index_base_for(uint64_t strings_size) {
     uint64_t first = strings_size < REC__STRINGS_FIRST ? strings_size : REC__STRINGS_FIRST;
@@ -207,7 +208,7 @@ static uint32_t rec__index_base_for(uint64_t strings_size) {
     return (uint32_t)(b < 64 ? 64 : b);
 }
 static uint32_t rec__index_entries_for(uint64_t strings_size) {
-    uint64_t n = rec__pow2_up(strings_size / 16), b = rec__index_base_for(strings_size);
+    uint64_t n = rec__pow2_up(strings_size / 8), b = rec__index_base_for(strings_size);
     return (uint32_t)(n < b ? b : n);
 }
 

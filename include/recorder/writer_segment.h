@@ -159,6 +159,8 @@ static void rec__layout(const struct rec__config *c, struct rec_header *h) {
     off += rec__round_page(sizeof(struct rec_slot) * (uint64_t)c->max_threads);
     h->index_off = off;
     h->index_entries = c->index_entries;
+    h->index_base = rec__index_base_for(c->strings_size);   /* levels: writer_index.h */
+    if (h->index_base > h->index_entries) h->index_base = h->index_entries;
     off += rec__round_page(4u * (uint64_t)c->index_entries);
     h->strings_off = off;
     h->strings_size = rec__round_page(c->strings_size);
@@ -169,6 +171,7 @@ static void rec__layout(const struct rec__config *c, struct rec_header *h) {
     h->segment_size = off;
 }
 
+static void rec__geo_set(const struct rec_header *h);
 static void rec__set_regions(struct rec__global *g) {
     struct rec_header *h = (struct rec_header *)g->base;
     g->hdr = h;
@@ -177,6 +180,7 @@ static void rec__set_regions(struct rec__global *g) {
     g->index = (uint32_t *)(g->base + h->index_off);
     g->strings = g->base + h->strings_off;
     g->rings = g->base + h->rings_off;
+    rec__geo_set(h);
 }
 
 static void rec__process_name(char *out, size_t cap) {

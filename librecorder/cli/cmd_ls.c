@@ -77,8 +77,9 @@ static void print_json(const struct rec_seg_entry *e) {
                e->threads_live + e->threads_exited, (unsigned long long)e->entries, (unsigned long long)e->dropped,
                (unsigned long long)e->lost_history, (unsigned long long)e->lost_history);
     if (is_segment(e)) {
-        printf(",\"threads_not_recorded\":%llu,\"gpu_lanes\":%u,\"gpu_state\":\"%s\"",
-               (unsigned long long)e->threads_no_slot, e->gpu_lanes, gpu_state_str(e->gpu_state));
+        printf(",\"threads_not_recorded\":%llu,\"names_strings_full\":%llu,\"gpu_lanes\":%u,\"gpu_state\":\"%s\"",
+               (unsigned long long)e->threads_no_slot, (unsigned long long)e->strings_dropped, e->gpu_lanes,
+               gpu_state_str(e->gpu_state));
     } else {
         printf(",\"error\":");
         json_str(e->error);
