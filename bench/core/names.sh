@@ -6,14 +6,14 @@
 # docs/performance/hot-path.md, "A million names".
 set -eu
 build=${1:-build-rel}
-exe="$build/bench/core/bench_names"
+exe="$(cd "$build" && pwd)/bench/core/bench_names"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "command:  bench/core/names.sh $build"
 echo "commit:   $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) before"
 (cd "$tmp" && RECORDER_NAME=bench-names.$$ valgrind --tool=callgrind --collect-atstart=no \
-    --callgrind-out-file="$tmp/cg.%p" "$OLDPWD/$exe") >"$tmp/valgrind.log" 2>&1 ||
+    --callgrind-out-file="$tmp/cg.%p" "$exe") >"$tmp/valgrind.log" 2>&1 ||
     { tail -5 "$tmp/valgrind.log"; exit 1; }
 for f in "$tmp"/cg.*; do
     awk '/^desc: Trigger: Client Request: names /{k = $6}
