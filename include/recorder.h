@@ -250,7 +250,14 @@ struct rec_header {
     uint64_t strings_dropped; /* names that found the string table full */
     uint64_t threads_no_slot; /* threads that found every slot live */
     uint64_t threads_attached;/* claims of a slot, ever */
-    uint64_t pad2[4];
+    /* The string table grows on demand inside its reserve (docs/format.md,
+     * "Strings"); writers only.  Were padding: 0 in older segments, whose
+     * tables were committed whole, with a one-level index. */
+    uint64_t strings_committed; /* bytes of the string region committed */
+    uint64_t index_names;     /* names indexed: picks the level new names go to */
+    uint32_t index_base;      /* entries of the index's level 0; 0: one level */
+    uint32_t index_levels;    /* levels committed */
+    uint64_t pad2[1];
 };
 
 #ifdef __cplusplus

@@ -21,6 +21,8 @@ struct rec_cursor {
     int read_once;            /* rec_seg_read has looked at this ring: kept_from is set */
 };
 
+#define REC__STRPAGE 1024u  /* ids per page of a reader's name cache (rec_seg_string) */
+
 struct rec_seg {
     char path[256];
     int fd;
@@ -38,8 +40,11 @@ struct rec_seg {
     double ticks_per_sec;
     double ns_per_tick;
     struct rec_cursor *cursors;
-    char **strcache;          /* by id, lazily */
-    size_t strcache_n;
+    /* Names by id, copied lazily, in pages of REC__STRPAGE ids allocated
+     * only where an id was asked for: the table's reserve may be 2^32 ids,
+     * but a reader's memory follows the strings it shows. */
+    char ***strcache;
+    size_t strcache_n;        /* pages */
     uid_t owner;              /* the file's owner */
     dev_t dev;                /* which file was validated */
     ino_t ino;

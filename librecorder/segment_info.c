@@ -35,7 +35,7 @@ static int live_fields(rec_seg *s, struct rec_seg_info *info) {
                                                                                        : REC_MODE_FLIGHT;
     info->strings_used = __atomic_load_n(&live->strings_used, __ATOMIC_RELAXED);
     if (info->strings_used > h->strings_size) info->strings_used = h->strings_size;
-    info->strings_dropped = __atomic_load_n(&live->strings_dropped, __ATOMIC_RELAXED);
+    info->strings_dropped = rec_count_sat(__atomic_load_n(&live->strings_dropped, __ATOMIC_RELAXED), 0);
     /* Anyone who can write the file sets this to anything: bounded. */
     info->threads_no_slot = rec_count_sat(__atomic_load_n(&live->threads_no_slot, __ATOMIC_RELAXED), 0);
     uint64_t gs = __atomic_load_n(&live->gpu_state, __ATOMIC_RELAXED) & 0xffu;
@@ -103,6 +103,13 @@ uint64_t rec_count_sat(uint64_t a, uint64_t b) {
 const char *rec_not_recorded_str(uint64_t n, char *buf, size_t cap) {
     if (n == 0) snprintf(buf, cap, "%s", "");
     else snprintf(buf, cap, "%llu thread%s not recorded", (unsigned long long)rec_count_sat(n, 0), n == 1 ? "" : "s");
+    return buf;
+}
+
+const char *rec_names_full_str(uint64_t n, char *buf, size_t cap) {
+    if (n == 0) snprintf(buf, cap, "%s", "");
+    else snprintf(buf, cap, "%llu name%s recorded as <strings full>", (unsigned long long)rec_count_sat(n, 0),
+                  n == 1 ? "" : "s");
     return buf;
 }
 

@@ -358,7 +358,7 @@ int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t
     s->ticks_per_sec = header_rate(hc);
     s->ns_per_tick = 1e9 / s->ticks_per_sec;
     s->cursors = calloc(hc->max_threads, sizeof *s->cursors);
-    s->strcache_n = hc->strings_size / 8;
+    s->strcache_n = (size_t)((hc->strings_size / 8 + REC__STRPAGE - 1) / REC__STRPAGE);
     s->strcache = calloc(s->strcache_n, sizeof *s->strcache);
     if (!s->cursors || !s->strcache) {
         rec_seg_close(s);
@@ -412,8 +412,10 @@ void rec_seg_close(rec_seg *s) {
     if (!s) return;
     if (s->stream) give_back_guarded(s);
     if (s->cons_map_size) munmap(s->cons, s->cons_map_size);
-    if (s->strcache)
-        for (size_t i = 0; i < s->strcache_n; i++) free(s->strcache[i]);
+    for (size_t i = 0; s->strcache && i < s->strcache_n; i++) {
+        for (size_t j = 0; s->strcache[i] && j < REC__STRPAGE; j++) free(s->strcache[i][j]);
+        free(s->strcache[i]);
+    }
     free(s->strcache);
     free(s->cursors);
     if (s->base) munmap((void *)s->base, s->size);

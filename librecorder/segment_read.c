@@ -49,18 +49,22 @@ static uint64_t strings_used(rec_seg *s) {
 uint64_t rec__seg_strings_used(rec_seg *s) { REC__GUARDED(s, (uint64_t)0, strings_used(s)); }
 
 const char *rec_seg_string(rec_seg *s, uint32_t id) {
-    if ((uint64_t)id >= s->strcache_n) return NULL;
-    if (s->strcache[id]) return s->strcache[id];
+    size_t pg = id / REC__STRPAGE, at = id % REC__STRPAGE;
+    if (pg >= s->strcache_n) return NULL;
+    if (s->strcache[pg] && s->strcache[pg][at]) return s->strcache[pg][at];
     char buf[REC_STR_MAXLEN + 1];
     /* Copy once: the writer's page may change under us, our copy cannot. */
     long n = rec__seg_string_copy(s, id, buf);
     if (n < 0) return NULL;
+    /* A page only for an id that holds a string: memory is bounded by the
+     * strings the segment really holds, not by the ids it claims. */
+    if (!s->strcache[pg] && !(s->strcache[pg] = calloc(REC__STRPAGE, sizeof **s->strcache))) return NULL;
     char *c = malloc((size_t)n + 1);
     if (!c) return NULL;
     /* Embedded NULs (a hostile segment) become '?'. */
     for (long i = 0; i < n; i++) c[i] = buf[i] ? buf[i] : '?';
     c[n] = 0;
-    s->strcache[id] = c;
+    s->strcache[pg][at] = c;
     return c;
 }
 

@@ -78,7 +78,7 @@ static void title_fit(const struct title_item *it, int n, int width, int *shown)
     }
 }
 
-#define TITLE_ITEMS 9
+#define TITLE_ITEMS 10
 
 static int title_items(struct app *a, struct title_item *it) {
     struct source *s = a->src;
@@ -136,6 +136,11 @@ static int title_items(struct app *a, struct title_item *it) {
         rec_not_recorded_str(s->info.threads_no_slot, it[n].text, sizeof it[n].text);
         it[n].attr = theme_attr(R_EXITED);
         it[n++].prio = 85;
+    }
+    if (!s->file && s->info.strings_dropped) {
+        rec_names_full_str(s->info.strings_dropped, it[n].text, sizeof it[n].text);
+        it[n].attr = theme_attr(R_EXITED);
+        it[n++].prio = 84;
     }
     if (!s->file) {
         snprintf(it[n].text, sizeof it[n].text, "ring %s",

@@ -149,10 +149,12 @@ int procs_tick(struct source *s) {
     struct procs *ps = s->procs;
     int noticed = 0, gone = 0;
     uint64_t no_ring = 0;   /* every program's threads not recorded, for the title */
+    uint64_t full = 0;      /* and names recorded as <strings full> */
     for (int k = 0; k < ps->n; k++) {
         struct proc *p = &ps->p[k];
         rec_seg_get_info(p->seg, &p->info);
         no_ring = rec_count_sat(no_ring, p->info.threads_no_slot);
+        full = rec_count_sat(full, p->info.strings_dropped);
         if (!p->truncated && rec_seg_status(p->seg) == REC_ERR_TRUNCATED) {
             p->truncated = 1;
             noticed = 1;
@@ -167,6 +169,7 @@ int procs_tick(struct source *s) {
     }
     s->info.alive = ps->p[0].info.alive;
     s->info.threads_no_slot = no_ring;
+    s->info.strings_dropped = full;
     if (!s->exited && gone == ps->n) {
         s->exited = 1;
         s->exit_ns = s->now_ns;

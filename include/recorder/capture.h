@@ -259,6 +259,7 @@ struct rec_seg_entry {
     uint64_t dev, ino;        /* which file was judged */
     int all_zero_header;      /* the first page is all zeroes (creation never finished) */
     uint64_t threads_no_slot; /* threads that got no ring (rec_not_recorded_str) */
+    uint64_t strings_dropped; /* names at the table's limit (rec_names_full_str) */
     int keep;                 /* kept on purpose: the writer ran with RECORDER_KEEP (REC_FLAG_KEEP) */
     uint32_t gpu_lanes;       /* lanes that are not threads (GPU streams and devices, NVTX
                                  ranges: docs/gpu.md); not in threads_live / threads_exited */

@@ -240,6 +240,9 @@ uint64_t rec_count_sat(uint64_t a, uint64_t b);
  * threads_no_slot), "" for 0; and "owned by uid N" for a segment of
  * another user (only root reads those). */
 const char *rec_not_recorded_str(uint64_t n, char *buf, size_t cap);
+/* "N names recorded as <strings full>": names that found the string table
+ * at its limit (rec_seg_info's strings_dropped, docs/format.md), "" for 0. */
+const char *rec_names_full_str(uint64_t n, char *buf, size_t cap);
 const char *rec_owner_str(uint32_t uid, char *buf, size_t cap);
 
 #ifdef __cplusplus

@@ -9,7 +9,7 @@
 
 #define REC__DEF_RING_KB      1024u
 #define REC__DEF_MAX_THREADS  256u
-#define REC__DEF_STRINGS_KB   1024u
+#define REC__DEF_STRINGS_KB   131072u /* the limit: a reserve, committed as names come */
 #define REC__MAX_FILTERS      32
 
 struct rec__config {
@@ -197,6 +197,21 @@ static void rec__env_filter_mode(struct rec__config *c) {
     }
 }
 
+/* The string table's geometry (writer_index.h): level 0 of the index is
+ * what the whole index was when the table was a fixed 1 MiB; the index
+ * reserves 4 bytes per 8 bytes of strings, room for its levels at a
+ * quarter full when the table holds names of 16 to 40 bytes. */
+#define REC__STRINGS_FIRST (UINT64_C(1) << 20)  /* committed at creation */
+static uint32_t rec__index_base_for(uint64_t strings_size) {
+    uint64_t first = strings_size < REC__STRINGS_FIRST ? strings_size : REC__STRINGS_FIRST;
+    uint64_t b = rec__pow2_up(first / 32);
+    return (uint32_t)(b < 64 ? 64 : b);
+}
+static uint32_t rec__index_entries_for(uint64_t strings_size) {
+    uint64_t n = rec__pow2_up(strings_size / 8), b = rec__index_base_for(strings_size);
+    return (uint32_t)(n < b ? b : n);
+}
+
 static void rec__config_read(struct rec__config *c) {
     memset(c, 0, sizeof *c);
     c->enabled = rec__env_bool("RECORDER", 1);
@@ -211,7 +226,7 @@ static void rec__config_read(struct rec__config *c) {
     c->max_threads = (uint32_t)rec__env_uint("RECORDER_MAX_THREADS", REC__DEF_MAX_THREADS, 1, 65536);
     uint64_t skb = rec__env_uint("RECORDER_STRINGS_KB", REC__DEF_STRINGS_KB, 16, 1u << 20);
     c->strings_size = skb * 1024;
-    c->index_entries = (uint32_t)rec__pow2_up(c->strings_size / 32);
+    c->index_entries = rec__index_entries_for(c->strings_size);
     const char *mode = getenv("RECORDER_MODE");
     c->mode = REC_MODE_FLIGHT;
     if (mode && *mode) {

@@ -26,6 +26,7 @@ extern "C" {
 
 #include "writer_config.h"
 #include "writer_segment.h"
+#include "writer_index.h"
 #include "writer_strings.h"
 #include "writer_threads.h"
 #include "lanes.h"

@@ -159,6 +159,8 @@ static void rec__layout(const struct rec__config *c, struct rec_header *h) {
     off += rec__round_page(sizeof(struct rec_slot) * (uint64_t)c->max_threads);
     h->index_off = off;
     h->index_entries = c->index_entries;
+    h->index_base = rec__index_base_for(c->strings_size);   /* levels: writer_index.h */
+    if (h->index_base > h->index_entries) h->index_base = h->index_entries;
     off += rec__round_page(4u * (uint64_t)c->index_entries);
     h->strings_off = off;
     h->strings_size = rec__round_page(c->strings_size);
@@ -169,6 +171,7 @@ static void rec__layout(const struct rec__config *c, struct rec_header *h) {
     h->segment_size = off;
 }
 
+static void rec__geo_set(const struct rec_header *h);
 static void rec__set_regions(struct rec__global *g) {
     struct rec_header *h = (struct rec_header *)g->base;
     g->hdr = h;
@@ -177,6 +180,7 @@ static void rec__set_regions(struct rec__global *g) {
     g->index = (uint32_t *)(g->base + h->index_off);
     g->strings = g->base + h->strings_off;
     g->rings = g->base + h->rings_off;
+    rec__geo_set(h);
 }
 
 static void rec__process_name(char *out, size_t cap) {
@@ -190,8 +194,10 @@ static void rec__process_name(char *out, size_t cap) {
 
 static uint32_t rec__alloc_str(struct rec__global *g, const char *s, size_t len, uint32_t h32);
 
-/* Fill a new segment's header and tables, then publish the magic. */
-static void rec__segment_format(struct rec__global *g, uint64_t proc_start) {
+/* Fill a new segment's header and tables, then publish the magic.  0, or
+ * -1 if its tables cannot be committed. */
+static int rec__table_init(struct rec__global *g, const struct rec_header *ph, const unsigned char *pbase);
+static int rec__segment_format(struct rec__global *g, uint64_t proc_start) {
     struct rec_header *h = g->hdr;
     h->version = REC_SEG_VERSION;
     h->header_size = (uint32_t)sizeof(struct rec_header);
@@ -213,20 +219,15 @@ static void rec__segment_format(struct rec__global *g, uint64_t proc_start) {
     g->cons->mode = g->cfg.mode;
     for (uint32_t i = 0; i < h->max_threads; i++)
         rec_consumer_limit(g->cons)[i] = g->cfg.mode == REC_MODE_STREAM ? h->ring_entries : UINT64_MAX;
-    if (g->parent_base) {
-        /* A forked child keeps the parent's string ids, which call sites
-         * have cached in statics: copy the table so they stay valid. */
-        const struct rec_header *ph = (const struct rec_header *)g->parent_base;
-        uint64_t used = __atomic_load_n(&ph->strings_used, __ATOMIC_ACQUIRE);
-        if (used > ph->strings_size) used = ph->strings_size;
-        memcpy(g->strings, g->parent_base + ph->strings_off, used);
-        memcpy(g->index, g->parent_base + ph->index_off, 4u * (uint64_t)ph->index_entries);
-        h->strings_used = used;
-    } else {
+    /* A forked child keeps the parent's string ids, which call sites have
+     * cached in statics: rec__table_init copies the table. */
+    if (rec__table_init(g, (const struct rec_header *)g->parent_base, g->parent_base) != 0) return -1;
+    if (!g->parent_base) {
         h->strings_used = 8u * REC_ID_OVERFLOW;
         rec__alloc_str(g, "<strings full>", 14, 0);
     }
     __atomic_store_n(&h->magic, REC_SEG_MAGIC, __ATOMIC_RELEASE);
+    return 0;
 }
 
 /* Wait (bounded) for a segment another copy of this implementation is
@@ -393,9 +394,10 @@ static int rec__segment_build(struct rec__global *g, const struct rec_header *wa
     int e = 0;
     if (fd < 0) goto fail;
     if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)want->segment_size) != 0) goto fail;
-    /* Commit the tables now so a full /dev/shm fails here, not with SIGBUS
-     * later; rings are committed when a thread claims one. */
-    e = posix_fallocate(fd, 0, (off_t)want->rings_off);
+    /* Commit the header and slots now so a full /dev/shm fails here, not
+     * with SIGBUS later; the string table is committed as it grows
+     * (writer_index.h), a ring when a thread claims one. */
+    e = posix_fallocate(fd, 0, (off_t)want->index_off);
     if (e && e != EOPNOTSUPP && e != EINVAL) {
         errno = e;
         goto fail;
@@ -408,8 +410,12 @@ static int rec__segment_build(struct rec__global *g, const struct rec_header *wa
     rec__set_regions(g);
     g->fd = fd;
     g->created = 1;
-    rec__segment_format(g, start);
-    return fd;
+    if (rec__segment_format(g, start) == 0) return fd;
+    munmap(p, want->segment_size);
+    g->base = NULL;
+    g->fd = -1;
+    g->created = 0;
+    errno = ENOSPC;
 fail:
     e = errno;
     fprintf(stderr, "recorder: cannot create a segment in /dev/shm: %s; recording is off\n", strerror(e));

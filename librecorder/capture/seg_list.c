@@ -157,6 +157,7 @@ static void classify(struct rec_seg_entry *e) {
     memcpy(e->process_name, info.process_name, sizeof e->process_name);
     e->mode = info.mode;
     e->threads_no_slot = info.threads_no_slot;
+    e->strings_dropped = info.strings_dropped;
     e->gpu_state = info.gpu_state;
     e->keep = (s->hcopy.flags & REC_FLAG_KEEP) != 0;
     uint64_t last = info.ticks0;

@@ -168,6 +168,9 @@ const char *capture_loss_words(const struct capture_end *e, char *buf, size_t ca
  * capture of it ends, never silent (docs/cli.md, "capture"). */
 void capture_warn_not_recorded(const struct rec_seg_info *info) {
     char n[64];
+    if (info->strings_dropped)
+        cli_warn("pid %d: %s (the string table reached its limit, RECORDER_STRINGS_KB)", info->pid,
+                 rec_names_full_str(info->strings_dropped, n, sizeof n));
     if (info->threads_no_slot)
         cli_warn("pid %d: %s (every thread slot was live, or /dev/shm was full): they are in no output",
                  info->pid, rec_not_recorded_str(info->threads_no_slot, n, sizeof n));

@@ -77,8 +77,9 @@ static void print_json(const struct rec_seg_entry *e) {
                e->threads_live + e->threads_exited, (unsigned long long)e->entries, (unsigned long long)e->dropped,
                (unsigned long long)e->lost_history, (unsigned long long)e->lost_history);
     if (is_segment(e)) {
-        printf(",\"threads_not_recorded\":%llu,\"gpu_lanes\":%u,\"gpu_state\":\"%s\"",
-               (unsigned long long)e->threads_no_slot, e->gpu_lanes, gpu_state_str(e->gpu_state));
+        printf(",\"threads_not_recorded\":%llu,\"names_strings_full\":%llu,\"gpu_lanes\":%u,\"gpu_state\":\"%s\"",
+               (unsigned long long)e->threads_no_slot, (unsigned long long)e->strings_dropped, e->gpu_lanes,
+               gpu_state_str(e->gpu_state));
     } else {
         printf(",\"error\":");
         json_str(e->error);
@@ -109,6 +110,7 @@ static void print_row(const struct rec_seg_entry *e, int lng) {
         if (e->foreign_owner) printf(" (%s)", rec_owner_str((uint32_t)e->uid, note, sizeof note));
         /* Threads that got no ring recorded nothing: never silent. */
         if (e->threads_no_slot) printf(" (%s)", rec_not_recorded_str(e->threads_no_slot, note, sizeof note));
+        if (e->strings_dropped) printf(" (%s)", rec_names_full_str(e->strings_dropped, note, sizeof note));
         if (e->gpu_lanes) printf(" (%u GPU/NVTX lane%s)", e->gpu_lanes, e->gpu_lanes == 1 ? "" : "s");
         if (e->gpu_state == REC_GPU_REFUSED) printf(" (GPU: CUPTI refused, no GPU activity)");
     } else {

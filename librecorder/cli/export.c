@@ -257,7 +257,7 @@ int cli_export_source(struct cli_source *src, const struct cli_export_opts *o) {
         } else {
             rc = cli_out_commit(&out);
         }
-        char d[160];
+        char d[256];
         if (rc == REC_OK) cli_export_summary(o, out.path, cli_source_desc(src, d, sizeof d), &c);
     }
     rec_export_free(x);

@@ -144,7 +144,7 @@ static char *describe(const struct units *us) {
     if (!f) return NULL;
     fprintf(f, "%zu processes: ", us->n);
     for (size_t i = 0; i < us->n; i++) {
-        char d[200];
+        char d[256];
         fprintf(f, "%s%s", i ? "; " : "", cli_source_desc(&us->u[i].src, d, sizeof d));
         if (us->u[i].note) fprintf(f, ", %s", us->u[i].note);
     }

@@ -184,13 +184,17 @@ int cli_source_select(struct cli_source *src, size_t i) {
 const char *cli_source_desc(const struct cli_source *src, char *buf, size_t cap) {
     char name[sizeof src->process_name * 4];
     cli_safe(name, sizeof name, src->process_name[0] ? src->process_name : "?");
-    char owner[64] = "", lost[64] = "", w[48];
+    char owner[64] = "", lost[128] = "", w[48], w2[64];
     if (src->foreign_owner)   /* root reads another user's segment: say whose */
         snprintf(owner, sizeof owner, ", %s", rec_owner_str(src->owner_uid, w, sizeof w));
     if (src->seg) {   /* threads that got no ring, counted now: never silent */
         struct rec_seg_info info;
         rec_seg_get_info(src->seg, &info);
         if (info.threads_no_slot) snprintf(lost, sizeof lost, ", %s", rec_not_recorded_str(info.threads_no_slot, w, sizeof w));
+        /* Names at the string table's limit: counted, never silent. */
+        if (info.strings_dropped)
+            snprintf(lost + strlen(lost), sizeof lost - strlen(lost), ", %s",
+                     rec_names_full_str(info.strings_dropped, w2, sizeof w2));
     }
     snprintf(buf, cap, "pid %d (%s), %s%s%s", src->pid, name, src->state, owner, lost);
     return buf;

@@ -86,7 +86,6 @@ Docs: docs/python.md.
 
 TIMELINES = ("json", "perfetto")   # what `recorder check-output` says of a trace `recorder run` writes
 RING_KB_JSON = 16384
-STRINGS_KB = 16384
 
 
 class UsageError(Exception):
@@ -323,7 +322,6 @@ def outer(o):
     from . import _follow
     env = dict(os.environ)
     env[_follow.INNER] = "1"
-    env.setdefault("RECORDER_STRINGS_KB", str(STRINGS_KB))
     _follow.setup(env, o)
     # The inner process must import this package, wherever it was found.
     _follow.with_pythonpath(env, [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))])
@@ -352,7 +350,6 @@ def main(argv=None):
         from . import _run
         if o.ring_kb is not None:
             os.environ["RECORDER_RING_KB"] = str(o.ring_kb)
-        os.environ.setdefault("RECORDER_STRINGS_KB", str(STRINGS_KB))
         _run.run(o, o.script, o.module, o.args, command=o.command)
     except UsageError as e:
         print(f"recorder: {e}\n(python3 -m recorder --help for the options)", file=sys.stderr)

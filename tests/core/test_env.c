@@ -34,7 +34,7 @@
 
 #define DEF_RING 65536u       /* 1024 KB of 16-byte entries */
 #define DEF_THREADS 256u
-#define DEF_STRINGS 1048576u
+#define DEF_STRINGS (128u * 1048576u)  /* the limit (RECORDER_STRINGS_KB), a sparse reserve */
 
 static int child(void) {
     int rc = rec_init();

@@ -9,6 +9,7 @@
 
 uint32_t MAX_THREADS = 8;
 uint64_t RING_ENTRIES = 2048;
+uint64_t STRINGS_SIZE = 65536;
 
 uint64_t rng_state = 1;
 uint64_t rnd(void) {
@@ -184,6 +185,31 @@ void sc_dropped(uint32_t slot) {
     scopes(&w, id_outer, id_inner, 10);
     publish(&w);
     slots[slot].dropped = UINT64_C(1) << 62;
+}
+
+/* The growing string table's fields (docs/format.md, "Strings"), all
+ * hostile: a region of --strings-size bytes (2^35 in sec_craft, what a
+ * reader accepts at most) with a name at its far end, level and commit
+ * fields no writer would write, and a count of names at the limit that no
+ * program could reach.  A reader must show the far name, bound its memory
+ * by the strings it reads, not by the region, and bound the count. */
+void sc_table(uint32_t slot) {
+    struct w w;
+    uint64_t off = (STRINGS_SIZE - 4096) & ~(uint64_t)7;
+    uint64_t tag = (uint64_t)5 << 32 | 8u << 8 | REC_STR_READY;
+    memcpy(strings + off, &tag, 8);
+    memcpy(strings + off + 8, "far_name", 9);
+    claim(&w, slot, 1000 + (int)slot, id_thread, 0);
+    scopes(&w, (uint32_t)(off / 8), id_inner, 20);
+    /* an id whose record would start at the region's last byte */
+    put(&w, tick(), ev(REC_EV_BEGIN, (uint32_t)((STRINGS_SIZE - 8) / 8 > UINT32_MAX ? UINT32_MAX : (STRINGS_SIZE - 8) / 8)));
+    put(&w, tick(), ev(REC_EV_END, 0));
+    publish(&w);
+    hdr->index_base = UINT32_MAX;
+    hdr->index_levels = UINT32_MAX;
+    hdr->index_names = UINT64_MAX;
+    hdr->strings_committed = UINT64_MAX;
+    hdr->strings_dropped = UINT64_MAX;
 }
 
 void sc_strings(uint32_t slot) {

@@ -29,6 +29,8 @@
  *            THREAD_START with odd generations, odd slot states
  *   all      every scenario above, one per slot (the default)
  *   forged   only "forged_scope" events (the other-user tests)
+ *   table    the growing string table's header fields, hostile, and a
+ *            name at the far end of a (--strings-size) region
  *   packmax  one ring full of BEGIN entries that pack as large as an entry
  *            can: timestamps that jump by 2^63 both ways, 56-bit payloads
  *            that never repeat (1 + 10 + 8 bytes each); with a large ring
@@ -54,6 +56,7 @@
  *   --payload HEX     the exploit scenario's 56-bit payload
  *   --seed N          random payloads (default 1)
  *   --ring-entries N  entries per ring, a power of two >= 16 (default 2048)
+ *   --strings-size N  the string region's bytes (default 65536; up to 2^35)
  *   --max-threads N   thread slots (default 8; the scenarios use up to 8)
  *
  * The file is published the way the writer publishes (built under a
@@ -201,6 +204,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--payload")) exploit_payload = strtoull(v, NULL, 16) & REC_FLOW_ID_MASK, i++;
         else if (!strcmp(a, "--seed")) rng_state = strtoull(v, NULL, 10), i++;
         else if (!strcmp(a, "--ring-entries")) RING_ENTRIES = strtoull(v, NULL, 10), i++;
+        else if (!strcmp(a, "--strings-size")) STRINGS_SIZE = strtoull(v, NULL, 10), i++;
         else if (!strcmp(a, "--max-threads")) MAX_THREADS = (uint32_t)atoi(v), i++;
         else if (!strcmp(a, "--launcher")) {
             unsigned long long s = 0;
@@ -213,6 +217,7 @@ int main(int argc, char **argv) {
         } else return usage();
     }
     if (!name == !path_arg || RING_ENTRIES < 16 || (RING_ENTRIES & (RING_ENTRIES - 1)) || MAX_THREADS < 8 ||
+        STRINGS_SIZE < 65536 || (STRINGS_SIZE & 4095) || STRINGS_SIZE > (UINT64_C(1) << 35) ||
         MAX_THREADS > 65536)
         return usage();
     char path[512], tmp[600];
@@ -286,6 +291,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(scenario, "values")) sc_values(0), sc_slots(1);
     else if (!strcmp(scenario, "forged")) sc_forged(0);
     else if (!strcmp(scenario, "packmax")) sc_packmax(0);
+    else if (!strcmp(scenario, "table")) sc_plain(0), sc_table(1);
     else return usage();
     if (do_churn && strcmp(scenario, "all")) {
         fprintf(stderr, "craft_seg: --churn needs --scenario all\n");

@@ -9,10 +9,10 @@
 #include <stdint.h>
 
 #define INDEX_ENTRIES 1024u
-#define STRINGS_SIZE 65536u
 
 extern uint32_t MAX_THREADS;    /* thread slots (--max-threads) */
 extern uint64_t RING_ENTRIES;   /* entries per ring (--ring-entries) */
+extern uint64_t STRINGS_SIZE;   /* the string region (--strings-size), 64 KiB by default */
 extern uint64_t rng_state;      /* --seed */
 extern uint64_t exploit_payload; /* --payload */
 uint64_t rnd(void);
@@ -52,6 +52,7 @@ void sc_heads(uint32_t slot);
 void sc_heads_max(uint32_t slot);
 void sc_dropped(uint32_t slot);
 void sc_strings(uint32_t slot);
+void sc_table(uint32_t slot);
 void sc_values(uint32_t slot);
 void sc_slots(uint32_t slot);
 void sc_packmax(uint32_t slot);

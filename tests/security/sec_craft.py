@@ -105,6 +105,38 @@ def case_craft_cli():
         check(not os.path.exists(h.path), f"{what} craft_seg removed its file")
 
 
+def case_craft_table():
+    """The growing string table (docs/format.md, "Strings"), hostile: a
+    2^35-byte region (the most a reader accepts) whose only string past
+    the first page is at its far end, level and commit fields no writer
+    writes, and a count of names at the limit no program could reach.
+    dump, report and ls open it, show the far name, bound the count, and
+    a reader's name cache follows the strings it reads, not the region
+    (a cache sized by the region would be 32 GiB)."""
+    h = Holder("table", extra=["--strings-size", str(2 ** 35)])
+    what = "[table]"
+    most = 2 ** 53 - 1
+    j = os.path.join(A.work, "dump-table.json")
+    code, _, err = rec("dump", h.target, "-o", j)
+    check(code == OK, f"{what} dump exits 0 ({code}; {err.strip()[-300:]!r})")
+    check(f"{most} names recorded as <strings full>" in err,
+          f"{what} dump says how many names are <strings full>, bounded ({err.strip()[-300:]!r})")
+    if code == OK:
+        doc = load_json(j, what)
+        if doc is not None:
+            got = begins(doc, "far_name", 1001), begins(doc, "craft_outer", 1000)
+            check(got == (20, 20), f"{what} dump: the far name and the plain thread decode whole ({got})")
+    code, out, err = rec("report", h.target)
+    check(code == OK and f"{most} names recorded as <strings full>" in out,
+          f"{what} report exits 0 and says it ({code}; {out.strip()[:300]!r}; {err.strip()[-300:]!r})")
+    row, _ = ls_row("recorder." + h.name)
+    check(row is not None and row.get("names_strings_full") == most,
+          f"{what} ls --json: names_strings_full bounded ({row and row.get('names_strings_full')})")
+    code, out, _ = rec("ls")
+    check(code == OK and f"({most} names recorded as <strings full>)" in out, f"{what} ls says it ({out[-300:]!r})")
+    h.stop()
+
+
 def case_craft_churn():
     """Guarantees 1 and 6 while the segment changes between reads: heads
     that run backwards, jump by 2^63 and back, dropped counters that fall,

@@ -1,0 +1,224 @@
+/*
+ * writer_index.h -- the string table's storage: appending records, the
+ * index that finds them again, and growing both on demand.  Part of the
+ * implementation of recorder.h.
+ *
+ * The segment reserves the table's limit (RECORDER_STRINGS_KB) and an index
+ * sized for it, but tmpfs commits only the pages a program touches.  The
+ * writer commits (posix_fallocate) the first MiB of strings and the index's
+ * first level when it makes the segment, and the rest as names arrive: a
+ * program with a few hundred names pays for a few pages, one with a million
+ * gets room for them, and a full /dev/shm stops the table from growing
+ * (the names are counted in strings_dropped) instead of raising SIGBUS.
+ *
+ * An open-addressing index cannot be rehashed while other threads probe it
+ * without locks, so it grows by levels, each 8 times the one before
+ * (docs/format.md, "Strings").  A name is looked for in every level up to
+ * the one new names go to, which the count of indexed names picks so that
+ * no level is more than a quarter full: at a million names, four levels.  Two threads that insert one name as the level changes may give
+ * it two ids; both are valid, and readers show the same text for each.
+ */
+
+#define REC__MAX_PROBES 64u     /* per level (levels have 64 entries or more) */
+#define REC__INDEX_GROWTH 3u    /* level k + 1 is 2^3 times level k */
+#define REC__INDEX_LOAD 4u      /* a level takes new names up to 1/4 full */
+
+/* The index's levels, from the header (rec__geo_set, when the segment is
+ * mapped): level k holds entries [start[k], start[k] + size[k]).  A header
+ * with no level 0 size (an older writer's) is one level, committed whole.
+ * New names go to the newest level committed; the next one is committed
+ * when the names indexed reach a quarter of the entries up to the end of
+ * this one (REC__INDEX_LOAD), so that a name not in a level is found so
+ * after one or two probes. */
+#define REC__LEVELS_MAX 12u
+static struct rec__geo {
+    unsigned count;
+    unsigned grows;             /* 0: one level, committed at creation */
+    uint64_t ids;               /* ids below this have a record's tag in the region */
+    uint64_t start[REC__LEVELS_MAX], size[REC__LEVELS_MAX];
+} rec__geo;
+
+static void rec__geo_set(const struct rec_header *h) {
+    uint64_t b = h->index_base, t = h->index_entries;
+    struct rec__geo *lv = &rec__geo;
+    lv->ids = (h->strings_size - sizeof(struct rec_str)) / 8;
+    lv->grows = b >= 64 && b <= t && (b & (b - 1)) == 0;
+    if (!lv->grows) b = t;
+    lv->count = 0;
+    for (uint64_t start = 0, end = b; start < t && lv->count < REC__LEVELS_MAX; lv->count++) {
+        if (end > t || lv->count + 1 == REC__LEVELS_MAX) end = t;
+        lv->start[lv->count] = start;
+        lv->size[lv->count] = end - start;
+        start = end;
+        end <<= REC__INDEX_GROWTH;
+    }
+}
+static inline uint64_t rec__level_end(unsigned k) { return rec__geo.start[k] + rec__geo.size[k]; }
+
+/* Commit len bytes of the segment at off, so that a full /dev/shm is an
+ * error here rather than SIGBUS at the first store.  0 if done. */
+static int rec__commit(const struct rec__global *g, uint64_t off, uint64_t len) {
+    if (g->fd < 0 || len == 0) return 0;
+    int e = posix_fallocate(g->fd, (off_t)off, (off_t)len);
+    return e == 0 || e == EOPNOTSUPP || e == EINVAL ? 0 : -1;
+}
+
+/* Levels 0..k of the index may be used (committed).  1 if so. */
+static int rec__index_ready(struct rec__global *g, unsigned k) {
+    uint32_t have = __atomic_load_n(&g->hdr->index_levels, __ATOMIC_ACQUIRE);
+    if (!rec__geo.grows || k < have) return 1;
+    uint64_t from = rec__geo.start[have], to = rec__level_end(k);
+    if (rec__commit(g, g->hdr->index_off + 4u * from, 4u * (to - from)) != 0) return 0;
+    while (have < k + 1 &&
+           !__atomic_compare_exchange_n(&g->hdr->index_levels, &have, k + 1, 0, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
+    }
+    return 1;
+}
+
+/* Strings up to byte `end` of the region may be written.  0 if so. */
+static int rec__strings_ready(struct rec__global *g, uint64_t end) {
+    struct rec_header *h = g->hdr;
+    uint64_t have = __atomic_load_n(&h->strings_committed, __ATOMIC_ACQUIRE);
+    if (end <= have || !h->index_base) return 0;
+    while (have < end) {
+        /* Double, so that a million names cost a few dozen commits. */
+        uint64_t to = have * 2 > end ? have * 2 : end;
+        to = (to + REC_PAGE - 1) & ~(uint64_t)(REC_PAGE - 1);
+        if (to > h->strings_size) to = h->strings_size;
+        if (to < end || rec__commit(g, h->strings_off + have, to - have) != 0) return -1;
+        if (__atomic_compare_exchange_n(&h->strings_committed, &have, to, 0, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+            have = to;
+    }
+    return 0;
+}
+
+/* A new segment's table: commit its first strings and index level.  A
+ * forked child's copies its parent's, whose ids call sites have cached in
+ * statics.  0, or -1 if /dev/shm cannot hold them. */
+static int rec__table_init(struct rec__global *g, const struct rec_header *ph, const unsigned char *pbase) {
+    struct rec_header *h = g->hdr;
+    uint64_t first = h->strings_size < REC__STRINGS_FIRST ? h->strings_size : REC__STRINGS_FIRST;
+    if (rec__commit(g, h->index_off, 4u * rec__level_end(0)) != 0 || rec__commit(g, h->strings_off, first) != 0)
+        return -1;
+    h->index_levels = 1;
+    h->strings_committed = first;
+    if (!ph) return 0;
+    uint64_t used = __atomic_load_n(&ph->strings_used, __ATOMIC_ACQUIRE), entries = 0;
+    uint32_t plevels = __atomic_load_n(&ph->index_levels, __ATOMIC_ACQUIRE);
+    if (used > ph->strings_size) used = ph->strings_size;
+    /* The parent's committed levels, if its geometry is ours (it is, but
+     * for an older writer's segment: then only the strings are copied, so
+     * ids stay valid, and names are indexed again as they come). */
+    if (rec__geo.grows && ph->index_base == h->index_base && ph->index_entries == h->index_entries && plevels)
+        entries = rec__level_end(plevels <= rec__geo.count ? plevels - 1 : rec__geo.count - 1);
+    unsigned k = 0;
+    while (k + 1 < rec__geo.count && rec__level_end(k) < entries) k++;
+    if (rec__strings_ready(g, used) != 0 || (entries && !rec__index_ready(g, k))) return -1;
+    memcpy(g->strings, pbase + ph->strings_off, used);
+    memcpy(g->index, pbase + ph->index_off, 4u * entries);
+    h->strings_used = used;
+    h->index_names = entries ? __atomic_load_n(&ph->index_names, __ATOMIC_RELAXED) : 0;
+    return 0;
+}
+
+/* An id's record; a name cache's subtree flags (REC__ID_COND, ...) are
+ * ignored. */
+static const struct rec_str *rec__str(const struct rec__global *g, uint32_t id) {
+    return (const struct rec_str *)(g->strings + (uint64_t)(id & REC__ID_MASK) * 8u);
+}
+
+/* Append a string; returns its id, or 0 if the table is full. */
+static uint32_t rec__alloc_str(struct rec__global *g, const char *s, size_t len, uint32_t h32) {
+    uint64_t need = (sizeof(struct rec_str) + len + 1 + 7) & ~(uint64_t)7;
+    /* Look before the fetch_add so a full table costs no shared write. */
+    if (__atomic_load_n(&g->hdr->strings_used, __ATOMIC_RELAXED) + need > g->hdr->strings_size) {
+        __atomic_fetch_add(&g->hdr->strings_dropped, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
+    uint64_t off = __atomic_fetch_add(&g->hdr->strings_used, need, __ATOMIC_RELAXED);
+    if (off + need > g->hdr->strings_size || off / 8 > UINT32_MAX ||
+        (off + need > __atomic_load_n(&g->hdr->strings_committed, __ATOMIC_ACQUIRE) &&
+         rec__strings_ready(g, off + need) != 0)) {
+        __atomic_fetch_add(&g->hdr->strings_dropped, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
+    struct rec_str *r = (struct rec_str *)(g->strings + off);
+    char *text = (char *)(void *)(r + 1);   /* the bytes after the tag (rec_str_text) */
+    memcpy(text, s, len);
+    text[len] = 0;
+    __atomic_store_n(&r->tag, ((uint64_t)h32 << 32) | ((uint64_t)len << 8) | REC_STR_READY,
+                     __ATOMIC_RELEASE);
+    return (uint32_t)(off / 8);
+}
+
+static int rec__str_equal(const struct rec__global *g, uint32_t id, const char *s, size_t len, uint32_t h32) {
+    if ((uint64_t)id * 8u + sizeof(struct rec_str) > g->hdr->strings_size) return 0;
+    const struct rec_str *r = rec__str(g, id);
+    uint64_t tag = __atomic_load_n(&r->tag, __ATOMIC_ACQUIRE);
+    return (tag & 0xff) == REC_STR_READY && (uint32_t)(tag >> 32) == h32 &&
+           ((tag >> 8) & 0xffffff) == len && memcmp(rec_str_text(r), s, len) == 0;
+}
+
+/* Looks for s in one level from slot i: returns its id, or 0 at the first
+ * empty slot (*at: where), or 1 if REC__MAX_PROBES slots hold other names.
+ * The hash half in each record's tag is compared before the text. */
+static inline uint32_t rec__probe(const struct rec__global *g, const uint32_t *level, uint64_t size, uint64_t i,
+                                  const char *s, size_t len, uint32_t h32, uint64_t *at) {
+    for (uint32_t probe = 0; probe < REC__MAX_PROBES; probe++) {
+        uint32_t v = __atomic_load_n(&level[i], __ATOMIC_ACQUIRE);
+        if (v == 0) {
+            *at = i;
+            return 0;
+        }
+        if (v < rec__geo.ids && (uint32_t)(__atomic_load_n(&rec__str(g, v)->tag, __ATOMIC_ACQUIRE) >> 32) == h32 &&
+            rec__str_equal(g, v, s, len, h32))
+            return v;
+        if (++i == size) i = 0;
+    }
+    return 1;
+}
+
+/* The id of s, interning it if new.  Never fails: a full table yields
+ * REC_ID_OVERFLOW, which readers show as "<strings full>", counted in
+ * strings_dropped.  The level new names go to holds most names, so it is
+ * searched first; a name is new only if no lower level has it either. */
+static uint32_t rec__intern(struct rec__global *g, const char *s, size_t len, uint64_t h) {
+    const struct rec__geo *lv = &rec__geo;
+    uint32_t h32 = (uint32_t)(h >> 32), mine = 0, v = 1;
+    uint64_t at = 0;
+    /* New names go to the newest level committed (rec__index_ready adds
+     * one when the names reach a quarter of the entries). */
+    uint32_t have = __atomic_load_n(&g->hdr->index_levels, __ATOMIC_ACQUIRE);
+    unsigned top = lv->grows && have && have <= lv->count ? have - 1 : 0;
+    /* The top level, then the others; past a crowded top, the next one. */
+    for (;;) {
+        v = rec__probe(g, g->index + lv->start[top], lv->size[top], ((uint64_t)(uint32_t)h * lv->size[top]) >> 32, s,
+                       len, h32, &at);
+        if (v != 1 || top + 1 >= lv->count || !rec__index_ready(g, top + 1)) break;
+        top++;
+    }
+    if (v > 1) return v;
+    for (unsigned k = 0; k < top; k++) {
+        uint64_t size = lv->size[k], i = ((uint64_t)(uint32_t)h * size) >> 32, unused;
+        const uint32_t *level = g->index + lv->start[k];
+        if (__atomic_load_n(&level[i], __ATOMIC_ACQUIRE) == 0) continue;   /* mostly, at a quarter full */
+        uint32_t w = rec__probe(g, level, size, i, s, len, h32, &unused);
+        if (w > 1) return w;
+    }
+    if (!(mine = rec__alloc_str(g, s, len, h32))) return REC_ID_OVERFLOW;
+    /* Claim the empty slot found; if another thread took it, go on from
+     * there (it may have been this very name). */
+    uint32_t *level = g->index + lv->start[top];
+    while (v == 0) {
+        uint32_t expect = 0;
+        if (__atomic_compare_exchange_n(&level[at], &expect, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            uint64_t names = __atomic_add_fetch(&g->hdr->index_names, 1, __ATOMIC_RELAXED);
+            if (names * REC__INDEX_LOAD >= rec__level_end(top) && top + 1 < lv->count) rec__index_ready(g, top + 1);
+            return mine;
+        }
+        if (rec__str_equal(g, expect, s, len, h32)) return expect;  /* `mine` stays unused */
+        v = rec__probe(g, level, lv->size[top], at + 1 == lv->size[top] ? 0 : at + 1, s, len, h32, &at);
+        if (v > 1) return v;
+    }
+    return mine;   /* every level is crowded here: kept, not indexed */
+}
