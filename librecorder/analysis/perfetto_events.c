@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "perfetto_write.h"
+#include "pyname.h"
 
 /* ---- times, tracks, names ------------------------------------------------------ */
 
@@ -166,6 +167,32 @@ static void intern_reset(struct pctx *c) {
     c->gen++;
 }
 
+/* A published name's Python parts (pyname.c), or NULL: not one of the
+ * forms.  Split once per name; the parts point into the model's copy. */
+static const struct pyname *py_of(struct pctx *c, uint32_t local) {
+    struct name *nm = &c->m->names[local];
+    if (!nm->text) return NULL;
+    if (!nm->py_checked) {
+        struct pyname p;
+        nm->py_checked = 1;
+        /* Only a name within PF_NAME_MAX: its parts then fit PF_ROOM. */
+        size_t n = strlen(nm->text);
+        if (n <= PF_NAME_MAX && pyname_split(nm->text, n, &p)) {
+            nm->py = malloc(sizeof *nm->py);
+            if (nm->py) *nm->py = p;   /* out of memory: the name as it is */
+        }
+    }
+    return nm->py;
+}
+
+/* The name a slice shows: a Python function's qualified name, a line's
+ * "file.py:LINE"; else the name as recorded. */
+static size_t shown_name(char *dst, const char *text, const struct pyname *py) {
+    if (!py) return clean(dst, text, PF_NAME_MAX);
+    if (py->kind == PYNAME_FUNC) return utf8_sanitize(dst, py->name, py->name_len);
+    return utf8_sanitize(dst, py->file, (size_t)(py->digits + py->digits_len - py->file));
+}
+
 /* Opens an event packet of rec at t: sequence, time, and interned data
  * for name (model name id, or UINT32_MAX for none) and category cat (flag
  * bits, 0 for none).  *iid: the name's iid, 0 if it goes as a string. */
@@ -195,7 +222,7 @@ static uint8_t *ev_open(struct pctx *c, uint32_t rec, struct prec *P, int64_t t,
                 p = pb_open(p, TP_INTERNED, &in);
                 p = pb_open(p, 2, &en);   /* InternedData.event_names: EventName {iid, name} */
                 p = pb_open(pb_uint(p, 1, *v), 2, &s);
-                p += clean((char *)p, text, PF_NAME_MAX);
+                p += shown_name((char *)p, text, py_of(c, local));
                 p = pb_close(pb_close(p, s), en);
             }
             if (v) *iid = *v;
@@ -235,7 +262,27 @@ void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t,
     p = pb_uint(p, TE_TYPE, (uint64_t)type);
     if (type != TYPE_SLICE_END) {
         if (ab) p = pb_uint(p, TE_CATEGORY_IIDS, ab);
-        p = te_name(c, p, name_id, iid);
+        /* A Python scope's name shows short, and its file and line are
+         * args, as in the JSON (pyname.c): interned once split, or split
+         * here for a name not published yet (as its text goes each time). */
+        struct pyname tmp;
+        const struct pyname *py = NULL;
+        if (iid) {
+            py = py_of(c, model_name(c->m, name_id));
+            p = pb_uint(p, TE_NAME_IID, iid);
+        } else {
+            const char *text = model_name_text(c->m, model_name(c->m, name_id));
+            size_t n = strnlen(text, PF_NAME_MAX);
+            if (pyname_split(text, n, &tmp)) py = &tmp;
+            uint8_t *s;
+            p = pb_open(p, TE_NAME, &s);
+            p += shown_name((char *)p, text, py);
+            p = pb_close(p, s);
+        }
+        if (py) {
+            if (py->kind == PYNAME_LINE) p = pf_da_str(p, "function", py->func, py->func_len);
+            p = pf_da_uint(pf_da_str(p, "file", py->file, py->file_len), "line", py->line);
+        }
     }
     pf_pk_close(c, pb_close(p, te), pk);
     if (type == TYPE_SLICE_END) c->c.slices++;

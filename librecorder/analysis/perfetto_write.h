@@ -20,7 +20,11 @@
 #define PF_CLOCK_INC 64u             /* sequence-scoped, incremental */
 #define PF_INTERN_MAX ((size_t)1 << 20)
 #define PF_NAME_MAX 1024u            /* REC_STR_MAXLEN: longer names are cut */
-#define PF_ROOM (4 * PF_NAME_MAX + 512)   /* any one event packet fits */
+/* Any one event packet fits: a slice's begin holds its interned name and,
+ * for a Python scope, its file (and function) as args (pyname.c), each a
+ * part of a name of at most PF_NAME_MAX bytes, cleaned (3 bytes a byte at
+ * worst), the file twice in a line's. */
+#define PF_ROOM (8 * PF_NAME_MAX + 512)
 
 /* TracePacket */
 enum { TP_PACKET = 1, TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_SEQ_ID = 10, TP_TRACK_EVENT = 11,

@@ -98,7 +98,7 @@ int cli_out_format(const char *cmd, const char *fmt, const char *out, int dflt, 
 }
 
 int cli_export_timeline(const char *cmd, const char *fmt, struct cli_export_opts *o) {
-    int f;
+    int f = 0;   /* set when rc is REC_OK; -O3 cannot tell */
     int rc = cli_out_format(cmd, fmt, o->out, REC_EXPORT_JSON, &f);
     if (rc == REC_OK) o->fmt = (enum rec_export_format)f;
     return rc;

@@ -366,7 +366,11 @@ def test_perfetto_protobuf_decodes(tmp_path, ext, capture):
     _, _, errors = pftrace.per_thread(doc)
     assert not errors, errors
     names = pftrace.names(doc)
-    assert names["fib (prog.py:3)"] == 25 and names["<module> (prog.py:1)"] == 1, names
+    # The name as the JSON shows it, file and line as args (pyname.c).
+    assert names["fib"] == 25 and names["<module>"] == 1, names
+    begins = [(e["name"], e["args"]) for e in doc["events"] if e["ph"] == "B"]
+    assert begins.count(("fib", {"file": "prog.py", "line": 3})) == 25, begins
+    assert ("<module>", {"file": "prog.py", "line": 1}) in begins, begins
 
 
 def test_refused_name_says_why_before_the_program_runs(tmp_path):

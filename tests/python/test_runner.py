@@ -1,9 +1,12 @@
 """python3 -m recorder: a script and -m module, the trace it writes with
 -o in every format (strictly checked), exit status and signals passed
 through, usage errors, and a live `recorder dump` of a running program."""
+import csv
+import json
 import os
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -111,6 +114,46 @@ spin_main()
     assert ("spin_main", "live.py", 7) in names["MainThread"], names
     assert ("spin_worker", "live.py", 4) in names["spinner"], names
     assert ("time.sleep", None, None) in names["spinner"]
+
+
+def _pftrace():
+    sys.path.insert(0, os.path.join(os.environ["RECORDER_SOURCE_ROOT"], "tests", "perfetto"))
+    try:
+        import pftrace
+        pftrace.trace_class()   # protoc and python3-protobuf are there
+        return pftrace
+    except (ImportError, OSError) as e:
+        pytest.skip(f"no protobuf decoder: {e}")
+    finally:
+        sys.path.pop(0)
+
+
+@pytest.mark.parametrize("ext", [".json", ".pftrace", ".csv"])
+def test_file_and_line_are_args_in_every_format(tmp_path, ext):
+    """-o x.json, x.pftrace and x.csv straight from the capture, in C (issue
+    21, item 2): each read by a real parser (json, the protobuf decoder of
+    tests/perfetto, csv), the Python scope named as the JSON names it with
+    its file and line apart; one line on stderr, naming no private capture."""
+    r = runner(tmp_path, "-o", "out" + ext, "prog.py")
+    assert r.returncode == 0, r.stderr
+    said = [ln for ln in r.stderr.splitlines() if ln.startswith("recorder:")]
+    assert len(said) == 1 and said[0].startswith("recorder: wrote out" + ext), r.stderr
+    assert ".rec" not in r.stderr, r.stderr
+    out = tmp_path / ("out" + ext)
+    if ext == ".json":
+        got = [(n, a) for _, n, a in trace_slices(json.load(open(out)))]
+    elif ext == ".pftrace":
+        got = [(e["name"], e["args"]) for e in _pftrace().decode(str(out))["events"] if e["ph"] == "B"]
+    else:
+        rows = list(csv.DictReader(open(out, newline="")))
+        got = [(r["name"], {"file": r["file"], "line": int(r["line"])} if r["file"] else {}) for r in rows]
+    if ext == ".csv":
+        assert ("Worker.run (prog.py:6)", {"file": "prog.py", "line": 6}) in got, got
+        assert ("builtins.sorted", {}) in got, got
+    else:
+        assert ("Worker.run", {"file": "prog.py", "line": 6}) in got, got
+        assert ("main", {"file": "prog.py", "line": 8}) in got, got
+        assert ("builtins.sorted", {}) in got, got
 
 
 @pytest.mark.parametrize("ext", [".csv", ".folded", ".rec"])
