@@ -139,6 +139,7 @@ static void seq_start(struct pctx *c, uint32_t rec, struct prec *P, int64_t base
     P->gen = c->gen;
     P->next_iid = 1;
     P->cats = 0;
+    P->da_names = 0;
     P->last = base;
     uint64_t a = pf_abs_ns(c, base);
     uint8_t *p = pf_pk_open(c, 256, &pk);
@@ -236,8 +237,33 @@ static uint8_t *ev_open(struct pctx *c, uint32_t rec, struct prec *P, int64_t t,
         p += flag_list((char *)p, cat);
         p = pb_close(pb_close(p, s), en);
     }
+    if (c->want_da && !P->da_names) {   /* the Python args' names, once per sequence */
+        static const char *const da[] = {NULL, "file", "line", "function"};
+        if (!in) p = pb_open(p, TP_INTERNED, &in);
+        for (unsigned k = PF_DA_FILE; k <= PF_DA_FUNCTION; k++) {
+            p = pb_open(p, 3, &en);   /* debug_annotation_names: DebugAnnotationName {iid, name} */
+            p = pb_close(pb_bytes(pb_uint(p, 1, k), 2, da[k], strlen(da[k])), en);
+        }
+        P->da_names = 1;
+    }
     if (in) p = pb_close(p, in);
     return p;
+}
+
+/* A Python arg under its interned name (PF_DA_*): a string, or a number. */
+static uint8_t *da_str_iid(uint8_t *p, unsigned iid, const char *s, size_t n) {
+    uint8_t *m, *v;
+    p = pb_open(p, TE_ANNOTATIONS, &m);
+    p = pb_uint(p, DA_NAME_IID, iid);
+    p = pb_open(p, DA_STRING, &v);
+    p += utf8_sanitize((char *)p, s, n < PF_NAME_MAX ? n : PF_NAME_MAX);
+    return pb_close(pb_close(p, v), m);
+}
+
+static uint8_t *da_uint_iid(uint8_t *p, unsigned iid, uint64_t v) {
+    uint8_t *m;
+    p = pb_open(p, TE_ANNOTATIONS, &m);
+    return pb_close(pb_uint(pb_uint(p, DA_NAME_IID, iid), DA_UINT, v), m);
 }
 
 /* The TrackEvent's name: its iid, or the text of a name not published yet. */
@@ -257,7 +283,13 @@ void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t,
                      unsigned ab) {
     uint64_t iid;
     uint8_t *pk, *te;
+    /* A published Python name: its args' names are interned with it. */
+    if (type != TYPE_SLICE_END) {
+        uint32_t local = model_name(c->m, name_id);
+        c->want_da = c->m->names[local].text && py_of(c, local);
+    }
     uint8_t *p = ev_open(c, rec, P, t, type == TYPE_SLICE_END ? UINT32_MAX : name_id, ab, &iid, &pk);
+    c->want_da = 0;
     p = pb_open(p, TP_TRACK_EVENT, &te);
     p = pb_uint(p, TE_TYPE, (uint64_t)type);
     if (type != TYPE_SLICE_END) {
@@ -279,7 +311,10 @@ void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t,
             p += shown_name((char *)p, text, py);
             p = pb_close(p, s);
         }
-        if (py) {
+        if (py && iid && P->da_names) {   /* the names interned (ev_open) */
+            if (py->kind == PYNAME_LINE) p = da_str_iid(p, PF_DA_FUNCTION, py->func, py->func_len);
+            p = da_uint_iid(da_str_iid(p, PF_DA_FILE, py->file, py->file_len), PF_DA_LINE, py->line);
+        } else if (py) {
             if (py->kind == PYNAME_LINE) p = pf_da_str(p, "function", py->func, py->func_len);
             p = pf_da_uint(pf_da_str(p, "file", py->file, py->file_len), "line", py->line);
         }

@@ -247,7 +247,8 @@ def test_json_args_from_every_export(tmp_path):
     """File and line are args in every JSON the exporter writes of a
     Python program, not only the runner's: `recorder convert` of its
     capture and `recorder dump` of its segment; the same on B and E (the
-    strict checker pairs them); the .pftrace keeps the recorded name."""
+    strict checker pairs them); the .pftrace the same, as debug
+    annotations."""
     r = runner(tmp_path, "-o", "c.rec", "prog.py")
     assert r.returncode == 0, r.stderr
     for fmt, out in (("json", "c.json"), ("perfetto", "c.pftrace")):
@@ -259,7 +260,9 @@ def test_json_args_from_every_export(tmp_path):
     ends = [(e["name"], e.get("args")) for e in doc["traceEvents"] if e["ph"] == "E"]
     assert ("Worker.run", {"file": "prog.py", "line": 6}) in ends, ends
     assert not [n for n, _ in sl if "(prog.py:" in n], sl
-    assert b"Worker.run (prog.py:6)" in (tmp_path / "c.pftrace").read_bytes()
+    pf = _pftrace().decode(str(tmp_path / "c.pftrace"))
+    begins = [(e["name"], e["args"]) for e in pf["events"] if e["ph"] == "B"]
+    assert ("Worker.run", {"file": "prog.py", "line": 6}) in begins and ("builtins.sorted", {}) in begins, begins
 
 
 def test_command_mode(tmp_path):
