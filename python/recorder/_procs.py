@@ -4,9 +4,9 @@ segment behind when SIGTERM ends it.
 
 - A multiprocessing worker (ForkPoolWorker-1, SpawnPoolWorker-2,
   Process-3) gets its name in its segment's header, in place of the
-  interpreter's "python3": multiprocessing's after-fork hooks run in the
-  worker once its Process object is current, for fork, forkserver and
-  spawn alike.
+  interpreter's "python3", once its Process object is current: from
+  multiprocessing's after-fork hooks (fork, forkserver), or in a spawn
+  worker from SpawnProcess._after_fork, which runs none.
 - A worker leaves by os._exit(), and SIGTERM (Pool.terminate(), which
   `with Pool(...)` calls on its way out) ends a process; neither runs
   atexit, which removes the segment: multiprocessing's exit function and
@@ -61,5 +61,13 @@ def install():
         pass   # SIGTERM then keeps the segment, as before
     os.register_at_fork(after_in_child=_register)
     if _spawned():
-        import multiprocessing.util  # noqa: F401 -- spawn_main imports it next anyway
-        _register()
+        # A spawn worker runs no after-fork hooks (SpawnProcess._after_fork
+        # does nothing): name it from there, in this worker only.
+        import multiprocessing.context as ctx   # spawn_main imports it next anyway
+        plain = ctx.SpawnProcess._after_fork
+
+        def _after_fork():
+            plain()
+            _name_worker(None)
+
+        ctx.SpawnProcess._after_fork = staticmethod(_after_fork)

@@ -11,15 +11,22 @@ import subprocess
 
 from conftest import CLI, PY, child_env, remove_segment_of, run
 
+# Each worker takes one task and waits for the others at a barrier: all
+# three have started (a worker still starting when terminate() comes never
+# becomes one, and keeps the interpreter's name) -- a condition, not a wait.
 POOL = """
 import os
-from multiprocessing import Pool
+from multiprocessing import Barrier, Pool
+def init(b):
+    global barrier
+    barrier = b
 def work(i):
+    barrier.wait(120)
     return os.getpid()
 if __name__ == "__main__":
-    with Pool(3) as p:
+    with Pool(3, initializer=init, initargs=(Barrier(3),)) as p:
         workers = [w.pid for w in p._pool]
-        p.map(work, range(30))
+        assert len(set(p.map(work, range(3), chunksize=1))) == 3
     print(os.getpid(), *workers)
 """
 
