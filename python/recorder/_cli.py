@@ -59,12 +59,10 @@ options:
   --filter S[,S...]     record only functions whose module or file contains one
   --filter-out S[,S...] ... and none of these
   --max-depth N         record scopes nested at most N deep (0: no limit)
-  --ring-kb KB          each thread's ring (default 16384 KiB, about 512k
-                        scopes: with -o FILE.json or .pftrace drained while
-                        the program runs, live about 2 s of a busy Python
-                        thread for recorder-top to catch up; .rec, .csv,
-                        .folded: 65536; RECORDER_RING_KB, if set, without
-                        --ring-kb)
+  --ring-kb KB          each thread's ring (default 16384 KiB, 1 M entries:
+                        3-10 s of a busy Python thread, for recorder-top or
+                        `recorder run` to catch up; .rec, .csv, .folded:
+                        65536; RECORDER_RING_KB, if set, without --ring-kb)
   --keep                keep each process's segment in /dev/shm after it ends
                         (RECORDER_KEEP=1; `recorder dump` reads it, `recorder gc`
                         removes it); without it a process ended by SIGTERM
