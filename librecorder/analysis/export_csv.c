@@ -1,8 +1,10 @@
 /*
  * export_csv.c -- one row per scope name (docs/analysis.md, "CSV"):
  *
- *   name,calls,total_ns,self_ns,min_ns,avg_ns,p50_ns,p95_ns,p99_ns,max_ns,calls_per_sec
+ *   name,calls,total_ns,self_ns,min_ns,avg_ns,p50_ns,p95_ns,p99_ns,max_ns,calls_per_sec,file,line
  *
+ * (file and line: a Python scope's, from its name (pyname.c); empty for
+ * any other.)
  * Over the whole run from the model's statistics (completed slices only),
  * or over a window (last_sec, from_sec, to_sec) from the slices the
  * streaming core hands over: per name, so memory is bounded by the names,
@@ -20,6 +22,7 @@
 
 #include "export_stream.h"
 #include "outbuf.h"
+#include "pyname.h"
 
 /* ---- the streaming sink: complete slices of a window, by name ---------------- */
 
@@ -58,30 +61,38 @@ static void put_num(struct outbuf *o, double v) {
     o->p = fmt_i64(p, llround(v));
 }
 
+/* A quoted field: sanitized text, quotes doubled, a formula's first
+ * character defused.  -1 if memory ran out. */
+static int put_text(struct outbuf *o, const char *s, size_t len) {
+    char *clean = malloc(3 * len + 1);
+    if (!clean) return -1;
+    size_t cl = text_sanitize(clean, s, len, NULL, 0);
+    char *p = ob_room(o, 2);
+    *p++ = '"';
+    if (cl > 0 && strchr("=+-@\t\r", clean[0])) *p++ = '\'';
+    o->p = p;
+    for (size_t k = 0; k < cl; k++) {
+        p = ob_room(o, 2);
+        if (clean[k] == '"') *p++ = '"';
+        *p++ = clean[k];
+        o->p = p;
+    }
+    free(clean);
+    p = ob_room(o, 1);
+    *p++ = '"';
+    o->p = p;
+    return 0;
+}
+
 static int write_rows(FILE *out, const struct rec_stat *st, size_t n, uint64_t *rows) {
     struct outbuf o;
     if (ob_init(&o, out, (size_t)1 << 16) != 0) return -1;
-    OB_LIT(&o, "name,calls,total_ns,self_ns,min_ns,avg_ns,p50_ns,p95_ns,p99_ns,max_ns,calls_per_sec\n");
+    OB_LIT(&o, "name,calls,total_ns,self_ns,min_ns,avg_ns,p50_ns,p95_ns,p99_ns,max_ns,calls_per_sec,file,line\n");
     size_t i = 0;
     for (; i < n; i++) {
         const struct rec_stat *s = &st[i];
-        size_t len = strlen(s->name);
-        char *clean = malloc(3 * len + 1);
-        if (!clean) break;
-        size_t cl = text_sanitize(clean, s->name, len, NULL, 0);
-        char *p = ob_room(&o, 2);
-        *p++ = '"';
-        if (cl > 0 && strchr("=+-@\t\r", clean[0])) *p++ = '\'';
-        o.p = p;
-        for (size_t k = 0; k < cl; k++) {
-            p = ob_room(&o, 2);
-            if (clean[k] == '"') *p++ = '"';
-            *p++ = clean[k];
-            o.p = p;
-        }
-        free(clean);
-        p = ob_room(&o, 40);
-        *p++ = '"';
+        if (put_text(&o, s->name, strlen(s->name)) != 0) break;
+        char *p = ob_room(&o, 40);
         *p++ = ',';
         o.p = fmt_u64(p, s->calls);
         put_num(&o, s->total_ns);
@@ -95,6 +106,20 @@ static int write_rows(FILE *out, const struct rec_stat *st, size_t n, uint64_t *
         p = ob_room(&o, 40);
         *p++ = ',';
         p = fmt_double(p, round(s->calls_per_sec * 1000) / 1000);
+        *p++ = ',';
+        o.p = p;
+        /* A Python scope's file and line (pyname.c), empty for others: the
+         * name stays whole, so that two files' "fib" stay two rows. */
+        struct pyname py;
+        if (pyname_split(s->name, strlen(s->name), &py)) {
+            if (put_text(&o, py.file, py.file_len) != 0) break;
+            p = ob_room(&o, 40);
+            *p++ = ',';
+            p = fmt_u64(p, py.line);
+        } else {
+            p = ob_room(&o, 40);
+            *p++ = ',';
+        }
         *p++ = '\n';
         o.p = p;
     }

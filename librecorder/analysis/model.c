@@ -223,6 +223,7 @@ void rec_model_free(rec_model *m) {
         free(m->names[i].fallback);
         free(m->names[i].json);
         free(m->names[i].pyjson);
+        free(m->names[i].py);
         free(m->names[i].fold_text);
     }
     free(m->names);

@@ -24,6 +24,8 @@
 #include "recorder/analysis.h"
 #include "u64map.h"
 
+struct pyname;   /* pyname.h */
+
 /* Internal to librecorder: not exported from the shared library. */
 #pragma GCC visibility push(hidden)
 
@@ -48,6 +50,8 @@ struct name {
     uint32_t json_len;
     char *pyjson;             /* a Python scope's "name":"...","args":{file, line} (pyname.c), or NULL */
     uint32_t pyjson_len;
+    struct pyname *py;        /* a Python scope's parts for the Perfetto exporter (pyname.c), or NULL */
+    uint8_t py_checked;       /* py was looked for (only once the text is final) */
     char *fold_text;          /* fold.c: a representative's folded text, if it differs */
     uint32_t fold_rep;        /* fold.c: representative's local index + 1; 0 = not yet */
     uint8_t wait_marked;      /* a begin or end of it carried REC_EV_WAIT */

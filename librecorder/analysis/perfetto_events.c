@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "perfetto_write.h"
+#include "pyname.h"
 
 /* ---- times, tracks, names ------------------------------------------------------ */
 
@@ -138,6 +139,7 @@ static void seq_start(struct pctx *c, uint32_t rec, struct prec *P, int64_t base
     P->gen = c->gen;
     P->next_iid = 1;
     P->cats = 0;
+    P->da_names = 0;
     P->last = base;
     uint64_t a = pf_abs_ns(c, base);
     uint8_t *p = pf_pk_open(c, 256, &pk);
@@ -164,6 +166,32 @@ static void intern_reset(struct pctx *c) {
     for (size_t i = 0; i < c->npr; i++) u64map_free(&c->pr[i].iid);
     c->interned = 0;
     c->gen++;
+}
+
+/* A published name's Python parts (pyname.c), or NULL: not one of the
+ * forms.  Split once per name; the parts point into the model's copy. */
+static const struct pyname *py_of(struct pctx *c, uint32_t local) {
+    struct name *nm = &c->m->names[local];
+    if (!nm->text) return NULL;
+    if (!nm->py_checked) {
+        struct pyname p;
+        nm->py_checked = 1;
+        /* Only a name within PF_NAME_MAX: its parts then fit PF_ROOM. */
+        size_t n = strlen(nm->text);
+        if (n <= PF_NAME_MAX && pyname_split(nm->text, n, &p)) {
+            nm->py = malloc(sizeof *nm->py);
+            if (nm->py) *nm->py = p;   /* out of memory: the name as it is */
+        }
+    }
+    return nm->py;
+}
+
+/* The name a slice shows: a Python function's qualified name, a line's
+ * "file.py:LINE"; else the name as recorded. */
+static size_t shown_name(char *dst, const char *text, const struct pyname *py) {
+    if (!py) return clean(dst, text, PF_NAME_MAX);
+    if (py->kind == PYNAME_FUNC) return utf8_sanitize(dst, py->name, py->name_len);
+    return utf8_sanitize(dst, py->file, (size_t)(py->digits + py->digits_len - py->file));
 }
 
 /* Opens an event packet of rec at t: sequence, time, and interned data
@@ -195,7 +223,7 @@ static uint8_t *ev_open(struct pctx *c, uint32_t rec, struct prec *P, int64_t t,
                 p = pb_open(p, TP_INTERNED, &in);
                 p = pb_open(p, 2, &en);   /* InternedData.event_names: EventName {iid, name} */
                 p = pb_open(pb_uint(p, 1, *v), 2, &s);
-                p += clean((char *)p, text, PF_NAME_MAX);
+                p += shown_name((char *)p, text, py_of(c, local));
                 p = pb_close(pb_close(p, s), en);
             }
             if (v) *iid = *v;
@@ -209,8 +237,33 @@ static uint8_t *ev_open(struct pctx *c, uint32_t rec, struct prec *P, int64_t t,
         p += flag_list((char *)p, cat);
         p = pb_close(pb_close(p, s), en);
     }
+    if (c->want_da && !P->da_names) {   /* the Python args' names, once per sequence */
+        static const char *const da[] = {NULL, "file", "line", "function"};
+        if (!in) p = pb_open(p, TP_INTERNED, &in);
+        for (unsigned k = PF_DA_FILE; k <= PF_DA_FUNCTION; k++) {
+            p = pb_open(p, 3, &en);   /* debug_annotation_names: DebugAnnotationName {iid, name} */
+            p = pb_close(pb_bytes(pb_uint(p, 1, k), 2, da[k], strlen(da[k])), en);
+        }
+        P->da_names = 1;
+    }
     if (in) p = pb_close(p, in);
     return p;
+}
+
+/* A Python arg under its interned name (PF_DA_*): a string, or a number. */
+static uint8_t *da_str_iid(uint8_t *p, unsigned iid, const char *s, size_t n) {
+    uint8_t *m, *v;
+    p = pb_open(p, TE_ANNOTATIONS, &m);
+    p = pb_uint(p, DA_NAME_IID, iid);
+    p = pb_open(p, DA_STRING, &v);
+    p += utf8_sanitize((char *)p, s, n < PF_NAME_MAX ? n : PF_NAME_MAX);
+    return pb_close(pb_close(p, v), m);
+}
+
+static uint8_t *da_uint_iid(uint8_t *p, unsigned iid, uint64_t v) {
+    uint8_t *m;
+    p = pb_open(p, TE_ANNOTATIONS, &m);
+    return pb_close(pb_uint(pb_uint(p, DA_NAME_IID, iid), DA_UINT, v), m);
 }
 
 /* The TrackEvent's name: its iid, or the text of a name not published yet. */
@@ -230,12 +283,41 @@ void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t,
                      unsigned ab) {
     uint64_t iid;
     uint8_t *pk, *te;
+    /* A published Python name: its args' names are interned with it. */
+    if (type != TYPE_SLICE_END) {
+        uint32_t local = model_name(c->m, name_id);
+        c->want_da = c->m->names[local].text && py_of(c, local);
+    }
     uint8_t *p = ev_open(c, rec, P, t, type == TYPE_SLICE_END ? UINT32_MAX : name_id, ab, &iid, &pk);
+    c->want_da = 0;
     p = pb_open(p, TP_TRACK_EVENT, &te);
     p = pb_uint(p, TE_TYPE, (uint64_t)type);
     if (type != TYPE_SLICE_END) {
         if (ab) p = pb_uint(p, TE_CATEGORY_IIDS, ab);
-        p = te_name(c, p, name_id, iid);
+        /* A Python scope's name shows short, and its file and line are
+         * args, as in the JSON (pyname.c): interned once split, or split
+         * here for a name not published yet (as its text goes each time). */
+        struct pyname tmp;
+        const struct pyname *py = NULL;
+        if (iid) {
+            py = py_of(c, model_name(c->m, name_id));
+            p = pb_uint(p, TE_NAME_IID, iid);
+        } else {
+            const char *text = model_name_text(c->m, model_name(c->m, name_id));
+            size_t n = strnlen(text, PF_NAME_MAX);
+            if (pyname_split(text, n, &tmp)) py = &tmp;
+            uint8_t *s;
+            p = pb_open(p, TE_NAME, &s);
+            p += shown_name((char *)p, text, py);
+            p = pb_close(p, s);
+        }
+        if (py && iid && P->da_names) {   /* the names interned (ev_open) */
+            if (py->kind == PYNAME_LINE) p = da_str_iid(p, PF_DA_FUNCTION, py->func, py->func_len);
+            p = da_uint_iid(da_str_iid(p, PF_DA_FILE, py->file, py->file_len), PF_DA_LINE, py->line);
+        } else if (py) {
+            if (py->kind == PYNAME_LINE) p = pf_da_str(p, "function", py->func, py->func_len);
+            p = pf_da_uint(pf_da_str(p, "file", py->file, py->file_len), "line", py->line);
+        }
     }
     pf_pk_close(c, pb_close(p, te), pk);
     if (type == TYPE_SLICE_END) c->c.slices++;

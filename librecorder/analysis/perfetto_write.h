@@ -20,7 +20,11 @@
 #define PF_CLOCK_INC 64u             /* sequence-scoped, incremental */
 #define PF_INTERN_MAX ((size_t)1 << 20)
 #define PF_NAME_MAX 1024u            /* REC_STR_MAXLEN: longer names are cut */
-#define PF_ROOM (4 * PF_NAME_MAX + 512)   /* any one event packet fits */
+/* Any one event packet fits: a slice's begin holds its interned name and,
+ * for a Python scope, its file (and function) as args (pyname.c), each a
+ * part of a name of at most PF_NAME_MAX bytes, cleaned (3 bytes a byte at
+ * worst), the file twice in a line's. */
+#define PF_ROOM (8 * PF_NAME_MAX + 512)
 
 /* TracePacket */
 enum { TP_PACKET = 1, TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_SEQ_ID = 10, TP_TRACK_EVENT = 11,
@@ -30,7 +34,10 @@ enum { TE_CATEGORY_IIDS = 3, TE_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10, 
        TE_NAME = 23, TE_COUNTER = 30, TE_DOUBLE_COUNTER = 44, TE_FLOW_IDS = 47, TE_TERMINATING = 48 };
 enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER = 4 };
 /* DebugAnnotation */
-enum { DA_UINT = 3, DA_INT = 4, DA_DOUBLE = 5, DA_STRING = 6, DA_NAME = 10 };
+enum { DA_NAME_IID = 1, DA_UINT = 3, DA_INT = 4, DA_DOUBLE = 5, DA_STRING = 6, DA_NAME = 10 };
+/* A Python scope's args (pyname.c), their names interned once per
+ * sequence (InternedData.debug_annotation_names) with these iids. */
+enum { PF_DA_FILE = 1, PF_DA_LINE = 2, PF_DA_FUNCTION = 3 };
 
 struct prec {                 /* per record of the model written */
     uint64_t uuid;            /* its thread track; 0 until described */
@@ -38,6 +45,7 @@ struct prec {                 /* per record of the model written */
     int64_t last;             /* the incremental clock: last time written, ns */
     uint64_t next_iid;
     uint32_t cats;            /* categories interned (bit = flag set) */
+    uint32_t da_names;        /* the Python args' names interned (PF_DA_*) on its sequence */
     uint32_t gen;             /* pctx.gen when its sequence (re)started; 0 never */
     uint32_t pending;         /* frames whose begin is deferred (window) */
 };
@@ -60,6 +68,7 @@ struct pctx {
     uint32_t seq_base;        /* sequences of this source: seq_base + 1 (metadata), seq_base + 2 + record */
     uint64_t puuid;
     int64_t end;
+    int want_da;              /* the event being opened carries a Python scope's args */
     struct rec_export_counts c;
 };
 

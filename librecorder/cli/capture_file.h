@@ -31,6 +31,7 @@ struct capture_conv {
     int opened;                  /* the capture opened it: ... */
     dev_t dev;                   /* ... this file, the only one converted */
     ino_t ino;
+    char note[320];              /* the capture's loss, said in the conversion's one line */
 };
 
 /* Before anything starts: if *out names a trace format, check it can be

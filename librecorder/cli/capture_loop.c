@@ -190,6 +190,11 @@ void capture_summary(const struct rec_seg_info *info, const char *where, const s
             (unsigned long long)st->entries, cli_bytes(a, sizeof a, (double)st->bytes), e->secs,
             cli_count(b, sizeof b, e->secs > 0 ? (double)st->events / e->secs : 0),
             capture_loss_words(e, loss, sizeof loss), why);
+    capture_notes(info, e);
+}
+
+void capture_notes(const struct rec_seg_info *info, const struct capture_end *e) {
+    const struct rec_capture_stats *st = &e->st;
     /* Not lost entries but bad data: a hostile or corrupt ring.  The file
      * keeps the count too (LOSS records), for every reader of it. */
     if (st->bad)

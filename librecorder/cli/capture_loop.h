@@ -39,6 +39,10 @@ const char *capture_loss_words(const struct capture_end *e, char *buf, size_t ca
  * kept N entries (...); lost N entries: X dropped, Y overwritten; ended:
  * WHY", and a hint when entries were dropped. */
 void capture_summary(const struct rec_seg_info *info, const char *where, const struct capture_end *e);
+/* What capture_summary says after its line (bad data, threads not
+ * recorded, the hint when entries were dropped): for a capture converted
+ * at once, whose one line is the conversion's (cmd_capture.c). */
+void capture_notes(const struct rec_seg_info *info, const struct capture_end *e);
 /* "pid P: N threads not recorded" on stderr, if its segment counts any. */
 void capture_warn_not_recorded(const struct rec_seg_info *info);
 

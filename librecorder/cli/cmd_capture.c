@@ -292,7 +292,18 @@ static int capture_cmd(int argc, char **argv, struct capture_conv *cv) {
         snprintf(where, sizeof where, "(started by pid %d) to %s", (int)child.pid, shown_out);
     else
         snprintf(where, sizeof where, "to %s", shown_out);
-    capture_summary(&info, where, &end);
+    if (cv->on && rc == REC_OK && end.reason == REC_CAPTURE_END_EXITED) {
+        /* Converted at once: one line, the conversion's, says what the
+         * capture did not get (as `recorder run` does); the private
+         * file is never named. */
+        char loss[256];
+        snprintf(cv->note, sizeof cv->note, "captured while it ran: %s",
+                 capture_loss_words(&end, loss, sizeof loss));
+        cv->eo.source_note = cv->note;
+        capture_notes(&info, &end);
+    } else {
+        capture_summary(&info, where, &end);
+    }
     return code ? code : rc;
 }
 

@@ -59,10 +59,14 @@ options:
   --filter S[,S...]     record only functions whose module or file contains one
   --filter-out S[,S...] ... and none of these
   --max-depth N         record scopes nested at most N deep (0: no limit)
-  --ring-kb KB          each thread's ring (default with -o FILE.json or
-                        .pftrace: 16384, about 512k scopes, drained while the
-                        program runs; .rec, .csv, .folded: 65536; without -o:
-                        the writer's 1024)
+  --ring-kb KB          each thread's ring (default 16384 KiB, 1 M entries:
+                        3-10 s of a busy Python thread, for recorder-top or
+                        `recorder run` to catch up; .rec, .csv, .folded:
+                        65536; RECORDER_RING_KB, if set, without --ring-kb)
+  --keep                keep each process's segment in /dev/shm after it ends
+                        (RECORDER_KEEP=1; `recorder dump` reads it, `recorder gc`
+                        removes it); without it a process ended by SIGTERM
+                        (Pool.terminate()) removes its segment too.  Not with -o
   --capture             with -o FILE.json or .pftrace: through `recorder
                         capture` (64 MiB rings) rather than `recorder run`
   --no-follow           do not record Python children that are not forks
@@ -85,7 +89,12 @@ Docs: docs/python.md.
 """
 
 TIMELINES = ("json", "perfetto")   # what `recorder check-output` says of a trace `recorder run` writes
-RING_KB_JSON = 16384
+# The runner's ring per thread, live and for `recorder run` (docs/python.md,
+# "Rings"): a Python thread writes 100-300k events/s, so 16 MiB (1 M
+# entries) holds 3-10 s of it, for a viewer that a loaded machine
+# schedules late.  The writer's own default (1 MiB) holds a fraction of a
+# second of it.
+RING_KB = 16384
 
 
 class UsageError(Exception):
@@ -112,6 +121,7 @@ class Options:
         self.max_depth = 0
         self.ring_kb = None
         self.capture = False
+        self.keep = False
         self.follow = True
         self.hook = "auto"
         self.cuda = False
@@ -129,10 +139,10 @@ _VALUED = {"-o": "output", "--output": "output", "--filter": "filter", "--filter
            "--max-depth": "max_depth", "--ring-kb": "ring_kb", "--hook": "hook", "--recorder": "recorder"}
 _FLAGS = {"-p": "partial", "--partial": "partial", "-l": "lines", "--lines": "lines", "--no-native": "native",
           "--capture": "capture", "--no-follow": "follow", "--_inner": "inner", "--imports": "imports",
-          "--cuda": "cuda", "--torch-ops": "torch_ops"}
+          "--cuda": "cuda", "--torch-ops": "torch_ops", "--keep": "keep"}
 # cuda: the `recorder` command (-o) or main() sets the variables; the inner
 # process inherits them.
-_OUTER_ONLY = {"output", "ring_kb", "capture", "recorder", "cuda"}
+_OUTER_ONLY = {"output", "ring_kb", "capture", "recorder", "cuda", "keep"}
 
 
 def _int(opt, v, lo, hi):
@@ -226,6 +236,8 @@ def parse(argv):
     # -o FILE itself is judged by `recorder check-output` (outer()).
     if o.output is None and o.capture:
         raise UsageError("--capture needs -o FILE")
+    if o.output is not None and o.keep:
+        raise UsageError("--keep keeps the live segments; with -o FILE the trace is the file (recorder run --keep)")
     if o.torch_ops:
         import importlib.util
         if importlib.util.find_spec("torch") is None:
@@ -329,7 +341,7 @@ def outer(o):
     cuda = ["--cuda"] if o.cuda else []
     if fmt in TIMELINES and not o.capture:
         if o.ring_kb is not None or "RECORDER_RING_KB" not in env:
-            env["RECORDER_RING_KB"] = str(o.ring_kb or RING_KB_JSON)
+            env["RECORDER_RING_KB"] = str(o.ring_kb or RING_KB)
         return _wait([rec, "run", "-o", o.output, *cuda, "--", *inner], env)
     ring = ["--ring-kb", str(o.ring_kb)] if o.ring_kb else []
     return _wait([rec, "capture", "-q", "-o", o.output, *ring, *cuda, "--", *inner], env)
@@ -348,8 +360,10 @@ def main(argv=None):
             os.environ["CUDA_INJECTION64_PATH"] = lib
             os.environ["NVTX_INJECTION64_PATH"] = lib
         from . import _run
-        if o.ring_kb is not None:
-            os.environ["RECORDER_RING_KB"] = str(o.ring_kb)
+        if o.keep:
+            os.environ["RECORDER_KEEP"] = "1"   # this process and every child
+        if o.ring_kb is not None or "RECORDER_RING_KB" not in os.environ:
+            os.environ["RECORDER_RING_KB"] = str(o.ring_kb or RING_KB)
         _run.run(o, o.script, o.module, o.args, command=o.command)
     except UsageError as e:
         print(f"recorder: {e}\n(python3 -m recorder --help for the options)", file=sys.stderr)

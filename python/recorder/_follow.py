@@ -61,5 +61,7 @@ def start_child():
                               imports=cfg.get("imports", False))
         if not cfg["partial"]:
             _control.enable()
+        from . import _procs
+        _procs.install()
     except Exception as e:  # never stop the child over its recording
         print(f"recorder: not recording this child process ({sys.executable}): {e}", file=sys.stderr)

@@ -20,7 +20,7 @@ import sys
 import threading
 import types
 
-from . import _control, _follow, _native
+from . import _control, _follow, _native, _procs
 
 
 class ProgramNotFound(Exception):
@@ -117,6 +117,8 @@ def run(opts, script=None, module=None, args=(), command=None):
     # (an empty trace rather than none); and the main thread's lane named.
     _native.init()
     _native.thread_name("MainThread")
+    # Workers named as Python names them; SIGTERM leaves no segment.
+    _procs.install()
     saved_main = sys.modules.get("__main__")
     sys.modules["__main__"] = main
     if not opts.partial:

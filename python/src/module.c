@@ -206,7 +206,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     PyObject *m = PyModule_Create(&mod_def);
     if (!m) return NULL;
     if (pyrec_names_init() < 0 || pyrec_tstack_init() < 0 || add_methods(m, mod_methods) < 0 ||
-        add_methods(m, pyrec_api_methods) < 0 || add_methods(m, pyrec_monitor_methods) < 0 ||
+        add_methods(m, pyrec_api_methods) < 0 || add_methods(m, pyrec_procs_methods) < 0 || add_methods(m, pyrec_monitor_methods) < 0 ||
         pyrec_scope_types_ready(m) < 0) {
         Py_DECREF(m);
         return NULL;

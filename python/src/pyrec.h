@@ -240,6 +240,7 @@ extern PyMethodDef pyrec_monitor_methods[] PYREC_HIDDEN;
 /* ---- the API objects (api.c, scope.c) ------------------------------------ */
 
 extern PyMethodDef pyrec_api_methods[] PYREC_HIDDEN;
+extern PyMethodDef pyrec_procs_methods[] PYREC_HIDDEN;   /* procs.c */
 int pyrec_scope_types_ready(PyObject *module);
 /* Intern a str as a name; 0 if filtered or recording is off. */
 uint32_t pyrec_intern_str(PyObject *name);

@@ -120,7 +120,7 @@ def check_json(gen_dir, check_trace):
 def check_csv(gen_dir, doc):
     text = open(os.path.join(gen_dir, "trace.csv"), encoding="utf-8").read()
     lines = text.split("\n")
-    check(lines[0] == "name,calls,total_ns,self_ns,min_ns,avg_ns,p50_ns,p95_ns,p99_ns,max_ns,calls_per_sec",
+    check(lines[0] == "name,calls,total_ns,self_ns,min_ns,avg_ns,p50_ns,p95_ns,p99_ns,max_ns,calls_per_sec,file,line",
           f"CSV header: {lines[0]}")
     check(all(line.startswith('"') for line in lines[1:] if line), "names are quoted")
     rows = list(csv.DictReader(io.StringIO(text)))

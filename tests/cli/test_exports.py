@@ -91,7 +91,7 @@ def is_csv(data):
         rows = list(csv.reader(io.StringIO(data.decode("utf-8"))))
     except (UnicodeDecodeError, csv.Error):
         return False
-    return len(rows) >= 2 and rows[0][:2] == ["name", "calls"] and all(len(r) == 11 for r in rows)
+    return len(rows) >= 2 and rows[0][:2] == ["name", "calls"] and all(len(r) == 13 for r in rows)   # ... file, line
 
 
 def is_folded(data):

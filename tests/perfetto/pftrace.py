@@ -96,7 +96,7 @@ def decode(path, check_unknown=True):
         sid = p.trusted_packet_sequence_id
         st = seqs.get(sid)
         if p.sequence_flags & CLEARED:
-            st = seqs[sid] = {"names": {}, "cats": {}, "clock": None, "track": None, "inc": {}}
+            st = seqs[sid] = {"names": {}, "cats": {}, "da": {}, "clock": None, "track": None, "inc": {}}
         elif st is None:
             errors.append(f"{where}: sequence {sid} used before its incremental state was cleared")
             continue
@@ -107,6 +107,8 @@ def decode(path, check_unknown=True):
                 st["names"][e.iid] = e.name
             for e in p.interned_data.event_categories:
                 st["cats"][e.iid] = e.name
+            for e in p.interned_data.debug_annotation_names:
+                st["da"][e.iid] = e.name
         if p.HasField("trace_packet_defaults"):
             d = p.trace_packet_defaults
             if d.HasField("timestamp_clock_id"):
@@ -172,6 +174,9 @@ def decode(path, check_unknown=True):
                 if c not in st["cats"]:
                     errors.append(f"{where}: category iid {c} not interned on sequence {sid}")
                 cats.append(st["cats"].get(c, "?"))
+            for a in te.debug_annotations:
+                if a.HasField("name_iid") and a.name_iid not in st["da"]:
+                    errors.append(f"{where}: annotation name iid {a.name_iid} not interned on sequence {sid}")
             ty = TYPES.get(te.type)
             if ty is None:
                 errors.append(f"{where}: event type {te.type}")
@@ -179,7 +184,7 @@ def decode(path, check_unknown=True):
             if ty not in "EC" and name is None:
                 errors.append(f"{where}: {ty} event without a name")
             ev = {"seq": sid, "track": track, "thread": st["track"], "ph": ty, "ts": ts, "name": name,
-                  "cat": ",".join(cats) or None, "args": _args(te), "flow": list(te.flow_ids),
+                  "cat": ",".join(cats) or None, "args": _args(te, st["da"]), "flow": list(te.flow_ids),
                   "term": list(te.terminating_flow_ids)}
             if ty == "C":
                 if tracks[track]["kind"] != "counter":

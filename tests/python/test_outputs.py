@@ -366,7 +366,11 @@ def test_perfetto_protobuf_decodes(tmp_path, ext, capture):
     _, _, errors = pftrace.per_thread(doc)
     assert not errors, errors
     names = pftrace.names(doc)
-    assert names["fib (prog.py:3)"] == 25 and names["<module> (prog.py:1)"] == 1, names
+    # The name as the JSON shows it, file and line as args (pyname.c).
+    assert names["fib"] == 25 and names["<module>"] == 1, names
+    begins = [(e["name"], e["args"]) for e in doc["events"] if e["ph"] == "B"]
+    assert begins.count(("fib", {"file": "prog.py", "line": 3})) == 25, begins
+    assert ("<module>", {"file": "prog.py", "line": 1}) in begins, begins
 
 
 def test_refused_name_says_why_before_the_program_runs(tmp_path):
@@ -379,3 +383,28 @@ def test_refused_name_says_why_before_the_program_runs(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["prog.py"]
     r = run([CLI, "check-output", "a.pftrace"])
     assert r.returncode == 0 and r.stdout == "perfetto\n", r
+
+
+@pytest.mark.parametrize("kind", ["json", "pftrace", "csv"])
+def test_refused_exactly_as_the_cli_refuses(tmp_path, kind):
+    """-o through a planted symlink, or a directory: the runner's status
+    and message are the CLI's own for the same FILE (`recorder
+    check-output` and `recorder run -o FILE -- true`: one rule,
+    librecorder/outfile.c), and the program never starts (issue 21, item
+    2; FIFOs and devices: the tests above)."""
+    target = secret_file(tmp_path)
+    d = tmp_path / "out"
+    d.mkdir()
+    os.symlink(target, d / ("link." + kind))
+    os.mkdir(d / ("dir." + kind))
+    for name in ("link." + kind, "dir." + kind):
+        clis = [run([CLI, "check-output", "--", name], cwd=d, env=child_env(), timeout=90)]
+        clis.append(run([CLI, "run", "-o", name, "--", "/bin/true"], cwd=d, env=child_env(), timeout=90))
+        r = runner(d, "-o", name, script_dir=tmp_path, timeout=90)
+        for cli in clis:
+            assert cli.returncode != 0, (name, cli.args, cli.stderr)
+            assert (r.returncode, r.stderr.splitlines()[:1]) == (cli.returncode, cli.stderr.splitlines()[:1]), \
+                (name, cli.args, r.stderr, cli.stderr)
+        assert not started(tmp_path), name
+    assert open(target, "rb").read() == SECRET
+    assert sorted(os.listdir(d)) == sorted(["link." + kind, "dir." + kind])

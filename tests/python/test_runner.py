@@ -1,9 +1,12 @@
 """python3 -m recorder: a script and -m module, the trace it writes with
 -o in every format (strictly checked), exit status and signals passed
 through, usage errors, and a live `recorder dump` of a running program."""
+import csv
+import json
 import os
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -113,6 +116,46 @@ spin_main()
     assert ("time.sleep", None, None) in names["spinner"]
 
 
+def _pftrace():
+    sys.path.insert(0, os.path.join(os.environ["RECORDER_SOURCE_ROOT"], "tests", "perfetto"))
+    try:
+        import pftrace
+        pftrace.trace_class()   # protoc and python3-protobuf are there
+        return pftrace
+    except (ImportError, OSError) as e:
+        pytest.skip(f"no protobuf decoder: {e}")
+    finally:
+        sys.path.pop(0)
+
+
+@pytest.mark.parametrize("ext", [".json", ".pftrace", ".csv"])
+def test_file_and_line_are_args_in_every_format(tmp_path, ext):
+    """-o x.json, x.pftrace and x.csv straight from the capture, in C (issue
+    21, item 2): each read by a real parser (json, the protobuf decoder of
+    tests/perfetto, csv), the Python scope named as the JSON names it with
+    its file and line apart; one line on stderr, naming no private capture."""
+    r = runner(tmp_path, "-o", "out" + ext, "prog.py")
+    assert r.returncode == 0, r.stderr
+    said = [ln for ln in r.stderr.splitlines() if ln.startswith("recorder:")]
+    assert len(said) == 1 and said[0].startswith("recorder: wrote out" + ext), r.stderr
+    assert ".rec" not in r.stderr, r.stderr
+    out = tmp_path / ("out" + ext)
+    if ext == ".json":
+        got = [(n, a) for _, n, a in trace_slices(json.load(open(out)))]
+    elif ext == ".pftrace":
+        got = [(e["name"], e["args"]) for e in _pftrace().decode(str(out))["events"] if e["ph"] == "B"]
+    else:
+        rows = list(csv.DictReader(open(out, newline="")))
+        got = [(r["name"], {"file": r["file"], "line": int(r["line"])} if r["file"] else {}) for r in rows]
+    if ext == ".csv":
+        assert ("Worker.run (prog.py:6)", {"file": "prog.py", "line": 6}) in got, got
+        assert ("builtins.sorted", {}) in got, got
+    else:
+        assert ("Worker.run", {"file": "prog.py", "line": 6}) in got, got
+        assert ("main", {"file": "prog.py", "line": 8}) in got, got
+        assert ("builtins.sorted", {}) in got, got
+
+
 @pytest.mark.parametrize("ext", [".csv", ".folded", ".rec"])
 def test_other_formats(tmp_path, ext):
     r = runner(tmp_path, "-o", "out" + ext, "prog.py")
@@ -204,7 +247,8 @@ def test_json_args_from_every_export(tmp_path):
     """File and line are args in every JSON the exporter writes of a
     Python program, not only the runner's: `recorder convert` of its
     capture and `recorder dump` of its segment; the same on B and E (the
-    strict checker pairs them); the .pftrace keeps the recorded name."""
+    strict checker pairs them); the .pftrace the same, as debug
+    annotations."""
     r = runner(tmp_path, "-o", "c.rec", "prog.py")
     assert r.returncode == 0, r.stderr
     for fmt, out in (("json", "c.json"), ("perfetto", "c.pftrace")):
@@ -216,7 +260,9 @@ def test_json_args_from_every_export(tmp_path):
     ends = [(e["name"], e.get("args")) for e in doc["traceEvents"] if e["ph"] == "E"]
     assert ("Worker.run", {"file": "prog.py", "line": 6}) in ends, ends
     assert not [n for n, _ in sl if "(prog.py:" in n], sl
-    assert b"Worker.run (prog.py:6)" in (tmp_path / "c.pftrace").read_bytes()
+    pf = _pftrace().decode(str(tmp_path / "c.pftrace"))
+    begins = [(e["name"], e["args"]) for e in pf["events"] if e["ph"] == "B"]
+    assert ("Worker.run", {"file": "prog.py", "line": 6}) in begins and ("builtins.sorted", {}) in begins, begins
 
 
 def test_command_mode(tmp_path):

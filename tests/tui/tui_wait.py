@@ -31,7 +31,8 @@ def case_wait(a, t, w):
     try:
         # Without --wait there is nothing to watch yet (what --wait is for).
         r = run_plain([a.top, str(p.pid)])
-        if r.returncode != 3 or "has no segment" not in r.stderr:
+        # ... and the message says what to do (issue 20, item 10).
+        if r.returncode != 3 or "has no segment" not in r.stderr or "--wait" not in r.stderr:
             raise Fail(f"recorder-top PID before the first event: {r.returncode} {r.stderr!r}")
         t.start([a.top, "--wait", str(p.pid)])
         t.wait_text(f"waiting for PID {p.pid} to start recording")
