@@ -34,6 +34,7 @@ import gc
 import json
 import statistics
 import sys
+import threading
 import time
 
 try:
@@ -86,6 +87,26 @@ def native_work():
         acc += float(d.sum()) + float(np.max(c))
         np.zeros(4)
     return acc
+
+
+# A thread pool of small json and hashlib tasks: builtins and the stdlib's
+# Python around them (json.dumps is Python over the C encoder), on 4
+# worker threads started inside the run (so every tool must cover threads
+# started after it).
+def _pool_task(i):
+    import hashlib
+    acc = 0
+    for j in range(100):
+        s = json.dumps({"i": i, "j": j, "items": [1, 2, 3]})
+        d = json.loads(s)
+        acc += len(d["items"]) + len(hashlib.sha256(s.encode()).hexdigest())
+    return acc
+
+
+def pool_work():
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(4) as ex:
+        return sum(ex.map(_pool_task, range(64)))
 
 
 def line_work():
@@ -194,9 +215,52 @@ def line_profiler_tool(func):
     return start, stop
 
 
+def threaded(start, stop, per_thread):
+    """The tool on every thread: per_thread() is what a thread started
+    later runs on its first event (threading.setprofile), for the tools
+    whose hook is per thread (cProfile before 3.12, sys.setprofile)."""
+    def start2():
+        start()
+        threading.setprofile(lambda frame, event, arg: per_thread())
+
+    def stop2():
+        threading.setprofile(None)
+        stop()
+
+    return start2, stop2
+
+
+def pool_tools():
+    t = [("recorder", recorder_tool("auto", True)), ("recorder --no-native", recorder_tool("auto", False))]
+    import cProfile
+    box = {}
+
+    def cp_start():
+        box["p"] = cProfile.Profile()
+        box["p"].enable()
+
+    if sys.version_info >= (3, 12):   # on sys.monitoring: every thread already
+        t.append(("cProfile", (cp_start, lambda: box["p"].disable())))
+    else:
+        t.append(("cProfile", threaded(cp_start, lambda: box["p"].disable(), lambda: box["p"].enable())))
+    try:
+        import yappi  # noqa: F401
+        t.append(("yappi wall", yappi_tool("wall")))
+    except ImportError:
+        pass
+    t.append(("sys.setprofile no-op", threaded(lambda: sys.setprofile(_noop_hook), lambda: sys.setprofile(None),
+                                               lambda: sys.setprofile(_noop_hook))))
+    t.append(("C profile function no-op (floor)", threaded(lambda: _native._profile_floor(True),
+                                                           lambda: _native._profile_floor(False),
+                                                           lambda: _native._profile_floor(True))))
+    return t
+
+
 def tools_for(kind):
     hooks = _native.hooks()
     t = []
+    if kind == "pool":
+        return pool_tools()
     if kind == "lines":
         t.append(("recorder -l", recorder_tool("auto", False, True)))
         try:
@@ -241,11 +305,13 @@ def count_events(func, trace=False):
         sys.settrace(tr)
     else:
         sys.setprofile(prof)
+        threading.setprofile(prof)   # and threads the workload starts
     try:
         func()
     finally:
         sys.settrace(None)
         sys.setprofile(None)
+        threading.setprofile(None)
     return n
 
 
@@ -322,6 +388,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    ap.add_argument("--only", default="", help="comma-separated workloads to run (default: all)")
     a = ap.parse_args()
     print(f"Python {sys.version.split()[0]} ({sys.executable}); recorder hooks here: {', '.join(_native.hooks())}; "
           f"rounds {a.rounds}; median [quartiles] of per-round figures")
@@ -329,7 +396,10 @@ def main():
     wl = [("calls", calls_work, "call")]
     if np is not None:
         wl.append(("native", native_work, None))
+    wl.append(("pool", pool_work, None))
     wl.append(("lines", line_work, "line"))
+    if a.only:
+        wl = [w for w in wl if w[0] in a.only.split(",")]
     for name, func, what in wl:
         n = count_events(func, trace=(what == "line"))
         events = n["line"] if what == "line" else n["call"] + (n["c_call"] if what is None else 0)

@@ -10,7 +10,8 @@
  * hook went off still ends the scope it began.
  *
  * Cheapest of the hooks: no frame object is made, no profile machinery
- * runs.  The price is that CPython no longer inlines Python-to-Python calls
+ * runs.  From 3.12 the monitoring hook uses it for Python frames, and
+ * watches builtins itself (hook_monitor.c).  The price is that CPython no longer inlines Python-to-Python calls
  * (each call recurses in C, as before 3.11), and that builtins are not
  * seen (the profile or monitoring hook does those).
  *
@@ -94,12 +95,14 @@ static PyObject *eval_hook(PyThreadState *ts, struct _PyInterpreterFrame *f, int
         if (pyrec_cfg.max_depth && t->rec >= pyrec_cfg.max_depth) {
             id = 0;
         } else {
-            pyrec_name_thread(t);
+            pyrec_will_write(t);
             t->rec++;
             pyrec_begin(id);
         }
     }
+    uint32_t n0 = t->n;   /* builtins the monitoring hook pushes (hook_monitor.c, with the eval hook) */
     PyObject *r = prev_eval(ts, f, throwflag);
+    if (PYREC_UNLIKELY(t->n > n0)) pyrec_natives_unwind(t, n0);   /* a return missed: ended with the frame */
     if (PYREC_UNLIKELY(d <= t->fork_floor)) {
         t->fork_floor = d - 1;  /* begun in the parent process: not ours to end */
     } else if (id) {

@@ -62,6 +62,10 @@ struct pyrec_config {
     PyObject *filter_out;  /* tuple of str, or NULL: ... and none of these */
     PyObject *own_dir;     /* str: the recorder package's directory (its frames are not recorded) */
     int imports;           /* record imports in full; 0: each top-level import is one scope (imports.c) */
+    /* Builtins shorter than this are not recorded (builtins.c); 0: every
+     * builtin, and every call site stays watched for them. */
+    uint64_t builtin_min_ns;
+    uint64_t builtin_min_ticks;   /* the same in the ring's clock, set once the segment exists */
     unsigned gen;          /* bumped by every configure: cached verdicts carry it */
 };
 extern struct pyrec_config pyrec_cfg PYREC_HIDDEN;
@@ -116,6 +120,9 @@ struct pyrec_ent {
     const void *key;
     uint32_t id;
     uint32_t kind;
+    /* A builtin whose begin is deferred (builtins.c): when it began, in
+     * ticks (0: not deferred), and the thread's ring head then. */
+    uint64_t t0, h0;
 };
 
 struct pyrec_thread {
@@ -131,6 +138,10 @@ struct pyrec_thread {
      * root, 0 if none; and the calls it hid. */
     uint32_t imp;
     uint64_t imp_calls;
+    /* Builtins deferred and still running (builtins.c), and those that
+     * ended under the threshold, not recorded. */
+    uint32_t npend;
+    uint64_t short_builtins;
 };
 extern __thread struct pyrec_thread pyrec_t __attribute__((tls_model("initial-exec"))) PYREC_HIDDEN;
 
@@ -143,6 +154,38 @@ void pyrec_unwind_to(struct pyrec_thread *t, const void *key);
 
 static inline void pyrec_name_thread(struct pyrec_thread *t) {
     if (PYREC_UNLIKELY(!t->named)) pyrec_name_thread_slow(t);
+}
+
+/* ---- builtins under a threshold (builtins.c) ---------------------------- */
+
+/* Write the begins of the deferred builtins on t's stack now (something
+ * is about to be recorded inside them). */
+void pyrec_flush(struct pyrec_thread *t) PYREC_HIDDEN;
+/* A deferred builtin e (just popped) ends: 1 if its begin is now written
+ * (end it), 0 if it is not recorded. */
+int pyrec_undefer(struct pyrec_thread *t, struct pyrec_ent *e) PYREC_HIDDEN;
+void pyrec_builtins_configure(void) PYREC_HIDDEN;
+/* writer.c: an entry with its own timestamp; the segment's clock rate. */
+void pyrec_emit_at(uint64_t ts, uint64_t w1) PYREC_HIDDEN;
+uint64_t pyrec_ticks_per_sec(void) PYREC_HIDDEN;
+
+/* Before anything else writes to this thread's ring (the API, the eval
+ * hook): the lane's name, and the begins of deferred builtins. */
+static inline void pyrec_will_write(struct pyrec_thread *t) {
+    pyrec_name_thread(t);
+    if (PYREC_UNLIKELY(t->npend)) pyrec_flush(t);
+}
+
+/* A builtin's begin is deferred: written at its end if it lasted the
+ * threshold, or earlier if something inside it is recorded.  Not on a
+ * thread's first event (which attaches its ring). */
+static inline int pyrec_defer(struct pyrec_thread *t, struct pyrec_ent *e) {
+    struct rec_slot *s = rec__t.slot;
+    if (PYREC_UNLIKELY(!s)) return 0;
+    e->h0 = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
+    e->t0 = rec_now() | 1;
+    t->npend++;
+    return 1;
 }
 
 /* Bit 31 of an id the hooks record: the function blocks (names.c's table
@@ -190,8 +233,15 @@ static inline void pyrec_push(struct pyrec_thread *t, const void *key, uint32_t 
     e->key = key;
     e->id = id;
     e->kind = kind;
+    e->t0 = 0;
     if (id) {
         t->rec++;
+        if (kind == PYREC_ENT_NATIVE && pyrec_cfg.builtin_min_ticks && pyrec_defer(t, e)) return;
+        if (PYREC_UNLIKELY(t->npend)) {
+            t->n--;   /* the deferred ones below first, in order */
+            pyrec_flush(t);
+            t->n++;
+        }
         pyrec_begin(id);
     }
 }
@@ -201,6 +251,7 @@ static inline void pyrec_pop_top(struct pyrec_thread *t) {
     if (PYREC_UNLIKELY(t->imp > t->n)) pyrec_import_end(t);  /* the folded import's root leaves */
     if (e->id) {
         t->rec--;
+        if (PYREC_UNLIKELY(e->t0) && !pyrec_undefer(t, e)) return;
         pyrec_end(e->id);
     }
 }
@@ -232,6 +283,8 @@ int pyrec_profile_install_thread(PyObject *frame, PyObject *event, PyObject *arg
 void pyrec_profile_floor(int on);
 
 int pyrec_monitor_available(void);
+/* Pop the shadow stack down to n0 (builtins whose return was not seen). */
+void pyrec_natives_unwind(struct pyrec_thread *t, uint32_t n0) PYREC_HIDDEN;
 void pyrec_monitor_atfork_child(struct pyrec_thread *t);
 int pyrec_monitor_start(PyObject *module);
 void pyrec_monitor_stop(void);

@@ -10,3 +10,19 @@
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
+
+#include "pyrec.h"
+
+/* builtins.c: a deferred begin, written with the time of its call. */
+void pyrec_emit_at(uint64_t ts, uint64_t w1) {
+    struct rec__tls *t = &rec__t;
+    uint64_t h = 0;
+    struct rec_slot *s = rec__room1(t, &h);
+    if (!s) return;
+    rec__put(t->ring + ((h & t->mask) << 1), ts, w1);
+    __atomic_store_n(&s->head, h + 1, __ATOMIC_RELEASE);
+}
+
+uint64_t pyrec_ticks_per_sec(void) {
+    return rec__g.hdr ? rec__g.hdr->ticks_per_sec : 0;
+}

@@ -1,0 +1,107 @@
+"""Builtins recorded only when they last long enough to matter
+(python/src/builtins.c, docs/python.md "Builtins"): a builtin shorter than
+the threshold is counted on its lane, not recorded; one that lasts it is
+recorded with its own begin time; one with something recorded inside it
+is recorded whatever its length; 0 (--all-builtins) records every one.
+
+No test depends on how long a call takes on a loaded machine: "short"
+means under a threshold of an hour, "long" is a sleep well past one of
+20 ms (a sleep never returns early)."""
+from conftest import NATIVE_HOOKS, run_recorded
+
+import pytest
+
+HOUR_US = 3600 * 10**6
+WORK = """
+import recorder, time
+def cb(x):
+    return -x
+def work():
+    xs = [3, 1, 2]
+    for _ in range(5000):
+        len(xs)
+    sorted(xs, key=cb)     # a Python callback inside: recorded with it
+    time.sleep(0.05)
+"""
+
+
+def in_order(t):
+    """Ring order is time order on the lane, and each slice lies in its
+    parent."""
+    ns = [e["ns"] for e in t.events if "ns" in e]
+    assert ns == sorted(ns), "events out of time order"
+
+    def inside(s):
+        for c in s["children"]:
+            assert s["begin"] <= c["begin"] <= c["end"] <= s["end"], (s["name"], c["name"])
+            inside(c)
+    for s in t.slices:
+        if s["depth"] == 0:
+            inside(s)
+
+
+@pytest.fixture(params=NATIVE_HOOKS)
+def hook(request):
+    return request.param
+
+
+def work_slice(seg):
+    main = seg.thread("MainThread")
+    work = [s for s in main.slices if s["name"] == "work (prog.py:5)"]
+    assert len(work) == 1, main.names()
+    return main, work[0]
+
+
+def test_short_builtins_counted_not_recorded(tmp_path, hook):
+    code = WORK + f"recorder.enable(hook={hook!r}, builtin_min_us={HOUR_US})\nwork()\nrecorder.disable()\n"
+    seg, _ = run_recorded(tmp_path, code)
+    seg.assert_well_formed()
+    main, work = work_slice(seg)
+    in_order(main)
+    kids = [c["name"] for c in work["children"]]
+    # len and sleep are under an hour: not recorded; sorted holds a
+    # recorded callback, so it is recorded around it
+    assert kids == ["builtins.sorted"], kids
+    assert [c["name"] for c in work["children"][0]["children"]] == ["cb (prog.py:3)"] * 3
+    counts = [e for e in main.others("C") if e["name"].startswith("builtins under ")]
+    assert counts and counts[0]["name"] == f"builtins under {HOUR_US * 1000} ns (not recorded)", counts
+    assert max(c["value"] for c in counts) >= 4096   # 5000 len calls, counted in steps of 4096
+
+
+def test_long_builtin_recorded_from_its_start(tmp_path, hook):
+    code = WORK + f"recorder.enable(hook={hook!r}, builtin_min_us=20000)\nwork()\nrecorder.disable()\n"
+    seg, _ = run_recorded(tmp_path, code)
+    seg.assert_well_formed()
+    main, work = work_slice(seg)
+    in_order(main)
+    kids = [c for c in work["children"]]
+    assert [c["name"] for c in kids][-1] == "time.sleep", [c["name"] for c in kids]
+    assert "builtins.len" not in [c["name"] for c in kids]
+    sleep = kids[-1]
+    assert sleep["end"] - sleep["begin"] >= 50 * 10**6 * 0.99   # its begin is the call's time, not the return's
+
+
+def test_all_builtins(tmp_path, hook):
+    code = WORK + f"recorder.enable(hook={hook!r}, builtin_min_us=0)\nwork()\nrecorder.disable()\n"
+    seg, _ = run_recorded(tmp_path, code)
+    seg.assert_well_formed()
+    main, work = work_slice(seg)
+    names = [c["name"] for c in work["children"]]
+    assert names.count("builtins.len") == 5000 and names[-2:] == ["builtins.sorted", "time.sleep"], names[-3:]
+    assert not [e for e in main.others("C") if e["name"].startswith("builtins under ")]
+
+
+@pytest.mark.parametrize("flags,want_len", [([], False), (["--all-builtins"], True), (["--builtin-us", "0"], True),
+                                            (["--builtin-us", str(HOUR_US)], False)])
+def test_runner_flags(tmp_path, flags, want_len):
+    seg, _ = run_recorded(tmp_path, WORK + "work()\n", runner=flags)
+    seg.assert_well_formed()
+    main, work = work_slice(seg)
+    names = [c["name"] for c in work["children"]]
+    assert ("builtins.len" in names) == want_len, names[:5]
+    assert ("time.sleep" in names) == (flags[-1:] != [str(HOUR_US)]), names[-3:]
+
+
+def test_runner_refuses_bad_threshold(tmp_path):
+    _, r = run_recorded(tmp_path, "pass\n", runner=["--builtin-us", "-1"], footer=False, check=False)
+    assert r.returncode != 0 and "--builtin-us" in r.stderr
