@@ -108,6 +108,10 @@ static PyObject *mon_begin(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     }
     pyrec_name_thread(t);
     TRACK(t, pyrec_push(t, args[0], ci->id, PYREC_ENT_PY));
+    if (PYREC_UNLIKELY(ci->coro) && !t->task_lvl) {
+        t->task_lvl = t->n;
+        pyrec_task_step(t, &t->task_lvl);
+    }
     Py_RETURN_NONE;
 }
 

@@ -84,6 +84,7 @@ struct pyrec_code {
     uint8_t own;           /* recorder's own code: its frames and what they call are not recorded */
     uint8_t resumable;     /* a generator or coroutine: its first evaluation only makes the object */
     uint8_t import_root;   /* importlib's _find_and_load: where an import begins (imports.c) */
+    uint8_t coro;          /* an async def coroutine: its outermost resume is a task's step (tasks.c) */
 };
 
 int pyrec_names_init(void);
@@ -138,10 +139,17 @@ struct pyrec_thread {
      * root, 0 if none; and the calls it hid. */
     uint32_t imp;
     uint64_t imp_calls;
+    /* The same two levels kept by the eval hook, as eval depths: with the
+     * monitoring hook both run, and the shadow stack then holds only
+     * builtins, whose height is no measure of the eval depth. */
+    uint32_t eimp, etask;
     /* Builtins deferred and still running (builtins.c), and those that
      * ended under the threshold, not recorded. */
     uint32_t npend;
     uint64_t short_builtins;
+    /* The asyncio task step open (tasks.c): the shadow stack's height or
+     * eval depth of its coroutine, 0 if none. */
+    uint32_t task_lvl;
 };
 extern __thread struct pyrec_thread pyrec_t __attribute__((tls_model("initial-exec"))) PYREC_HIDDEN;
 
@@ -204,6 +212,13 @@ static inline void pyrec_end(uint32_t id) {
     else rec_end_id(id);
 }
 
+/* ---- asyncio tasks (tasks.c) ----------------------------------------------- */
+
+/* A coroutine's slice began with no task step open on the thread: the
+ * hook set *level (task_lvl: the stack's height, or etask: the eval
+ * depth) to where it began; mark it with its task, if it runs in one. */
+void pyrec_task_step(struct pyrec_thread *t, uint32_t *level) PYREC_HIDDEN;
+
 /* ---- imports (imports.c) -------------------------------------------------- */
 
 /* 1 for the code where an import begins (importlib's _find_and_load). */
@@ -219,12 +234,12 @@ void pyrec_import_push(struct pyrec_thread *t, const void *key, PyObject *name) 
 PyObject *pyrec_import_name_of(PyFrameObject *frame) PYREC_HIDDEN;
 
 static inline int pyrec_folds_import(const struct pyrec_code *ci, const struct pyrec_thread *t) {
-    return PYREC_UNLIKELY(ci->import_root) && !t->imp && !pyrec_cfg.imports && ci->id;
+    return PYREC_UNLIKELY(ci->import_root) && !t->imp && !t->eimp && !pyrec_cfg.imports && ci->id;
 }
 
 static inline void pyrec_push(struct pyrec_thread *t, const void *key, uint32_t id, uint32_t kind) {
     if (PYREC_UNLIKELY(t->n == t->cap) && pyrec_grow(t) != 0) return;  /* unpushed: its return is ignored */
-    if (PYREC_UNLIKELY(t->imp) && id) {
+    if (PYREC_UNLIKELY(t->imp | t->eimp) && id) {
         t->imp_calls++;   /* inside a folded import: counted, not recorded */
         id = 0;
     }
@@ -249,6 +264,7 @@ static inline void pyrec_push(struct pyrec_thread *t, const void *key, uint32_t 
 static inline void pyrec_pop_top(struct pyrec_thread *t) {
     struct pyrec_ent *e = &t->st[--t->n];
     if (PYREC_UNLIKELY(t->imp > t->n)) pyrec_import_end(t);  /* the folded import's root leaves */
+    if (PYREC_UNLIKELY(t->task_lvl > t->n)) t->task_lvl = 0;  /* the task step's coroutine leaves */
     if (e->id) {
         t->rec--;
         if (PYREC_UNLIKELY(e->t0) && !pyrec_undefer(t, e)) return;

@@ -40,6 +40,7 @@ static void atfork_child(void) {
         t->st[i].t0 = 0;
     }
     t->npend = 0;
+    t->task_lvl = t->etask = t->eimp = 0;
     t->short_builtins = 0;
     t->rec = 0;
     t->imp = 0;   /* an import the parent was folding is not the child's */
