@@ -105,3 +105,31 @@ def test_runner_flags(tmp_path, flags, want_len):
 def test_runner_refuses_bad_threshold(tmp_path):
     _, r = run_recorded(tmp_path, "pass\n", runner=["--builtin-us", "-1"], footer=False, check=False)
     assert r.returncode != 0 and "--builtin-us" in r.stderr
+
+
+def test_call_site_switched_off_after_a_python_callee(tmp_path, hook):
+    """3.12+ (monitoring): a site whose first callee is a Python function is
+    switched off (DISABLE), so a builtin it calls later is not seen until
+    the next start; every site stays watched with 0 (--all-builtins).  The
+    profile hook has no such switch: it sees it."""
+    code = """
+import recorder, time
+def py(x):
+    return x
+def call(f, x):
+    return f(x)
+def work():
+    call(py, 1)
+    call(time.sleep, 0.05)
+"""
+    for min_us in (20000, 0):
+        code += (f"recorder.enable(hook={hook!r}, builtin_min_us={min_us})\nwork()\nrecorder.disable()\n")
+    seg, _ = run_recorded(tmp_path, code)
+    seg.assert_well_formed()
+    main = seg.thread("MainThread")
+    calls = [s for s in main.slices if s["name"] == "call (prog.py:5)"]
+    assert len(calls) == 4, main.names()
+    sleeps = [[c["name"] for c in s["children"]] for s in calls[1::2]]
+    switched = hook == "monitoring"
+    assert sleeps[0] == ([] if switched else ["time.sleep"]), sleeps
+    assert sleeps[1] == ["time.sleep"], sleeps
