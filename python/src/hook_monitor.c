@@ -81,8 +81,10 @@ static void release_tool(void) {
     draining = 0;
 }
 
+static void drained(void);
 void pyrec_natives_unwind(struct pyrec_thread *t, uint32_t n0) {
     while (t->n > n0) TRACK(t, pyrec_pop_top(t));
+    drained();
 }
 
 /* Once drained, stop the end events too (from inside a callback: the
