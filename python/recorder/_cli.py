@@ -54,6 +54,10 @@ options:
                         using the pytest fixture recorder_profile (tracy_profile)
   -l, --lines           also a scope for each line run (only with -p)
   --no-native           no scopes for builtins and extension functions
+  --builtin-us US       record a builtin only if it lasts US microseconds or
+                        more (default 10; shorter ones are counted on each lane,
+                        not recorded: docs/python.md)
+  --all-builtins        record every builtin call, however short (--builtin-us 0)
   --imports             record imports in full (default: each top-level import
                         is one scope, "import torch", with a count of its calls)
   --filter S[,S...]     record only functions whose module or file contains one
@@ -116,6 +120,8 @@ class Options:
         self.lines = False
         self.native = True
         self.imports = False
+        self.builtin_us = 10
+        self.all_builtins = False
         self.filter = []
         self.filter_out = []
         self.max_depth = 0
@@ -136,10 +142,12 @@ class Options:
 
 
 _VALUED = {"-o": "output", "--output": "output", "--filter": "filter", "--filter-out": "filter_out",
-           "--max-depth": "max_depth", "--ring-kb": "ring_kb", "--hook": "hook", "--recorder": "recorder"}
+           "--max-depth": "max_depth", "--ring-kb": "ring_kb", "--hook": "hook", "--recorder": "recorder",
+           "--builtin-us": "builtin_us"}
 _FLAGS = {"-p": "partial", "--partial": "partial", "-l": "lines", "--lines": "lines", "--no-native": "native",
           "--capture": "capture", "--no-follow": "follow", "--_inner": "inner", "--imports": "imports",
-          "--cuda": "cuda", "--torch-ops": "torch_ops", "--keep": "keep"}
+          "--cuda": "cuda", "--torch-ops": "torch_ops", "--keep": "keep",
+          "--all-builtins": "all_builtins"}
 # cuda: the `recorder` command (-o) or main() sets the variables; the inner
 # process inherits them.
 _OUTER_ONLY = {"output", "ring_kb", "capture", "recorder", "cuda", "keep"}
@@ -163,6 +171,8 @@ def _set(o, key, opt, v):
         getattr(o, key).extend(items)
     elif key == "max_depth":
         o.max_depth = _int(opt, v, 0, 1 << 30)
+    elif key == "builtin_us":
+        o.builtin_us = _int(opt, v, 0, 3600 * 10**6)
     elif key == "ring_kb":
         o.ring_kb = _int(opt, v, 4, 1 << 20)
     elif key == "hook":

@@ -25,8 +25,10 @@ HOOKS = ("auto", "eval", "profile", "monitoring")
 _lock = threading.RLock()
 _count = 0
 _saved_threading = None
+# builtin_min_us: builtins shorter than this are counted, not recorded
+# (docs/python.md, "Builtins"); 0 records every one.
 _defaults = {"native": True, "lines": False, "max_depth": 0, "filter": (), "filter_out": (), "hook": "auto",
-             "imports": False}
+             "imports": False, "builtin_min_us": 10}
 
 
 def set_defaults(**kw):
@@ -83,7 +85,8 @@ def _threading_hooks(install):
 _native_cfg = {}
 
 
-def enable(native=None, lines=None, max_depth=None, filter=None, filter_out=None, hook=None, imports=None):
+def enable(native=None, lines=None, max_depth=None, filter=None, filter_out=None, hook=None, imports=None,
+           builtin_min_us=None):
     """Start recording (or count one more enable if it is on already; the
     options of the first one are in force).  Returns the hook used."""
     global _count, _native_cfg
@@ -93,7 +96,8 @@ def enable(native=None, lines=None, max_depth=None, filter=None, filter_out=None
             return _native.running()
         cfg = dict(_defaults)
         for k, v in (("native", native), ("lines", lines), ("max_depth", max_depth), ("filter", filter),
-                     ("filter_out", filter_out), ("hook", hook), ("imports", imports)):
+                     ("filter_out", filter_out), ("hook", hook), ("imports", imports),
+                     ("builtin_min_us", builtin_min_us)):
             if v is not None:
                 cfg[k] = v
         if isinstance(cfg["filter"], str) or isinstance(cfg["filter_out"], str):
@@ -106,7 +110,7 @@ def enable(native=None, lines=None, max_depth=None, filter=None, filter_out=None
             return None
         _native.configure(native=bool(cfg["native"]), lines=bool(cfg["lines"]), max_depth=int(cfg["max_depth"]),
                           filter=tuple(cfg["filter"]), filter_out=tuple(cfg["filter_out"]), own_dir=OWN_DIR,
-                          imports=bool(cfg["imports"]))
+                          imports=bool(cfg["imports"]), builtin_min_ns=int(cfg["builtin_min_us"] * 1000))
         _native_cfg = cfg
         if chosen == "profile":
             _threading_hooks(True)
@@ -144,15 +148,16 @@ class Profiler:
 
     Options default to the runner's (python3 -m recorder -p ...), else to
     native=True, lines=False, imports=False (each top-level import one
-    scope).  Recording covers every thread.  Scopes open
+    scope), builtin_min_us=10 (builtins shorter than 10 us are counted, not
+    recorded; 0: every one).  Recording covers every thread.  Scopes open
     at disable() end when their functions return, so enable() and disable()
     may sit anywhere: inside the function under test or around its call.
     """
 
     def __init__(self, *, native=None, lines=None, max_depth=None, filter=None, filter_out=None, hook=None,
-                 imports=None):
+                 imports=None, builtin_min_us=None):
         self._opts = dict(native=native, lines=lines, max_depth=max_depth, filter=filter, filter_out=filter_out,
-                          hook=hook, imports=imports)
+                          hook=hook, imports=imports, builtin_min_us=builtin_min_us)
         self._on = False
 
     def enable(self):

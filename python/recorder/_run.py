@@ -108,7 +108,8 @@ def run(opts, script=None, module=None, args=(), command=None):
     os.environ.pop(_follow.INNER, None)
     _follow.setup(os.environ, opts)
     _control.set_defaults(native=opts.native, lines=opts.lines, max_depth=opts.max_depth, filter=opts.filter,
-                          filter_out=opts.filter_out, hook=opts.hook, imports=opts.imports)
+                          filter_out=opts.filter_out, hook=opts.hook, imports=opts.imports,
+                          builtin_min_us=0 if opts.all_builtins else opts.builtin_us)
     code, main = prepare(script, module, args, command)
     # --torch-ops: imported before the hook is on (torch's import is not
     # the program's), entered around the program only.

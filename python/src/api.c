@@ -61,7 +61,7 @@ static PyObject *api_signpost(PyObject *m, PyObject *const *args, Py_ssize_t nar
     const char *h = utf8_cut(header, hbuf, sizeof hbuf);
     const char *msg = message == Py_None ? NULL : utf8_cut(message, mbuf, sizeof mbuf);
     if (!h || (message != Py_None && !msg)) return NULL;
-    pyrec_name_thread(&pyrec_t);
+    pyrec_will_write(&pyrec_t);
     rec__instant(rec__intern_dyn(h), msg);
     Py_RETURN_NONE;
 }
@@ -75,7 +75,7 @@ static PyObject *api_counter(PyObject *m, PyObject *const *args, Py_ssize_t narg
     if (!want_str(args[0], "the counter's name")) return NULL;
     double v = PyFloat_AsDouble(args[1]);
     if (v == -1.0 && PyErr_Occurred()) return NULL;
-    pyrec_name_thread(&pyrec_t);
+    pyrec_will_write(&pyrec_t);
     rec__counter(pyrec_intern_str(args[0]), v);
     if (PyErr_Occurred()) return NULL;
     Py_RETURN_NONE;
@@ -95,7 +95,7 @@ static PyObject *api_thread_name(PyObject *m, PyObject *name) {
 static PyObject *flow(PyObject *id, unsigned type) {
     unsigned long long v = PyLong_AsUnsignedLongLongMask(id);
     if (v == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
-    pyrec_name_thread(&pyrec_t);
+    pyrec_will_write(&pyrec_t);
     rec__flow(type, (uint64_t)v);
     Py_RETURN_NONE;
 }

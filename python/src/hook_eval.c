@@ -10,16 +10,18 @@
  * hook went off still ends the scope it began.
  *
  * Cheapest of the hooks: no frame object is made, no profile machinery
- * runs.  The price is that CPython no longer inlines Python-to-Python calls
+ * runs.  From 3.12 the monitoring hook uses it for Python frames, and
+ * watches builtins itself (hook_monitor.c).  The price is that CPython no longer inlines Python-to-Python calls
  * (each call recurses in C, as before 3.11), and that builtins are not
  * seen (the profile or monitoring hook does those).
  *
  * Reading the code object of a frame: PyUnstable_InterpreterFrame_GetCode
  * from 3.12; in 3.11 the frame's layout, from CPython's internal header.
+ * An import's module name (its first argument) is read from that layout
+ * on every version: there is no API for a frame's locals before it runs.
  */
 #include "pyrec.h"
 
-#if PY_VERSION_HEX < 0x030C0000
 #define Py_BUILD_CORE 1
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -28,7 +30,6 @@
 #include <internal/pycore_frame.h>
 #pragma GCC diagnostic pop
 #undef Py_BUILD_CORE
-#endif
 
 static _PyFrameEvalFunction prev_eval;
 static int active;
@@ -58,16 +59,15 @@ static inline PyObject *frame_code(struct _PyInterpreterFrame *f) {
 }
 
 /* The module an import root frame imports: its first argument (borrowed),
- * read from the frame's layout on 3.11; not known from 3.12, which has no
- * API for a frame's locals before it runs (the scope is then "import (a
- * module)"; the profile and monitoring hooks name it). */
+ * read from the frame's layout (CPython's internal header, of the version
+ * built for). */
 static inline PyObject *import_name(struct _PyInterpreterFrame *f) {
-#if PY_VERSION_HEX < 0x030C0000
-    return f->f_code->co_argcount >= 1 ? f->localsplus[0] : NULL;
-#else
+#if PY_VERSION_HEX >= 0x030E0000
     (void)f;
-    return NULL;
+    return NULL;   /* 3.14's locals are tagged stack references: not read here ("import (a module)") */
 #endif
+    PyCodeObject *co = (PyCodeObject *)frame_code(f);
+    return co->co_argcount >= 1 ? f->localsplus[0] : NULL;
 }
 
 static PyObject *eval_hook(PyThreadState *ts, struct _PyInterpreterFrame *f, int throwflag) {
@@ -81,12 +81,12 @@ static PyObject *eval_hook(PyThreadState *ts, struct _PyInterpreterFrame *f, int
     }
     uint32_t d = ++t->depth;
     int import_root = 0;
-    if (PYREC_UNLIKELY(t->imp) && id) {
+    if (PYREC_UNLIKELY(t->eimp) && id) {
         t->imp_calls++;   /* inside a folded import (imports.c): counted, not recorded */
         id = 0;
     } else if (id && pyrec_folds_import(ci, t)) {
         id = pyrec_import_id(import_name(f));
-        t->imp = d;
+        t->eimp = d;
         t->imp_calls = 0;
         import_root = 1;
     }
@@ -94,12 +94,18 @@ static PyObject *eval_hook(PyThreadState *ts, struct _PyInterpreterFrame *f, int
         if (pyrec_cfg.max_depth && t->rec >= pyrec_cfg.max_depth) {
             id = 0;
         } else {
-            pyrec_name_thread(t);
+            pyrec_will_write(t);
             t->rec++;
             pyrec_begin(id);
+            if (PYREC_UNLIKELY(ci->coro) && !t->etask) {
+                t->etask = d;
+                pyrec_task_step(t, &t->etask);
+            }
         }
     }
+    uint32_t n0 = t->n;   /* builtins the monitoring hook pushes (hook_monitor.c, with the eval hook) */
     PyObject *r = prev_eval(ts, f, throwflag);
+    if (PYREC_UNLIKELY(t->n > n0)) pyrec_natives_unwind(t, n0);   /* a return missed: ended with the frame */
     if (PYREC_UNLIKELY(d <= t->fork_floor)) {
         t->fork_floor = d - 1;  /* begun in the parent process: not ours to end */
     } else if (id) {
@@ -107,7 +113,8 @@ static PyObject *eval_hook(PyThreadState *ts, struct _PyInterpreterFrame *f, int
         t->rec--;
         pyrec_end(id);
     }
-    if (PYREC_UNLIKELY(import_root) && t->imp == d) t->imp = 0;
+    if (PYREC_UNLIKELY(import_root) && t->eimp == d) t->eimp = 0;
+    if (PYREC_UNLIKELY(t->etask == d)) t->etask = 0;
     t->depth--;
     return r;
 }

@@ -10,6 +10,15 @@
  * recorded (filtered, recorder's own) is switched off where it can be
  * (sys.monitoring.DISABLE, for the local events), so it then costs nothing.
  *
+ * Without lines, Python frames are left to the eval hook (hook_eval.c),
+ * which costs about half of a PY_START and a PY_RETURN callback, and this
+ * hook watches only CALL with C_RETURN / C_RAISE, for builtins.  A call
+ * site whose callee is not a recorded builtin (a Python function, a class,
+ * a filtered builtin) answers DISABLE, so a Python call costs no CALL
+ * callback after its site's first; a site that calls a Python function
+ * first and a builtin later misses that builtin until the next start
+ * (--all-builtins keeps every site watched).
+ *
  * The shadow stack is keyed by code object (the events carry no frame).
  *
  * Stopping: only the end events stay on, so open scopes end as their frames
@@ -31,6 +40,9 @@ int pyrec_monitor_start(PyObject *module) {
 void pyrec_monitor_stop(void) {}
 void pyrec_monitor_atfork_child(struct pyrec_thread *t) { (void)t; }
 PyMethodDef pyrec_monitor_methods[] = {{NULL, NULL, 0, NULL}};
+void pyrec_natives_unwind(struct pyrec_thread *t, uint32_t n0) {
+    while (t->n > n0) pyrec_pop_top(t);
+}
 
 #else
 
@@ -39,6 +51,7 @@ static int EV_PY_START, EV_PY_RESUME, EV_PY_RETURN, EV_PY_YIELD, EV_CALL, EV_LIN
     EV_C_RETURN, EV_C_RAISE;
 
 static int tool = -1, draining, lines_on, native_on;
+static int with_eval;     /* Python frames by the eval hook: only builtins here */
 static long open_total;   /* entries on every thread's shadow stack */
 static PyObject *DISABLE; /* sys.monitoring.DISABLE */
 
@@ -68,6 +81,12 @@ static void release_tool(void) {
     draining = 0;
 }
 
+static void drained(void);
+void pyrec_natives_unwind(struct pyrec_thread *t, uint32_t n0) {
+    while (t->n > n0) TRACK(t, pyrec_pop_top(t));
+    drained();
+}
+
 /* Once drained, stop the end events too (from inside a callback: the
  * change takes effect for the next event). */
 static void drained(void) {
@@ -91,6 +110,10 @@ static PyObject *mon_begin(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     }
     pyrec_name_thread(t);
     TRACK(t, pyrec_push(t, args[0], ci->id, PYREC_ENT_PY));
+    if (PYREC_UNLIKELY(ci->coro) && !t->task_lvl) {
+        t->task_lvl = t->n;
+        pyrec_task_step(t, &t->task_lvl);
+    }
     Py_RETURN_NONE;
 }
 
@@ -126,14 +149,18 @@ static PyObject *mon_unwind(PyObject *m, PyObject *const *args, Py_ssize_t nargs
 static PyObject *mon_call(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
     (void)m;
     if (nargs < 3 || draining || !native_on) Py_RETURN_NONE;
+    /* Not every site watched (the default): one whose callee is not
+     * recorded now is switched off. */
+    PyObject *off = pyrec_cfg.builtin_min_ns ? DISABLE : Py_None;
     PyObject *callable = args[2];
-    if (!PyCFunction_Check(callable) && !Py_IS_TYPE(callable, &PyMethodDescr_Type)) Py_RETURN_NONE;
+    if (!PyCFunction_Check(callable) && !Py_IS_TYPE(callable, &PyMethodDescr_Type)) return Py_NewRef(off);
     struct pyrec_code *ci = pyrec_code_get(args[0]);
     uint32_t id = ci && ci->id ? pyrec_native_id(callable) : 0;
     struct pyrec_thread *t = &pyrec_t;
     if (id) pyrec_name_thread(t);
+    /* Pushed even when not recorded: its C_RETURN pops it. */
     TRACK(t, pyrec_push(t, callable, id, PYREC_ENT_NATIVE));
-    Py_RETURN_NONE;
+    return Py_NewRef(id ? Py_None : off);
 }
 
 /* C_RETURN, C_RAISE (code, offset, callable, arg0) */
@@ -239,6 +266,9 @@ int pyrec_monitor_start(PyObject *module) {
     native_on = pyrec_cfg.native;
     lines_on = pyrec_cfg.lines;
     int events = EV_PY_START | EV_PY_RESUME | EV_PY_THROW | EV_PY_RETURN | EV_PY_YIELD | EV_PY_UNWIND;
+    if (with_eval) pyrec_eval_stop();
+    with_eval = !lines_on && pyrec_eval_available();
+    if (with_eval) events = 0;
     if (native_on) events |= EV_CALL | EV_C_RETURN | EV_C_RAISE;
     if (lines_on) events |= EV_LINE;
     if (reg(mon, module, EV_PY_START, "_mon_begin") < 0 || reg(mon, module, EV_PY_RESUME, "_mon_begin") < 0 ||
@@ -258,11 +288,14 @@ int pyrec_monitor_start(PyObject *module) {
         return -1;
     }
     draining = 0;
+    if (with_eval) pyrec_eval_start();
     return 0;
 }
 
 void pyrec_monitor_stop(void) {
     if (tool < 0) return;
+    if (with_eval) pyrec_eval_stop();   /* its frames end their scopes as they return */
+    with_eval = 0;
     draining = 1;
     if (open_total <= 0) {
         release_tool();

@@ -42,6 +42,10 @@ static int prof_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *ar
         uint32_t id = ci ? ci->id : 0;
         if (id) pyrec_name_thread(t);
         pyrec_push(t, frame, id, PYREC_ENT_PY);
+        if (id && PYREC_UNLIKELY(ci->coro) && !t->task_lvl) {
+            t->task_lvl = t->n;
+            pyrec_task_step(t, &t->task_lvl);
+        }
         break;
     }
     case PyTrace_RETURN:

@@ -9,7 +9,7 @@
  */
 #include "pyrec.h"
 
-struct pyrec_config pyrec_cfg = {1, 0, 0, NULL, NULL, NULL, 0, 1};
+struct pyrec_config pyrec_cfg = {1, 0, 0, NULL, NULL, NULL, 0, 0, 0, 1};
 static enum pyrec_hook running = PYREC_HOOK_NONE;
 
 static const char *const hook_names[] = {"none", "eval", "profile", "monitoring"};
@@ -29,13 +29,19 @@ static PyObject *str_tuple(PyObject *o, const char *what) {
 
 static PyObject *mod_configure(PyObject *m, PyObject *args, PyObject *kw) {
     (void)m;
-    static char *kwlist[] = {"native", "lines", "max_depth", "filter", "filter_out", "own_dir", "imports", NULL};
+    static char *kwlist[] = {"native", "lines", "max_depth", "filter", "filter_out", "own_dir", "imports",
+                             "builtin_min_ns", NULL};
     int native = 1, lines = 0, imports = 0;
     long max_depth = 0;
+    long long builtin_min_ns = 0;
     PyObject *filter = Py_None, *filter_out = Py_None, *own_dir = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$pplOOOp:configure", kwlist, &native, &lines, &max_depth, &filter,
-                                     &filter_out, &own_dir, &imports))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$pplOOOpL:configure", kwlist, &native, &lines, &max_depth, &filter,
+                                     &filter_out, &own_dir, &imports, &builtin_min_ns))
         return NULL;
+    if (builtin_min_ns < 0 || builtin_min_ns > 3600LL * 1000000000LL) {
+        PyErr_SetString(PyExc_ValueError, "builtin_min_ns must be between 0 (every builtin) and an hour");
+        return NULL;
+    }
     if (max_depth < 0 || max_depth > 0x7fffffffL) {
         PyErr_SetString(PyExc_ValueError, "max_depth must be >= 0 (0: no limit)");
         return NULL;
@@ -64,6 +70,8 @@ static PyObject *mod_configure(PyObject *m, PyObject *args, PyObject *kw) {
     pyrec_cfg.lines = lines;
     pyrec_cfg.imports = imports;
     pyrec_cfg.max_depth = (uint32_t)max_depth;
+    pyrec_cfg.builtin_min_ns = (uint64_t)builtin_min_ns;
+    pyrec_builtins_configure();
     pyrec_cfg.gen++;
     if (pyrec_cfg.gen == 0) pyrec_cfg.gen = 1;  /* 0 never matches a fresh record's gen by accident */
     Py_RETURN_NONE;
@@ -169,7 +177,8 @@ static PyObject *mod_profile_floor(PyObject *m, PyObject *on) {
 #define FASTCALL(f) (PyCFunction)(void (*)(void))(f)
 static PyMethodDef mod_methods[] = {
     {"configure", FASTCALL(mod_configure), METH_VARARGS | METH_KEYWORDS,
-     "configure(*, native=True, lines=False, max_depth=0, filter=None, filter_out=None, own_dir=None)"},
+     "configure(*, native=True, lines=False, max_depth=0, filter=None, filter_out=None, own_dir=None, "
+     "imports=False, builtin_min_ns=0)"},
     {"start", mod_start, METH_O, "start(hook): record calls with hook 'eval', 'profile' or 'monitoring'."},
     {"stop", mod_stop, METH_NOARGS, "stop(): record no new scope; open ones end as their frames return."},
     {"running", mod_running, METH_NOARGS, "running() -> the hook recording now, or None."},

@@ -174,6 +174,7 @@ struct pyrec_code *pyrec_code_slow(PyObject *code, struct pyrec_code *ci) {
         snprintf(name, sizeof name, "%s (%s:%d)", utf8_or(co->co_qualname, "?"), short_file(file), ci->first_line);
         ci->own = (uint8_t)is_own_file(file);
         ci->resumable = (co->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR)) != 0;
+        ci->coro = (co->co_flags & CO_COROUTINE) != 0;
         ci->import_root = (uint8_t)pyrec_is_import_root(file, utf8_or(co->co_qualname, "?"));
         ci->fn_id = ci->own ? 0 : intern_buf(name);
     }

@@ -62,6 +62,10 @@ struct pyrec_config {
     PyObject *filter_out;  /* tuple of str, or NULL: ... and none of these */
     PyObject *own_dir;     /* str: the recorder package's directory (its frames are not recorded) */
     int imports;           /* record imports in full; 0: each top-level import is one scope (imports.c) */
+    /* Builtins shorter than this are not recorded (builtins.c); 0: every
+     * builtin, and every call site stays watched for them. */
+    uint64_t builtin_min_ns;
+    uint64_t builtin_min_ticks;   /* the same in the ring's clock, set once the segment exists */
     unsigned gen;          /* bumped by every configure: cached verdicts carry it */
 };
 extern struct pyrec_config pyrec_cfg PYREC_HIDDEN;
@@ -80,6 +84,7 @@ struct pyrec_code {
     uint8_t own;           /* recorder's own code: its frames and what they call are not recorded */
     uint8_t resumable;     /* a generator or coroutine: its first evaluation only makes the object */
     uint8_t import_root;   /* importlib's _find_and_load: where an import begins (imports.c) */
+    uint8_t coro;          /* an async def coroutine: its outermost resume is a task's step (tasks.c) */
 };
 
 int pyrec_names_init(void);
@@ -116,6 +121,9 @@ struct pyrec_ent {
     const void *key;
     uint32_t id;
     uint32_t kind;
+    /* A builtin whose begin is deferred (builtins.c): when it began, in
+     * ticks (0: not deferred), and the thread's ring head then. */
+    uint64_t t0, h0;
 };
 
 struct pyrec_thread {
@@ -131,6 +139,17 @@ struct pyrec_thread {
      * root, 0 if none; and the calls it hid. */
     uint32_t imp;
     uint64_t imp_calls;
+    /* The same two levels kept by the eval hook, as eval depths: with the
+     * monitoring hook both run, and the shadow stack then holds only
+     * builtins, whose height is no measure of the eval depth. */
+    uint32_t eimp, etask;
+    /* Builtins deferred and still running (builtins.c), and those that
+     * ended under the threshold, not recorded. */
+    uint32_t npend;
+    uint64_t short_builtins;
+    /* The asyncio task step open (tasks.c): the shadow stack's height or
+     * eval depth of its coroutine, 0 if none. */
+    uint32_t task_lvl;
 };
 extern __thread struct pyrec_thread pyrec_t __attribute__((tls_model("initial-exec"))) PYREC_HIDDEN;
 
@@ -143,6 +162,38 @@ void pyrec_unwind_to(struct pyrec_thread *t, const void *key);
 
 static inline void pyrec_name_thread(struct pyrec_thread *t) {
     if (PYREC_UNLIKELY(!t->named)) pyrec_name_thread_slow(t);
+}
+
+/* ---- builtins under a threshold (builtins.c) ---------------------------- */
+
+/* Write the begins of the deferred builtins on t's stack now (something
+ * is about to be recorded inside them). */
+void pyrec_flush(struct pyrec_thread *t) PYREC_HIDDEN;
+/* A deferred builtin e (just popped) ends: 1 if its begin is now written
+ * (end it), 0 if it is not recorded. */
+int pyrec_undefer(struct pyrec_thread *t, struct pyrec_ent *e) PYREC_HIDDEN;
+void pyrec_builtins_configure(void) PYREC_HIDDEN;
+/* writer.c: an entry with its own timestamp; the segment's clock rate. */
+void pyrec_emit_at(uint64_t ts, uint64_t w1) PYREC_HIDDEN;
+uint64_t pyrec_ticks_per_sec(void) PYREC_HIDDEN;
+
+/* Before anything else writes to this thread's ring (the API, the eval
+ * hook): the lane's name, and the begins of deferred builtins. */
+static inline void pyrec_will_write(struct pyrec_thread *t) {
+    pyrec_name_thread(t);
+    if (PYREC_UNLIKELY(t->npend)) pyrec_flush(t);
+}
+
+/* A builtin's begin is deferred: written at its end if it lasted the
+ * threshold, or earlier if something inside it is recorded.  Not on a
+ * thread's first event (which attaches its ring). */
+static inline int pyrec_defer(struct pyrec_thread *t, struct pyrec_ent *e) {
+    struct rec_slot *s = rec__t.slot;
+    if (PYREC_UNLIKELY(!s)) return 0;
+    e->h0 = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
+    e->t0 = rec_now() | 1;
+    t->npend++;
+    return 1;
 }
 
 /* Bit 31 of an id the hooks record: the function blocks (names.c's table
@@ -161,6 +212,13 @@ static inline void pyrec_end(uint32_t id) {
     else rec_end_id(id);
 }
 
+/* ---- asyncio tasks (tasks.c) ----------------------------------------------- */
+
+/* A coroutine's slice began with no task step open on the thread: the
+ * hook set *level (task_lvl: the stack's height, or etask: the eval
+ * depth) to where it began; mark it with its task, if it runs in one. */
+void pyrec_task_step(struct pyrec_thread *t, uint32_t *level) PYREC_HIDDEN;
+
 /* ---- imports (imports.c) -------------------------------------------------- */
 
 /* 1 for the code where an import begins (importlib's _find_and_load). */
@@ -176,12 +234,12 @@ void pyrec_import_push(struct pyrec_thread *t, const void *key, PyObject *name) 
 PyObject *pyrec_import_name_of(PyFrameObject *frame) PYREC_HIDDEN;
 
 static inline int pyrec_folds_import(const struct pyrec_code *ci, const struct pyrec_thread *t) {
-    return PYREC_UNLIKELY(ci->import_root) && !t->imp && !pyrec_cfg.imports && ci->id;
+    return PYREC_UNLIKELY(ci->import_root) && !t->imp && !t->eimp && !pyrec_cfg.imports && ci->id;
 }
 
 static inline void pyrec_push(struct pyrec_thread *t, const void *key, uint32_t id, uint32_t kind) {
     if (PYREC_UNLIKELY(t->n == t->cap) && pyrec_grow(t) != 0) return;  /* unpushed: its return is ignored */
-    if (PYREC_UNLIKELY(t->imp) && id) {
+    if (PYREC_UNLIKELY(t->imp | t->eimp) && id) {
         t->imp_calls++;   /* inside a folded import: counted, not recorded */
         id = 0;
     }
@@ -190,8 +248,15 @@ static inline void pyrec_push(struct pyrec_thread *t, const void *key, uint32_t 
     e->key = key;
     e->id = id;
     e->kind = kind;
+    e->t0 = 0;
     if (id) {
         t->rec++;
+        if (kind == PYREC_ENT_NATIVE && pyrec_cfg.builtin_min_ticks && pyrec_defer(t, e)) return;
+        if (PYREC_UNLIKELY(t->npend)) {
+            t->n--;   /* the deferred ones below first, in order */
+            pyrec_flush(t);
+            t->n++;
+        }
         pyrec_begin(id);
     }
 }
@@ -199,8 +264,10 @@ static inline void pyrec_push(struct pyrec_thread *t, const void *key, uint32_t 
 static inline void pyrec_pop_top(struct pyrec_thread *t) {
     struct pyrec_ent *e = &t->st[--t->n];
     if (PYREC_UNLIKELY(t->imp > t->n)) pyrec_import_end(t);  /* the folded import's root leaves */
+    if (PYREC_UNLIKELY(t->task_lvl > t->n)) t->task_lvl = 0;  /* the task step's coroutine leaves */
     if (e->id) {
         t->rec--;
+        if (PYREC_UNLIKELY(e->t0) && !pyrec_undefer(t, e)) return;
         pyrec_end(e->id);
     }
 }
@@ -232,6 +299,8 @@ int pyrec_profile_install_thread(PyObject *frame, PyObject *event, PyObject *arg
 void pyrec_profile_floor(int on);
 
 int pyrec_monitor_available(void);
+/* Pop the shadow stack down to n0 (builtins whose return was not seen). */
+void pyrec_natives_unwind(struct pyrec_thread *t, uint32_t n0) PYREC_HIDDEN;
 void pyrec_monitor_atfork_child(struct pyrec_thread *t);
 int pyrec_monitor_start(PyObject *module);
 void pyrec_monitor_stop(void);

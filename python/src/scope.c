@@ -44,7 +44,7 @@ uint32_t pyrec_intern_str(PyObject *name) {
 static PyObject *scoped_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     ScopedCallObject *s = (ScopedCallObject *)self;
     uint32_t id = s->id;
-    pyrec_name_thread(&pyrec_t);
+    pyrec_will_write(&pyrec_t);
     if (id) rec_begin_id(id);
     PyObject *r = PyObject_Vectorcall(s->func, args, nargsf, kwnames);
     if (id) rec_end_id(id);
@@ -203,7 +203,7 @@ static void scope_dealloc(PyObject *self) {
 static PyObject *scope_enter(PyObject *self, PyObject *unused) {
     (void)unused;
     uint32_t id = ((ScopeObject *)self)->id;
-    pyrec_name_thread(&pyrec_t);
+    pyrec_will_write(&pyrec_t);
     if (id) rec_begin_id(id);
     return Py_NewRef(self);
 }

@@ -35,7 +35,13 @@ static void free_stack(void *p) {
  * the child must not end them in its own.  It starts with nothing open. */
 static void atfork_child(void) {
     struct pyrec_thread *t = &pyrec_t;
-    for (uint32_t i = 0; i < t->n; i++) t->st[i].id = 0;
+    for (uint32_t i = 0; i < t->n; i++) {
+        t->st[i].id = 0;
+        t->st[i].t0 = 0;
+    }
+    t->npend = 0;
+    t->task_lvl = t->etask = t->eimp = 0;
+    t->short_builtins = 0;
     t->rec = 0;
     t->imp = 0;   /* an import the parent was folding is not the child's */
     t->imp_calls = 0;
@@ -83,6 +89,7 @@ void pyrec_unwind_to(struct pyrec_thread *t, const void *key) {
  * up without running Python code: threading._active[get_ident()].name is a
  * plain attribute. */
 void pyrec_name_thread_slow(struct pyrec_thread *t) {
+    if (t->npend) pyrec_flush(t);   /* the name is an event in the ring */
     if (t->name_tries++ > 64) {
         t->named = 1;
         return;

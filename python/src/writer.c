@@ -15,6 +15,7 @@
 #include <signal.h>
 
 #include "procs.h"
+#include "pyrec.h"
 
 uint64_t pyrec_ring_bytes(void) {
     if (rec__ensure_init() != 0) return 0;
@@ -66,4 +67,18 @@ int pyrec_unlink_on_term(void) {
     sa.sa_handler = pyrec_on_term;
     sigemptyset(&sa.sa_mask);
     return sigaction(SIGTERM, &sa, NULL);
+}
+
+/* builtins.c: a deferred begin, written with the time of its call. */
+void pyrec_emit_at(uint64_t ts, uint64_t w1) {
+    struct rec__tls *t = &rec__t;
+    uint64_t h = 0;
+    struct rec_slot *s = rec__room1(t, &h);
+    if (!s) return;
+    rec__put(t->ring + ((h & t->mask) << 1), ts, w1);
+    __atomic_store_n(&s->head, h + 1, __ATOMIC_RELEASE);
+}
+
+uint64_t pyrec_ticks_per_sec(void) {
+    return rec__g.hdr ? rec__g.hdr->ticks_per_sec : 0;
 }

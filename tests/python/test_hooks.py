@@ -203,7 +203,7 @@ def work():
     except ValueError:
         pass
     return dict.fromkeys(xs)
-""" + enable(native_hook, native=True) + "work()\nrecorder.disable()\n" + \
+""" + enable(native_hook, native=True, builtin_min_us=0) + "work()\nrecorder.disable()\n" + \
         enable(native_hook, native=False) + "work()\nrecorder.disable()\n"
     seg, _ = run_recorded(tmp_path, code)
     seg.assert_well_formed()

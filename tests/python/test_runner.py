@@ -44,7 +44,8 @@ def runner(tmp_path, *opts, code=PROG, env=None, timeout=120):
 
 
 def test_script_names_threads_args_and_status(tmp_path):
-    r = runner(tmp_path, "-o", "t.json", "prog.py", "7")
+    # --all-builtins: sorted([3 items]) is shorter than the default threshold
+    r = runner(tmp_path, "--all-builtins", "-o", "t.json", "prog.py", "7")
     assert r.returncode == 7, r.stderr
     doc = check_trace(tmp_path / "t.json")
     assert_no_loss(doc)
@@ -249,7 +250,7 @@ def test_json_args_from_every_export(tmp_path):
     capture and `recorder dump` of its segment; the same on B and E (the
     strict checker pairs them); the .pftrace the same, as debug
     annotations."""
-    r = runner(tmp_path, "-o", "c.rec", "prog.py")
+    r = runner(tmp_path, "--all-builtins", "-o", "c.rec", "prog.py")
     assert r.returncode == 0, r.stderr
     for fmt, out in (("json", "c.json"), ("perfetto", "c.pftrace")):
         conv = run([CLI, "convert", str(tmp_path / "c.rec"), "-o", str(tmp_path / out)])

@@ -35,7 +35,9 @@ time.sleep(0.001)
 
 def report_rows(tmp_path, hook):
     (tmp_path / "prog.py").write_text(PROG)
-    opts = ["--hook", hook] + (["--no-native"] if hook == "eval" else [])
+    # --all-builtins: whether a lock's acquire lasts the default threshold
+    # (10 us) depends on the scheduler; here every one is recorded
+    opts = ["--hook", hook] + (["--no-native"] if hook == "eval" else ["--all-builtins"])
     r = subprocess.run([PY, "-m", "recorder", *opts, "-o", "t.rec", "prog.py"], cwd=tmp_path,
                        env=child_env(), capture_output=True, text=True, timeout=300)
     for mark in SANITIZER_MARKS:
