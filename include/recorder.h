@@ -134,7 +134,7 @@ enum rec_slot_state {
 
 /* What a slot's ring records (rec_slot.lane bits 0-7).  Lanes other than
  * threads are written by the GPU library or a replay, with their events'
- * own timestamps (include/recorder/lanes.h, docs/format.md "Lanes"). */
+ * own timestamps (include/recorder/writer/lanes.h, docs/format.md "Lanes"). */
 enum rec_lane_kind {
     REC_LANE_THREAD = 0,      /* a thread of the process (tid is its tid) */
     REC_LANE_GPU_STREAM = 1,  /* a device's stream: kernels, copies, memsets, syncs */
@@ -171,7 +171,7 @@ struct rec_slot {
     uint64_t start_ticks;
     uint64_t exit_ticks;      /* 0 while live */
     uint32_t attach_count;    /* implementation copies in the process using it */
-    /* What the ring records (include/recorder/lanes.h).  0 for a thread;
+    /* What the ring records (include/recorder/writer/lanes.h).  0 for a thread;
      * these were padding before, so older writers' slots read 0. */
     uint32_t lane;            /* kind (REC_LANE_*) in bits 0-7, device in bits 8-31 */
     uint64_t lane_context;    /* a GPU lane's context id */
@@ -673,5 +673,5 @@ extern "C" {
 #if defined(RECORDER_IMPLEMENTATION) && !defined(RECORDER_DISABLE) && \
     !defined(RECORDER_IMPLEMENTATION_DONE)
 #define RECORDER_IMPLEMENTATION_DONE
-#include "recorder/writer_impl.h"
+#include "recorder/writer/writer_impl.h"
 #endif
