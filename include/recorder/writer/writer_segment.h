@@ -9,33 +9,6 @@
  * start time), so every copy writes into the same rings and string table.
  */
 
-enum { REC__UNINIT = 0, REC__BUSY = 1, REC__READY = 2, REC__OFF = 3 };
-
-static struct rec__global {
-    int state;                       /* REC__* (atomic) */
-    int fd;                          /* kept for posix_fallocate of rings */
-    int created;                     /* this copy created the segment */
-    unsigned char *base;
-    size_t size;
-    struct rec_header *hdr;
-    struct rec_consumer *cons;
-    struct rec_slot *slots;
-    uint32_t *index;
-    unsigned char *strings;
-    unsigned char *rings;
-    char shm_name[112];              /* "/recorder.<pid>" */
-    char path[112];                  /* "/dev/shm/recorder.<pid>" */
-    struct rec__config cfg;
-    pthread_key_t key;
-    int key_ok, hooks_done;
-    unsigned char *parent_base;      /* after fork(): the parent's mapping */
-    size_t parent_size;
-} rec__g = {REC__UNINIT, -1, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, "", "",
-            {0, 0, 0, 0, 0, 0, 0, 0, "", 0, 0, 0, 0, {0}, {0}, {0}, 0}, 0, 0, 0, NULL, 0};
-
-static struct rec_slot rec__dummy_slot;
-static const uint64_t rec__zero_limit = 0;
-
 uint64_t rec__mono_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -188,7 +161,6 @@ static void rec__process_name(char *out, size_t cap) {
     out[n] = 0;
 }
 
-static uint32_t rec__alloc_str(struct rec__global *g, const char *s, size_t len, uint32_t h32);
 
 /* Fill a new segment's header and tables, then publish the magic. */
 static void rec__segment_format(struct rec__global *g, uint64_t proc_start) {
