@@ -271,12 +271,13 @@ static inline uint32_t rec__begin_site(uint32_t *site, const char *name) {
  * REC__SCOPE_SUB (it opened its thread's kept subtree), or the id. */
 static inline uint32_t rec__scope_site(uint32_t *site, const char *name) {
     uint32_t id = __atomic_load_n(site, __ATOMIC_RELAXED);
-    /* Not that a filtered scope is likely: the hint makes GCC lay the
-     * filtered case out as the fall-through to the end of the scope, one
-     * load and one branch; without it the two "nothing recorded" exits
-     * share a block reached by a jump to a jump (bench/core). */
-    if (REC_LIKELY(id == REC_ID_FILTERED)) return 0;
+    /* One compare sends everything but a plain id off the common path:
+     * filtered, unresolved and flagged alike (REC__SITE_ODD).  A filtered
+     * scope pays a taken branch and one more compare for it; an unfiltered
+     * one pays nothing for filters, set or not (docs/performance/
+     * hot-path.md). */
     if (REC_UNLIKELY(REC__SITE_ODD(id))) {
+        if (id == REC_ID_FILTERED) return 0;
         /* Unresolved, a root, or a name kept inside subtrees and one is open. */
         if (!(id & REC__ID_COND) || rec__t.sub_id) return rec__scope_slow(site, name, id);
         return 0;  /* a name kept only inside subtrees, and none is open */
