@@ -7,7 +7,7 @@
  * from CUDA's own cupti_activity.h), which is hostile when it comes from a
  * file: every record's kind and size are checked against the buffer's end
  * before a field is read.  Output: events on lanes of the process's
- * segment (include/recorder/lanes.h):
+ * segment (include/recorder/writer/lanes.h):
  *   - a lane per (device, stream): kernels (demangled names; an "args"
  *     instant with grid and block at the kernel's start), memcpy ("memcpy
  *     HtoD", an "args" instant with the bytes), memset, synchronization;
@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "recorder/lanes.h"
+#include "recorder/writer/lanes.h"
 
 /* RECORDER_CUDA items (config.c parses the variable). */
 #define GPU_ITEM_KERNELS 1u

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "recorder.h"
-#include "recorder/lanes.h"
+#include "recorder/writer/lanes.h"
 #include "convert.h"
 
 /* ---- clock.c: CUPTI ns -> CLOCK_MONOTONIC ns -> ticks ---------------- */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "recorder.h"
-#include "recorder/lanes.h"
+#include "recorder/writer/lanes.h"
 
 /* A loaded object whose file name starts with prefix: its path. */
 struct find_loaded {

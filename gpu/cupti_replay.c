@@ -23,7 +23,7 @@
 #include <cupti_version.h>
 
 #include "recorder.h"
-#include "recorder/lanes.h"
+#include "recorder/writer/lanes.h"
 
 #include "convert_int.h"
 #include "replay_input.h"

@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "recorder.h"
-#include "recorder/lanes.h"
+#include "recorder/writer/lanes.h"
 
 #include "callbacks.h"
 #include "config.h"

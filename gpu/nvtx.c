@@ -39,7 +39,7 @@
 #include <wchar.h>
 
 #include "recorder.h"
-#include "recorder/lanes.h"
+#include "recorder/writer/lanes.h"
 
 #include "config.h"
 #include "convert.h"

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "recorder.h"
-#include "recorder/lanes.h"
+#include "recorder/writer/lanes.h"
 
 #include "convert.h"   /* GPU_SUBLANES: the same bound as the GPU's lanes */
 #include "nvtx.h"

@@ -7,4 +7,4 @@
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
-#include "recorder/lanes.h"
+#include "recorder/writer/lanes.h"

@@ -3,7 +3,7 @@
  * (docs/web.md, "Saved traces"), behind the three questions the encoders
  * ask of either: a time in ns, a name by id, a slot's thread.
  *
- * A capture is read only through include/recorder/capture.h; its thread
+ * A capture is read only through librecorder/include/recorder/capture.h; its thread
  * records are kept here by slot, as the segment's slot table would say.
  *
  * Several live programs (recorder-web PID1 PID2 ...) are one source: their

@@ -6,7 +6,7 @@
  * segment, and the others (a C library loaded with ctypes, another
  * extension) join it and the same thread slots, so their scopes land on
  * the same lanes, nested in the Python scopes that called them
- * (include/recorder/writer_segment.h, "join").
+ * (include/recorder/writer/writer_segment.h, "join").
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"

@@ -17,7 +17,7 @@ SHM = "/dev/shm"
 TIMEOUT = 120
 SKIP = 77   # meson's "skipped"
 
-# enum rec_status (include/recorder/reader.h), the documented exit codes
+# enum rec_status (librecorder/include/recorder/reader.h), the documented exit codes
 OK, USAGE, NOTFOUND, ACCESS, FORMAT, VERSION, TRUNCATED, IO, NOMEM, BUSY = 0, 2, 3, 4, 5, 6, 7, 8, 9, 10
 
 failures = 0

@@ -26,7 +26,7 @@ sys.dont_write_bytecode = True
 from clitest import PROG, RECORDER, TIMEOUT, WORK, check, env_without_keep, main, rec, remove_segment, require, seg  # noqa: E402
 
 THREADS_NO_SLOT_OFF = 272          # struct rec_header (include/recorder.h)
-COUNT_MAX = (1 << 53) - 1          # REC_COUNT_MAX (include/recorder/reader.h)
+COUNT_MAX = (1 << 53) - 1          # REC_COUNT_MAX (librecorder/include/recorder/reader.h)
 
 
 def crowd():

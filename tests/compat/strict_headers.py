@@ -5,7 +5,10 @@ cleanly wherever a host project's strictest flags are on (docs/compat.md,
 without RECORDER_IMPLEMENTATION, under the union of llama.cpp/ggml's and
 other big projects' warning sets, with -Werror.
 
-    strict_headers.py INCLUDE_DIR STRICT_C STRICT_CPP
+    strict_headers.py INCLUDE_DIR READER_INCLUDE_DIR STRICT_C STRICT_CPP
+
+INCLUDE_DIR is the writer's include/, READER_INCLUDE_DIR librecorder's
+(recorder/analysis.h, which simple_perf.h's sessions use).
 
 Every compiler of the four that is installed is tried; a missing one is
 reported (and fails the test: CI installs them all).  Exit 0 when every
@@ -28,8 +31,8 @@ CXX_ONLY = ["-Wnon-virtual-dtor", "-Woverloaded-virtual", "-Wextra-semi", "-Wdep
 
 
 def main():
-    inc, c_file, cpp_file = sys.argv[1:4]
-    tree = [f"-I{inc}", f"-I{inc}/recorder/compat/tracy"]
+    inc, reader_inc, c_file, cpp_file = sys.argv[1:5]
+    tree = [f"-I{inc}", f"-I{reader_inc}", f"-I{inc}/recorder/compat/tracy"]
     failures = runs = 0
     plans = [(cc, "c", std, c_file, C_ONLY) for cc in ("gcc", "clang") for std in ("c99", "c11")]
     plans += [(cc, "c++", std, cpp_file, CXX_ONLY) for cc in ("g++", "clang++") for std in ("c++11", "c++17", "c++20")]

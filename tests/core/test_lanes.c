@@ -1,5 +1,5 @@
 /*
- * test_lanes.c -- lanes (include/recorder/lanes.h): rings no thread owns,
+ * test_lanes.c -- lanes (include/recorder/writer/lanes.h): rings no thread owns,
  * written with the events' own timestamps, as the GPU library writes a
  * device's streams.
  *
@@ -14,7 +14,7 @@
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
-#include "recorder/lanes.h"
+#include "recorder/writer/lanes.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -14,7 +14,7 @@
 #include <cupti.h>
 
 #include "recorder.h"
-#include "recorder/lanes.h"
+#include "recorder/writer/lanes.h"
 #include "../../gpu/convert.h"
 
 #define MAX_LANES 16

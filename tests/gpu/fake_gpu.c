@@ -21,7 +21,7 @@
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
-#include "recorder/lanes.h"
+#include "recorder/writer/lanes.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -20,7 +20,7 @@
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
-#include "recorder/lanes.h"
+#include "recorder/writer/lanes.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

@@ -13,7 +13,7 @@
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
-#include "recorder/lanes.h"
+#include "recorder/writer/lanes.h"
 
 #include <stdio.h>
 #include <stdlib.h>

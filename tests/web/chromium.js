@@ -45,4 +45,13 @@ async function launchPage() {
   return { ctx, profile, page, errors };
 }
 
-module.exports = { launch, launchPage };
+/* Closes what launch() or launchPage() opened and removes its profile. */
+async function closeBrowser({ ctx, profile }) {
+  try {
+    await ctx.close();
+  } finally {
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+module.exports = { launch, launchPage, closeBrowser };

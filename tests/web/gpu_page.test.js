@@ -9,7 +9,7 @@ const fs = require('fs');
 const path = require('path');
 const { spawn } = require('child_process');
 const { startServer, stopClean, stop, check, main, until, need } = require('./harness');
-const { launch } = require('./chromium');   /* exits 77 without a browser */
+const { launchPage, closeBrowser } = require('./chromium');   /* exits 77 without a browser */
 
 const shots = need('WEB_SCREENSHOTS');
 fs.mkdirSync(shots, { recursive: true });
@@ -29,11 +29,8 @@ function startFakeGpu() {
 main(async () => {
   const gpu = await startFakeGpu();
   const srv = await startServer([String(gpu.pid), '--port', '0']);
-  const { ctx, profile } = await launch();
-  const page = ctx.pages()[0] || (await ctx.newPage());
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  const browser = await launchPage();
+  const { page, errors } = browser;
   try {
     await page.goto(srv.url);
     const state = () => page.evaluate(() => window.__recorder.state());
@@ -75,8 +72,7 @@ main(async () => {
     await page.screenshot({ path: path.join(shots, 'gpu.png') });
     check(errors.length === 0, 'no errors in the page', errors.slice(0, 5));
   } finally {
-    await ctx.close();
-    fs.rmSync(profile, { recursive: true, force: true });
+    await closeBrowser(browser);
     await stopClean(srv);
     await stop(gpu);
   }

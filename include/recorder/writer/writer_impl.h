@@ -24,11 +24,14 @@
 extern "C" {
 #endif
 
+/* Each part uses only the parts above it: no forward declaration crosses
+ * from one file to another (tests/core/check_layout.py checks the order). */
 #include "writer_config.h"
+#include "writer_state.h"
+#include "writer_strtab.h"
 #include "writer_segment.h"
-#include "writer_index.h"
-#include "writer_strings.h"
 #include "writer_threads.h"
+#include "writer_names.h"
 #include "lanes.h"
 #include "writer_lanes.h"
 

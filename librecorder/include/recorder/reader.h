@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../recorder.h"
+#include "recorder.h"
 
 #ifdef __cplusplus
 extern "C" {

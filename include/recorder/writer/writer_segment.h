@@ -9,33 +9,6 @@
  * start time), so every copy writes into the same rings and string table.
  */
 
-enum { REC__UNINIT = 0, REC__BUSY = 1, REC__READY = 2, REC__OFF = 3 };
-
-static struct rec__global {
-    int state;                       /* REC__* (atomic) */
-    int fd;                          /* kept for posix_fallocate of rings */
-    int created;                     /* this copy created the segment */
-    unsigned char *base;
-    size_t size;
-    struct rec_header *hdr;
-    struct rec_consumer *cons;
-    struct rec_slot *slots;
-    uint32_t *index;
-    unsigned char *strings;
-    unsigned char *rings;
-    char shm_name[112];              /* "/recorder.<pid>" */
-    char path[112];                  /* "/dev/shm/recorder.<pid>" */
-    struct rec__config cfg;
-    pthread_key_t key;
-    int key_ok, hooks_done;
-    unsigned char *parent_base;      /* after fork(): the parent's mapping */
-    size_t parent_size;
-} rec__g = {REC__UNINIT, -1, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, "", "",
-            {0, 0, 0, 0, 0, 0, 0, 0, "", 0, 0, 0, 0, {0}, {0}, {0}, 0}, 0, 0, 0, NULL, 0};
-
-static struct rec_slot rec__dummy_slot;
-static const uint64_t rec__zero_limit = 0;
-
 uint64_t rec__mono_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -159,7 +132,7 @@ static void rec__layout(const struct rec__config *c, struct rec_header *h) {
     off += rec__round_page(sizeof(struct rec_slot) * (uint64_t)c->max_threads);
     h->index_off = off;
     h->index_entries = c->index_entries;
-    h->index_base = rec__index_base_for(c->strings_size);   /* levels: writer_index.h */
+    h->index_base = rec__index_base_for(c->strings_size);   /* levels: writer_strtab.h */
     if (h->index_base > h->index_entries) h->index_base = h->index_entries;
     off += rec__round_page(4u * (uint64_t)c->index_entries);
     h->strings_off = off;
@@ -192,7 +165,6 @@ static void rec__process_name(char *out, size_t cap) {
     out[n] = 0;
 }
 
-static uint32_t rec__alloc_str(struct rec__global *g, const char *s, size_t len, uint32_t h32);
 
 /* Fill a new segment's header and tables, then publish the magic.  0, or
  * -1 if its tables cannot be committed. */
@@ -396,7 +368,7 @@ static int rec__segment_build(struct rec__global *g, const struct rec_header *wa
     if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)want->segment_size) != 0) goto fail;
     /* Commit the header and slots now so a full /dev/shm fails here, not
      * with SIGBUS later; the string table is committed as it grows
-     * (writer_index.h), a ring when a thread claims one. */
+     * (writer_strtab.h), a ring when a thread claims one. */
     e = posix_fallocate(fd, 0, (off_t)want->index_off);
     if (e && e != EOPNOTSUPP && e != EINVAL) {
         errno = e;

@@ -20,7 +20,7 @@
  */
 /* Before the guard: recorder.h's implementation includes this file, and
  * must find its declarations even when this file was included first. */
-#include "../recorder.h"
+#include "../../recorder.h"
 
 #ifndef RECORDER_LANES_H
 #define RECORDER_LANES_H

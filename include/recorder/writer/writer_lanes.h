@@ -1,6 +1,6 @@
 /*
  * writer_lanes.h -- lanes: rings no thread owns, written with the events'
- * own timestamps (include/recorder/lanes.h says who uses them and the
+ * own timestamps (include/recorder/writer/lanes.h says who uses them and the
  * rules).  Part of the implementation of recorder.h.
  *
  * A lane is a thread slot claimed with its kind, device, context and

@@ -1,7 +1,15 @@
 /*
- * writer_index.h -- the string table's storage: appending records, the
+ * writer_strtab.h -- the segment's string table: appending records, the
  * index that finds them again, and growing both on demand.  Part of the
- * implementation of recorder.h.
+ * implementation of recorder.h.  What uses the table (the segment's
+ * process name, threads' names, call sites, dynamic names:
+ * writer_names.h) comes after it.
+ *
+ * Strings are appended lock-free (one fetch_add on a bump pointer) and
+ * found again through an open-addressing index of ids (one CAS to
+ * insert).  Both live in shared memory, so every copy of the
+ * implementation in the process and every reader sees the same ids, and a
+ * string is interned once.
  *
  * The segment reserves the table's limit (RECORDER_STRINGS_KB) and an index
  * sized for it, but tmpfs commits only the pages a program touches.  The
@@ -15,9 +23,32 @@
  * without locks, so it grows by levels, each 8 times the one before
  * (docs/format.md, "Strings").  A name is looked for in every level up to
  * the one new names go to, which the count of indexed names picks so that
- * no level is more than a quarter full: at a million names, four levels.  Two threads that insert one name as the level changes may give
- * it two ids; both are valid, and readers show the same text for each.
+ * no level is more than a quarter full: at a million names, four levels.
+ * Two threads that insert one name as the level changes may give it two
+ * ids; both are valid, and readers show the same text for each.
  */
+
+/* A 64-bit hash, 8 bytes a step; not for adversaries, for names. */
+static inline uint64_t rec__hash(const char *s, size_t n) {
+    uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ (n * UINT64_C(0xff51afd7ed558ccd));
+    while (n >= 8) {
+        uint64_t v;
+        memcpy(&v, s, 8);
+        h = (h ^ v) * UINT64_C(0xbf58476d1ce4e5b9);
+        h ^= h >> 29;
+        s += 8;
+        n -= 8;
+    }
+    if (n) {
+        uint64_t v = 0;
+        for (size_t i = 0; i < n; i++) v |= (uint64_t)(unsigned char)s[i] << (8 * i);
+        h = (h ^ v) * UINT64_C(0x94d049bb133111eb);
+    }
+    h ^= h >> 32;
+    h *= UINT64_C(0xd6e8feb86659fd93);
+    h ^= h >> 32;
+    return h;
+}
 
 #define REC__MAX_PROBES 64u     /* per level (levels have 64 entries or more) */
 #define REC__INDEX_GROWTH 3u    /* level k + 1 is 2^3 times level k */

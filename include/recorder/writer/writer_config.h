@@ -197,7 +197,7 @@ static void rec__env_filter_mode(struct rec__config *c) {
     }
 }
 
-/* The string table's geometry (writer_index.h): level 0 of the index is
+/* The string table's geometry (writer_strtab.h): level 0 of the index is
  * what the whole index was when the table was a fixed 1 MiB; the index
  * reserves 4 bytes per 8 bytes of strings, room for its levels at a
  * quarter full when the table holds names of 16 to 40 bytes. */

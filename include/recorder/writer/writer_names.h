@@ -1,13 +1,10 @@
 /*
- * writer_strings.h -- the segment's string table.  Part of the
- * implementation of recorder.h.
+ * writer_names.h -- names to ids: call sites, subtree filters and dynamic
+ * names.  Part of the implementation of recorder.h, on the string table
+ * (writer_strtab.h) and the thread set-up (writer_threads.h).
  *
- * Strings are appended lock-free (one fetch_add on a bump pointer) and found
- * again through an open-addressing index of ids (one CAS to insert), both
- * in writer_index.h.  Both live in shared memory, so every copy of the implementation in the process
- * and every reader sees the same ids.  A string is interned once; call sites
- * cache static names' ids, and each thread keeps a small cache of dynamic
- * names so the common case touches no shared cache line.
+ * Call sites cache static names' ids, and each thread keeps a small cache
+ * of dynamic names so the common case touches no shared cache line.
  */
 
 /* Each thread keeps its dynamic names (REC_SCOPE_DYN) in tables of its
@@ -68,30 +65,6 @@ struct rec__dyn_cache {
 #define REC__DYN_MATCH(e, key, len) ((e)->key == (key) && (e)->len == (len))
 #define REC__DYN_PTR(c, a) (&(c)->p[((a) >> 3) & ((1u << REC__DYN_PTR_BITS) - 1)])
 #define REC__DYN_NEXT(c, id) (&(c)->n[(id) & ((1u << REC__DYN_NEXT_BITS) - 1)])
-
-/* A 64-bit hash, 8 bytes a step; not for adversaries, for names. */
-static inline uint64_t rec__hash(const char *s, size_t n) {
-    uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ (n * UINT64_C(0xff51afd7ed558ccd));
-    while (n >= 8) {
-        uint64_t v;
-        memcpy(&v, s, 8);
-        h = (h ^ v) * UINT64_C(0xbf58476d1ce4e5b9);
-        h ^= h >> 29;
-        s += 8;
-        n -= 8;
-    }
-    if (n) {
-        uint64_t v = 0;
-        for (size_t i = 0; i < n; i++) v |= (uint64_t)(unsigned char)s[i] << (8 * i);
-        h = (h ^ v) * UINT64_C(0x94d049bb133111eb);
-    }
-    h ^= h >> 32;
-    h *= UINT64_C(0xd6e8feb86659fd93);
-    h ^= h >> 32;
-    return h;
-}
-
-static int rec__ensure_init(void);
 
 /* What a call site or a name cache keeps for a name: REC_ID_FILTERED, or
  * its id with the subtree flag of its verdict (writer_config.h).  A name
