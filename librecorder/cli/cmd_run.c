@@ -245,7 +245,12 @@ int cmd_run(int argc, char **argv) {
         cli_warn("kept the segments of the processes it started: recorder dump PID... --force reads them");
         keep = 1;
     }
-    if (!captured || !refused) unlink(capfile);
+    /* The trace could not be written (a FIFO nobody read, a full disk:
+     * said above): the run is not lost with it. */
+    int unwritten = captured && !refused && rc != REC_OK;
+    if (unwritten)
+        cli_warn("kept the capture %s: recorder convert %s -o FILE writes the trace from it", capfile, capfile);
+    if (!captured || !(refused || unwritten)) unlink(capfile);
     for (int i = 0; i < child.d.n && !keep; i++)
         if (child.d.segs[i].pid > 0) desc_remove(&child.d, &child.d.segs[i]);
     int status = child.d.child_status;

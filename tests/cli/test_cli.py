@@ -303,6 +303,21 @@ def test_run_fork():
                        capture_output=True, text=True, cwd=WORK, env=e, timeout=TIMEOUT)
     check(r.returncode == 128 + signal.SIGSEGV, f"a crash gives 128+SIGSEGV ({r.returncode})")
     check("doomed" in slice_names(validate_trace(os.path.join(WORK, "segv.json"))), "and its trace")
+    # A trace that cannot be written at the end (a FIFO nobody opens for
+    # reading) fails the run, and the run's capture is kept, convertible.
+    fifo = os.path.join(WORK, "nobody.json")
+    os.mkfifo(fifo)
+    r = subprocess.run([RECORDER, "run", "-o", fifo, "--", PROG, "scopes", "5"], capture_output=True, text=True,
+                       cwd=WORK, env=e, timeout=TIMEOUT)
+    m = re.search(r"kept the capture (\S+): recorder convert", r.stderr)
+    check(r.returncode == IO and "FIFO" in r.stderr and m is not None,
+          f"a FIFO nobody reads: status {IO}, said, and the capture kept ({r.returncode}, {r.stderr.strip()[-300:]})")
+    if m:
+        code, _, _ = rec("convert", m.group(1), "-o", os.path.join(WORK, "from-kept.json"))
+        check(code == OK and slice_names(validate_trace(os.path.join(WORK, "from-kept.json"))),
+              "the kept capture converts to the trace")
+        os.unlink(m.group(1))
+    os.unlink(fifo)
 
 
 TESTS = {n[5:]: f for mod in (globals(), vars(cli_capture_cases), vars(cli_export_cases))
