@@ -442,6 +442,18 @@ uint64_t xs_add(struct xs *x, const struct litem *li, const char *msg, unsigned 
         if (it.b < R->last_b) it.b = R->last_b;
         R->last_b = it.b;
         if (it.kind == REC_ITEM_LOSS && R->wraps && R->hold == XS_NONE) R->hold = R->qtail;
+        if (R->qhead == R->qtail && !R->nlate && R->hold == XS_NONE && ready(x, li->rec, R, &it)) {
+            /* Nothing queued or held before it and it is ready: it would
+             * be queued and taken back at once (flush), so it enters
+             * straight away at the position it would have had. */
+            uint64_t pos = R->qtail++;
+            R->qhead = R->qtail;
+            R->added++;
+            R->passed++;
+            enter(x, li->rec, &it, pos, 0);
+            drain(x);
+            return XS_NONE;
+        }
         if (it.e == XS_OPEN) handle = (uint64_t)li->rec << POS_BITS | (R->qtail & POS_MASK);
         rc = q_push(x, R, &it);
     }

@@ -225,7 +225,12 @@ struct gpu_arg {
     size_t vl;
     int num;                  /* v is an unsigned integer */
 };
-const char *xs_args_take(struct xs *x, uint32_t rec, int64_t b);
+const char *xs_args_take_lane(struct xs *x, uint32_t rec, int64_t b);
+static inline const char *xs_args_take(struct xs *x, uint32_t rec, int64_t b) {
+    /* A thread's slice (almost all of them): one test, inline. */
+    if (rec >= x->m->n_recs || x->m->recs[rec].lane_kind == REC_LANE_THREAD) return NULL;
+    return xs_args_take_lane(x, rec, b);
+}
 int xs_args_folded(struct xs *x, uint32_t rec, const struct xitem *it);
 int gpu_args_parse(const char *msg, struct gpu_arg *a, int max);
 size_t gpu_args_json(char *dst, const char *msg);

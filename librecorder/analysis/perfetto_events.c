@@ -97,9 +97,9 @@ void pf_describe_lane(struct pctx *c, uint64_t uuid, const char *name) {
     c->c.threads++;
 }
 
-/* The record's state, its thread described (a thread the plan did not
- * describe gets its track now); NULL if memory ran out. */
-struct prec *pf_prec(struct pctx *c, uint32_t rec) {
+/* pf_prec's first call for a record: its state made, its thread
+ * described (a thread the plan did not describe gets its track now). */
+struct prec *pf_prec_new(struct pctx *c, uint32_t rec) {
     if (rec >= c->npr) {
         size_t n = c->npr ? c->npr : 64;
         while (n <= rec) n *= 2;
@@ -166,6 +166,26 @@ static void intern_reset(struct pctx *c) {
     c->gen++;
 }
 
+/* A name rec's sequence has not published: its EventName, if its text is
+ * final (published by the source); otherwise it goes as a plain string
+ * (*iid stays 0).  *in: the InternedData opened for it. */
+static uint8_t *intern_name(struct pctx *c, struct prec *P, uint8_t *p, uint32_t name_id, uint64_t *iid,
+                            uint8_t **in) {
+    const char *text = c->m->names[model_name(c->m, name_id)].text;
+    if (!text) return p;
+    int isnew;
+    uint64_t *v = u64map_put(&P->iid, name_id, &isnew);
+    if (!v) return p;   /* out of memory: as a plain string */
+    *v = *iid = P->next_iid++;
+    c->interned++;
+    uint8_t *en, *s;
+    p = pb_open(p, TP_INTERNED, in);
+    p = pb_open(p, 2, &en);   /* InternedData.event_names: EventName {iid, name} */
+    p = pb_open(pb_uint(p, 1, *v), 2, &s);
+    p += clean((char *)p, text, PF_NAME_MAX);
+    return pb_close(pb_close(p, s), en);
+}
+
 /* Opens an event packet of rec at t: sequence, time, and interned data
  * for name (model name id, or UINT32_MAX for none) and category cat (flag
  * bits, 0 for none).  *iid: the name's iid, 0 if it goes as a string. */
@@ -184,22 +204,11 @@ static uint8_t *ev_open(struct pctx *c, uint32_t rec, struct prec *P, int64_t t,
     *iid = 0;
     uint8_t *in = NULL, *en, *s;
     if (name_id != UINT32_MAX) {
-        uint32_t local = model_name(c->m, name_id);
-        const char *text = c->m->names[local].text;
-        if (text) {   /* published: its text is final, it can be interned */
-            int isnew;
-            uint64_t *v = u64map_put(&P->iid, local, &isnew);
-            if (v && isnew) {
-                *v = P->next_iid++;
-                c->interned++;
-                p = pb_open(p, TP_INTERNED, &in);
-                p = pb_open(p, 2, &en);   /* InternedData.event_names: EventName {iid, name} */
-                p = pb_open(pb_uint(p, 1, *v), 2, &s);
-                p += clean((char *)p, text, PF_NAME_MAX);
-                p = pb_close(pb_close(p, s), en);
-            }
-            if (v) *iid = *v;
-        }
+        /* Interned by the source's string id: one lookup for a name the
+         * sequence has published, the model's name table only for a new one. */
+        const uint64_t *v = u64map_get(&P->iid, name_id);
+        if (v) *iid = *v;
+        else p = intern_name(c, P, p, name_id, iid, &in);
     }
     if (cat && !(P->cats & (1u << cat))) {
         P->cats |= 1u << cat;
@@ -214,12 +223,15 @@ static uint8_t *ev_open(struct pctx *c, uint32_t rec, struct prec *P, int64_t t,
 }
 
 /* The TrackEvent's name: its iid, or the text of a name not published yet. */
-static uint8_t *te_name(struct pctx *c, uint8_t *p, uint32_t name_id, uint64_t iid) {
-    if (iid) return pb_uint(p, TE_NAME_IID, iid);
+static uint8_t *te_name_text(struct pctx *c, uint8_t *p, uint32_t name_id) {
     uint8_t *s;
     p = pb_open(p, TE_NAME, &s);
     p += clean((char *)p, model_name_text(c->m, model_name(c->m, name_id)), PF_NAME_MAX);
     return pb_close(p, s);
+}
+
+static inline uint8_t *te_name(struct pctx *c, uint8_t *p, uint32_t name_id, uint64_t iid) {
+    return iid ? pb_uint(p, TE_NAME_IID, iid) : te_name_text(c, p, name_id);
 }
 
 static uint8_t *te_lit_name(uint8_t *p, const char *name) { return pb_bytes(p, TE_NAME, name, strlen(name)); }
