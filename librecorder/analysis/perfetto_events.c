@@ -480,7 +480,7 @@ void pf_write_stats(struct pctx *c, const struct rec_export_opts *o) {
     p = pf_da_uint(p, "entries_dropped", drop);
     p = pf_da_uint(p, "entries_bad", bad);
     p = pf_da_uint(p, "unmatched_ends", unmatched);
-    p = pf_da_uint(p, "log_dropped", m->log.xs ? 0 : m->log.dropped);
+    p = pf_da_uint(p, "log_dropped", m->log.tap ? 0 : m->log.dropped);
     p = pf_da_uint(p, "untracked_events", m->untracked_events);
     p = pf_da_uint(p, "nonfinite_counters", m->nonfinite_counters);
     p = pf_da_uint(p, "unbound_flows", c->c.unbound_flows);

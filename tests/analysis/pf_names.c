@@ -86,12 +86,16 @@ static int feed(void *ctx, rec_model *m, int pass) {
     return 0;
 }
 
+static void source(struct rec_source_info *src) {
+    memset(src, 0, sizeof *src);
+    src->pid = 4242;
+    strcpy(src->process_name, "names");
+    src->ticks_per_sec = 1e9;
+}
+
 static int write_log(const char *dir) {
     struct rec_source_info src;
-    memset(&src, 0, sizeof src);
-    src.pid = 4242;
-    strcpy(src.process_name, "names");
-    src.ticks_per_sec = 1e9;
+    source(&src);
     struct rec_model_opts o = {(size_t)N_NAMES * ROUNDS * THREADS * 6, 1, ""};
     rec_model *m = rec_model_new(&src, name_of, NULL, &o);
     if (!m) return 1;
@@ -110,10 +114,7 @@ static int write_log(const char *dir) {
 
 static int write_stream(const char *dir) {
     struct rec_source_info src;
-    memset(&src, 0, sizeof src);
-    src.pid = 4242;
-    strcpy(src.process_name, "names");
-    src.ticks_per_sec = 1e9;
+    source(&src);
     rec_export *x;
     char err[256], path[1024];
     if (rec_export_open(&src, name_of, NULL, feed, NULL, NULL, &x, err, sizeof err) != 0) {
