@@ -129,7 +129,7 @@ struct prec *pf_prec_new(struct pctx *c, uint32_t rec) {
 
 /* The first packet of rec's sequence, or of a fresh start of it: the
  * incremental state cleared, clock 64 from MONOTONIC at `base`, defaults. */
-static void seq_start(struct pctx *c, uint32_t rec, struct prec *P, int64_t base) {
+static __attribute__((noinline)) void seq_start(struct pctx *c, uint32_t rec, struct prec *P, int64_t base) {
     uint8_t *pk, *cs, *k, *d, *e;
     if (P->gen) {   /* a fresh start: the interned names go */
         c->interned -= P->iid.n;
@@ -160,7 +160,7 @@ static void seq_start(struct pctx *c, uint32_t rec, struct prec *P, int64_t base
 
 /* Past the interning budget every sequence starts afresh (when it next
  * writes), so that memory stays bounded whatever the names. */
-static void intern_reset(struct pctx *c) {
+static __attribute__((noinline)) void intern_reset(struct pctx *c) {
     for (size_t i = 0; i < c->npr; i++) u64map_free(&c->pr[i].iid);
     c->interned = 0;
     c->gen++;
@@ -169,7 +169,7 @@ static void intern_reset(struct pctx *c) {
 /* A name rec's sequence has not published: its EventName, if its text is
  * final (published by the source); otherwise it goes as a plain string
  * (*iid stays 0).  *in: the InternedData opened for it. */
-static uint8_t *intern_name(struct pctx *c, struct prec *P, uint8_t *p, uint32_t name_id, uint64_t *iid,
+static __attribute__((noinline)) uint8_t *intern_name(struct pctx *c, struct prec *P, uint8_t *p, uint32_t name_id, uint64_t *iid,
                             uint8_t **in) {
     const char *text = c->m->names[model_name(c->m, name_id)].text;
     if (!text) return p;
@@ -186,11 +186,23 @@ static uint8_t *intern_name(struct pctx *c, struct prec *P, uint8_t *p, uint32_t
     return pb_close(pb_close(p, s), en);
 }
 
+/* A category (flag bits) rec's sequence has not published: its EventCategory. */
+static __attribute__((noinline)) uint8_t *intern_cat(struct prec *P, uint8_t *p, unsigned cat, uint8_t **in) {
+    uint8_t *en, *s;
+    P->cats |= 1u << cat;
+    if (!*in) p = pb_open(p, TP_INTERNED, in);
+    p = pb_open(p, 1, &en);   /* event_categories: EventCategory {iid = the bits, name} */
+    p = pb_open(pb_uint(p, 1, cat), 2, &s);
+    p += flag_list((char *)p, cat);
+    return pb_close(pb_close(p, s), en);
+}
+
 /* Opens an event packet of rec at t: sequence, time, and interned data
  * for name (model name id, or UINT32_MAX for none) and category cat (flag
  * bits, 0 for none).  *iid: the name's iid, 0 if it goes as a string. */
-static uint8_t *ev_open(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, uint32_t name_id, unsigned cat,
-                        uint64_t *iid, uint8_t **pk) {
+static inline __attribute__((always_inline)) uint8_t *ev_open(struct pctx *c, uint32_t rec, struct prec *P,
+                                                              int64_t t, uint32_t name_id, unsigned cat,
+                                                              uint64_t *iid, uint8_t **pk) {
     if (c->interned >= PF_INTERN_MAX) intern_reset(c);
     if (P->gen != c->gen) seq_start(c, rec, P, P->gen ? P->last : t);
     uint8_t *p = pf_pk_open(c, PF_ROOM, pk);
@@ -202,7 +214,7 @@ static uint8_t *ev_open(struct pctx *c, uint32_t rec, struct prec *P, int64_t t,
     }
     p = pb_uint(p, TP_SEQ_ID, c->seq_base + 2 + rec);
     *iid = 0;
-    uint8_t *in = NULL, *en, *s;
+    uint8_t *in = NULL;
     if (name_id != UINT32_MAX) {
         /* Interned by the source's string id: one lookup for a name the
          * sequence has published, the model's name table only for a new one. */
@@ -210,14 +222,7 @@ static uint8_t *ev_open(struct pctx *c, uint32_t rec, struct prec *P, int64_t t,
         if (v) *iid = *v;
         else p = intern_name(c, P, p, name_id, iid, &in);
     }
-    if (cat && !(P->cats & (1u << cat))) {
-        P->cats |= 1u << cat;
-        if (!in) p = pb_open(p, TP_INTERNED, &in);
-        p = pb_open(p, 1, &en);   /* event_categories: EventCategory {iid = the bits, name} */
-        p = pb_open(pb_uint(p, 1, cat), 2, &s);
-        p += flag_list((char *)p, cat);
-        p = pb_close(pb_close(p, s), en);
-    }
+    if (cat && !(P->cats & (1u << cat))) p = intern_cat(P, p, cat, &in);
     if (in) p = pb_close(p, in);
     return p;
 }
