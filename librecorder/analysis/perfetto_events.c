@@ -243,8 +243,8 @@ static uint8_t *te_lit_name(uint8_t *p, const char *name) { return pb_bytes(p, T
 
 /* ---- events ---------------------------------------------------------------------- */
 
-void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t, uint32_t name_id,
-                     unsigned ab) {
+static inline __attribute__((always_inline)) void slice_event(struct pctx *c, uint32_t rec, struct prec *P,
+                                                              int type, int64_t t, uint32_t name_id, unsigned ab) {
     uint64_t iid;
     uint8_t *pk, *te;
     uint8_t *p = ev_open(c, rec, P, t, type == TYPE_SLICE_END ? UINT32_MAX : name_id, ab, &iid, &pk);
@@ -257,6 +257,14 @@ void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t,
     pf_pk_close(c, pb_close(p, te), pk);
     if (type == TYPE_SLICE_END) c->c.slices++;
     else if (type == TYPE_INSTANT) c->c.instants++;
+}
+
+/* A begin or an end: each compiled with its type known (the two that
+ * make nearly every event). */
+void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t, uint32_t name_id, unsigned ab) {
+    if (type == TYPE_SLICE_END) slice_event(c, rec, P, TYPE_SLICE_END, t, name_id, ab);
+    else if (type == TYPE_SLICE_BEGIN) slice_event(c, rec, P, TYPE_SLICE_BEGIN, t, name_id, ab);
+    else slice_event(c, rec, P, type, t, name_id, ab);
 }
 
 /* A GPU slice's begin with its "args" instant folded in (gpu_args.c), as
