@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "aggregates.h"
 
 void agg_init(struct agg *a) {
     memset(a, 0, sizeof *a);

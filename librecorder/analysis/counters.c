@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "aggregates.h"
 
 static void bucket_add(struct ctr_bucket *b, int64_t id, double v) {
     if (b->id != id) {

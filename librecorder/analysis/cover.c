@@ -24,7 +24,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "model.h"
+#include "aggregates.h"
 
 enum { COV_EVENTS = 0, COV_LOST = 1, COV_GAP = 2 };
 

@@ -19,8 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export_stream.h"
-#include "model.h"
+#include "model_write.h"
 
 void elog_init(struct elog *l, size_t max) {
     memset(l, 0, sizeof *l);
@@ -101,7 +100,7 @@ static int new_block(struct elog *l) {
 }
 
 uint64_t elog_add(struct elog *l, const struct litem *it, const char *msg, unsigned msg_len) {
-    if (l->xs) return xs_add(l->xs, it, msg, msg_len);
+    if (l->tap) return l->tap->add(l->tap_ctx, it, msg, msg_len);
     if (!l->max) return UINT64_MAX;
     if (l->tail - l->head >= l->max) drop_head(l);
     if ((l->tail & (ELOG_BLOCK - 1)) == 0 && new_block(l) != 0) {
@@ -121,8 +120,8 @@ const char *elog_msg(const struct elog *l, const struct litem *it) {
 
 void elog_close(struct elog *l, uint64_t seq, double end, unsigned flags) {
     int64_t e = model_round_ns(end);
-    if (l->xs) {
-        xs_close(l->xs, seq, e, flags);
+    if (l->tap) {
+        l->tap->close(l->tap_ctx, seq, e, flags);
         return;
     }
     struct litem *it = elog_at(l, seq);

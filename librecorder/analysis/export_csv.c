@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregates.h"
 #include "export_stream.h"
 #include "outbuf.h"
 #include "pyname.h"
@@ -43,7 +44,8 @@ static void c_pop(struct xs *x, uint32_t rec, const struct xframe *f, int64_t du
 
 static const struct xs_sink csv_sink = {1, NULL, c_pop, NULL, NULL, NULL};
 
-int csv_sink_start(struct xs *x, FILE *out, double span_ns) {
+static int csv_start(struct xs *x, rec_model *plan, FILE *out, double span_ns) {
+    (void)plan;
     struct cctx *c = calloc(1, sizeof *c);
     if (!c) return -1;
     c->m = x->m;
@@ -128,9 +130,10 @@ static int write_rows(FILE *out, const struct rec_stat *st, size_t n, uint64_t *
     return rc != 0 || i < n ? -1 : 0;
 }
 
-int csv_sink_end(struct xs *x, struct rec_export_counts *cnt) {
+/* The rows, from what the walker added up. */
+static int csv_end(struct xs *x, const struct rec_export_opts *o, struct rec_export_counts *cnt) {
     struct cctx *c = x->ctx;
-    if (!c) return -1;
+    (void)o;
     struct agg *aggs[1] = {&c->a};
     size_t total = 0, n = 0;
     stats_query(c->m, aggs, 1, 0, 1, c->span, NULL, 0, &total);
@@ -138,15 +141,19 @@ int csv_sink_end(struct xs *x, struct rec_export_counts *cnt) {
     int rc = -1;
     if (st) {
         n = stats_query(c->m, aggs, 1, 0, 1, c->span, st, total, &total);
-        struct rec_export_counts k = {0};
-        rc = write_rows(c->out, st, n, &k.rows);
-        if (cnt) *cnt = k;
+        rc = write_rows(c->out, st, n, &cnt->rows);
     }
     free(st);
+    return rc;
+}
+
+static void csv_free(void *ctx) {
+    struct cctx *c = ctx;
     agg_free(&c->a);
     free(c);
-    return xs_sink_done(x, rc);
 }
+
+const struct xs_format xs_csv_format = {0, csv_start, csv_end, csv_free};
 
 /* The whole run (or the window nearest to last_sec) from the model's
  * statistics: no log needed. */
@@ -160,12 +167,4 @@ int csv_write_stats(rec_model *m, FILE *out, double last, uint64_t *rows) {
     int rc = write_rows(out, st, n, rows);
     free(st);
     return rc;
-}
-
-int rec_export_csv(rec_model *m, FILE *out, const struct rec_export_opts *opt) {
-    double last = opt && opt->last_sec > 0 && isfinite(opt->last_sec) ? opt->last_sec : 0;
-    int window = last > 0 || (opt && (opt->from_sec > 0 || opt->to_sec > 0));
-    if (window && m->opts.keep_log) return xs_export_model(m, REC_EXPORT_CSV, out, opt, NULL);
-    if (window && last <= 0) return -1;   /* from/to need the log */
-    return csv_write_stats(m, out, last, NULL);
 }

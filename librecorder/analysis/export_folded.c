@@ -106,7 +106,9 @@ static void f_pop(struct xs *x, uint32_t rec, const struct xframe *f, int64_t du
 
 static const struct xs_sink folded_sink = {1, f_push, f_pop, NULL, NULL, NULL};
 
-int folded_sink_start(struct xs *x, FILE *out) {
+static int folded_start(struct xs *x, rec_model *plan, FILE *out, double span) {
+    (void)plan;
+    (void)span;
     struct fctx *c = calloc(1, sizeof *c);
     if (!c) return -1;
     c->m = x->m;
@@ -166,9 +168,9 @@ static int write_lines(rec_model *m, FILE *out, const uint32_t *parent, const ch
     return ob_finish(&o);
 }
 
-int folded_sink_end(struct xs *x, struct rec_export_counts *cnt) {
+static int folded_end(struct xs *x, const struct rec_export_opts *o, struct rec_export_counts *cnt) {
     struct fctx *c = x->ctx;
-    if (!c) return -1;
+    (void)o;
     int rc = -1;
     const char **names = malloc((c->p.n ? c->p.n : 1) * sizeof *names);
     if (names) {
@@ -176,22 +178,24 @@ int folded_sink_end(struct xs *x, struct rec_export_counts *cnt) {
             uint32_t nm = c->p.name[i];
             names[i] = nm & LANE_ROOT ? c->m->recs[nm & ~LANE_ROOT].name : model_name_text(c->m, nm);
         }
-        struct rec_export_counts k = {0};
-        rc = write_lines(c->m, c->out, c->p.parent, names, c->p.self, c->p.calls, c->p.n, &k.rows);
-        if (cnt) *cnt = k;
+        rc = write_lines(c->m, c->out, c->p.parent, names, c->p.self, c->p.calls, c->p.n, &cnt->rows);
     }
     free(names);
+    return rc;
+}
+
+static void folded_free(void *ctx) {
+    struct fctx *c = ctx;
     u64map_free(&c->p.idx);
     free(c->p.parent);
     free(c->p.name);
     free(c->p.self);
     free(c->p.calls);
     free(c);
-    return xs_sink_done(x, rc);
 }
 
-/* The whole run (or the window nearest to last_sec) from the model's call
- * tree: no log needed. */
+const struct xs_format xs_folded_format = {0, folded_start, folded_end, folded_free};
+
 int folded_write_tree(rec_model *m, FILE *out, double last, uint64_t *rows) {
     enum rec_window w = last <= 0 ? REC_WIN_ALL : last <= 1 ? REC_WIN_1S : last <= 10 ? REC_WIN_10S : REC_WIN_ALL;
     int rc = -1;
@@ -216,12 +220,4 @@ int folded_write_tree(rec_model *m, FILE *out, double last, uint64_t *rows) {
     free(self);
     free(names);
     return rc;
-}
-
-int rec_export_folded(rec_model *m, FILE *out, const struct rec_export_opts *opt) {
-    double last = opt && opt->last_sec > 0 && isfinite(opt->last_sec) ? opt->last_sec : 0;
-    int window = last > 0 || (opt && (opt->from_sec > 0 || opt->to_sec > 0));
-    if ((window || model_has_lanes(m)) && m->opts.keep_log) return xs_export_model(m, REC_EXPORT_FOLDED, out, opt, NULL);
-    if (window && last <= 0) return -1;   /* from/to need the log */
-    return folded_write_tree(m, out, last, NULL);
 }

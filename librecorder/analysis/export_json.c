@@ -240,7 +240,8 @@ static const struct xs_sink json_sink = {0, j_push, j_pop, j_item, j_ready, j_un
 
 /* ---- start and end ------------------------------------------------------- */
 
-static void free_ctx(struct jctx *c) {
+static void free_ctx(void *ctx) {
+    struct jctx *c = ctx;
     for (int i = 0; i < 32; i++) free(c->args[i]);
     for (size_t i = 0; i < c->n_temp; i++) free(c->temp[i]);
     free(c->temp);
@@ -252,7 +253,8 @@ static void free_ctx(struct jctx *c) {
     free(c);
 }
 
-int json_sink_start(struct xs *x, rec_model *plan, FILE *out) {
+static int json_start(struct xs *x, rec_model *plan, FILE *out, double span) {
+    (void)span;
     struct jctx *c = calloc(1, sizeof *c);
     if (!c) return -1;
     c->x = x;
@@ -289,18 +291,15 @@ int json_sink_start(struct xs *x, rec_model *plan, FILE *out) {
     return 0;
 }
 
-int json_sink_end(struct xs *x, const struct rec_export_opts *o, struct rec_export_counts *out) {
+/* The rest after xs_finish: otherData and the closing bracket. */
+static int json_end(struct xs *x, const struct rec_export_opts *o, struct rec_export_counts *out) {
     struct jctx *c = x->ctx;
-    if (!c) return -1;
     c->end = model_round_ns(rec_model_now(c->m));
     int rc = write_other(c, o);
     if (ob_finish(&c->ob) != 0) rc = -1;
     if (x->part && !c->first) x->part->written = 1;
-    xs_timeline_counts(x, &c->c, out);
-    free_ctx(c);
-    return xs_sink_done(x, rc);
+    *out = c->c;
+    return rc;
 }
 
-int rec_export_json(rec_model *m, FILE *out, const struct rec_export_opts *o) {
-    return xs_export_model(m, REC_EXPORT_JSON, out, o, NULL);
-}
+const struct xs_format xs_json_format = {1, json_start, json_end, free_ctx};

@@ -116,7 +116,8 @@ static const struct xs_sink pf_sink = {0, p_push, p_pop, p_item, NULL, NULL};
 
 /* ---- start and end ------------------------------------------------------------- */
 
-static void free_ctx(struct pctx *c) {
+static void free_ctx(void *ctx) {
+    struct pctx *c = ctx;
     for (size_t i = 0; i < c->npr; i++) u64map_free(&c->pr[i].iid);
     free(c->pr);
     u64map_free(&c->counters);
@@ -125,7 +126,8 @@ static void free_ctx(struct pctx *c) {
     free(c);
 }
 
-int pf_sink_start(struct xs *x, rec_model *plan, FILE *out) {
+static int pf_start(struct xs *x, rec_model *plan, FILE *out, double span) {
+    (void)span;
     struct pctx *c = calloc(1, sizeof *c);
     if (!c) return -1;
     c->x = x;
@@ -166,17 +168,14 @@ int pf_sink_start(struct xs *x, rec_model *plan, FILE *out) {
     return 0;
 }
 
-int pf_sink_end(struct xs *x, const struct rec_export_opts *o, struct rec_export_counts *out) {
+/* The rest after xs_finish: the statistics instants. */
+static int pf_end(struct xs *x, const struct rec_export_opts *o, struct rec_export_counts *out) {
     struct pctx *c = x->ctx;
-    if (!c) return -1;
     c->end = model_round_ns(rec_model_now(c->m));
     pf_write_stats(c, o);
     int rc = ob_finish(&c->ob);
-    xs_timeline_counts(x, &c->c, out);
-    free_ctx(c);
-    return xs_sink_done(x, rc);
+    *out = c->c;
+    return rc;
 }
 
-int rec_export_perfetto(rec_model *m, FILE *out, const struct rec_export_opts *o) {
-    return xs_export_model(m, REC_EXPORT_PERFETTO, out, o, NULL);
-}
+const struct xs_format xs_pf_format = {1, pf_start, pf_end, free_ctx};

@@ -23,6 +23,7 @@
 
 #include "../internal.h"
 #include "export_stream.h"
+#include "model_write.h"
 #include "recorder/capture.h"
 
 struct rec_export {
@@ -114,10 +115,16 @@ static int plan(struct rec_export *x, char *err, size_t errlen) {
     return REC_OK;
 }
 
-/* Every constructor's end: x's source is set; the options, the plan's
- * read, and x handed out (or freed). */
-static int open_with(struct rec_export *x, const struct rec_export_opts *o, rec_export **out, char *err,
-                     size_t errlen) {
+/* Every constructor's end: x's source set from these, the options, the
+ * plan's read, and x handed out (or freed). */
+static int open_with(struct rec_export *x, const struct rec_source_info *src, rec_string_fn strings, void *sctx,
+                     rec_export_feed_fn feed, void *fctx, const struct rec_export_opts *o, rec_export **out,
+                     char *err, size_t errlen) {
+    if (src) x->src = *src;
+    x->strings = strings;
+    x->sctx = sctx;
+    x->feed = feed;
+    x->fctx = fctx;
     if (o) x->opts = *o;
     int rc = plan(x, err, errlen);
     if (rc != REC_OK) {
@@ -133,12 +140,7 @@ int rec_export_open(const struct rec_source_info *src, rec_string_fn strings, vo
     *out = NULL;
     struct rec_export *x = calloc(1, sizeof *x);
     if (!x) return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
-    if (src) x->src = *src;
-    x->strings = strings;
-    x->sctx = sctx;
-    x->feed = feed;
-    x->fctx = fctx;
-    return open_with(x, o, out, err, errlen);
+    return open_with(x, src, strings, sctx, feed, fctx, o, out, err, errlen);
 }
 
 int rec_export_open_cap(rec_cap *c, const struct rec_export_opts *o, rec_export **out, char *err, size_t errlen) {
@@ -164,17 +166,9 @@ int rec_export_open_seg(rec_seg *s, const struct rec_export_opts *o, rec_export 
         return rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
     }
     /* What rec_model_new_seg gives a model of s. */
-    x->src.pid = info.pid;
-    memcpy(x->src.process_name, info.process_name, sizeof x->src.process_name);
-    x->src.ticks_per_sec = info.ticks_per_sec;
-    x->src.ticks0 = info.ticks0;
-    x->src.real_ns0 = info.real_ns0;
-    x->src.mono_ns0 = info.mono_ns0;
-    x->strings = seg_string;
-    x->sctx = s;
-    x->feed = read_seg;
-    x->fctx = x;
-    return open_with(x, o, out, err, errlen);
+    struct rec_source_info si;
+    rec_seg_source_info(s, &si);
+    return open_with(x, &si, seg_string, s, read_seg, x, o, out, err, errlen);
 }
 
 static int64_t trace_start(const struct rec_export *x) {
@@ -224,50 +218,6 @@ static void source_totals(const rec_model *m, struct rec_export_counts *c) {
     c->untracked_events = m->untracked_events;
 }
 
-/* The format's sink on x; span: the window's length for CSV rates. */
-static int sink_start(struct xs *x, rec_model *plan, enum rec_export_format f, FILE *out, double span) {
-    switch (f) {
-    case REC_EXPORT_JSON: return json_sink_start(x, plan, out);
-    case REC_EXPORT_PERFETTO: return pf_sink_start(x, plan, out);
-    case REC_EXPORT_CSV: return csv_sink_start(x, out, span);
-    case REC_EXPORT_FOLDED: return folded_sink_start(x, out);
-    }
-    return -1;
-}
-
-int xs_sink_done(struct xs *x, int rc) {
-    x->ctx = NULL;
-    x->sink = NULL;
-    return rc != 0 || x->oom ? -1 : 0;
-}
-
-void xs_timeline_counts(const struct xs *x, struct rec_export_counts *c, struct rec_export_counts *out) {
-    c->trace_events = 2 * c->slices + c->instants + c->counters + c->flows;
-    c->forced = x->forced;
-    c->too_deep = x->too_deep;
-    if (out) *out = *c;
-}
-
-static int sink_end(struct xs *x, enum rec_export_format f, const struct rec_export_opts *o,
-                    struct rec_export_counts *c) {
-    if (!x->ctx) return -1;
-    switch (f) {
-    case REC_EXPORT_JSON: return json_sink_end(x, o, c);
-    case REC_EXPORT_PERFETTO: return pf_sink_end(x, o, c);
-    case REC_EXPORT_CSV: return csv_sink_end(x, c);
-    case REC_EXPORT_FOLDED: return folded_sink_end(x, c);
-    }
-    return -1;
-}
-
-/* The window's length for rates: from its start (or the first event) to
- * its end (or now). */
-static double window_span(const rec_model *m, int64_t from, int64_t to, double now) {
-    double lo = from != INT64_MIN && (double)from > m->run_first_ns ? (double)from : m->run_first_ns;
-    double hi = to != INT64_MAX && (double)to < now ? (double)to : now;
-    return isfinite(lo) && hi > lo ? hi - lo : 0;
-}
-
 /* The part's times in this source's own ns: ts 0 of the file (the
  * common origin) and the trace's end. */
 static void part_times(const struct rec_export *x, const struct rec_export_part *part, int64_t *t0, double *end) {
@@ -308,7 +258,7 @@ static int write_any(rec_export *x, enum rec_export_format f, FILE *out, struct 
     s->part = part;
     s->whole = x->plan;
     int rc = REC_OK;
-    if (sink_start(s, x->plan, f, out, window_span(x->plan, from, to, x->now)) != 0) {
+    if (xs_sink_start(s, x->plan, f, out, xs_window_span(x->plan, from, to, x->now)) != 0) {
         rc = rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory");
     } else {
         xs_attach(s);
@@ -320,7 +270,7 @@ static int write_any(rec_export *x, enum rec_export_format f, FILE *out, struct 
         xs_finish(s);
     }
     uint64_t read = c.events_read;
-    int e = sink_end(s, f, &x->opts, &c);
+    int e = xs_sink_end(s, f, &x->opts, &c);
     c.events_read = read;
     c.forced = s->forced;
     c.too_deep = s->too_deep;
@@ -361,59 +311,4 @@ void rec_export_free(rec_export *x) {
     free(x->c1);
     free(x->stop);
     free(x);
-}
-
-/* ---- a model that kept its log ------------------------------------------------ */
-
-void xs_window(const struct rec_export_opts *o, int64_t t0, double end_ns, int64_t *from, int64_t *to) {
-    *from = INT64_MIN;
-    *to = INT64_MAX;
-    if (!o) return;
-    if (o->from_sec > 0 && isfinite(o->from_sec)) *from = t0 + model_round_ns(o->from_sec * 1e9);
-    if (o->last_sec > 0 && isfinite(o->last_sec)) {
-        int64_t c = model_round_ns(end_ns - o->last_sec * 1e9);
-        if (c > *from) *from = c;
-    }
-    if (o->to_sec > 0 && isfinite(o->to_sec)) *to = t0 + model_round_ns(o->to_sec * 1e9);
-}
-
-int64_t xs_log_first(rec_model *m) {
-    struct elog *l = &m->log;
-    int64_t first = INT64_MAX;
-    for (uint64_t s = l->head; s < l->tail; s++) {
-        const struct litem *it = elog_item(l, s);
-        if (it->ts < first) first = it->ts;
-    }
-    return first == INT64_MAX ? 0 : first;
-}
-
-void xs_replay_log(struct xs *x) {
-    struct elog *l = &x->m->log;
-    for (uint64_t s = l->head; s < l->tail; s++) {
-        const struct litem *it = elog_item(l, s);
-        const char *msg = it->kind == REC_ITEM_INSTANT ? elog_msg(l, it) : "";
-        xs_add(x, it, msg, (unsigned)strlen(msg));
-    }
-}
-
-
-int xs_export_model(rec_model *m, enum rec_export_format f, FILE *out, const struct rec_export_opts *o,
-                    struct rec_export_counts *c) {
-    /* The same lookahead as a stream: a log that fits in it comes out as
-     * if read at once (queues holding the whole log instead would cost
-     * more than the log itself). */
-    struct xs *x = xs_new(m, XS_WRITE, NULL, NULL, o ? o->lookahead : 0);
-    if (!x) return -1;
-    x->t0 = xs_log_first(m);
-    x->whole = m;
-    xs_window(o, x->t0, rec_model_now(m), &x->from, &x->to);
-    int rc = -1;
-    if (sink_start(x, m, f, out, window_span(m, x->from, x->to, rec_model_now(m))) == 0) {
-        xs_replay_log(x);
-        xs_finish(x);
-        rc = 0;
-    }
-    if (sink_end(x, f, o, c) != 0) rc = -1;
-    xs_free(x);
-    return rc;
 }

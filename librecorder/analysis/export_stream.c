@@ -442,6 +442,18 @@ uint64_t xs_add(struct xs *x, const struct litem *li, const char *msg, unsigned 
         if (it.b < R->last_b) it.b = R->last_b;
         R->last_b = it.b;
         if (it.kind == REC_ITEM_LOSS && R->wraps && R->hold == XS_NONE) R->hold = R->qtail;
+        if (R->qhead == R->qtail && !R->nlate && R->hold == XS_NONE && ready(x, li->rec, R, &it)) {
+            /* Nothing queued or held before it and it is ready: it would
+             * be queued and taken back at once (flush), so it enters
+             * straight away at the position it would have had. */
+            uint64_t pos = R->qtail++;
+            R->qhead = R->qtail;
+            R->added++;
+            R->passed++;
+            enter(x, li->rec, &it, pos, 0);
+            drain(x);
+            return XS_NONE;
+        }
         if (it.e == XS_OPEN) handle = (uint64_t)li->rec << POS_BITS | (R->qtail & POS_MASK);
         rc = q_push(x, R, &it);
     }
@@ -560,60 +572,4 @@ void xs_finish(struct xs *x) {
         if (order[k] < n)
             while (x->r[order[k]].n) pop_frame(x, order[k]);
     free(order);
-}
-
-/* ---- lifetime ----------------------------------------------------------------- */
-
-struct xs *xs_new(rec_model *m, enum xs_mode mode, const struct xs_sink *sink, void *ctx, size_t lookahead) {
-    struct xs *x = calloc(1, sizeof *x);
-    if (!x) return NULL;
-    x->m = m;
-    x->mode = mode;
-    x->sink = sink;
-    x->ctx = ctx;
-    x->from = INT64_MIN;
-    x->to = INT64_MAX;
-    x->first_b = INT64_MAX;
-    x->t0 = INT64_MIN;
-    if (lookahead == 0) lookahead = XS_DEFAULT_LOOKAHEAD;
-    if (mode == XS_WRITE && lookahead != SIZE_MAX) {
-        x->limit = lookahead;
-        x->fcap = 16;
-        while (x->fcap <= lookahead) x->fcap *= 2;
-        x->fifo = malloc(x->fcap * sizeof *x->fifo);
-        if (!x->fifo) {
-            free(x);
-            return NULL;
-        }
-    }
-    return x;
-}
-
-void xs_attach(struct xs *x) {
-    struct elog *l = &x->m->log;
-    x->saved_max = l->max;
-    l->xs = x;
-    if (!l->max) l->max = 1;   /* the model logs only when its log has room */
-}
-
-void xs_detach(struct xs *x) {
-    struct elog *l = &x->m->log;
-    if (l->xs != x) return;
-    l->xs = NULL;
-    l->max = x->saved_max;
-}
-
-void xs_free(struct xs *x) {
-    if (!x) return;
-    xs_detach(x);
-    for (size_t i = 0; i < x->nr; i++) {
-        free(x->r[i].q);
-        free(x->r[i].late);
-        free(x->r[i].st);
-        free(x->r[i].msg);
-    }
-    free(x->r);
-    free(x->fifo);
-    free(x->work);
-    free(x);
 }

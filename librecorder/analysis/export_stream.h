@@ -33,6 +33,8 @@
 #ifndef REC_ANALYSIS_EXPORT_STREAM_H
 #define REC_ANALYSIS_EXPORT_STREAM_H
 
+#include <stdio.h>
+
 #include "model.h"
 
 /* Internal to librecorder: not exported from the shared library. */
@@ -139,7 +141,7 @@ struct xs {
     int64_t first_b;          /* earliest begin of any item; INT64_MAX before any */
 };
 
-/* Starts a stream on model m (fed from now on, or replayed by the caller
+/* export_life.c: starts a stream on model m (fed from now on, or replayed by the caller
  * with xs_add); lookahead 0 = XS_DEFAULT_LOOKAHEAD.  NULL if out of memory. */
 struct xs *xs_new(rec_model *m, enum xs_mode mode, const struct xs_sink *sink, void *ctx, size_t lookahead);
 /* Makes the model feed x (through its event log calls) until xs_detach. */
@@ -157,40 +159,33 @@ void xs_wake(struct xs *x, uint32_t rec);
  * everything is written, threads in (slot, generation) order. */
 void xs_finish(struct xs *x);
 
-/* export_source.c: a model's event log fed to x as if live (the model
- * keeps its log), and the earliest begin in it (0 if empty), for
- * rec_export_* of a logged model; and the window in ns from opts and the
- * source's start and end (both ns). */
-void xs_replay_log(struct xs *x);
-int64_t xs_log_first(rec_model *m);
+/* A format (export_json.c, export_perfetto.c, export_csv.c,
+ * export_folded.c): start makes its context, sets x->sink and x->ctx and
+ * writes what comes first (span: the window's length, for CSV rates); end
+ * writes the rest after xs_finish and fills *c; free frees the context.
+ * The steps every format's end shares are xs_sink_end's (export_model.c). */
+struct xs_format {
+    int timeline;             /* JSON, Perfetto: trace events, forced and too-deep slices counted */
+    int (*start)(struct xs *x, rec_model *plan, FILE *out, double span);
+    int (*end)(struct xs *x, const struct rec_export_opts *o, struct rec_export_counts *c);
+    void (*free)(void *ctx);
+};
+extern const struct xs_format xs_json_format, xs_pf_format, xs_csv_format, xs_folded_format;
 
-/* The formats (export_json.c, export_csv.c, export_folded.c): *_start sets
- * x->sink and x->ctx and writes what comes first; *_end writes the rest
- * after xs_finish, fills *c (may be NULL) and frees the sink.  0 or -1. */
-int json_sink_start(struct xs *x, rec_model *plan, FILE *out);
-int json_sink_end(struct xs *x, const struct rec_export_opts *o, struct rec_export_counts *c);
-int csv_sink_start(struct xs *x, FILE *out, double span_ns);
-int csv_sink_end(struct xs *x, struct rec_export_counts *c);
-int folded_sink_start(struct xs *x, FILE *out);
-int folded_sink_end(struct xs *x, struct rec_export_counts *c);
-
-/* export_source.c, for every *_sink_end once it freed its context: x has
- * no sink any more; 0, or -1 if writing failed (rc != 0) or memory ran
- * out.  And a timeline's (JSON, Perfetto) counts completed (trace events,
- * the core's forced and too-deep slices) and copied to out (may be NULL). */
-int xs_sink_done(struct xs *x, int rc);
-void xs_timeline_counts(const struct xs *x, struct rec_export_counts *c, struct rec_export_counts *out);
+/* export_model.c: the format of f on x, and its end: the rest written,
+ * the counts completed and copied to c (may be NULL), the context freed
+ * (x has no sink any more); 0, or -1 if a step failed or memory ran out. */
+int xs_sink_start(struct xs *x, rec_model *plan, enum rec_export_format f, FILE *out, double span);
+int xs_sink_end(struct xs *x, enum rec_export_format f, const struct rec_export_opts *o, struct rec_export_counts *c);
+/* The window's length for rates: from its start (or the first event) to
+ * its end (or now). */
+double xs_window_span(const rec_model *m, int64_t from, int64_t to, double now);
 
 /* Whole-run CSV and folded stacks from a model's statistics (no log). */
 int csv_write_stats(rec_model *m, FILE *out, double last, uint64_t *rows);
 int folded_write_tree(rec_model *m, FILE *out, double last, uint64_t *rows);
 
-/* export_source.c: a model that kept its log, exported through the stream
- * (rec_export_json, and rec_export_csv / _folded with a window). */
-int xs_export_model(rec_model *m, enum rec_export_format f, FILE *out, const struct rec_export_opts *o,
-                    struct rec_export_counts *c);
-
-/* json_events.c, for every format that writes threads and flags:
+/* export_plan.c, for every format that writes threads and flags:
  *   - a slice's flags as the 5 bits of its category (open, begin_lost,
  *     end_lost, gap, clipped), and those bits as "open,gap" (needs 64 bytes);
  *   - where a thread's slices end (its last event, or its open ones' close);
@@ -204,10 +199,6 @@ size_t flag_list(char *p, unsigned f);
 int64_t close_of(rec_model *m, const struct trec *r);
 int *xs_plan_tids(rec_model *plan);
 long xs_plan_rec(rec_model *m, rec_model *plan, uint32_t rec);
-
-/* export_perfetto.c: Perfetto's protobuf, as json_sink_* (plan: the threads). */
-int pf_sink_start(struct xs *x, rec_model *plan, FILE *out);
-int pf_sink_end(struct xs *x, const struct rec_export_opts *o, struct rec_export_counts *c);
 
 /* gpu_args.c: a GPU slice's "args" instant (docs/gpu.md), folded by the
  * timeline sinks into the slice.  xs_args_take, as a slice of rec that
@@ -225,11 +216,18 @@ struct gpu_arg {
     size_t vl;
     int num;                  /* v is an unsigned integer */
 };
-const char *xs_args_take(struct xs *x, uint32_t rec, int64_t b);
+const char *xs_args_take_lane(struct xs *x, uint32_t rec, int64_t b);
+static inline const char *xs_args_take(struct xs *x, uint32_t rec, int64_t b) {
+    /* A thread's slice (almost all of them): one test, inline. */
+    if (rec >= x->m->n_recs || x->m->recs[rec].lane_kind == REC_LANE_THREAD) return NULL;
+    return xs_args_take_lane(x, rec, b);
+}
 int xs_args_folded(struct xs *x, uint32_t rec, const struct xitem *it);
 int gpu_args_parse(const char *msg, struct gpu_arg *a, int max);
 size_t gpu_args_json(char *dst, const char *msg);
 
+/* export_plan.c: the window [from, to] in ns from opts, the trace start
+ * t0 and its end. */
 void xs_window(const struct rec_export_opts *o, int64_t t0, double end_ns, int64_t *from, int64_t *to);
 
 #pragma GCC visibility pop

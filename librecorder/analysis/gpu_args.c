@@ -21,9 +21,8 @@ static int is_args(struct xs *x, uint32_t rec, const struct xitem *it) {
     return t && strcmp(t, "args") == 0;
 }
 
-const char *xs_args_take(struct xs *x, uint32_t rec, int64_t b) {
-    /* A thread's slice (almost all of them): one test. */
-    if (rec >= x->nr || rec >= x->m->n_recs || x->m->recs[rec].lane_kind == REC_LANE_THREAD) return NULL;
+const char *xs_args_take_lane(struct xs *x, uint32_t rec, int64_t b) {
+    if (rec >= x->nr) return NULL;
     struct xrec *R = &x->r[rec];
     if (R->qhead >= R->qtail) return NULL;
     const struct xitem *it = &R->q[R->qhead & (R->qcap - 1)];

@@ -114,16 +114,6 @@ static const char *name_frag(struct jctx *c, uint32_t id, uint32_t *len) { retur
  * B and E.  Not in args: speedscope keys frames by name and args, and
  * pairs an E with a same-named open frame first, so two nested slices of
  * one name with different args ending together would trip it. */
-static const char *const flag_names[5] = {"open", "begin_lost", "end_lost", "gap", "clipped"};
-
-size_t flag_list(char *p, unsigned f) {
-    char *s = p;
-    int any = 0;
-    for (int b = 0; b < 5; b++)
-        if (f & (1u << b)) p += sprintf(p, "%s%s", any++ ? "," : "", flag_names[b]);
-    return (size_t)(p - s);
-}
-
 void build_args(struct jctx *c) {
     for (unsigned f = 0; f < 32; f++) {
         char buf[160], *p = buf;
@@ -140,50 +130,7 @@ void build_args(struct jctx *c) {
 }
 
 
-/* ---- threads: tids and names, fixed from the plan --------------------------
- * Exported tids: the record's, unless it is not a valid one or another
- * record with the same tid overlaps it in time (tids are reused, and a
- * hostile segment can claim anything): then a synthetic one.  The plan
- * (the source read beforehand, or the model itself) knows every thread's
- * span before anything is written. */
-static int cmp_tid(const void *a, const void *b, void *ctx) {
-    const struct trec *r = ctx;
-    const struct trec *x = &r[*(const uint32_t *)a], *y = &r[*(const uint32_t *)b];
-    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
-    return (x->first_ns > y->first_ns) - (x->first_ns < y->first_ns);
-}
-
-int64_t close_of(rec_model *m, const struct trec *r) {
-    int64_t c = model_round_ns(model_close_ns(m, r)), last = model_round_ns(r->last_ns);
-    return c > last ? c : last;
-}
-
-int *xs_plan_tids(rec_model *p) {
-    size_t n = p->n_recs;
-    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
-    int *tid = calloc(n ? n : 1, sizeof *tid);
-    if (!idx || !tid) {
-        free(idx);
-        free(tid);
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
-    qsort_r(idx, n, sizeof *idx, cmp_tid, p->recs);
-    double busy_until = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct trec *r = &p->recs[idx[i]];
-        int same = i > 0 && p->recs[idx[i - 1]].tid == r->tid;
-        double close = (double)close_of(p, r);
-        if (r->tid < 0 || (same && r->first_ns <= busy_until)) {
-            tid[idx[i]] = SYNTH_TID_BASE + (int)idx[i];
-            continue;
-        }
-        tid[idx[i]] = r->tid;
-        busy_until = same && busy_until > close ? busy_until : close;
-    }
-    free(idx);
-    return tid;
-}
+/* ---- threads: tids and names, fixed from the plan (export_plan.c) -------- */
 
 int assign_tids(struct jctx *c) {
     size_t n = c->plan->n_recs;
@@ -204,16 +151,6 @@ void set_prefix(struct jctx *c, struct jrec *j, int tid) {
     q = fmt_i64(q + 7, tid);
     *q++ = ',';
     j->prefix_len = (uint8_t)(q - j->prefix);
-}
-
-/* The plan's record for one of the model's (the same one when they are
- * one model), or -1: a thread the plan never saw (a live segment that
- * changed between the two reads). */
-long xs_plan_rec(rec_model *m, rec_model *plan, uint32_t rec) {
-    if (plan == m) return rec;
-    const struct trec *r = &m->recs[rec];
-    uint64_t *v = u64map_get(&plan->rec_idx, (uint64_t)r->slot << 32 | r->gen);
-    return v ? (long)*v : -1;
 }
 
 struct jrec *jrec_of(struct jctx *c, uint32_t rec) {
@@ -511,7 +448,7 @@ static void write_source(struct jctx *c, const struct rec_export_opts *opt) {
     num_field(o, "entries_dropped", drop, 1);
     num_field(o, "entries_bad", bad, 1);
     num_field(o, "unmatched_ends", unmatched, 1);
-    num_field(o, "log_dropped", m->log.xs ? 0 : m->log.dropped, 1);
+    num_field(o, "log_dropped", m->log.tap ? 0 : m->log.dropped, 1);
     num_field(o, "untracked_events", m->untracked_events, 1);
     num_field(o, "nonfinite_counters", m->nonfinite_counters, 1);
     num_field(o, "unbound_flows", c->c.unbound_flows, 1);

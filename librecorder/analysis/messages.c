@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "aggregates.h"
 
 struct msg_ent {
     double ts;

@@ -1,6 +1,9 @@
 /*
- * model.c -- the model's lifetime and its registries: names, call-path
- * nodes, statistics series (one per tid), thread records, the clock.
+ * model.c -- the model's registries: names, call-path nodes, statistics
+ * series (one per tid), thread records, the clock.  The bottom of the
+ * model: everything else in librecorder/analysis may call it, it calls
+ * nothing above it (docs/architecture-analysis.md); its lifetime, which
+ * sets up every part, is model_life.c.
  *
  * Every registry is bounded (model.h): a hostile or runaway source can
  * fill it, after which new names, paths and tids share one "(other)"
@@ -12,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "model_write.h"
 
 #define SPECIAL_UNKNOWN 0u        /* local name 0: string id 0 */
 #define SPECIAL_OTHER 1u          /* local name 1: what overflowing registries share */
@@ -170,54 +173,23 @@ double model_close_ns(const rec_model *m, const struct trec *r) {
 void model_invalidate(rec_model *m) { m->items_valid = 0; }
 
 
-/* ---- the public lifetime ------------------------------------------------ */
+/* ---- the registries' fixed entries and memory (model_life.c) ------------ */
 
-rec_model *rec_model_new(const struct rec_source_info *src, rec_string_fn strings, void *ctx,
-                         const struct rec_model_opts *opts) {
-    rec_model *m = calloc(1, sizeof *m);
-    if (!m) return NULL;
-    if (src) m->src = *src;
-    m->strings = strings;
-    m->ctx = ctx;
-    if (opts) m->opts = *opts;
-    if (m->opts.max_events == 0) m->opts.max_events = (size_t)8 << 20;
-    if (m->opts.max_events > UINT32_MAX) m->opts.max_events = UINT32_MAX;  /* views index it with 32 bits */
-    double tps = m->src.ticks_per_sec;
-    m->ns_per_tick = (isfinite(tps) && tps > 0) ? 1e9 / tps : 1.0;
-    m->ticks0 = m->src.ticks0;
-    m->newest_ns = -INFINITY;
-    m->run_first_ns = INFINITY;
+int model_registries_init(rec_model *m) {
     for (size_t i = 0; i < sizeof m->ncache / sizeof m->ncache[0]; i++) m->ncache[i].key = UINT64_MAX;
-    agg_init(&m->all);
-    m->w1.width_ns = 1e8;
-    m->w10.width_ns = 1e9;
-    m->w10.evict = p99_evict;
-    m->w10.owner = m;
-    for (int i = 0; i < WIN_BUCKETS; i++) {
-        agg_init(&m->w1.b[i]);
-        agg_init(&m->w10.b[i]);
-    }
-    elog_init(&m->log, m->opts.keep_log ? m->opts.max_events : 0);
     /* Fixed entries: name 0 is string id 0, name 1 and node 1 take what
      * overflows, node 0 is the root. */
     int isnew;
     uint64_t *v = u64map_put(&m->name_idx, 0, &isnew);
-    if (!v) goto fail;
+    if (!v) return -1;
     *v = add_name(m, 0, "(unknown)");
     add_name(m, UINT32_MAX, "(other)");
     add_node(m, 0, SPECIAL_UNKNOWN);
     add_node(m, 0, SPECIAL_OTHER);
-    if (m->n_names != 2 || m->n_nodes != 2) goto fail;
-    model_wait_names(m, m->opts.wait_scopes);
-    m->opts.wait_scopes = NULL;   /* the caller's string: not kept */
-    return m;
-fail:
-    rec_model_free(m);
-    return NULL;
+    return m->n_names == 2 && m->n_nodes == 2 ? 0 : -1;
 }
 
-void rec_model_free(rec_model *m) {
-    if (!m) return;
+void model_registries_free(rec_model *m) {
     for (size_t i = 0; i < m->n_names; i++) {
         free(m->names[i].text);
         free(m->names[i].fallback);
@@ -236,11 +208,6 @@ void rec_model_free(rec_model *m) {
     free(m->node_name);
     free(m->node_depth);
     u64map_free(&m->series_idx);
-    agg_free(&m->all);
-    for (int i = 0; i < WIN_BUCKETS; i++) {
-        agg_free(&m->w1.b[i]);
-        agg_free(&m->w10.b[i]);
-    }
     for (size_t i = 0; i < m->n_recs; i++) {
         free(m->recs[i].stack);
         free(m->recs[i].pacc);
@@ -250,15 +217,10 @@ void rec_model_free(rec_model *m) {
     free(m->recs);
     u64map_free(&m->rec_idx);
     free(m->slots);
-    elog_free(&m->log);
-    counters_free(m);
-    messages_free(m);
-    p99_free(m);
     free(m->ent_buf);
     free(m->th_buf);
     free(m->th_out);
     free(m->items_out);
-    free(m);
 }
 
 void rec_model_set_now(rec_model *m, double now_ns) {
@@ -467,4 +429,25 @@ void model_loss_totals(const rec_model *m, struct model_loss_sum *out) {
         out->bad = rec_sat_add(out->bad, m->recs[i].bad);
         out->unmatched += m->recs[i].unmatched;
     }
+}
+
+/* ---- per-thread seconds and series ---------------------------------------- */
+
+struct sec_slot *model_sec_at(struct trec *r, int64_t sec) {
+    struct sec_slot *ss = &r->secs[((sec % 60) + 60) % 60];
+    if (ss->sec != sec) {
+        if (ss->sec != INT64_MIN && ss->sec > sec) return NULL;   /* older than the ring */
+        ss->sec = sec;
+        ss->busy_ns = 0;
+        ss->wait_ns = 0;
+        ss->gap_ns = 0;
+        ss->events = 0;
+    }
+    return ss;
+}
+
+int model_series_of(rec_model *m, int tid) {
+    if (tid == -1) return 0;
+    uint64_t *v = u64map_get(&m->series_idx, (uint64_t)(uint32_t)tid);
+    return v ? (int)*v : -1;
 }

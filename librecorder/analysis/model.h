@@ -1,7 +1,13 @@
 /*
- * model.h -- the analysis model's private state, shared by the files of
- * librecorder/analysis/.  The public contract is recorder/analysis.h;
- * docs/analysis.md explains the policies (unmatched ends, windows, bounds).
+ * model.h -- the analysis model's interface inside librecorder/analysis/:
+ * its state's layout and the functions of its core (names, records, the
+ * clock, the record and track order, reading the event log) that the
+ * exporters, the aggregates and the views depend on.  What changes the
+ * model is model_write.h (the feed), the statistics tables aggregates.h;
+ * the layering is docs/architecture-analysis.md, checked by
+ * tests/analysis/test_layering.py.  The public contract is
+ * recorder/analysis.h; docs/analysis.md explains the policies (unmatched
+ * ends, windows, bounds).
  *
  * Layout of the state:
  *   names    string id -> a dense local index, the text (copied once)
@@ -208,6 +214,15 @@ struct litem {
     uint8_t flags;            /* slices: REC_SLICE_*; flows: REC_EV_FLOW_* */
 };
 
+/* What takes the log's items instead of the log while it is attached:
+ * the streaming export (export_stream.c), called through these pointers
+ * so that the log, below it, never calls it by name.  add returns the
+ * handle close gets back for a slice still open. */
+struct elog_tap {
+    uint64_t (*add)(void *ctx, const struct litem *it, const char *msg, unsigned msg_len);
+    void (*close)(void *ctx, uint64_t handle, int64_t end, unsigned flags);
+};
+
 #define ELOG_BLOCK_BITS 16     /* items live in blocks of 64 Ki (2 MiB) */
 #define ELOG_BLOCK (1u << ELOG_BLOCK_BITS)
 
@@ -221,7 +236,8 @@ struct elog {
     char (*msgs)[REC_MSG_MAX + 1];
     size_t mcap;
     uint64_t mhead, mtail;
-    struct xs *xs;            /* a streaming export takes the items instead (export_stream.h) */
+    const struct elog_tap *tap;   /* a streaming export takes the items instead (export_stream.h) */
+    void *tap_ctx;
 };
 
 /* ---- the model ------------------------------------------------------- */
@@ -290,7 +306,12 @@ struct rec_model {
     int items_valid;
 };
 
-/* model.c */
+/* ==== the interface: what every file above the model's core uses ======
+ * (exporters, aggregates, views, the viewers' drains).  The core is
+ * model.c (registries, clock, record order), wait.c, fold.c and
+ * event_log.c; none of them calls anything above it. */
+
+/* model.c: names */
 uint32_t model_name(rec_model *m, uint32_t id);              /* local index */
 const char *model_name_text(rec_model *m, uint32_t local);   /* never NULL */
 
@@ -304,17 +325,18 @@ void model_loss_totals(const rec_model *m, struct model_loss_sum *out);
  * or is not resolved yet), and a representative's folded text. */
 uint32_t model_fold_rep(rec_model *m, uint32_t local);
 const char *model_fold_text(rec_model *m, uint32_t rep);
-int model_name_wait(rec_model *m, uint32_t local);           /* a wait scope's name */
-void model_wait_names(rec_model *m, const char *list);       /* parse the wait names */
-uint32_t model_node(rec_model *m, uint32_t parent, uint32_t name_local);
-uint16_t model_series(rec_model *m, int tid);
-int model_record(rec_model *m, uint32_t slot, uint32_t gen); /* -1 if out of room */
+int model_name_wait(rec_model *m, uint32_t local);           /* wait.c: a wait scope's name */
+
+/* model.c: records, series, the clock */
 static inline struct trec *model_rec(rec_model *m, int idx) {
     return idx >= 0 && (size_t)idx < m->n_recs ? &m->recs[idx] : NULL;
 }
 double model_close_ns(const rec_model *m, const struct trec *r); /* where its open slices end */
-void model_invalidate(rec_model *m);
-void model_set_tid(rec_model *m, struct trec *r, int tid);
+/* The series of a tid (-1: all, series 0), or -1 if none. */
+int model_series_of(rec_model *m, int tid);
+/* A thread's slot for second sec, cleared if it held an older one; NULL
+ * if sec is older than the ring. */
+struct sec_slot *model_sec_at(struct trec *r, int64_t sec);
 /* Ticks to ns: the source's calibration, or during rec_model_poll_seg the
  * segment's (the reader refines the rate; see model_poll.c). */
 static inline double model_ticks_to_ns(const rec_model *m, uint64_t ticks) {
@@ -333,9 +355,6 @@ static inline int64_t model_round_ns(double x) {
     else if (f <= -0.5) i--;
     return i;
 }
-
-/* The node of a name id under a parent, through the cache. */
-static inline uint32_t model_node_of(rec_model *m, uint32_t parent, uint32_t id);
 /* Record indexes in (slot, generation) order; order has n_recs entries. */
 size_t model_record_order(rec_model *m, uint32_t *order);
 /* The order of tracks in a timeline export: threads by (slot, generation),
@@ -345,120 +364,8 @@ size_t model_record_order(rec_model *m, uint32_t *order);
 size_t model_track_order(rec_model *m, uint32_t *order);
 /* Does it hold a lane that is not a thread (a GPU's, NVTX ranges)? */
 int model_has_lanes(const rec_model *m);
-struct slot_state *model_slot(rec_model *m, uint32_t slot);  /* NULL if out of range */
 
-/* model_poll.c: rec_model_poll_seg reading each slot only up to the ring
- * index stop[slot] (stop has the segment's max_threads entries). */
-size_t model_poll_seg_to(rec_model *m, rec_seg *s, const uint64_t *stop);
-
-/* model_feed.c */
-void model_switch(rec_model *m, struct slot_state *s, int rec);
-/* A thread's slot for second sec, cleared if it held an older one; NULL
- * if sec is older than the ring. */
-struct sec_slot *model_sec_at(struct trec *r, int64_t sec);
-
-static inline uint32_t model_node_of(rec_model *m, uint32_t parent, uint32_t id) {
-    uint64_t key = (uint64_t)parent << 32 | id;
-    struct node_cache *c = &m->ncache[(key * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - NODE_CACHE_BITS)];
-    if (c->key != key) {
-        c->node = model_node(m, parent, model_name(m, id));
-        c->key = key;
-    }
-    return c->node;
-}
-
-/* agg.c */
-void agg_init(struct agg *a);
-/* The bucket of a ring for period id, cleared if it held an older period;
- * NULL if it already moved on to a newer one (id is too old). */
-struct agg *agg_ring_bucket(struct ring *w, int64_t id);
-void agg_free(struct agg *a);
-void agg_reset(struct agg *a, int64_t id);
-void stats_cell_slow(struct trec *r, uint32_t name, double dur);
-/* A completed slice of thread r: into its pending bucket (the slow path:
- * a new bucket, or room to make; stats_slice_fast is the usual one). */
-void stats_slice(rec_model *m, struct trec *r, uint32_t node, uint32_t name, double end_ns, double dur,
-                 double self);
-/* The part of a slice's time before its end's 100 ms bucket, into the
- * tables of the buckets it lies in (a slice's calls and sums go by its
- * end; its time share by where the time was). */
-void stats_share_before(rec_model *m, struct trec *r, uint32_t node, double begin, double lo, double dur, double self);
-/* Add a slice to the thread's pending bucket, which has room for node. */
-static inline void stats_pend_add(struct trec *r, uint32_t node, uint32_t name, double dur, double self,
-                                  double in_bucket) {
-    struct acc *a = &r->pacc[node];
-    if (a->calls == 0) {
-        r->touched[r->n_touched++] = node;
-        a->total = a->self = a->share = a->self_share = 0;
-        a->min = a->max = dur;
-    }
-    a->calls++;
-    a->total += dur;
-    a->self += self;
-    a->share += in_bucket;
-    a->self_share += dur > 0 ? self * (in_bucket / dur) : 0;
-    if (dur < a->min) a->min = dur;
-    if (dur > a->max) a->max = dur;
-    uint64_t *c = u64map_get(&r->pcells, (uint64_t)name << HIST_BIN_BITS | hist_bin(dur));
-    if (c) (*c)++;
-    else stats_cell_slow(r, name, dur);
-}
-
-static inline void stats_slice_fast(rec_model *m, struct trec *r, uint32_t node, uint32_t name, double end,
-                                    double dur, double self) {
-    if (!(end >= r->pend_lo && end < r->pend_hi) || node >= r->pacc_cap || r->n_touched >= r->cap_touched ||
-        end - dur < r->pend_lo)
-        stats_slice(m, r, node, name, end, dur, self);
-    else
-        stats_pend_add(r, node, name, dur, self, dur);
-}
-/* Pending buckets into the tables: one thread's, or all (before queries). */
-void stats_fold(rec_model *m, struct trec *r);
-void stats_fold_all(rec_model *m);
-void agg_add(struct agg *a, uint16_t series, uint32_t node, uint32_t name, unsigned bin, double dur, double self,
-             double share);
-/* The tables a window covers right now; returns how many (<= WIN_BUCKETS). */
-size_t stats_window(rec_model *m, enum rec_window w, struct agg **out);
-
-/* stats.c: a histogram cell of one name, and their order (name, then bin). */
-struct cellv {
-    uint32_t name;
-    uint32_t bin;
-    uint64_t count;
-};
-int model_cmp_cell(const void *a, const void *b);
-/* stats.c: per-name statistics of some tables, for one series; the
- * tables' acc keys are nodes, or names if keys_are_names. */
-size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int keys_are_names, double span_ns,
-                   struct rec_stat *out, size_t cap, size_t *n_total);
-
-/* cover.c: events, loss and gaps per window (see there) */
-void cover_events_flush(rec_model *m, struct trec *r);
-void cover_events_roll(rec_model *m, struct trec *r, double ts);
-void cover_lost(rec_model *m, struct trec *r, double ts, uint64_t entries);
-void cover_gap(rec_model *m, struct trec *r, double lo, double hi);
-void cover_fold_all(rec_model *m);
-/* The time a series' data covers in a window of span_ns. */
-double cover_series_ns(struct agg **aggs, size_t na, int series, double span_ns);
-/* Entries lost in one table for a series. */
-uint64_t cover_lost_in(const struct agg *a, int series);
-/* The series of a tid (-1: all, series 0), or -1 if none. */
-int model_series_of(rec_model *m, int tid);
-
-/* counters.c, messages.c, scope_detail.c */
-void counter_sample(rec_model *m, struct trec *r, uint32_t name_id, double value, double ts);
-void counters_free(rec_model *m);
-void message_add(rec_model *m, struct trec *r, uint32_t name_id, const char *msg, unsigned len, double ts);
-void messages_free(rec_model *m);
-void p99_evict(rec_model *m, const struct agg *a);
-void p99_free(rec_model *m);
-
-/* event_log.c */
-void elog_init(struct elog *l, size_t max);
-void elog_free(struct elog *l);
-/* Appends an item; returns its sequence number, or UINT64_MAX (no log). */
-uint64_t elog_add(struct elog *l, const struct litem *it, const char *msg, unsigned msg_len);
-/* The item of a sequence number known to be kept. */
+/* event_log.c: reading the log. */
 static inline struct litem *elog_item(const struct elog *l, uint64_t seq) {
     return &l->blk[(seq >> ELOG_BLOCK_BITS) & (l->nblk - 1)][seq & (ELOG_BLOCK - 1)];
 }
@@ -466,9 +373,6 @@ static inline struct litem *elog_at(struct elog *l, uint64_t seq) {  /* NULL if 
     return seq >= l->head && seq < l->tail ? elog_item(l, seq) : NULL;
 }
 const char *elog_msg(const struct elog *l, const struct litem *it); /* "" if none */
-/* A slice logged at seq (elog_add's result) ends at end with its final
- * flags: completed in place, or handed to the streaming export. */
-void elog_close(struct elog *l, uint64_t seq, double end, unsigned flags);
 
 #pragma GCC visibility pop
 

@@ -27,22 +27,9 @@
 #include <string.h>
 
 #include "../internal.h"
-#include "model.h"
+#include "aggregates.h"
 
 /* ---- per-second rings (utilization, event rate) ------------------------- */
-
-struct sec_slot *model_sec_at(struct trec *r, int64_t sec) {
-    struct sec_slot *ss = &r->secs[((sec % 60) + 60) % 60];
-    if (ss->sec != sec) {
-        if (ss->sec != INT64_MIN && ss->sec > sec) return NULL;   /* older than the ring */
-        ss->sec = sec;
-        ss->busy_ns = 0;
-        ss->wait_ns = 0;
-        ss->gap_ns = 0;
-        ss->events = 0;
-    }
-    return ss;
-}
 
 /* Top-level time [b, e] of a thread (or, wait, time in its outermost
  * wait scopes, which busy figures take off again): intervals arrive in

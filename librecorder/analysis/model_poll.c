@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "model.h"
+#include "model_write.h"
 
 #define POLL_ENTRIES 16384
 

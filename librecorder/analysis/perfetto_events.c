@@ -98,9 +98,9 @@ void pf_describe_lane(struct pctx *c, uint64_t uuid, const char *name) {
     c->c.threads++;
 }
 
-/* The record's state, its thread described (a thread the plan did not
- * describe gets its track now); NULL if memory ran out. */
-struct prec *pf_prec(struct pctx *c, uint32_t rec) {
+/* pf_prec's first call for a record: its state made, its thread
+ * described (a thread the plan did not describe gets its track now). */
+struct prec *pf_prec_new(struct pctx *c, uint32_t rec) {
     if (rec >= c->npr) {
         size_t n = c->npr ? c->npr : 64;
         while (n <= rec) n *= 2;
@@ -130,7 +130,7 @@ struct prec *pf_prec(struct pctx *c, uint32_t rec) {
 
 /* The first packet of rec's sequence, or of a fresh start of it: the
  * incremental state cleared, clock 64 from MONOTONIC at `base`, defaults. */
-static void seq_start(struct pctx *c, uint32_t rec, struct prec *P, int64_t base) {
+static __attribute__((noinline)) void seq_start(struct pctx *c, uint32_t rec, struct prec *P, int64_t base) {
     uint8_t *pk, *cs, *k, *d, *e;
     if (P->gen) {   /* a fresh start: the interned names go */
         c->interned -= P->iid.n;
@@ -162,7 +162,7 @@ static void seq_start(struct pctx *c, uint32_t rec, struct prec *P, int64_t base
 
 /* Past the interning budget every sequence starts afresh (when it next
  * writes), so that memory stays bounded whatever the names. */
-static void intern_reset(struct pctx *c) {
+static __attribute__((noinline)) void intern_reset(struct pctx *c) {
     for (size_t i = 0; i < c->npr; i++) u64map_free(&c->pr[i].iid);
     c->interned = 0;
     c->gen++;
@@ -194,11 +194,57 @@ static size_t shown_name(char *dst, const char *text, const struct pyname *py) {
     return utf8_sanitize(dst, py->file, (size_t)(py->digits + py->digits_len - py->file));
 }
 
+/* A name rec's sequence has not published: its EventName, if its text is
+ * final (published by the source); otherwise it goes as a plain string
+ * (*iid stays 0).  *in: the InternedData opened for it. */
+static __attribute__((noinline)) uint8_t *intern_name(struct pctx *c, struct prec *P, uint8_t *p, uint32_t name_id, uint64_t *iid,
+                            uint8_t **in) {
+    uint32_t local = model_name(c->m, name_id);
+    const char *text = c->m->names[local].text;
+    if (!text) return p;
+    int isnew;
+    uint64_t *v = u64map_put(&P->iid, name_id, &isnew);
+    if (!v) return p;   /* out of memory: as a plain string */
+    *v = *iid = P->next_iid++;
+    c->interned++;
+    uint8_t *en, *s;
+    p = pb_open(p, TP_INTERNED, in);
+    p = pb_open(p, 2, &en);   /* InternedData.event_names: EventName {iid, name} */
+    p = pb_open(pb_uint(p, 1, *v), 2, &s);
+    p += shown_name((char *)p, text, py_of(c, local));
+    return pb_close(pb_close(p, s), en);
+}
+
+/* A category (flag bits) rec's sequence has not published: its EventCategory. */
+static __attribute__((noinline)) uint8_t *intern_cat(struct prec *P, uint8_t *p, unsigned cat, uint8_t **in) {
+    uint8_t *en, *s;
+    P->cats |= 1u << cat;
+    if (!*in) p = pb_open(p, TP_INTERNED, in);
+    p = pb_open(p, 1, &en);   /* event_categories: EventCategory {iid = the bits, name} */
+    p = pb_open(pb_uint(p, 1, cat), 2, &s);
+    p += flag_list((char *)p, cat);
+    return pb_close(pb_close(p, s), en);
+}
+
+/* The Python args' names (file, line, function), once per sequence. */
+static __attribute__((noinline)) uint8_t *intern_da(struct prec *P, uint8_t *p, uint8_t **in) {
+    static const char *const da[] = {NULL, "file", "line", "function"};
+    uint8_t *en;
+    if (!*in) p = pb_open(p, TP_INTERNED, in);
+    for (unsigned k = PF_DA_FILE; k <= PF_DA_FUNCTION; k++) {
+        p = pb_open(p, 3, &en);   /* debug_annotation_names: DebugAnnotationName {iid, name} */
+        p = pb_close(pb_bytes(pb_uint(p, 1, k), 2, da[k], strlen(da[k])), en);
+    }
+    P->da_names = 1;
+    return p;
+}
+
 /* Opens an event packet of rec at t: sequence, time, and interned data
  * for name (model name id, or UINT32_MAX for none) and category cat (flag
  * bits, 0 for none).  *iid: the name's iid, 0 if it goes as a string. */
-static uint8_t *ev_open(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, uint32_t name_id, unsigned cat,
-                        uint64_t *iid, uint8_t **pk) {
+static inline __attribute__((always_inline)) uint8_t *ev_open(struct pctx *c, uint32_t rec, struct prec *P,
+                                                              int64_t t, uint32_t name_id, unsigned cat,
+                                                              uint64_t *iid, uint8_t **pk) {
     if (c->interned >= PF_INTERN_MAX) intern_reset(c);
     if (P->gen != c->gen) seq_start(c, rec, P, P->gen ? P->last : t);
     uint8_t *p = pf_pk_open(c, PF_ROOM, pk);
@@ -210,42 +256,16 @@ static uint8_t *ev_open(struct pctx *c, uint32_t rec, struct prec *P, int64_t t,
     }
     p = pb_uint(p, TP_SEQ_ID, c->seq_base + 2 + rec);
     *iid = 0;
-    uint8_t *in = NULL, *en, *s;
+    uint8_t *in = NULL;
     if (name_id != UINT32_MAX) {
-        uint32_t local = model_name(c->m, name_id);
-        const char *text = c->m->names[local].text;
-        if (text) {   /* published: its text is final, it can be interned */
-            int isnew;
-            uint64_t *v = u64map_put(&P->iid, local, &isnew);
-            if (v && isnew) {
-                *v = P->next_iid++;
-                c->interned++;
-                p = pb_open(p, TP_INTERNED, &in);
-                p = pb_open(p, 2, &en);   /* InternedData.event_names: EventName {iid, name} */
-                p = pb_open(pb_uint(p, 1, *v), 2, &s);
-                p += shown_name((char *)p, text, py_of(c, local));
-                p = pb_close(pb_close(p, s), en);
-            }
-            if (v) *iid = *v;
-        }
+        /* Interned by the source's string id: one lookup for a name the
+         * sequence has published, the model's name table only for a new one. */
+        const uint64_t *v = u64map_get(&P->iid, name_id);
+        if (v) *iid = *v;
+        else p = intern_name(c, P, p, name_id, iid, &in);
     }
-    if (cat && !(P->cats & (1u << cat))) {
-        P->cats |= 1u << cat;
-        if (!in) p = pb_open(p, TP_INTERNED, &in);
-        p = pb_open(p, 1, &en);   /* event_categories: EventCategory {iid = the bits, name} */
-        p = pb_open(pb_uint(p, 1, cat), 2, &s);
-        p += flag_list((char *)p, cat);
-        p = pb_close(pb_close(p, s), en);
-    }
-    if (c->want_da && !P->da_names) {   /* the Python args' names, once per sequence */
-        static const char *const da[] = {NULL, "file", "line", "function"};
-        if (!in) p = pb_open(p, TP_INTERNED, &in);
-        for (unsigned k = PF_DA_FILE; k <= PF_DA_FUNCTION; k++) {
-            p = pb_open(p, 3, &en);   /* debug_annotation_names: DebugAnnotationName {iid, name} */
-            p = pb_close(pb_bytes(pb_uint(p, 1, k), 2, da[k], strlen(da[k])), en);
-        }
-        P->da_names = 1;
-    }
+    if (cat && !(P->cats & (1u << cat))) p = intern_cat(P, p, cat, &in);
+    if (c->want_da && !P->da_names) p = intern_da(P, p, &in);   /* the Python args' names, once per sequence */
     if (in) p = pb_close(p, in);
     return p;
 }
@@ -267,20 +287,23 @@ static uint8_t *da_uint_iid(uint8_t *p, unsigned iid, uint64_t v) {
 }
 
 /* The TrackEvent's name: its iid, or the text of a name not published yet. */
-static uint8_t *te_name(struct pctx *c, uint8_t *p, uint32_t name_id, uint64_t iid) {
-    if (iid) return pb_uint(p, TE_NAME_IID, iid);
+static uint8_t *te_name_text(struct pctx *c, uint8_t *p, uint32_t name_id) {
     uint8_t *s;
     p = pb_open(p, TE_NAME, &s);
     p += clean((char *)p, model_name_text(c->m, model_name(c->m, name_id)), PF_NAME_MAX);
     return pb_close(p, s);
 }
 
+static inline uint8_t *te_name(struct pctx *c, uint8_t *p, uint32_t name_id, uint64_t iid) {
+    return iid ? pb_uint(p, TE_NAME_IID, iid) : te_name_text(c, p, name_id);
+}
+
 static uint8_t *te_lit_name(uint8_t *p, const char *name) { return pb_bytes(p, TE_NAME, name, strlen(name)); }
 
 /* ---- events ---------------------------------------------------------------------- */
 
-void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t, uint32_t name_id,
-                     unsigned ab) {
+static inline __attribute__((always_inline)) void slice_event(struct pctx *c, uint32_t rec, struct prec *P,
+                                                              int type, int64_t t, uint32_t name_id, unsigned ab) {
     uint64_t iid;
     uint8_t *pk, *te;
     /* A published Python name: its args' names are interned with it. */
@@ -322,6 +345,14 @@ void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t,
     pf_pk_close(c, pb_close(p, te), pk);
     if (type == TYPE_SLICE_END) c->c.slices++;
     else if (type == TYPE_INSTANT) c->c.instants++;
+}
+
+/* A begin or an end: each compiled with its type known (the two that
+ * make nearly every event). */
+void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t, uint32_t name_id, unsigned ab) {
+    if (type == TYPE_SLICE_END) slice_event(c, rec, P, TYPE_SLICE_END, t, name_id, ab);
+    else if (type == TYPE_SLICE_BEGIN) slice_event(c, rec, P, TYPE_SLICE_BEGIN, t, name_id, ab);
+    else slice_event(c, rec, P, type, t, name_id, ab);
 }
 
 /* A GPU slice's begin with its "args" instant folded in (gpu_args.c), as
@@ -550,7 +581,7 @@ void pf_write_stats(struct pctx *c, const struct rec_export_opts *o) {
     p = pf_da_uint(p, "entries_dropped", drop);
     p = pf_da_uint(p, "entries_bad", bad);
     p = pf_da_uint(p, "unmatched_ends", unmatched);
-    p = pf_da_uint(p, "log_dropped", m->log.xs ? 0 : m->log.dropped);
+    p = pf_da_uint(p, "log_dropped", m->log.tap ? 0 : m->log.dropped);
     p = pf_da_uint(p, "untracked_events", m->untracked_events);
     p = pf_da_uint(p, "nonfinite_counters", m->nonfinite_counters);
     p = pf_da_uint(p, "unbound_flows", c->c.unbound_flows);

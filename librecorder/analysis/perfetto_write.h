@@ -41,7 +41,7 @@ enum { PF_DA_FILE = 1, PF_DA_LINE = 2, PF_DA_FUNCTION = 3 };
 
 struct prec {                 /* per record of the model written */
     uint64_t uuid;            /* its thread track; 0 until described */
-    struct u64map iid;        /* model name (local) -> iid on its sequence */
+    struct u64map iid;        /* string id -> iid on its sequence (names published) */
     int64_t last;             /* the incremental clock: last time written, ns */
     uint64_t next_iid;
     uint32_t cats;            /* categories interned (bit = flag set) */
@@ -85,7 +85,11 @@ void pf_describe_thread(struct pctx *c, uint64_t uuid, int tid, const char *name
 void pf_describe_lane(struct pctx *c, uint64_t uuid, const char *name);
 void pf_describe_process(struct pctx *c);
 void pf_clock_snapshot(struct pctx *c);
-struct prec *pf_prec(struct pctx *c, uint32_t rec);
+/* The record's state, its thread described; NULL if memory ran out. */
+struct prec *pf_prec_new(struct pctx *c, uint32_t rec);
+static inline struct prec *pf_prec(struct pctx *c, uint32_t rec) {
+    return rec < c->npr && c->pr[rec].uuid ? &c->pr[rec] : pf_prec_new(c, rec);
+}
 void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t, uint32_t name_id, unsigned ab);
 void pf_slice_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, uint32_t name_id, unsigned ab,
                    const char *msg);

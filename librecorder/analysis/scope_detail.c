@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "aggregates.h"
 
 #define P99_NAMES 1024
 #define NBINS (1u << HIST_BIN_BITS)

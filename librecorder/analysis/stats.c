@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "aggregates.h"
 
 int model_cmp_cell(const void *a, const void *b) {
     const struct cellv *x = a, *y = b;
@@ -46,12 +46,6 @@ static void percentiles(const struct cellv *c, size_t n, struct rec_stat *s) {
         if (v > s->max_ns) v = s->max_ns;
         *outs[k] = v;
     }
-}
-
-int model_series_of(rec_model *m, int tid) {
-    if (tid == -1) return 0;
-    uint64_t *v = u64map_get(&m->series_idx, (uint64_t)(uint32_t)tid);
-    return v ? (int)*v : -1;
 }
 
 size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int keys_are_names, double span_ns,

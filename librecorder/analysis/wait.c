@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "model_write.h"
 
 void model_wait_names(rec_model *m, const char *list) {
     if (!list) list = getenv("RECORDER_WAIT_SCOPES");
