@@ -14,6 +14,7 @@ whatever FILE was, another user's file included.
 """
 import json
 import os
+import re
 import resource
 import select
 import signal
@@ -304,6 +305,12 @@ def case_char_device(w):
     st = os.lstat(null)
     check(stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3), "it is still the char device 1,3")
     code, _, err = w.write(full)
+    # run: the trace could not be written, so the run's capture is kept and
+    # named in a warning (docs/cli.md, "run"); the error itself is one line.
+    kept = re.search(rb"warning: kept the capture (\S+): recorder convert", err)
+    if w.name == "run" and check(kept is not None, f"run -o /dev/full: the capture kept and named ({err.strip()!r})"):
+        os.unlink(kept.group(1))
+        err = b"\n".join(l for l in err.splitlines() if b"kept the capture" not in l)
     one_line_error(code, err, IO, f"{w.name} -o a copy of /dev/full (every write fails)")
     no_tmp_named(err, w.name)
     st = os.lstat(full)
