@@ -139,7 +139,9 @@ def check_barrier_waits(c, recorder, path):
     """The scheduler's wait for the stragglers (pool.c's pool_run) is a
     wait scope (REC_SCOPE_WAIT), as the README teaches: `recorder report`
     marks it [wait], so it is not counted as busy (issue 20, item 11)."""
-    r = subprocess.run([recorder, "report", path], capture_output=True, text=True, timeout=120)
+    # --top 1000: every scope, not the default 10 by total time, which a fast
+    # run's barriers (a few microseconds) need not reach.
+    r = subprocess.run([recorder, "report", path, "--top", "1000"], capture_output=True, text=True, timeout=120)
     if not c.check(r.returncode == 0, f"recorder report: {r.returncode} {r.stderr.strip()}"):
         return
     rows = [l for l in r.stdout.splitlines() if re.search(r"\bbarrier\b", l)]
