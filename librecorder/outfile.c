@@ -137,8 +137,9 @@ static int open_dir(struct rec_out *o, const char *path, char *err, size_t errle
             return rec__fail(err, errlen, REC_ERR_IO, "%s: is a directory", path);
         return rec__fail(err, errlen, REC_ERR_IO, "%s: no such directory", path);
     }
-    if (strlen(base) >= sizeof o->base) return rec__fail(err, errlen, REC_ERR_USAGE, "%s: name too long", path);
-    snprintf(o->base, sizeof o->base, "%s", base);
+    size_t blen = strlen(base);
+    if (blen >= sizeof o->base) return rec__fail(err, errlen, REC_ERR_USAGE, "%s: name too long", path);
+    memcpy(o->base, base, blen + 1);
     char dir[sizeof o->path];
     if (!slash) snprintf(dir, sizeof dir, ".");
     else if (slash == path) snprintf(dir, sizeof dir, "/");
