@@ -81,12 +81,13 @@ static void run_free(struct run *r) {
 
 /* As report --diff reads a run: every record fed, open scopes ended at
  * the capture's end, the whole run's figures of all threads, unfolded. */
-static int read_run(const char *path, struct run *r, char *err, size_t errlen) {
+static int read_run(const char *path, int warn, struct run *r, char *err, size_t errlen) {
     memset(r, 0, sizeof *r);
     int rc = rec_cap_open(path, &r->cap, err, errlen);
     if (rc != REC_OK) return rc;
     const struct rec_cap_info *in = rec_cap_get_info(r->cap);
-    if (in->warning[0]) fprintf(stderr, "recorder-web: warning: %s\n", in->warning);
+    /* A's is said once, where it is opened to be served (main.c). */
+    if (warn && in->warning[0]) fprintf(stderr, "recorder-web: warning: %s\n", in->warning);
     if (rec_cap_processes(r->cap) > 1) {
         snprintf(err, errlen, "%s holds %zu processes: two runs are compared one process each", path,
                  rec_cap_processes(r->cap));
@@ -211,9 +212,9 @@ int web_diff_build(const char *a, const char *b, char **body, size_t *len, char 
     struct run ra, rb;
     *body = NULL;
     *len = 0;
-    int rc = read_run(a, &ra, err, errlen);
+    int rc = read_run(a, 0, &ra, err, errlen);
     if (rc == REC_OK) {
-        rc = read_run(b, &rb, err, errlen);
+        rc = read_run(b, 1, &rb, err, errlen);
         if (rc == REC_OK) {
             char *buf = NULL;
             size_t n = 0;

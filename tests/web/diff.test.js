@@ -5,10 +5,13 @@
  *     names, calls, mean, P50, P99 and change in %, to report's printed
  *     precision, and for every --sort key the same order;
  *   - each row's histograms count its calls in each run;
+ *   - B cut short is compared up to its last whole record, with a
+ *     warning, still as report --diff compares it;
  *   - served alone (one file), /diff.json says {"diff": false};
  *   - refused with a clear message and exit 2: the same file twice (also
  *     through a symlink), more than two files, a file with a live
- *     program; a FIFO as B is refused as recorder-web refuses one (5). */
+ *     program; a FIFO as B is refused as recorder-web refuses one (5), a
+ *     B cut inside its header too (7). */
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -117,6 +120,25 @@ main(async () => {
     await stopClean(one);
   }
 
+  /* B cut short: compared up to its last whole record, with a warning,
+   * as report --diff does; cut inside its header: 7, as one file. */
+  const cut = path.join(dir, 'cut.rec'), tiny = path.join(dir, 'tiny.rec');
+  const whole = fs.readFileSync(b);
+  fs.writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)));
+  fs.writeFileSync(tiny, whole.subarray(0, 100));
+  const half = await startServer([a, cut, '--port', '0']);
+  try {
+    const d = JSON.parse((await request(half.port, '/diff.json?t=' + half.token)).body.toString());
+    const rep = await run(need('RECORDER_CLI'), ['report', a, '--diff', cut, '--top', '100000'], 60000);
+    const rows = reportRows(rep.stdout), order = d.order.mean.map((i) => d.rows[i]), bad = [];
+    order.forEach((j, i) => { if (rows[i]) bad.push(...compareRow(j, rows[i])); });
+    check(await until(() => /warning: .*cut\.rec: cut short/.test(half.stderr.text), 20000) && d.diff &&
+      rows.length === order.length && bad.length === 0, 'B cut short: compared up to its last whole record, with a warning, as report does',
+    { stderr: half.stderr.text, bad: bad.slice(0, 4) });
+  } finally {
+    await stopClean(half);
+  }
+
   /* Hostile or mistaken arguments: clear errors, nothing served. */
   fs.copyFileSync(a, c);
   fs.symlinkSync(a, path.join(dir, 'link.rec'));
@@ -129,6 +151,7 @@ main(async () => {
     [[a, String(process.pid)], 2, /not a capture file \(a live program/, 'a file and a live pid'],
     [[String(process.pid), a], 2, /not a capture file \(a live program/, 'a live pid and a file'],
     [[a, fifo], 5, /FIFO|fifo/, 'a FIFO as B, refused as one file is'],
+    [[a, tiny], 7, /truncated capture/, 'B cut inside its header, refused as one file is'],
   ];
   for (const [args, code, re, what] of refused) {
     const r = await run(need('RECORDER_WEB'), [...args, '--port', '0'], 20000);
