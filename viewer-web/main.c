@@ -231,7 +231,8 @@ static int open_several(struct web *w, char *err, size_t errlen) {
         rc = wsrc_open_file(w->opts.targets[k], &probe, &w->procs[k], err, errlen);
         wsrc_close(&probe);
         if (rc != 0) {
-            if (rc > 0) snprintf(err, errlen, "%s: a capture file is served alone, not with other programs", w->opts.targets[k]);
+            if (rc > 0)   /* not reached: web_diff_check takes any file among several */
+                snprintf(err, errlen, "%s: a capture file goes only with another one (compared)", w->opts.targets[k]);
             rc = rc > 0 ? REC_ERR_USAGE : -rc;
             break;
         }
