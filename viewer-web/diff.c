@@ -65,58 +65,13 @@ int web_diff_check(const struct web_opts *o, char *err, size_t errlen) {
     return 1;
 }
 
-struct run {
-    rec_cap *cap;
-    rec_model *m;
-    uint64_t events, lost;
-    struct rec_stat *st;
-    size_t n;
-};
-
-static void run_free(struct run *r) {
-    free(r->st);
-    if (r->m) rec_model_free(r->m);
-    if (r->cap) rec_cap_close(r->cap);
-}
-
-/* As report --diff reads a run: every record fed, open scopes ended at
- * the capture's end, the whole run's figures of all threads, unfolded. */
-static int read_run(const char *path, int warn, struct run *r, char *err, size_t errlen) {
-    memset(r, 0, sizeof *r);
-    int rc = rec_cap_open(path, &r->cap, err, errlen);
-    if (rc != REC_OK) return rc;
-    const struct rec_cap_info *in = rec_cap_get_info(r->cap);
-    /* A's is said once, where it is opened to be served (main.c). */
-    if (warn && in->warning[0]) fprintf(stderr, "recorder-web: warning: %s\n", in->warning);
-    if (rec_cap_processes(r->cap) > 1) {
-        snprintf(err, errlen, "%s holds %zu processes: two runs are compared one process each", path,
-                 rec_cap_processes(r->cap));
-        return REC_ERR_USAGE;
-    }
-    struct rec_model_opts mo = {0, 0, NULL};
-    r->m = rec_model_new_cap(r->cap, &mo);
-    if (!r->m) return snprintf(err, errlen, "out of memory"), REC_ERR_NOMEM;
-    struct rec_cap_item it;
-    int k;
-    while ((k = rec_cap_next(r->cap, &it)) == 1) {
-        if (it.kind == REC_CAP_ITEM_THREAD) rec_model_thread(r->m, &it.thread);
-        else r->events += rec_model_feed_entries(r->m, it.slot, it.entries, it.n, it.first, &it.loss);
-    }
-    if (k < 0) return snprintf(err, errlen, "%s: %s while reading", path, rec_status_str(-k)), -k;
-    if (in->end_ticks > in->ticks0)
-        rec_model_set_now(r->m, (double)(in->end_ticks - in->ticks0) * 1e9 / in->ticks_per_sec);
-    const struct rec_model_thread *t;
-    size_t nt = rec_model_threads(r->m, &t);
-    for (size_t i = 0; i < nt; i++)
-        r->lost = rec_sat_add(r->lost, rec_sat_add(rec_sat_add(t[i].overwritten, t[i].dropped), t[i].bad));
-    size_t total = 0;
-    rec_model_stats(r->m, REC_WIN_ALL, -1, NULL, 0, &total);
-    r->st = calloc(total ? total : 1, sizeof *r->st);
-    if (!r->st) return snprintf(err, errlen, "out of memory"), REC_ERR_NOMEM;
-    r->n = rec_model_stats(r->m, REC_WIN_ALL, -1, r->st, total, &total);
-    for (size_t i = 0; i < r->n; i++)
-        if (!r->st[i].name) r->st[i].name = "?";
-    return REC_OK;
+/* As recorder-top reads a run (rec_diff_run_read); A's warning is said
+ * once, where it is opened to be served (main.c). */
+static int read_run(const char *path, int warn, struct rec_diff_run *r, char *err, size_t errlen) {
+    int rc = rec_diff_run_read(path, r, err, errlen);
+    if (rc == REC_OK && warn && rec_cap_get_info(r->cap)->warning[0])
+        fprintf(stderr, "recorder-web: warning: %s\n", rec_cap_get_info(r->cap)->warning);
+    return rc;
 }
 
 /* A figure in ns, exact; never NaN or infinite in JSON. */
@@ -125,7 +80,7 @@ static void num(FILE *f, double v) {
     else fputs("null", f);
 }
 
-static void run_head(FILE *f, const char *key, const char *path, const struct run *r) {
+static void run_head(FILE *f, const char *key, const char *path, const struct rec_diff_run *r) {
     const struct rec_cap_info *in = rec_cap_get_info(r->cap);
     fprintf(f, "\"%s\":{\"path\":", key);
     rec_json_string(f, path, strlen(path));
@@ -137,7 +92,7 @@ static void run_head(FILE *f, const char *key, const char *path, const struct ru
 
 /* One run's figures of a row, and its histogram by octave from the first
  * octave with a call to the last ("lo": the first's index, 2^lo ns). */
-static void side(FILE *f, const struct run *r, const struct rec_stat *s) {
+static void side(FILE *f, const struct rec_diff_run *r, const struct rec_stat *s) {
     if (!s) {
         fputs("null", f);
         return;
@@ -163,7 +118,7 @@ static void side(FILE *f, const struct run *r, const struct rec_stat *s) {
 
 /* Where each row of rows (ordered by key) stands in base: found by its A
  * side (or its B side for a scope only in B). */
-static int order(FILE *f, const struct run *ra, const struct run *rb, const size_t *at_a, const size_t *at_b,
+static int order(FILE *f, const struct rec_diff_run *ra, const struct rec_diff_run *rb, const size_t *at_a, const size_t *at_b,
                  enum rec_diff_key key) {
     struct rec_diff_row *rows;
     size_t n;
@@ -176,7 +131,7 @@ static int order(FILE *f, const struct run *ra, const struct run *rb, const size
     return 0;
 }
 
-static int write_json(FILE *f, const char *pa, const char *pb, const struct run *ra, const struct run *rb) {
+static int write_json(FILE *f, const char *pa, const char *pb, const struct rec_diff_run *ra, const struct rec_diff_run *rb) {
     struct rec_diff_row *base;
     size_t n;
     if (rec_stats_diff(ra->st, ra->n, rb->st, rb->n, REC_DIFF_MEAN, &base, &n) != 0) return -1;
@@ -209,7 +164,7 @@ static int write_json(FILE *f, const char *pa, const char *pb, const struct run 
 }
 
 int web_diff_build(const char *a, const char *b, char **body, size_t *len, char *err, size_t errlen) {
-    struct run ra, rb;
+    struct rec_diff_run ra, rb;
     *body = NULL;
     *len = 0;
     int rc = read_run(a, 0, &ra, err, errlen);
@@ -230,8 +185,8 @@ int web_diff_build(const char *a, const char *b, char **body, size_t *len, char 
                 *len = n;
             }
         }
-        run_free(&rb);
+        rec_diff_run_free(&rb);
     }
-    run_free(&ra);
+    rec_diff_run_free(&ra);
     return rc;
 }
