@@ -1,8 +1,9 @@
 /*
  * view_diff.c -- recorder-top A.rec B.rec: two runs side by side, as
  * Tracy's compare.  Both captures are read whole, each into a model
- * without an event log (memory follows the names, not the events), and
- * their per-scope statistics over the whole run are joined by name
+ * without an event log (memory follows the names, not the events:
+ * rec_diff_run_read, as recorder-web A.rec B.rec reads them), and their
+ * per-scope statistics over the whole run are joined by name
  * (rec_stats_diff, the same as `recorder report A --diff B`).
  *
  * The table: one row per scope, its calls, mean, P50 and P99 in A and in
@@ -28,11 +29,7 @@
 
 struct run {
     char label[256];          /* the file, escaped */
-    rec_cap *cap;
-    rec_model *m;
-    uint64_t events, lost;
-    struct rec_stat *st;
-    size_t n;
+    struct rec_diff_run d;    /* read as recorder-web A.rec B.rec reads it */
 };
 
 struct diff_state {
@@ -43,44 +40,15 @@ struct diff_state {
 };
 
 static int read_run(struct run *r, const char *path, char *err, size_t errlen) {
-    int rc = rec_cap_open(path, &r->cap, err, errlen);
-    if (rc != REC_OK) return rc;
-    const struct rec_cap_info *in = rec_cap_get_info(r->cap);
-    if (rec_cap_processes(r->cap) > 1) {
-        snprintf(err, errlen, "%s holds %zu processes: two runs are compared one process each", path,
-                 rec_cap_processes(r->cap));
-        return REC_ERR_USAGE;
-    }
-    struct rec_model_opts mo = {0, 0, NULL};
-    r->m = rec_model_new_cap(r->cap, &mo);
-    if (!r->m) return snprintf(err, errlen, "out of memory"), REC_ERR_NOMEM;
-    struct rec_cap_item it;
-    int k;
-    while ((k = rec_cap_next(r->cap, &it)) == 1) {
-        if (it.kind == REC_CAP_ITEM_THREAD) rec_model_thread(r->m, &it.thread);
-        else r->events += rec_model_feed_entries(r->m, it.slot, it.entries, it.n, it.first, &it.loss);
-    }
-    if (k < 0) return snprintf(err, errlen, "%s: %s while reading", path, rec_status_str(-k)), -k;
-    if (in->end_ticks > in->ticks0) rec_model_set_now(r->m, (double)(in->end_ticks - in->ticks0) * 1e9 / in->ticks_per_sec);
-    const struct rec_model_thread *t;
-    size_t nt = rec_model_threads(r->m, &t);
-    for (size_t i = 0; i < nt; i++)
-        r->lost = rec_sat_add(r->lost, rec_sat_add(rec_sat_add(t[i].overwritten, t[i].dropped), t[i].bad));
-    size_t total = 0;
-    rec_model_stats(r->m, REC_WIN_ALL, -1, NULL, 0, &total);
-    r->st = calloc(total ? total : 1, sizeof *r->st);
-    if (!r->st) return snprintf(err, errlen, "out of memory"), REC_ERR_NOMEM;
-    r->n = rec_model_stats(r->m, REC_WIN_ALL, -1, r->st, total, &total);
-    for (size_t i = 0; i < r->n; i++)
-        if (!r->st[i].name) r->st[i].name = "?";
+    int rc = rec_diff_run_read(path, &r->d, err, errlen);
     snprintf(r->label, sizeof r->label, "%s", path);   /* drawn through text_fit: controls become '?' */
-    return REC_OK;
+    return rc;
 }
 
 static int order(struct diff_state *d) {
     free(d->rows);
     d->rows = NULL;
-    if (rec_stats_diff(d->r[0].st, d->r[0].n, d->r[1].st, d->r[1].n, (enum rec_diff_key)d->key, &d->rows,
+    if (rec_stats_diff(d->r[0].d.st, d->r[0].d.n, d->r[1].d.st, d->r[1].d.n, (enum rec_diff_key)d->key, &d->rows,
                        &d->n_rows) != 0)
         return -1;
     if (d->rev)
@@ -109,9 +77,7 @@ int diff_open(struct diff_state **out, const char *a, const char *b, char *err, 
 void diff_free(struct diff_state *d) {
     if (!d) return;
     for (int i = 0; i < 2; i++) {
-        free(d->r[i].st);
-        rec_model_free(d->r[i].m);
-        if (d->r[i].cap) rec_cap_close(d->r[i].cap);
+        rec_diff_run_free(&d->r[i].d);
     }
     free(d->rows);
     free(d);
@@ -244,7 +210,7 @@ static void draw_panel(struct diff_state *d, int y, int h) {
     int ok[2] = {0, 0};
     const struct rec_stat *s[2] = {r->a, r->b};
     for (int i = 0; i < 2; i++)
-        ok[i] = s[i] && rec_model_scope_detail(d->r[i].m, REC_WIN_ALL, -1, s[i]->name_id, &det[i]) == 0;
+        ok[i] = s[i] && rec_model_scope_detail(d->r[i].d.m, REC_WIN_ALL, -1, s[i]->name_id, &det[i]) == 0;
     int w = COLS - 2 < 100 ? COLS - 2 : 100, hh = h - 1;
     if (w < 40 || hh < 8) return;
     int x0 = (COLS - w) / 2, ix = x0 + 2, iw = w - 4;
@@ -322,8 +288,8 @@ static void draw_all(struct diff_state *d) {
     attr_t title = theme_attr(R_TITLE);
     draw_fill(0, 0, COLS, title);
     snprintf(t, sizeof t, " recorder-top diff  A %s (%llu events%s)  B %s (%llu events%s)", d->r[0].label,
-             (unsigned long long)d->r[0].events, d->r[0].lost ? ", partial" : "", d->r[1].label,
-             (unsigned long long)d->r[1].events, d->r[1].lost ? ", partial" : "");
+             (unsigned long long)d->r[0].d.events, d->r[0].d.lost ? ", partial" : "", d->r[1].label,
+             (unsigned long long)d->r[1].d.events, d->r[1].d.lost ? ", partial" : "");
     draw_text(0, 0, COLS, t, FIT_MIDDLE, title);
     snprintf(t, sizeof t, " %zu scopes, whole runs, %s = B vs A, by the change in %s%s; P50/P99 within 1.6%%",
              d->n_rows, draw_utf8 ? "Δ" : "d", rec_diff_key_name[d->key], d->rev ? " (reversed)" : "");

@@ -1,12 +1,14 @@
 /*
- * http.c -- the HTTP side: the page and the snapshot downloads (Perfetto
- * JSON, Perfetto's protobuf), nothing else.  Every request needs the
- * token; paths are matched exactly against the names we serve, so there
- * is nothing to traverse.  What bounds the downloads is downloads.c's.
+ * http.c -- the HTTP side: the page, the snapshot downloads (Perfetto
+ * JSON, Perfetto's protobuf) and two runs' comparison (/diff.json,
+ * diff.h), nothing else.  Every request needs the token; paths are
+ * matched exactly against the names we serve, so there is nothing to
+ * traverse.  What bounds the downloads is downloads.c's.
  */
 #include <stdio.h>
 #include <string.h>
 #include "auth.h"
+#include "diff.h"
 #include "downloads.h"
 #include "service.h"
 #include "shared.h"
@@ -74,6 +76,13 @@ static int request(struct lws *wsi, struct web *w, struct pss *p, const char *pa
         p->off = 0;
         p->state = HTTP_BODY;
         return headers(wsi, HTTP_STATUS_OK, "text/html; charset=utf-8", p->len, NULL, NULL);
+    }
+    if (!strcmp(path, "/diff.json")) {   /* two runs compared (diff.h); else a plain "no" */
+        p->body = w->diff_json ? (const unsigned char *)w->diff_json : (const unsigned char *)web_diff_none;
+        p->len = w->diff_json ? w->diff_len : strlen(web_diff_none);
+        p->off = 0;
+        p->state = HTTP_BODY;
+        return headers(wsi, HTTP_STATUS_OK, "application/json", p->len, NULL, NULL);
     }
     int json = !strcmp(path, "/trace.json");
     if (json || !strcmp(path, "/trace.pftrace")) {

@@ -15,6 +15,7 @@
 #include "shared.h"
 
 #include "auth.h"
+#include "diff.h"
 #include "recorder/capture.h"
 #include "reader.h"
 #include "server.h"
@@ -25,7 +26,7 @@
 #define EXIT_FAILURE_OTHER 1
 
 static const char usage_text[] =
-    "usage: recorder-web [PID|NAME|FILE.rec] [PID|NAME ...] [--port N] [--bind ADDR] [options]\n"
+    "usage: recorder-web [PID|NAME|FILE.rec] [PID|NAME ...|B.rec] [--port N] [--bind ADDR] [options]\n"
     "\n"
     "Serves a live view of a recorded program, or a capture file (recorder\n"
     "capture -o FILE.rec), to a browser, on 127.0.0.1.\n"
@@ -34,6 +35,8 @@ static const char usage_text[] =
     "  PID|NAME            the program: a pid, a process name, a segment name\n"
     "                      (RECORDER_NAME) or path; none = the only one running\n"
     "  FILE.rec            a capture file: its whole run, read once\n"
+    "  A.rec B.rec         two runs side by side: a diff table per scope and both\n"
+    "                      histograms; the timeline shows A (docs/web.md)\n"
     "  PID PID ...         several programs in one page, aligned in time (up to 16)\n"
     "  --tree PID          that program and every process it started that recorded\n"
     "                      (living or dead), in one page (up to 16)\n"
@@ -228,7 +231,8 @@ static int open_several(struct web *w, char *err, size_t errlen) {
         rc = wsrc_open_file(w->opts.targets[k], &probe, &w->procs[k], err, errlen);
         wsrc_close(&probe);
         if (rc != 0) {
-            if (rc > 0) snprintf(err, errlen, "%s: a capture file is served alone, not with other programs", w->opts.targets[k]);
+            if (rc > 0)   /* not reached: web_diff_check takes any file among several */
+                snprintf(err, errlen, "%s: a capture file goes only with another one (compared)", w->opts.targets[k]);
             rc = rc > 0 ? REC_ERR_USAGE : -rc;
             break;
         }
@@ -255,7 +259,14 @@ static int open_several(struct web *w, char *err, size_t errlen) {
 
 /* A capture file, or the live program (waited for with --wait), or several. */
 static int open_source(struct web *w, char *err, size_t errlen) {
-    if (w->opts.n_targets > 1) return open_several(w, err, errlen);
+    if (w->opts.n_targets > 1) {
+        /* Two capture files: compared (diff.h); the timeline shows A. */
+        int d = web_diff_check(&w->opts, err, errlen);
+        if (d < 0) return -d;
+        if (d == 0) return open_several(w, err, errlen);
+        d = web_diff_build(w->opts.targets[0], w->opts.targets[1], &w->diff_json, &w->diff_len, err, errlen);
+        if (d != REC_OK) return d;
+    }
     int rc = wsrc_open_file(w->opts.target, &w->src, &w->info, err, errlen);
     if (rc < 0) return -rc;
     if (rc == 1) {
@@ -295,6 +306,8 @@ static void teardown(struct web *w, struct reader *r) {
     clients_destroy(&w->clients);
     rcu_unregister_thread();
     close_source(w);
+    free(w->diff_json);
+    w->diff_json = NULL;
 }
 
 /* Root may watch another user's program (a squatted RECORDER_NAME, say):
@@ -373,7 +386,12 @@ int main(int argc, char **argv) {
     } else {
         char note[256];
         print_url(&w);
-        if (w.src.cap)
+        if (w.diff_json)
+            fprintf(stderr,
+                    "recorder-web: comparing the captures A = %s and B = %s (the timeline shows A); open the URL "
+                    "above; Ctrl-C stops\n",
+                    w.opts.targets[0], w.opts.targets[1]);
+        else if (w.src.cap)
             fprintf(stderr, "recorder-web: serving the capture %s of %s (pid %d); open the URL above; Ctrl-C stops\n",
                     w.info.path, w.info.process_name, w.info.pid);
         else if (w.src.n > 1)

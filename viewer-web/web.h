@@ -91,6 +91,8 @@ struct web {
     int export_req;
     void *export_done[SNAP_FORMATS];
     struct downloads dl;      /* service thread: the downloads and their bounds */
+    char *diff_json;          /* recorder-web A.rec B.rec: /diff.json's body (diff.h), else NULL */
+    size_t diff_len;
 };
 
 double web_now(struct web *w);

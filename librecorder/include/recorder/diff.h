@@ -9,6 +9,7 @@
 #define RECORDER_DIFF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "analysis.h"
 
@@ -35,6 +36,25 @@ int rec_stats_diff(const struct rec_stat *a, size_t na, const struct rec_stat *b
 double rec_diff_value(const struct rec_stat *s, enum rec_diff_key key);
 /* The key named s ("mean", "p50", ...), or -1. */
 int rec_diff_key_parse(const char *s);
+
+/* One run read whole from a capture file (diff_run.c), as recorder-top
+ * A.rec B.rec and recorder-web A.rec B.rec read each: every record fed to
+ * a model without an event log, open scopes ended at the capture's end;
+ * st[n] the whole run's per-scope figures of all threads (names set, "?"
+ * for one not recorded), in rec_model_stats's order.  A capture's warning
+ * (cut short) is in rec_cap_get_info(cap)->warning, for the caller to say. */
+struct rec_diff_run {
+    struct rec_cap *cap;
+    rec_model *m;
+    uint64_t events;          /* events fed */
+    uint64_t lost;            /* entries lost: overwritten, dropped or bad */
+    struct rec_stat *st;
+    size_t n;
+};
+/* REC_OK, or a rec_status with err (a capture of several processes is
+ * REC_ERR_USAGE).  Free r with rec_diff_run_free either way. */
+int rec_diff_run_read(const char *path, struct rec_diff_run *r, char *err, size_t errlen);
+void rec_diff_run_free(struct rec_diff_run *r);
 
 #ifdef __cplusplus
 }
