@@ -192,8 +192,9 @@ void view_top_draw(struct app *a, int y, int h) {
                      sym(SYM_SEP));
     k += snprintf(msg + k, sizeof msg - (size_t)k, " %zu", s->n_match);
     if (s->n_match != s->n_stats) k += snprintf(msg + k, sizeof msg - (size_t)k, " of %zu", s->n_stats);
+    k += snprintf(msg + k, sizeof msg - (size_t)k, " scopes");
     if (s->n_rows < s->n_match) k += snprintf(msg + k, sizeof msg - (size_t)k, " (the first %zu listed)", s->n_rows);
-    snprintf(msg + k, sizeof msg - (size_t)k, " scopes %s over %s %s 100%% = one thread inside it all the time",
+    snprintf(msg + k, sizeof msg - (size_t)k, " %s over %s %s 100%% = one thread inside it all the time",
              sym(SYM_SEP), fmt_duration(d, sizeof d, span, draw_utf8), sym(SYM_SEP));
     if (s->past_limit) {   /* counted, never dropped (docs/tui.md) */
         size_t at = strlen(msg);
