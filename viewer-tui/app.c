@@ -42,6 +42,7 @@ volatile sig_atomic_t app_interrupted;
 #define DRAIN_TARGET_FILL 0.25
 #define DRAIN_MAX_SHARE 0.6   /* of a core, over DRAIN_CREDIT_MS, when catching up */
 #define DRAIN_CREDIT_MS 50.0
+#define DRAW_MAX_SHARE 0.1    /* of a core, for the frames */
 
 static double mono_ns(void) {
     struct timespec ts;
@@ -61,16 +62,29 @@ static int reserve(void **buf, size_t *cap, size_t want, size_t sz) {
     return 1;
 }
 
+/* Which names Top lists: the filter's, and in a process tree the
+ * program's (proc_view.h). */
+static int top_keep(void *ctx, uint32_t name_id, const char *name) {
+    const struct app *a = ctx;
+    if (a->filter[0] && !text_contains(name, a->filter)) return 0;
+    return proc_view_keeps(a, name_id);
+}
+
+/* Top's rows straight from the model, in Top's order: only the first
+ * TOP_ROWS_KEPT are sorted and copied (issue 22: a million names cost a
+ * pass over the window, not two sorts of every name per frame). */
 void app_rows(struct app *a) {
     struct snap *s = &a->snap;
-    if (!s->n_stats || !s->rows) {
-        s->n_rows = 0;
-        return;
-    }
-    memcpy(s->rows, s->stats, s->n_stats * sizeof *s->rows);
-    s->n_rows = top_rows_filter(s->rows, s->n_stats, a->filter);
-    s->n_rows = proc_view_rows(a, s->rows, s->n_rows);
-    top_rows_sort(s->rows, s->n_rows, a->sort, a->sort_rev);
+    _Static_assert((int)TOP_MAX == (int)REC_KEY_MAX && (int)TOP_P50 == (int)REC_KEY_P50, "Top's columns are the keys");
+    int filtered = a->filter[0] || proc_view_filters(a);
+    struct rec_stat_order o = {(enum rec_stat_key)a->sort, a->sort_rev, filtered ? top_keep : NULL, a};
+    size_t total = 0, kept = 0;
+    s->n_rows = s->n_stats = s->n_match = 0;
+    if (!reserve((void **)&s->rows, &s->cap_rows, TOP_ROWS_KEPT, sizeof *s->rows)) return;
+    s->n_rows = rec_model_stats_top(a->src->model, a->win, a->tid, &o, s->rows, TOP_ROWS_KEPT, &total, &kept);
+    s->n_stats = total;
+    s->n_match = kept;
+    s->past_limit = rec_model_stats_past_limit(a->src->model, a->win);
 }
 
 void app_msg_rows(struct app *a) {
@@ -110,14 +124,6 @@ void app_detail(struct app *a) {
 void app_snapshot(struct app *a) {
     struct snap *s = &a->snap;
     rec_model *m = a->src->model;
-    size_t total = 0;
-    s->n_stats = rec_model_stats(m, a->win, a->tid, s->stats, s->cap_stats, &total);
-    if (total > s->cap_stats) {
-        if (reserve((void **)&s->stats, &s->cap_stats, total, sizeof *s->stats))
-            s->n_stats = rec_model_stats(m, a->win, a->tid, s->stats, s->cap_stats, &total);
-        else s->n_stats = 0;
-    }
-    if (!reserve((void **)&s->rows, &s->cap_rows, s->n_stats, sizeof *s->rows)) s->n_stats = 0;
     /* A tree as large as the buffer may have been cut: grow and ask again. */
     if (!s->cap_tree) reserve((void **)&s->tree, &s->cap_tree, 1024, sizeof *s->tree);
     for (;;) {
@@ -149,7 +155,6 @@ void app_snapshot(struct app *a) {
 }
 
 void app_free(struct app *a) {
-    free(a->snap.stats);
     free(a->snap.rows);
     free(a->snap.tree);
     free(a->snap.threads);
@@ -329,6 +334,14 @@ static double drain_period_ms(double prev_ms, double fill, double since_ms, doub
     return want < DRAIN_MIN_MS ? DRAIN_MIN_MS : want;
 }
 
+/* The time to the next frame: the refresh period, or longer when a frame
+ * costs more than DRAW_MAX_SHARE of it (a window of a million names takes
+ * tens of ms to add up), so that the drain keeps the core (issue 22). */
+static double draw_period_ns(double period_ns, double took_ns) {
+    double need = took_ns / DRAW_MAX_SHARE;
+    return need > period_ns ? need : period_ns;
+}
+
 int app_run(struct app *a) {
     struct source *src = a->src;
     double start = mono_ns(), next_drain = start, next_draw = start;
@@ -369,8 +382,9 @@ int app_run(struct app *a) {
             source_tick(src, t);
             if (!a->paused) app_snapshot(a);
             draw(a);
-            a->draw_s += (mono_ns() - t) / 1e9;
-            next_draw += draw_ns;
+            double took = mono_ns() - t;
+            a->draw_s += took / 1e9;
+            next_draw += draw_period_ns(draw_ns, took);
             if (next_draw < t) next_draw = t + draw_ns;   /* fell behind: do not catch up in a burst */
         }
         if (a->opt.exit_after > 0 && t - start >= a->opt.exit_after * 1e9) break;

@@ -15,14 +15,19 @@
 #include "source.h"
 #include "top_rows.h"
 
+/* Top's rows held per frame: the first in its order; the rest are
+ * counted (snap.n_match) and not listed (docs/tui.md). */
+#define TOP_ROWS_KEPT 5000
+
 enum view { VIEW_TOP, VIEW_FLAME, VIEW_THREADS, VIEW_COUNTERS, VIEW_MESSAGES, VIEW_COUNT };
 
 /* What the views draw.  Refreshed at each draw tick, except when paused:
  * then it stays as it was while draining goes on underneath. */
 struct snap {
-    struct rec_stat *stats;           /* the window's scopes, all of them */
-    size_t n_stats, cap_stats;
-    struct rec_stat *rows;            /* filtered and sorted: what Top shows */
+    size_t n_stats;                   /* the window's scopes, all of them */
+    size_t n_match;                   /* those the filter keeps */
+    uint64_t past_limit;              /* slices in (other): the model's tables were full */
+    struct rec_stat *rows;            /* the first TOP_ROWS_KEPT of them, filtered and sorted: what Top shows */
     size_t n_rows, cap_rows;
     struct rec_tree_node *tree;
     size_t n_tree, cap_tree;

@@ -38,12 +38,10 @@ const char *proc_view_of_slot(const struct app *a, uint32_t slot) {
     return procs_label(a->src, procs_of_slot(a->src, slot));
 }
 
-size_t proc_view_rows(const struct app *a, struct rec_stat *rows, size_t n) {
-    if (!a->src->procs || a->proc < 0) return n;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (procs_of_name(a->src, rows[i].name_id) == a->proc) rows[k++] = rows[i];
-    return k;
+int proc_view_filters(const struct app *a) { return a->src->procs && a->proc >= 0; }
+
+int proc_view_keeps(const struct app *a, uint32_t name_id) {
+    return !proc_view_filters(a) || procs_of_name(a->src, name_id) == a->proc;
 }
 
 void proc_view_snapshot(struct app *a) {

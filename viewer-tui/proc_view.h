@@ -17,8 +17,10 @@ int proc_view_multi(const struct app *a);
 /* "name:pid" of the program a name or a model slot belongs to. */
 const char *proc_view_of_name(const struct app *a, uint32_t name_id);
 const char *proc_view_of_slot(const struct app *a, uint32_t slot);
-/* Top's rows of the program chosen (all when none); returns the count. */
-size_t proc_view_rows(const struct app *a, struct rec_stat *rows, size_t n);
+/* Whether a program is chosen, and whether a name is of it (Top's rows
+ * are the program's; every name when none is chosen). */
+int proc_view_filters(const struct app *a);
+int proc_view_keeps(const struct app *a, uint32_t name_id);
 /* The snapshot's threads and flame graph, of the program chosen. */
 void proc_view_snapshot(struct app *a);
 /* The title's item: "3 processes: a:1 b:2 c:3" or "process 2/3: b:2". */

@@ -42,8 +42,8 @@ void view_details_draw(struct app *a, int y, int h) {
     const struct rec_scope_detail *d = &s->detail;
     int w = COLS - 2 < 100 ? COLS - 2 : 100;
     const char *name = "?";
-    for (size_t i = 0; i < s->n_stats; i++)
-        if (s->stats[i].name_id == a->top_sel_id && s->stats[i].name) name = s->stats[i].name;
+    for (size_t i = 0; i < s->n_rows; i++)
+        if (s->rows[i].name_id == a->top_sel_id && s->rows[i].name) name = s->rows[i].name;
     char t[512], th[96], n1[FMT_BUF], n2[FMT_BUF], n3[FMT_BUF], n4[FMT_BUF];
     int partial = s->detail_ok && d->partial;
     snprintf(t, sizeof t, " %s%s %s window %s %s %s ", partial ? PARTIAL_MARK " " : "", name, sym(SYM_SEP),

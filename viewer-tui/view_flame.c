@@ -57,8 +57,8 @@ static void layout(struct app *a, int rows) {
  * without loss; with loss, its threads' covered time folded in. */
 static double per_ns(const struct snap *s, uint32_t name_id, int self) {
     double span = s->span_ns > 0 ? s->span_ns : 1;
-    for (size_t i = 0; i < s->n_stats; i++) {
-        const struct rec_stat *st = &s->stats[i];
+    for (size_t i = 0; i < s->n_rows; i++) {   /* Top's rows: the rest take the window's */
+        const struct rec_stat *st = &s->rows[i];
         if (st->name_id != name_id) continue;
         double ns = self ? st->self_ns : st->total_ns, frac = self ? st->self_frac : st->total_frac;
         return ns > 0 ? frac / ns : 1 / span;

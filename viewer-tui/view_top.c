@@ -185,15 +185,22 @@ void view_top_draw(struct app *a, int y, int h) {
         draw_center(y + 1 + rows / 2, msg, theme_attr(R_DIM));
     }
     /* Summary; when partial, what the mark means comes first. */
-    char msg[240], d[FMT_BUF];
+    char msg[400], d[FMT_BUF];
     int k = 0;
     if (partial)
         k = snprintf(msg, sizeof msg, "%s partial (entries lost): %% of the decoded time %s", PARTIAL_MARK,
                      sym(SYM_SEP));
-    k += snprintf(msg + k, sizeof msg - (size_t)k, " %zu", s->n_rows);
-    if (s->n_rows != s->n_stats) k += snprintf(msg + k, sizeof msg - (size_t)k, " of %zu", s->n_stats);
-    snprintf(msg + k, sizeof msg - (size_t)k, " scopes %s over %s %s 100%% = one thread inside it all the time",
+    k += snprintf(msg + k, sizeof msg - (size_t)k, " %zu", s->n_match);
+    if (s->n_match != s->n_stats) k += snprintf(msg + k, sizeof msg - (size_t)k, " of %zu", s->n_stats);
+    k += snprintf(msg + k, sizeof msg - (size_t)k, " scopes");
+    if (s->n_rows < s->n_match) k += snprintf(msg + k, sizeof msg - (size_t)k, " (the first %zu listed)", s->n_rows);
+    snprintf(msg + k, sizeof msg - (size_t)k, " %s over %s %s 100%% = one thread inside it all the time",
              sym(SYM_SEP), fmt_duration(d, sizeof d, span, draw_utf8), sym(SYM_SEP));
+    if (s->past_limit) {   /* counted, never dropped (docs/tui.md) */
+        size_t at = strlen(msg);
+        snprintf(msg + at, sizeof msg - at, " %s %llu slices in (other): names past the tables' limit", sym(SYM_SEP),
+                 (unsigned long long)s->past_limit);
+    }
     draw_text(y + h - 1, 0, COLS, msg, FIT_LEFT, theme_attr(R_DIM));
     if (partial) draw_text(y + h - 1, 0, 1, PARTIAL_MARK, FIT_LEFT, theme_attr(R_WARN));
 }

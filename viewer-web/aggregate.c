@@ -10,11 +10,12 @@
 
 int aggregate_init(struct aggregate *a) {
     memset(a, 0, sizeof *a);
-    a->cap_rows = AGG_ROWS;
-    a->rows = calloc(a->cap_rows, sizeof *a->rows);
-    a->shares = calloc(a->cap_rows, sizeof *a->shares);
+    a->rows = calloc(AGG_ROWS, sizeof *a->rows);
+    a->tree_rows = calloc(AGG_NODES, sizeof *a->tree_rows);
+    a->shares = calloc(AGG_NODES, sizeof *a->shares);
     a->nodes = calloc(AGG_NODES, sizeof *a->nodes);
-    if (!a->rows || !a->shares || !a->nodes) {
+    a->set = calloc((size_t)1 << AGG_SET_BITS, sizeof *a->set);
+    if (!a->rows || !a->tree_rows || !a->shares || !a->nodes || !a->set) {
         aggregate_destroy(a);
         return -1;
     }
@@ -23,30 +24,40 @@ int aggregate_init(struct aggregate *a) {
 
 void aggregate_destroy(struct aggregate *a) {
     free(a->rows);
+    free(a->tree_rows);
     free(a->shares);
     free(a->nodes);
+    free(a->set);
     a->rows = NULL;
+    a->tree_rows = NULL;
     a->shares = NULL;
     a->nodes = NULL;
+    a->set = NULL;
 }
 
-/* Every name's statistics, not only the rows sent: a call tree's frame
- * may be of a name past them.  Returns the count (0 if none or out of
- * memory, with *total 0). */
-static size_t all_stats(struct aggregate *a, rec_model *m, enum rec_window w, size_t *total) {
-    size_t n = rec_model_stats(m, w, -1, a->rows, a->cap_rows, total);
-    if (*total <= a->cap_rows) return n;
-    size_t cap = *total + *total / 2;
-    struct rec_stat *rows = realloc(a->rows, cap * sizeof *rows);
-    if (rows) a->rows = rows;
-    struct agg_share *sh = rows ? realloc(a->shares, cap * sizeof *sh) : NULL;
-    if (sh) {
-        a->shares = sh;
-        a->cap_rows = cap;
-    }
-    /* Out of memory: the rows we have (the largest); the rest's shares
-     * fall back to the window's (share_of). */
-    return rec_model_stats(m, w, -1, a->rows, a->cap_rows, total);
+/* The tree's names, for the shares query: an open-addressing set of
+ * string ids (0, the unknown name, is never in it: its frames take the
+ * window's share). */
+static uint32_t *set_slot(uint32_t *set, uint32_t id) {
+    uint32_t i = (id * 2654435761u) >> (32 - AGG_SET_BITS);
+    while (set[i] && set[i] != id) i = (i + 1) & ((1u << AGG_SET_BITS) - 1);
+    return &set[i];
+}
+
+static int in_tree(void *ctx, uint32_t name_id, const char *name) {
+    (void)name;
+    return *set_slot(ctx, name_id) == name_id;
+}
+
+/* The shares of the tree's names (not only the rows sent: a frame may be
+ * of a name past them), from one query that keeps those names only: the
+ * model sorts no more than the tree holds (issue 22). */
+static size_t tree_stats(struct aggregate *a, rec_model *m, enum rec_window w, size_t nn) {
+    memset(a->set, 0, sizeof(uint32_t) << AGG_SET_BITS);
+    for (size_t i = 1; i < nn; i++)
+        if (a->nodes[i].name_id) *set_slot(a->set, a->nodes[i].name_id) = a->nodes[i].name_id;
+    struct rec_stat_order o = {REC_KEY_TOTAL, 0, in_tree, a->set};
+    return rec_model_stats_top(m, w, -1, &o, a->tree_rows, AGG_NODES, NULL, NULL);
 }
 
 static int by_name(const void *x, const void *y) {
@@ -71,14 +82,14 @@ static void share_of(const struct aggregate *a, size_t n, const struct rec_tree_
 void aggregate_publish(struct aggregate *a, rec_model *m, struct strtab *names, enum rec_window w,
                        double now_ns, struct frame **slot) {
     size_t total = 0;
-    size_t ns = all_stats(a, m, w, &total);
-    size_t nr = ns < AGG_ROWS ? ns : AGG_ROWS;
+    size_t nr = rec_model_stats(m, w, -1, a->rows, AGG_ROWS, &total);
     size_t nn = rec_model_tree(m, w, -1, a->nodes, AGG_NODES);
+    size_t ns = tree_stats(a, m, w, nn);
     double span = rec_model_window_span(m, w);
     struct rec_window_cover cv;
     if (rec_model_window_cover(m, w, -1, &cv) != 0) memset(&cv, 0, sizeof cv);
     for (size_t i = 0; i < ns; i++) {
-        const struct rec_stat *st = &a->rows[i];
+        const struct rec_stat *st = &a->tree_rows[i];
         a->shares[i].name_id = st->name_id;
         a->shares[i].per_total = st->total_ns > 0 ? st->total_frac / st->total_ns : span > 0 ? 1 / span : 0;
         a->shares[i].per_self = st->self_ns > 0 ? st->self_frac / st->self_ns : span > 0 ? 1 / span : 0;

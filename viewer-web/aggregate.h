@@ -15,6 +15,7 @@
 
 #define AGG_ROWS 200          /* top-table rows per window */
 #define AGG_NODES 2000        /* call-tree nodes per window */
+#define AGG_SET_BITS 12       /* the tree's names set: 4096 slots > AGG_NODES */
 
 /* A name's share of the window per ns of its time (aggregate.c). */
 struct agg_share {
@@ -23,9 +24,10 @@ struct agg_share {
 };
 
 struct aggregate {
-    struct rec_stat *rows;    /* every name's statistics (cap_rows); the first AGG_ROWS are sent */
-    size_t cap_rows;
+    struct rec_stat *rows;    /* the AGG_ROWS first names by total: the rows sent */
+    struct rec_stat *tree_rows; /* the call tree's names (AGG_NODES), for their shares */
     struct agg_share *shares; /* by name id, for the call tree's shares */
+    uint32_t *set;            /* the tree's names (1 << AGG_SET_BITS slots) */
     struct rec_tree_node *nodes;
     uint64_t version;
 };

@@ -30,6 +30,10 @@
 #define READ_CAP 65536u        /* entries per read */
 #define FLUSH_BYTES (256u << 10)
 #define STATS_MS 500
+/* The statistics take at most this share of a core: with a million names
+ * adding up the windows takes tens of ms, and the drain needs the core
+ * more than the table needs twice a second (issue 22). */
+#define STATS_MAX_SHARE 0.1
 #define FIRST_STATS_MS 100     /* a capture file's first statistics and summary */
 /* Rest between passes (docs/web.md, "How it reads"): until a ring would
  * be a quarter full at the rate the last pass saw, 1 ms at least, a flush
@@ -75,6 +79,13 @@ static double mono_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The time to the next statistics: STATS_MS, or longer when publishing
+ * took more than STATS_MAX_SHARE of it. */
+static double stats_period_ms(double took_ms) {
+    double need = took_ms / STATS_MAX_SHARE;
+    return need > STATS_MS ? need : STATS_MS;
 }
 
 /* CLOCK_MONOTONIC as the segment's ns (time 0 = its calibration point). */
@@ -440,7 +451,7 @@ static void *reader_main(void *arg) {
         if (t >= next_stats && !w->src.cap) {   /* a file's were published once it was read */
             check_truncated(r);
             publish_stats(r, now);
-            next_stats = t + STATS_MS;
+            next_stats = t + stats_period_ms(mono_ms() - t);
         }
         int req = web_xchg(&w->export_req, 0);
         if (req) answer_export(r, req);

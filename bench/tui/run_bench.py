@@ -46,8 +46,20 @@ def wait_for(pred, what, timeout=20):
     sys.exit(f"run_bench: timed out waiting for {what}")
 
 
+def peak_rss_mib(pid):
+    """The most resident memory a process had (VmHWM), in MiB."""
+    with open(f"/proc/{pid}/status") as f:
+        m = re.search(r"VmHWM:\s+(\d+)", f.read())
+    return int(m.group(1)) / 1024 if m else float("nan")
+
+
+def writer_cmd(a, rate):
+    names = ["--names", str(a.names)] if getattr(a, "names", 0) else []
+    return [a.writer, "--threads", str(a.threads), "--rate", str(rate), "--seconds", str(a.seconds), *names]
+
+
 def one(a, rate):
-    w = subprocess.Popen([a.writer, "--threads", str(a.threads), "--rate", str(rate), "--seconds", str(a.seconds)],
+    w = subprocess.Popen(writer_cmd(a, rate),
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     m = re.match(r"ready (\d+)", w.stdout.readline())
     if not m:
@@ -68,6 +80,7 @@ def one(a, rate):
         out = w.stdout.read()
         w.wait()
         c1, t1 = cpu_seconds(tpid), time.monotonic()
+        rss = peak_rss_mib(tpid)
         screen = tmux(sock, "capture-pane", "-p", "-t", "b")
         time.sleep(0.5)          # a last drain
         tmux(sock, "send-keys", "-t", "b", "q")
@@ -86,7 +99,7 @@ def one(a, rate):
     return {
         "rate asked": "full speed" if rate == 0 else f"{rate / 1e6:.0f} M/s",
         "written": written, "writer rate": wrate, "seconds": wsec,
-        "decoded": decoded, "lost": lost, "cpu": share,
+        "decoded": decoded, "lost": lost, "cpu": share, "rss_mib": rss,
         "header": screen.split("\n")[0].strip(),
         "stats": text.strip().splitlines()[-1],
     }

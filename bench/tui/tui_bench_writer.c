@@ -3,7 +3,11 @@
  * threads writing nested scopes at a set total rate, or as fast as they
  * can (--rate 0).
  *
- *   tui_bench_writer --threads N --rate EVENTS_PER_SEC --seconds S
+ *   tui_bench_writer --threads N --rate EVENTS_PER_SEC --seconds S [--names N]
+ *
+ * --names N: every scope gets a run-time name (REC_SCOPE_DYN) of N
+ * distinct ones, taken in turn across the threads, so the viewers see N
+ * names (bench/tui/names_bench.py: issue 22's million names).
  *
  * A scope is two events (begin, end).  Paced threads write a batch every
  * millisecond and sleep to the next millisecond, the way a busy program's
@@ -25,6 +29,8 @@
 static double rate_per_thread;   /* events/s; 0 = full speed */
 static double seconds = 10;
 static volatile int go;
+static unsigned n_names;         /* 0: the four static names */
+static int n_threads = 4;
 
 struct worker {
     pthread_t th;
@@ -46,6 +52,17 @@ static inline void burst(void) {
     { REC_SCOPE("norm"); }
 }
 
+/* Eight events, each scope of its own run-time name: the names of thread
+ * id are id, id + threads, ... (mod n_names), one after another. */
+static inline void burst_dyn(unsigned *next) {
+    for (int k = 0; k < 4; k++) {
+        char name[24];
+        snprintf(name, sizeof name, "name-%07u", *next);
+        *next = (*next + (unsigned)n_threads) % n_names;
+        REC_SCOPE_DYN(name);
+    }
+}
+
 static void *run(void *arg) {
     struct worker *w = arg;
     char name[32];
@@ -54,9 +71,11 @@ static void *run(void *arg) {
     while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE)) usleep(100);
     double start = now_s(), end = start + seconds;
     uint64_t n = 0;
+    unsigned nm = n_names ? (unsigned)w->id % n_names : 0;
+#define BURST() (n_names ? burst_dyn(&nm) : burst())
     if (rate_per_thread <= 0) {
         while (now_s() < end) {
-            for (int i = 0; i < 1024; i++) burst();
+            for (int i = 0; i < 1024; i++) BURST();
             n += 1024 * 8;
         }
     } else {
@@ -66,7 +85,7 @@ static void *run(void *arg) {
         struct timespec next;
         clock_gettime(CLOCK_MONOTONIC, &next);
         while (now_s() < end) {
-            for (uint64_t i = 0; i < per_ms; i++) burst();
+            for (uint64_t i = 0; i < per_ms; i++) BURST();
             n += per_ms * 8;
             next.tv_nsec += 1000000;
             if (next.tv_nsec >= 1000000000) next.tv_nsec -= 1000000000, next.tv_sec++;
@@ -84,8 +103,10 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--rate")) rate = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--seconds")) seconds = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--names")) n_names = (unsigned)strtoul(argv[i + 1], NULL, 10);
         else {
-            fprintf(stderr, "usage: tui_bench_writer [--threads N] [--rate EV/S, 0 = full speed] [--seconds S]\n");
+            fprintf(stderr,
+                    "usage: tui_bench_writer [--threads N] [--rate EV/S, 0 = full speed] [--seconds S] [--names N]\n");
             return 2;
         }
     }
@@ -94,6 +115,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     rate_per_thread = rate / threads;
+    n_threads = threads;
     if (rec_init() != 0) {
         fprintf(stderr, "tui_bench_writer: recording is off\n");
         return 1;

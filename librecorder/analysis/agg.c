@@ -21,14 +21,17 @@
 void agg_init(struct agg *a) {
     memset(a, 0, sizeof *a);
     a->id = INT64_MIN;
+    a->max = UINT32_MAX;   /* the model's tables get their bound (model_life.c) */
 }
 
 void agg_free(struct agg *a) {
+    uint32_t max = a->max;
     u64map_free(&a->acc_idx);
     u64map_free(&a->cells);
     u64map_free(&a->cov);
     free(a->accs);
     agg_init(a);
+    a->max = max;
 }
 
 void agg_reset(struct agg *a, int64_t id) {
@@ -36,12 +39,23 @@ void agg_reset(struct agg *a, int64_t id) {
     u64map_clear(&a->cells);
     u64map_clear(&a->cov);
     a->n_acc = 0;
+    a->over = 0;
     a->id = id;
 }
 
-/* The acc of key, created empty; NULL if memory ran out. */
-static struct acc *acc_at(struct agg *a, uint64_t key) {
+/* (other) of key's series: where a full table puts what it has no room
+ * for.  Node 1 and name 1 are both (other) (model.c). */
+#define OTHER_OF(key, low) (((key) & ~(uint64_t)UINT32_MAX) | (low))
+
+/* The acc of key, created empty; NULL if memory ran out.  A full table
+ * gives a new key its series' (other), and counts the slices (of all
+ * threads, series 0, once). */
+static struct acc *acc_at(struct agg *a, uint64_t key, uint64_t calls) {
     int isnew;
+    if (a->acc_idx.n >= a->max && (uint32_t)key != 1 && !u64map_get(&a->acc_idx, key)) {
+        if (!(key >> 32)) a->over += calls;
+        key = OTHER_OF(key, 1);
+    }
     uint64_t *v = u64map_put(&a->acc_idx, key, &isnew);
     if (!v) return NULL;
     if (isnew) {
@@ -62,7 +76,7 @@ static struct acc *acc_at(struct agg *a, uint64_t key) {
 }
 
 static void acc_merge(struct agg *a, uint64_t key, const struct acc *x) {
-    struct acc *c = acc_at(a, key);
+    struct acc *c = acc_at(a, key, x->calls);
     if (!c) return;
     c->calls += x->calls;
     c->total += x->total;
@@ -75,6 +89,8 @@ static void acc_merge(struct agg *a, uint64_t key, const struct acc *x) {
 
 static void cell_add(struct agg *a, uint64_t key, uint64_t n) {
     int isnew;
+    if (a->cells.n >= a->max && ((uint32_t)key >> HIST_BIN_BITS) != 1 && !u64map_get(&a->cells, key))
+        key = OTHER_OF(key, 1u << HIST_BIN_BITS | (key & ((1u << HIST_BIN_BITS) - 1)));
     uint64_t *v = u64map_put(&a->cells, key, &isnew);
     if (v) *v += n;
 }

@@ -77,6 +77,18 @@ int model_cmp_cell(const void *a, const void *b);
  * tables' acc keys are nodes, or names if keys_are_names. */
 size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int keys_are_names, double span_ns,
                    struct rec_stat *out, size_t cap, size_t *n_total);
+/* stats.c: the cap first rows in an order (rec_model_stats_top's), ties
+ * by name text if tie_by_text, else by string id; n_kept: the names keep
+ * let through (of n_total with calls). */
+struct stats_order {
+    enum rec_stat_key key;
+    int reverse, tie_by_text;
+    int (*keep)(void *ctx, uint32_t name_id, const char *name);
+    void *ctx;
+};
+size_t stats_top(rec_model *m, struct agg **aggs, size_t na, int series, int keys_are_names, double span_ns,
+                 const struct stats_order *o, struct rec_stat *out, size_t cap, size_t *n_total, size_t *n_kept);
+void stats_scratch_free(rec_model *m);   /* the queries' scratch (rec_model_free) */
 
 /* cover.c: events, loss and gaps per window (see there) */
 void cover_events_flush(rec_model *m, struct trec *r);

@@ -37,6 +37,12 @@ struct pyname;   /* pyname.h */
 
 #define NAME_MAX_LOCAL (1u << 20)      /* distinct names kept; the rest share one */
 #define NODE_MAX (1u << 20)            /* distinct call paths kept; the rest share one */
+/* Entries of one statistics table: (series, call path) sums, and as many
+ * (series, name, bin) histogram cells.  Past it a slice of a new path goes
+ * to the table's (other) and is counted (agg.over): memory stays bounded
+ * with a million names (issue 22; docs/analysis.md). */
+#define AGG_MAX_RUN (1u << 20)         /* the whole run's table */
+#define AGG_MAX_BUCKET (1u << 15)      /* each bucket of the 1 s and 10 s windows */
 #define SERIES_MAX 65535u              /* distinct tids kept; the rest share one */
 #define REC_MAX_RECORDS 65535u         /* thread generations kept (uint16 in the log) */
 #define LIST_MAX_THREADS 4096u         /* rec_model_threads lists at most this many */
@@ -79,6 +85,8 @@ struct agg {
     size_t n_acc, cap_acc;
     struct u64map cells;      /* series << 32 | name << 11 | bin -> count */
     struct u64map cov;        /* series << 2 | kind -> events, lost entries, gap ns (cover.c) */
+    uint32_t max;             /* entries of acc_idx, and of cells (AGG_MAX_*) */
+    uint64_t over;            /* slices put in (other) because the table was full */
 };
 
 struct ring {
@@ -288,6 +296,7 @@ struct rec_model {
     struct ctrs ctrs;         /* counters.c */
     struct msg_ring *msgs;    /* messages.c; NULL until the first instant */
     struct p99_hist *p99;     /* scope_detail.c; NULL until the first second ends */
+    struct stats_scratch *sq; /* stats.c: per-name sums of a query, kept between them */
 
     uint64_t untracked_events;/* events of threads past REC_MAX_RECORDS */
     rec_seg *live_seg;        /* rec_model_set_now_live's cached clock */

@@ -26,6 +26,7 @@ rec_model *rec_model_new(const struct rec_source_info *src, rec_string_fn string
     m->newest_ns = -INFINITY;
     m->run_first_ns = INFINITY;
     agg_init(&m->all);
+    m->all.max = AGG_MAX_RUN;
     m->w1.width_ns = 1e8;
     m->w10.width_ns = 1e9;
     m->w10.evict = p99_evict;
@@ -33,6 +34,7 @@ rec_model *rec_model_new(const struct rec_source_info *src, rec_string_fn string
     for (int i = 0; i < WIN_BUCKETS; i++) {
         agg_init(&m->w1.b[i]);
         agg_init(&m->w10.b[i]);
+        m->w1.b[i].max = m->w10.b[i].max = AGG_MAX_BUCKET;
     }
     elog_init(&m->log, m->opts.keep_log ? m->opts.max_events : 0);
     if (model_registries_init(m) != 0) {
@@ -56,5 +58,6 @@ void rec_model_free(rec_model *m) {
     counters_free(m);
     messages_free(m);
     p99_free(m);
+    stats_scratch_free(m);
     free(m);
 }

@@ -1,10 +1,18 @@
 /*
- * stats.c -- rec_model_stats: per-name statistics of a window.
+ * stats.c -- rec_model_stats and rec_model_stats_top: per-name statistics
+ * of a window, the rows a table shows.
  *
- * Sums come from the per-node tables grouped by the node's name;
- * percentiles from the histogram cells (histogram.h): the nearest-rank
- * percentile's bin, reported as the bin's midpoint clamped to the exact
- * min and max.
+ * Sums come from the per-node tables grouped by the node's name, into a
+ * scratch array by name that lives between queries (all zero outside
+ * one); percentiles from the histogram cells (histogram.h): the
+ * nearest-rank percentile's bin, reported as the bin's midpoint clamped
+ * to the exact min and max.
+ *
+ * Only what is shown is sorted (issue 22, a million names): a bounded
+ * heap keeps the cap best names in the order asked (O(names log cap)),
+ * and only those rows get their cells gathered and their percentiles
+ * computed.  An order by a percentile needs every name's: their cells are
+ * then grouped by name in two counting passes, never sorted as a whole.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -18,23 +26,79 @@ int model_cmp_cell(const void *a, const void *b) {
     return (x->bin > y->bin) - (x->bin < y->bin);
 }
 
-static int cmp_stat(const void *a, const void *b) {
-    const struct rec_stat *x = a, *y = b;
-    if (x->total_ns != y->total_ns) return x->total_ns > y->total_ns ? -1 : 1;
-    return (x->name_id > y->name_id) - (x->name_id < y->name_id);
+/* One name's sums in a query.  row is its row in out + 1 (0: none);
+ * cell0/ncell its cells in the grouped array (orders by a percentile). */
+struct nsum {
+    uint64_t calls;
+    double total, self, min, max, tf, sf;
+    uint32_t row, cell0, ncell, seen;
+};
+
+struct stats_scratch {
+    struct nsum *sum;         /* by local name; zero outside a query */
+    size_t cap;
+    uint32_t *present;        /* names with sums in this query */
+    size_t n_present, cap_present;
+    struct cellv *cells;      /* gathered cells */
+    size_t cap_cells;
+};
+
+void stats_scratch_free(rec_model *m) {
+    struct stats_scratch *q = m->sq;
+    if (!q) return;
+    free(q->sum);
+    free(q->present);
+    free(q->cells);
+    free(q);
+    m->sq = NULL;
 }
 
-/* The nearest-rank percentiles of one name's sorted cells. */
-static void percentiles(const struct cellv *c, size_t n, struct rec_stat *s) {
+static int grow(void **p, size_t *cap, size_t want, size_t sz, int zero) {
+    if (want <= *cap) return 0;
+    size_t c = *cap ? *cap : 1024;
+    while (c < want) c *= 2;
+    char *n = realloc(*p, c * sz);
+    if (!n) return -1;
+    if (zero) memset(n + *cap * sz, 0, (c - *cap) * sz);
+    *p = n;
+    *cap = c;
+    return 0;
+}
+
+static struct stats_scratch *scratch(rec_model *m, size_t nn) {
+    if (!m->sq && !(m->sq = calloc(1, sizeof *m->sq))) return NULL;
+    struct stats_scratch *q = m->sq;
+    if (grow((void **)&q->sum, &q->cap, nn, sizeof *q->sum, 1) != 0) return NULL;
+    if (grow((void **)&q->present, &q->cap_present, nn, sizeof *q->present, 0) != 0) return NULL;
+    q->n_present = 0;
+    return q;
+}
+
+/* Back to all zero: only the names this query touched. */
+static void scratch_clear(struct stats_scratch *q) {
+    for (size_t i = 0; i < q->n_present; i++) memset(&q->sum[q->present[i]], 0, sizeof q->sum[0]);
+    q->n_present = 0;
+}
+
+static struct nsum *touch(struct stats_scratch *q, uint32_t name) {
+    struct nsum *s = &q->sum[name];
+    if (!s->seen) {
+        s->seen = 1;
+        q->present[q->n_present++] = name;
+    }
+    return s;
+}
+
+/* The nearest-rank percentiles of one name's cells, sorted by bin. */
+static void percentiles(const struct cellv *c, size_t n, double min, double max, double out[3]) {
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) total += c[i].count;
     const double ps[3] = {0.50, 0.95, 0.99};
-    double *outs[3] = {&s->p50_ns, &s->p95_ns, &s->p99_ns};
     for (int k = 0; k < 3; k++) {
         uint64_t rank = (uint64_t)ceil(ps[k] * (double)total - 1e-7);
         if (rank < 1) rank = 1;
         uint64_t cum = 0;
-        double v = s->max_ns;
+        double v = max;
         for (size_t i = 0; i < n; i++) {
             cum += c[i].count;
             if (cum >= rank) {
@@ -42,28 +106,110 @@ static void percentiles(const struct cellv *c, size_t n, struct rec_stat *s) {
                 break;
             }
         }
-        if (v < s->min_ns) v = s->min_ns;
-        if (v > s->max_ns) v = s->max_ns;
-        *outs[k] = v;
+        if (v < min) v = min;
+        if (v > max) v = max;
+        out[k] = v;
     }
 }
 
-size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int keys_are_names, double span_ns,
-                   struct rec_stat *out, size_t cap, size_t *n_total) {
-    if (n_total) *n_total = 0;
-    size_t nn = m->n_names, ncells = 0;
-    for (size_t i = 0; i < na; i++) ncells += aggs[i]->cells.n;
-    struct rec_stat *st = calloc(nn ? nn : 1, sizeof *st);
-    struct cellv *cells = malloc((ncells ? ncells : 1) * sizeof *cells);
-    if (!st || !cells) {
-        free(st);
-        free(cells);
-        return 0;
+/* A name's few cells in bin order (insertion sort: a name has dozens). */
+static void sort_bins(struct cellv *c, size_t n) {
+    for (size_t i = 1; i < n; i++) {
+        struct cellv x = c[i];
+        size_t j = i;
+        for (; j > 0 && c[j - 1].bin > x.bin; j--) c[j] = c[j - 1];
+        c[j] = x;
     }
+}
 
-    /* Shares (rec_stat.total_frac): a thread's time over the time its
-     * data covers (cover.c); all threads (series 0) add up their threads'
-     * shares.  covered caches each series' figure as double bits. */
+struct query {
+    rec_model *m;
+    struct stats_scratch *q;
+    const struct stats_order *o;
+    double span_s;
+};
+
+static const char *text_of(rec_model *m, uint32_t name) {
+    return m->fold_on ? model_fold_text(m, name) : model_name_text(m, name);
+}
+
+/* The value a numeric order sorts by. */
+static double key_of(const struct query *x, uint32_t name) {
+    const struct nsum *s = &x->q->sum[name];
+    switch (x->o->key) {
+    case REC_KEY_CALLS: return (double)s->calls;
+    case REC_KEY_RATE: return x->span_s > 0 ? (double)s->calls / x->span_s : 0;
+    case REC_KEY_SELF: return s->self;
+    case REC_KEY_AVG: return s->total / (double)s->calls;
+    case REC_KEY_MAX: return s->max;
+    case REC_KEY_P50:
+    case REC_KEY_P95:
+    case REC_KEY_P99: {
+        double p[3];
+        sort_bins(x->q->cells + s->cell0, s->ncell);
+        percentiles(x->q->cells + s->cell0, s->ncell, s->min, s->max, p);
+        return p[x->o->key - REC_KEY_P50];
+    }
+    default: return s->total;
+    }
+}
+
+struct cand {
+    double key;
+    uint32_t name;
+};
+
+static int by_text(const struct query *x, uint32_t a, uint32_t b) {
+    int c = strcmp(text_of(x->m, a), text_of(x->m, b));
+    if (c) return c;
+    uint32_t p = x->m->names[a].id, q = x->m->names[b].id;
+    return (p > q) - (p < q);
+}
+
+/* < 0: a's row comes before b's. */
+static int cmp_cand(const struct query *x, const struct cand *a, const struct cand *b) {
+    int c = x->o->key == REC_KEY_NAME ? by_text(x, a->name, b->name) : (a->key < b->key) - (a->key > b->key);
+    if (x->o->reverse) c = -c;
+    if (c) return c;
+    if (x->o->tie_by_text) return x->o->key == REC_KEY_NAME ? 0 : by_text(x, a->name, b->name);
+    uint32_t p = x->m->names[a->name].id, q = x->m->names[b->name].id;
+    return (p > q) - (p < q);
+}
+
+/* A heap whose root is the worst row kept. */
+static void sift_down(const struct query *x, struct cand *h, size_t n, size_t i) {
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, w = i;
+        if (l < n && cmp_cand(x, &h[l], &h[w]) > 0) w = l;
+        if (r < n && cmp_cand(x, &h[r], &h[w]) > 0) w = r;
+        if (w == i) return;
+        struct cand t = h[i];
+        h[i] = h[w];
+        h[w] = t;
+        i = w;
+    }
+}
+
+static void heap_offer(const struct query *x, struct cand *h, size_t *n, size_t cap, struct cand c) {
+    if (*n < cap) {
+        size_t i = (*n)++;
+        h[i] = c;
+        while (i > 0 && cmp_cand(x, &h[i], &h[(i - 1) / 2]) > 0) {
+            struct cand t = h[i];
+            h[i] = h[(i - 1) / 2];
+            h[(i - 1) / 2] = t;
+            i = (i - 1) / 2;
+        }
+    } else if (cap && cmp_cand(x, &c, &h[0]) < 0) {
+        h[0] = c;
+        sift_down(x, h, *n, 0);
+    }
+}
+
+/* Pass 1: each name's sums (and each series' share of its covered time). */
+static int sum_accs(struct query *x, struct agg **aggs, size_t na, int series, int keys_are_names, double span_ns) {
+    rec_model *m = x->m;
+    size_t nn = m->n_names;
     struct u64map covered = {0};
     int thread_shares = 0;
     for (size_t i = 0; i < na; i++) {
@@ -78,8 +224,10 @@ size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int k
             if (name >= nn) continue;
             if (m->fold_on) name = model_fold_rep(m, name);
             const struct acc *c = &a->accs[a->acc_idx.vals[j]];
-            struct rec_stat *s = &st[name];
+            struct nsum *s = touch(x->q, name);
             if (share) {
+                /* covered caches each series' figure as double bits: a
+                 * thread's time over the time its data covers (cover.c). */
                 int isnew;
                 uint64_t *cv = u64map_put(&covered, (uint64_t)ks, &isnew);
                 double cov = span_ns;
@@ -91,67 +239,181 @@ size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int k
                 }
                 /* The time that lies in the window, not whole slices that
                  * end in it: a share never counts time before the window. */
-                s->total_frac += cov > 0 ? c->share / cov : 0;
-                s->self_frac += cov > 0 ? c->self_share / cov : 0;
+                s->tf += cov > 0 ? c->share / cov : 0;
+                s->sf += cov > 0 ? c->self_share / cov : 0;
                 thread_shares = 1;
             }
             if (ks != series) continue;
-            if (s->calls == 0 || c->min < s->min_ns) s->min_ns = c->min;
-            if (s->calls == 0 || c->max > s->max_ns) s->max_ns = c->max;
+            if (s->calls == 0 || c->min < s->min) s->min = c->min;
+            if (s->calls == 0 || c->max > s->max) s->max = c->max;
             s->calls += c->calls;
-            s->total_ns += c->total;
-            s->self_ns += c->self;
+            s->total += c->total;
+            s->self += c->self;
         }
     }
-    size_t nc = 0;
-    for (size_t i = 0; i < na; i++) {
-        const struct agg *a = aggs[i];
-        for (size_t j = 0; j < a->cells.cap; j++) {
-            uint64_t key = a->cells.keys[j];
-            if (key == U64MAP_EMPTY || (int)(key >> 32) != series) continue;
-            uint32_t low = (uint32_t)key, name = low >> HIST_BIN_BITS;
-            if (m->fold_on && name < nn) name = model_fold_rep(m, name);
-            cells[nc++] = (struct cellv){name, low & ((1u << HIST_BIN_BITS) - 1), a->cells.vals[j]};
-        }
-    }
-    qsort(cells, nc, sizeof *cells, model_cmp_cell);
     u64map_free(&covered);
+    return thread_shares;
+}
 
-    double span = span_ns / 1e9;
-    size_t n = 0, ci = 0;
-    for (uint32_t name = 0; name < nn; name++) {
-        size_t c0 = ci;
-        while (ci < nc && cells[ci].name == name) ci++;
-        if (st[name].calls == 0) continue;
-        struct rec_stat s = st[name];
-        s.name_id = m->names[name].id;
-        s.name = m->fold_on ? model_fold_text(m, name) : model_name_text(m, name);
-        s.wait = model_name_wait(m, name);
-        s.avg_ns = s.total_ns / (double)s.calls;
-        if (!thread_shares) {   /* tables without per-thread sums */
-            s.total_frac = span_ns > 0 ? s.total_ns / span_ns : 0;
-            s.self_frac = span_ns > 0 ? s.self_ns / span_ns : 0;
-        }
-        s.calls_per_sec = span > 0 ? (double)s.calls / span : 0;
-        percentiles(cells + c0, ci - c0, &s);
-        st[n++] = s;
+/* Calls f(x, cell) for each histogram cell of series of a name with calls. */
+#define EACH_CELL(aggs, na, series, body)                                                                    \
+    for (size_t i_ = 0; i_ < (na); i_++) {                                                                   \
+        const struct agg *a_ = (aggs)[i_];                                                                  \
+        for (size_t j_ = 0; j_ < a_->cells.cap; j_++) {                                                      \
+            uint64_t key_ = a_->cells.keys[j_];                                                              \
+            if (key_ == U64MAP_EMPTY || (int)(key_ >> 32) != (series)) continue;                            \
+            uint32_t low_ = (uint32_t)key_, name = low_ >> HIST_BIN_BITS;                                   \
+            if (name >= m->n_names) continue;                                                               \
+            if (m->fold_on) name = model_fold_rep(m, name);                                                 \
+            struct nsum *s = &x->q->sum[name];                                                              \
+            if (!s->calls) continue;                                                                        \
+            struct cellv cell = {name, low_ & ((1u << HIST_BIN_BITS) - 1), a_->cells.vals[j_]};             \
+            body                                                                                            \
+        }                                                                                                   \
     }
-    qsort(st, n, sizeof *st, cmp_stat);
-    size_t k = n < cap ? n : cap;
-    if (k) memcpy(out, st, k * sizeof *out);
-    if (n_total) *n_total = n;
-    free(st);
-    free(cells);
+
+/* Every name's cells, grouped by name (two counting passes). */
+static int group_cells(struct query *x, struct agg **aggs, size_t na, int series) {
+    rec_model *m = x->m;
+    size_t total = 0;
+    EACH_CELL(aggs, na, series, { (void)cell; s->ncell++; total++; });
+    if (grow((void **)&x->q->cells, &x->q->cap_cells, total ? total : 1, sizeof *x->q->cells, 0) != 0) return -1;
+    uint32_t at = 0;
+    for (size_t i = 0; i < x->q->n_present; i++) {
+        struct nsum *s = &x->q->sum[x->q->present[i]];
+        s->cell0 = at;
+        at += s->ncell;
+        s->ncell = 0;
+    }
+    EACH_CELL(aggs, na, series, { x->q->cells[s->cell0 + s->ncell++] = cell; });
+    return 0;
+}
+
+/* The cells of the rows chosen only, sorted by (row, bin). */
+static int gather_cells(struct query *x, struct agg **aggs, size_t na, int series, size_t *n) {
+    rec_model *m = x->m;
+    size_t k = 0;
+    EACH_CELL(aggs, na, series, {
+        if (!s->row) continue;
+        if (grow((void **)&x->q->cells, &x->q->cap_cells, k + 1, sizeof *x->q->cells, 0) != 0) return -1;
+        cell.name = s->row - 1;
+        x->q->cells[k++] = cell;
+    });
+    qsort(x->q->cells, k, sizeof *x->q->cells, model_cmp_cell);
+    *n = k;
+    return 0;
+}
+
+static void fill_row(struct query *x, uint32_t name, int thread_shares, double span_ns, struct rec_stat *o) {
+    const struct nsum *s = &x->q->sum[name];
+    memset(o, 0, sizeof *o);
+    o->name_id = x->m->names[name].id;
+    o->name = text_of(x->m, name);
+    o->wait = model_name_wait(x->m, name);
+    o->calls = s->calls;
+    o->total_ns = s->total;
+    o->self_ns = s->self;
+    o->min_ns = s->min;
+    o->max_ns = s->max;
+    o->avg_ns = s->total / (double)s->calls;
+    o->total_frac = thread_shares ? s->tf : span_ns > 0 ? s->total / span_ns : 0;
+    o->self_frac = thread_shares ? s->sf : span_ns > 0 ? s->self / span_ns : 0;
+    o->calls_per_sec = x->span_s > 0 ? (double)s->calls / x->span_s : 0;
+}
+
+static void set_pcts(struct rec_stat *o, const struct cellv *c, size_t n) {
+    double p[3];
+    percentiles(c, n, o->min_ns, o->max_ns, p);
+    o->p50_ns = p[0];
+    o->p95_ns = p[1];
+    o->p99_ns = p[2];
+}
+
+size_t stats_top(rec_model *m, struct agg **aggs, size_t na, int series, int keys_are_names, double span_ns,
+                 const struct stats_order *o, struct rec_stat *out, size_t cap, size_t *n_total, size_t *n_kept) {
+    if (n_total) *n_total = 0;
+    if (n_kept) *n_kept = 0;
+    struct query x = {m, scratch(m, m->n_names), o, span_ns / 1e9};
+    if (!x.q) return 0;
+    int shares = sum_accs(&x, aggs, na, series, keys_are_names, span_ns);
+    int by_pct = o->key == REC_KEY_P50 || o->key == REC_KEY_P95 || o->key == REC_KEY_P99;
+    struct cand *h = malloc((cap ? cap : 1) * sizeof *h);
+    size_t nh = 0, total = 0, kept = 0, k = 0;
+    if (!h || (by_pct && group_cells(&x, aggs, na, series) != 0)) goto done;
+    for (size_t i = 0; i < x.q->n_present; i++) {
+        uint32_t name = x.q->present[i];
+        if (!x.q->sum[name].calls) continue;
+        total++;
+        if (o->keep && !o->keep(o->ctx, m->names[name].id, text_of(m, name))) continue;
+        kept++;
+        heap_offer(&x, h, &nh, cap, (struct cand){o->key == REC_KEY_NAME ? 0 : key_of(&x, name), name});
+    }
+    /* The heap popped from its worst: rows from the last up. */
+    for (k = nh; k > 0; k--) {
+        fill_row(&x, h[0].name, shares, span_ns, &out[k - 1]);
+        x.q->sum[h[0].name].row = (uint32_t)k;
+        h[0] = h[--nh];
+        sift_down(&x, h, nh, 0);
+    }
+    k = kept < cap ? kept : cap;
+    size_t nc = 0;
+    if (k && gather_cells(&x, aggs, na, series, &nc) == 0) {
+        size_t c = 0;
+        for (size_t r = 0; r < k; r++) {
+            size_t c0 = c;
+            while (c < nc && x.q->cells[c].name == r) c++;
+            set_pcts(&out[r], x.q->cells + c0, c - c0);
+        }
+    }
+    if (n_total) *n_total = total;
+    if (n_kept) *n_kept = kept;
+done:
+    free(h);
+    scratch_clear(x.q);
     return k;
 }
 
-size_t rec_model_stats(rec_model *m, enum rec_window w, int tid, struct rec_stat *out, size_t cap,
-                       size_t *n_total) {
+size_t stats_query(rec_model *m, struct agg **aggs, size_t na, int series, int keys_are_names, double span_ns,
+                   struct rec_stat *out, size_t cap, size_t *n_total) {
+    const struct stats_order o = {REC_KEY_TOTAL, 0, 0, NULL, NULL};
+    return stats_top(m, aggs, na, series, keys_are_names, span_ns, &o, out, cap, n_total, NULL);
+}
+
+static size_t window_top(rec_model *m, enum rec_window w, int tid, const struct stats_order *o, struct rec_stat *out,
+                         size_t cap, size_t *n_total, size_t *n_kept) {
     if (n_total) *n_total = 0;
+    if (n_kept) *n_kept = 0;
     int series = model_series_of(m, tid);
     if (series < 0) return 0;
     stats_fold_all(m);
     struct agg *aggs[WIN_BUCKETS];
     size_t na = stats_window(m, w, aggs);
-    return stats_query(m, aggs, na, series, 0, rec_model_window_span(m, w), out, cap, n_total);
+    return stats_top(m, aggs, na, series, 0, rec_model_window_span(m, w), o, out, cap, n_total, n_kept);
+}
+
+size_t rec_model_stats(rec_model *m, enum rec_window w, int tid, struct rec_stat *out, size_t cap,
+                       size_t *n_total) {
+    const struct stats_order o = {REC_KEY_TOTAL, 0, 0, NULL, NULL};
+    return window_top(m, w, tid, &o, out, cap, n_total, NULL);
+}
+
+size_t rec_model_stats_top(rec_model *m, enum rec_window w, int tid, const struct rec_stat_order *order,
+                           struct rec_stat *out, size_t cap, size_t *n_total, size_t *n_kept) {
+    struct stats_order o = {REC_KEY_TOTAL, 0, 1, NULL, NULL};
+    if (order) {
+        o.key = order->key <= REC_KEY_MAX ? order->key : REC_KEY_TOTAL;
+        o.reverse = order->reverse;
+        o.keep = order->keep;
+        o.ctx = order->ctx;
+    }
+    return window_top(m, w, tid, &o, out, cap, n_total, n_kept);
+}
+
+uint64_t rec_model_stats_past_limit(rec_model *m, enum rec_window w) {
+    stats_fold_all(m);
+    struct agg *aggs[WIN_BUCKETS];
+    size_t na = stats_window(m, w, aggs);
+    uint64_t n = 0;
+    for (size_t i = 0; i < na; i++) n += aggs[i]->over;
+    return n;
 }

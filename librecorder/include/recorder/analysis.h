@@ -184,6 +184,30 @@ int rec_model_window_cover(rec_model *m, enum rec_window w, int tid, struct rec_
  * number written (at most cap); *n_total gets the number available. */
 size_t rec_model_stats(rec_model *m, enum rec_window w, int tid, struct rec_stat *out, size_t cap,
                        size_t *n_total);
+/* The rows a table shows, without sorting every name: the cap first
+ * names of the window in an order, ties by name (A to Z) then string id.
+ * Only those rows are sorted and get their percentiles (a bounded heap
+ * picks them), so a frame of a million names costs a pass over the
+ * window's tables.  keep (NULL: every name) filters by name first.
+ * *n_total gets the names with completed slices, *n_kept those keep let
+ * through (either may be NULL). */
+enum rec_stat_key {
+    REC_KEY_NAME, REC_KEY_CALLS, REC_KEY_RATE, REC_KEY_TOTAL, REC_KEY_SELF, REC_KEY_AVG, REC_KEY_P50,
+    REC_KEY_P95, REC_KEY_P99, REC_KEY_MAX
+};
+struct rec_stat_order {
+    enum rec_stat_key key;    /* names A to Z, numbers largest first */
+    int reverse;              /* flips that (not the ties) */
+    int (*keep)(void *ctx, uint32_t name_id, const char *name);
+    void *ctx;
+};
+size_t rec_model_stats_top(rec_model *m, enum rec_window w, int tid, const struct rec_stat_order *order,
+                           struct rec_stat *out, size_t cap, size_t *n_total, size_t *n_kept);
+/* Slices in the window's (other) row because a statistics table was
+ * full: the whole run's holds 2^20 (thread, call path) sums, each bucket
+ * of the 1 s and 10 s windows 2^15 (docs/analysis.md, "Bounds").  Their
+ * time and calls are in (other), never dropped; this says how many. */
+uint64_t rec_model_stats_past_limit(rec_model *m, enum rec_window w);
 /* Time span the window covers, in ns (<= the window's nominal length). */
 double rec_model_window_span(const rec_model *m, enum rec_window w);
 

@@ -1,0 +1,28 @@
+/* names_peer.js -- a page without a browser for bench/tui/names_bench.py:
+ * connects to recorder-web (URL with its token), takes every message as
+ * the page would (tests/web/peer.js, the page's own decoder), prints
+ * "connected", and at a line on stdin prints the server's last STATUS
+ * (events it decoded, entries lost) and the last STATS' row count as one
+ * JSON line, then exits.  It asks for nothing: what it costs the server
+ * is what an idle page costs. */
+'use strict';
+const path = require('path');
+const { Peer } = require(path.join(__dirname, '../../tests/web/peer.js'));
+
+async function main() {
+  const url = new URL(process.argv[2]);
+  const p = await Peer.open(Number(url.port), url.searchParams.get('t'));
+  process.stdout.write('connected\n');
+  const status0 = () => p.statusMsg;
+  await new Promise((resolve) => process.stdin.once('data', resolve));
+  const seen = status0() ? status0().now : -1;
+  /* One STATUS after the line, so the figures include the last drain. */
+  for (let i = 0; i < 60 && (!p.statusMsg || p.statusMsg.now === seen); i++) await new Promise((r) => setTimeout(r, 50));
+  const s = p.statusMsg || {};
+  const st = p.statsMsg || {};
+  process.stdout.write(JSON.stringify({ events: s.events, lost: s.lost, notKept: s.notKept,
+    statsRows: st.rows ? st.rows.length : null, statsTotal: st.total }) + '\n');
+  p.close();
+  process.exit(0);
+}
+main().catch((e) => { process.stderr.write(String(e) + '\n'); process.exit(1); });
