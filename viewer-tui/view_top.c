@@ -198,8 +198,8 @@ void view_top_draw(struct app *a, int y, int h) {
              sym(SYM_SEP), fmt_duration(d, sizeof d, span, draw_utf8), sym(SYM_SEP));
     if (s->past_limit) {   /* counted, never dropped (docs/tui.md) */
         size_t at = strlen(msg);
-        snprintf(msg + at, sizeof msg - at, " %s %llu slices in (other): names past the tables' limit", sym(SYM_SEP),
-                 (unsigned long long)s->past_limit);
+        char note[96];
+        snprintf(msg + at, sizeof msg - at, " %s %s", sym(SYM_SEP), rec_past_limit_str(s->past_limit, note, sizeof note));
     }
     draw_text(y + h - 1, 0, COLS, msg, FIT_LEFT, theme_attr(R_DIM));
     if (partial) draw_text(y + h - 1, 0, 1, PARTIAL_MARK, FIT_LEFT, theme_attr(R_WARN));

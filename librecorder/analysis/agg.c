@@ -47,12 +47,15 @@ void agg_reset(struct agg *a, int64_t id) {
  * for.  Node 1 and name 1 are both (other) (model.c). */
 #define OTHER_OF(key, low) (((key) & ~(uint64_t)UINT32_MAX) | (low))
 
-/* The acc of key, created empty; NULL if memory ran out.  A full table
- * gives a new key its series' (other), and counts the slices (of all
- * threads, series 0, once). */
+/* The acc of key, created empty; NULL if memory ran out.  Slices that
+ * come as node 1 (the model's registries were full: model.c) or that a
+ * full table gives its series' (other) are counted (of all threads,
+ * series 0, once), so that (other) says how much it holds. */
 static struct acc *acc_at(struct agg *a, uint64_t key, uint64_t calls) {
     int isnew;
-    if (a->acc_idx.n >= a->max && (uint32_t)key != 1 && !u64map_get(&a->acc_idx, key)) {
+    if ((uint32_t)key == 1) {
+        if (!(key >> 32)) a->over += calls;
+    } else if (a->acc_idx.n >= a->max && !u64map_get(&a->acc_idx, key)) {
         if (!(key >> 32)) a->over += calls;
         key = OTHER_OF(key, 1);
     }

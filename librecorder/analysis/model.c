@@ -99,7 +99,9 @@ static uint32_t add_node(rec_model *m, uint32_t parent, uint32_t name) {
 }
 
 uint32_t model_node(rec_model *m, uint32_t parent, uint32_t name) {
-    if (parent == NODE_OTHER) return NODE_OTHER;
+    /* Past a full registry, a scope and all it calls are node 1, where the
+     * statistics count them (agg.c) instead of under a path of its own. */
+    if (parent == NODE_OTHER || name == SPECIAL_OTHER) return NODE_OTHER;
     uint64_t key = (uint64_t)parent << 32 | name;
     uint64_t *v = u64map_get(&m->node_idx, key);
     if (v) return (uint32_t)*v;

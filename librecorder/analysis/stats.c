@@ -15,6 +15,7 @@
  * then grouped by name in two counting passes, never sorted as a whole.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -407,6 +408,13 @@ size_t rec_model_stats_top(rec_model *m, enum rec_window w, int tid, const struc
         o.ctx = order->ctx;
     }
     return window_top(m, w, tid, &o, out, cap, n_total, n_kept);
+}
+
+const char *rec_past_limit_str(uint64_t n, char *buf, size_t cap) {
+    if (n == 0) snprintf(buf, cap, "%s", "");
+    else snprintf(buf, cap, "%llu slice%s in (other): names past the tables' limit", (unsigned long long)n,
+                  n == 1 ? "" : "s");
+    return buf;
 }
 
 uint64_t rec_model_stats_past_limit(rec_model *m, enum rec_window w) {

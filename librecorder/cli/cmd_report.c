@@ -186,6 +186,10 @@ static size_t report_one(struct cli_source *src, const rec_gaps *gaps, int fold,
     if (hist)
         printf("not kept: %llu older entries (overwritten in the rings before they were read)\n",
                (unsigned long long)hist);
+    char over[96];
+    if (rec_model_stats_past_limit(src->model, REC_WIN_ALL))
+        printf("%s (docs/analysis.md, \"Bounds\")\n",
+               rec_past_limit_str(rec_model_stats_past_limit(src->model, REC_WIN_ALL), over, sizeof over));
     for (size_t i = 0; i < nt; i++) {
         if (is_gpu_lane(&th[i]) || (only && th[i].tid != tid)) continue;
         print_thread(src->model, &th[i], gaps, top);

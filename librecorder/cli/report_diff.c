@@ -121,6 +121,11 @@ int report_diff(const char *ta, const char *tb, int sort, int fold, size_t top) 
     if (la || lb)
         printf("partial: entries were lost while reading (A %llu, B %llu): the figures are of what was decoded\n",
                (unsigned long long)la, (unsigned long long)lb);
+    char over[96];
+    uint64_t oa = rec_model_stats_past_limit(ra.src.model, REC_WIN_ALL);
+    uint64_t ob = rec_model_stats_past_limit(rb.src.model, REC_WIN_ALL);
+    if (oa) printf("A: %s\n", rec_past_limit_str(oa, over, sizeof over));
+    if (ob) printf("B: %s\n", rec_past_limit_str(ob, over, sizeof over));
     printf("Scopes of all threads, completed slices, whole run; change = B - A.  Showing %zu/%zu, sorted by %s%s.\n",
            shown, nd, sort == REC_DIFF_NAME ? "name" : "the change in ", sort == REC_DIFF_NAME ? "" : rec_diff_key_name[sort]);
     printf("Mean is exact; P50 and P99 are approximate: the midpoint of their log-histogram bucket (32 per octave),\n"

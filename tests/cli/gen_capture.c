@@ -60,8 +60,9 @@ static void *job(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4 || (strcmp(argv[2], "scopes") && strcmp(argv[2], "threads") && strcmp(argv[2], "paced"))) {
-        fprintf(stderr, "usage: gen_capture OUT.rec scopes|threads|paced N\n");
+    if (argc != 4 || (strcmp(argv[2], "scopes") && strcmp(argv[2], "threads") && strcmp(argv[2], "paced") &&
+                      strcmp(argv[2], "names"))) {
+        fprintf(stderr, "usage: gen_capture OUT.rec scopes|threads|paced|names N\n");
         return 2;
     }
     long n = atol(argv[3]);
@@ -100,8 +101,15 @@ int main(int argc, char **argv) {
         REC_BEGIN("main");
         const long batch = 1L << 20;   /* 2 Mi entries: half a 64 MiB ring */
         const long paced = !strcmp(argv[2], "paced") ? (n + 29) / 30 : 0;
+        const int names = !strcmp(argv[2], "names");   /* each scope a name of its own: n<i> */
         for (long i = 0; i < n; i++) {
-            REC_SCOPE("work");
+            char nm[24];
+            if (names) {
+                snprintf(nm, sizeof nm, "n%ld", i);
+                REC_BEGIN_DYN(nm);
+            } else {
+                REC_BEGIN("work");
+            }
             if ((i & (batch - 1)) == batch - 1) {
                 REC_COUNTER("done", (double)(i + 1));
                 drain();
@@ -110,6 +118,7 @@ int main(int argc, char **argv) {
                 drain();
                 nanosleep(&(struct timespec){0, 100000000}, NULL);
             }
+            REC_END();
         }
         REC_END();
         slices = n + 1 + 3;

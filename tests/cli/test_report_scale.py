@@ -12,6 +12,11 @@
            "new"; --sort without --diff and a bad key are usage errors.
   counts   captures of 20,000 and 200,000 scopes (gen_capture, nothing
            lost): the report's events and calls are the file's, exactly.
+  names    a capture of 1,100,000 scopes of distinct names, more (thread,
+           call path) sums than the whole run's table holds (2^20,
+           docs/analysis.md "Bounds"): the report says how many slices
+           went to the (other) row, and that row holds exactly that many
+           calls, so that every slice is accounted for.
   memory   the same at 300,000 and 3,000,000 scopes: report's peak RSS is
            under a fixed bound (32 MiB) for both -- with the event log it
            kept before, 47 MiB and 449 MiB.  Plain builds only (suite
@@ -123,10 +128,10 @@ def test_diff():
         check(code == USAGE, f"report {args}: usage error ({err.decode().strip()})")
 
 
-def gen(n):
+def gen(n, mode="scopes"):
     path = os.path.join(WORK, f"s{n}.rec")
-    r = subprocess.run([GEN, path, "scopes", str(n)], capture_output=True, text=True, timeout=600, cwd=WORK)
-    require(r.returncode == 0, f"gen_capture scopes {n}: {r.stdout.strip()} {r.stderr.strip()}")
+    r = subprocess.run([GEN, path, mode, str(n)], capture_output=True, text=True, timeout=600, cwd=WORK)
+    require(r.returncode == 0, f"gen_capture {mode} {n}: {r.stdout.strip()} {r.stderr.strip()}")
     m = re.match(r"slices (\d+) threads (\d+) entries (\d+) dropped 0", r.stdout)
     require(m is not None, f"it says what it wrote ({r.stdout.strip()})")
     return path, int(m.group(3))
@@ -154,6 +159,23 @@ def test_counts():
         check_counts(path, n, entries, out.decode())
 
 
+def test_names():
+    n = 1100000
+    path, _ = gen(n, "names")
+    code, out, err = rec("report", path)
+    require(code == OK, f"report exits 0 ({err.decode().strip()})")
+    out = out.decode()
+    m = re.search(r"^(\d+) slices? in \(other\): names past the tables' limit", out, re.M)
+    require(m is not None, "the report says how many slices are in (other)")
+    over = int(m.group(1))
+    check(0 < over < n, f"some, not all, of the {n} names are past the limit ({over})")
+    # Each thread's (other) row: together, exactly the slices counted.
+    other = [int(line.split(None, 6)[2]) for line in out.splitlines()
+             if line.rstrip().endswith(" (other)") and line.split()[0].endswith("%")]
+    check(other and sum(other) == over, f"the (other) rows hold exactly those calls ({other} vs {over})")
+    os.unlink(path)
+
+
 def test_memory():
     if SANITIZE not in ("", "none"):
         print("skipped: a sanitizer's shadow memory is not the program's")
@@ -170,4 +192,4 @@ def test_memory():
         os.unlink(path)
 
 
-main({"diff": test_diff, "counts": test_counts, "memory": test_memory})
+main({"diff": test_diff, "counts": test_counts, "names": test_names, "memory": test_memory})

@@ -203,11 +203,15 @@ struct rec_stat_order {
 };
 size_t rec_model_stats_top(rec_model *m, enum rec_window w, int tid, const struct rec_stat_order *order,
                            struct rec_stat *out, size_t cap, size_t *n_total, size_t *n_kept);
-/* Slices in the window's (other) row because a statistics table was
- * full: the whole run's holds 2^20 (thread, call path) sums, each bucket
- * of the 1 s and 10 s windows 2^15 (docs/analysis.md, "Bounds").  Their
+/* Slices in the window's (other) rows because a statistics table was
+ * full (the whole run's holds 2^20 (thread, call path) sums, each bucket
+ * of the 1 s and 10 s windows 2^15) or the model's registries of names
+ * and call paths (2^20 each) were (docs/analysis.md, "Bounds").  Their
  * time and calls are in (other), never dropped; this says how many. */
 uint64_t rec_model_stats_past_limit(rec_model *m, enum rec_window w);
+/* How every tool says it: "N slices in (other): names past the tables'
+ * limit" ("" for 0), in buf. */
+const char *rec_past_limit_str(uint64_t n, char *buf, size_t cap);
 /* Time span the window covers, in ns (<= the window's nominal length). */
 double rec_model_window_span(const rec_model *m, enum rec_window w);
 
