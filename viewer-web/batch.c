@@ -104,8 +104,9 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, const str
         if (e->type == REC_EV_THREAD_START) {
             /* Events before it in this read belong to the generation
              * before; the new generation's lane starts here. */
-            lane = lanes_get(l, slot, e->gen);
-            if (lane) lanes_set_tid(l, lane, e->tid);
+            lane = b->replay ? lanes_find(l, slot, e->gen) : lanes_get(l, slot, e->gen);
+            if (lane && b->replay) l->cur[slot] = lane;
+            else if (lane) lanes_set_tid(l, lane, e->tid);
             known = 1;
             if (over && lane) lane_lost(&l->v[lane], over, 0);
             over = 0;
@@ -113,7 +114,9 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, const str
         }
         if (!lane && !known) {
             struct rec_thread_info t;
-            if (wsrc_thread(src, slot, &t) == 0) {
+            if (wsrc_thread(src, slot, &t) == 0 && b->replay) {
+                lane = lanes_find(l, slot, t.gen);
+            } else if (wsrc_thread(src, slot, &t) == 0) {
                 lanes_update(l, &t);
                 lane = l->cur[slot];
             }
@@ -130,7 +133,7 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, const str
         if (over) lane_lost(ln, over, 0);
         over = 0;
         if (e->type == REC_EV_THREAD_NAME) {
-            lanes_set_name(l, lane, wsrc_string(src, e->name_id));
+            if (!b->replay) lanes_set_name(l, lane, wsrc_string(src, e->name_id));
             continue;
         }
         int64_t ts = web_ns(wsrc_ns(src, e->ticks));

@@ -28,6 +28,7 @@ struct batch {
     int started;
     struct lod *lod;          /* every encoded event is summarised here too (may be NULL) */
     struct latlod *lat;       /* and every paired call (with lod; may be NULL) */
+    int replay;               /* a window of a file read again (range.h): lanes are found, never made or renamed */
 };
 
 int batch_init(struct batch *b);
