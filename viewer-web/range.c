@@ -44,6 +44,7 @@ struct frame *range_read(struct range *g, const struct wsrc *src, struct lanes *
     uint64_t stop = UINT64_MAX;
     int ok = 1, cut = 0;
     memcpy(g->cur_save, l->cur, l->max_slots * sizeof *l->cur);
+    g->b.from = a;
     if (b < a) {
         ok = 0;   /* nothing asked */
     } else if (fidx_find(x, a, b, &from, &to) != 0) {
@@ -80,6 +81,7 @@ struct frame *range_read(struct range *g, const struct wsrc *src, struct lanes *
         }
     }
     if (rc < 0) cut = 1;   /* the file changed since it was read: what was read goes */
+    batch_stacks(&g->b, l);
     memcpy(l->cur, g->cur_save, l->max_slots * sizeof *l->cur);
     int64_t upto = b;
     if (cut) {

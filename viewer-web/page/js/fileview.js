@@ -10,8 +10,8 @@
  * A window is asked for when the view leaves the detail held and the
  * summary says it holds no more events than an answer carries (HELLO's
  * rangeBytes, at about BYTES_PER_EVENT each; more is the summary's
- * business); with half a view of margin on each side, so small pans need
- * no question.  An unanswered question is asked again after ASK_AGAIN_MS. */
+ * business); with half a view of margin on each side when that is cheap
+ * (half an answer), so small pans need no question.  An unanswered question is asked again after ASK_AGAIN_MS. */
 
 const BYTES_PER_EVENT = 5;
 const ASK_AGAIN_MS = 3000;
@@ -52,14 +52,18 @@ const fileView = {
   nextId: 1,
   answered: 0,
 
-  /* Events the summary counts in [t0, t1): what reading it would send. */
+  /* Events the summary counts in [t0, t1) (a bucket cut by it, pro rata):
+   * about what reading it would send. */
   lodEvents(t0, t1) {
     const m = store.lodMsg;
     if (!m) return Infinity;
     let n = 0;
     const i0 = Math.floor((t0 - m.t0) / m.width), i1 = Math.floor((t1 - m.t0) / m.width);
     for (const ll of m.lanes.values())
-      for (let i = Math.max(i0 - ll.first, 0); i <= Math.min(i1 - ll.first, ll.count - 1); i++) n += ll.events[i];
+      for (let i = Math.max(i0 - ll.first, 0); i <= Math.min(i1 - ll.first, ll.count - 1); i++) {
+        const bs = m.t0 + (ll.first + i) * m.width, part = (Math.min(t1, bs + m.width) - Math.max(t0, bs)) / m.width;
+        n += ll.events[i] * Math.max(0, Math.min(1, part));
+      }
     return n;
   },
 
@@ -70,12 +74,22 @@ const fileView = {
     this.controls();
     if (!h || !h.file || !st || st.loading || !store.lodMsg || !ws || ws.readyState !== WebSocket.OPEN) return;
     const a = timeline.t0, b = timeline.t1;
-    if (a >= store.detailStart && b <= store.detailEnd) return;   /* held */
+    /* Held (the server's times are whole ns: 1 ns of slack). */
+    if (a >= store.detailStart - 1 && b <= store.detailEnd + 1) return;
     const m = store.lodMsg, end = store.liveNow(), w = b - a;
-    const t0 = Math.max(m.t0, a - w / 2), t1 = Math.min(end, b + w / 2);
-    if (t1 <= t0 || this.lodEvents(t0, t1) * BYTES_PER_EVENT > h.rangeBytes) return;   /* zoomed out: the summary */
-    const q = this.asked, now = performance.now();
-    if (q && q.t0 <= a && q.t1 >= b && now - q.at < ASK_AGAIN_MS) return;   /* on its way */
+    const fits = (x, y, k) => this.lodEvents(x, y) * BYTES_PER_EVENT <= k * h.rangeBytes;
+    let t0 = Math.max(m.t0, a - w / 2), t1 = Math.min(end, b + w / 2);
+    /* The margin only when it is cheap (half an answer): a dense window
+     * comes sooner without it. */
+    if (!fits(t0, t1, 0.5)) { t0 = Math.max(m.t0, a); t1 = Math.min(end, b); }
+    /* Zoomed out: the summary.  Up to twice an answer's worth: asked all
+     * the same (the estimate is coarse; an answer cut short says where). */
+    if (t1 <= t0 || !fits(t0, t1, 2)) return;
+    const q = this.asked, now = performance.now(), ans = store.rangeAnswer;
+    /* Asked for this view already: on its way, or answered (cut short of
+     * it, the summary shows the rest: asking again would get the same). */
+    const answered = q && ans && ans.id === q.id;
+    if (q && q.t0 <= a && q.t1 >= b && (answered || now - q.at < ASK_AGAIN_MS)) return;
     this.asked = { id: this.nextId++, t0, t1, at: now };
     ws.send(encodeRangeAsk(this.asked.id, t0, t1));
   },
@@ -108,4 +122,4 @@ const fileView = {
 $('btn-file-fit').addEventListener('click', () => { timeline.setLive(false); timeline.fitRun(); });
 $('btn-file-start').addEventListener('click', () => fileView.goto('start'));
 $('btn-file-end').addEventListener('click', () => fileView.goto('end'));
-setInterval(() => fileView.tick(), 100);
+setInterval(() => fileView.tick(), 50);
