@@ -104,8 +104,9 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, const str
         if (e->type == REC_EV_THREAD_START) {
             /* Events before it in this read belong to the generation
              * before; the new generation's lane starts here. */
-            lane = lanes_get(l, slot, e->gen);
-            if (lane) lanes_set_tid(l, lane, e->tid);
+            lane = b->replay ? lanes_find(l, slot, e->gen) : lanes_get(l, slot, e->gen);
+            if (lane && b->replay) l->cur[slot] = lane;
+            else if (lane) lanes_set_tid(l, lane, e->tid);
             known = 1;
             if (over && lane) lane_lost(&l->v[lane], over, 0);
             over = 0;
@@ -113,7 +114,9 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, const str
         }
         if (!lane && !known) {
             struct rec_thread_info t;
-            if (wsrc_thread(src, slot, &t) == 0) {
+            if (wsrc_thread(src, slot, &t) == 0 && b->replay) {
+                lane = lanes_find(l, slot, t.gen);
+            } else if (wsrc_thread(src, slot, &t) == 0) {
                 lanes_update(l, &t);
                 lane = l->cur[slot];
             }
@@ -130,10 +133,18 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, const str
         if (over) lane_lost(ln, over, 0);
         over = 0;
         if (e->type == REC_EV_THREAD_NAME) {
-            lanes_set_name(l, lane, wsrc_string(src, e->name_id));
+            if (!b->replay) lanes_set_name(l, lane, wsrc_string(src, e->name_id));
             continue;
         }
         int64_t ts = web_ns(wsrc_ns(src, e->ticks));
+        if (b->replay && ts < b->from) {
+            /* Before the window asked: only the stack its chunks start with. */
+            if (e->type == REC_EV_BEGIN) lane_begin(ln, strtab_id(names, src, e->name_id), ts);
+            else if (e->type == REC_EV_END) lane_end(ln, strtab_id(names, src, e->name_id));
+            ln->last_ts = ts;
+            ln->seen = 1;
+            continue;
+        }
         if (b->lane != lane || ln->lost_over || ln->lost_drop) open_chunk(b, l, lane, ts);
         switch (e->type) {
         case REC_EV_BEGIN: {
@@ -189,6 +200,20 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, const str
     }
     close_chunk(b);
     if (drop && lane) lane_lost(&l->v[lane], 0, drop);
+}
+
+void batch_stacks(struct batch *b, struct lanes *l) {
+    for (uint32_t i = 0; i < l->n; i++) {
+        uint32_t h = l->order[i];
+        struct lane *ln = &l->v[h];
+        if (ln->depth <= 0) continue;
+        if (!b->started) {
+            b->base = ln->stk_ts[0];
+            b->started = 1;
+        }
+        open_chunk(b, l, h, ln->seen ? ln->last_ts : b->base);
+        close_chunk(b);
+    }
 }
 
 struct frame *batch_flush(struct batch *b, uint64_t seq, double now_ns) {

@@ -28,6 +28,8 @@ struct batch {
     int started;
     struct lod *lod;          /* every encoded event is summarised here too (may be NULL) */
     struct latlod *lat;       /* and every paired call (with lod; may be NULL) */
+    int replay;               /* a window of a file read again (range.h): lanes are found, never made or renamed */
+    int64_t from;             /* replay: events before it only pair (their scopes open and close), unsent */
 };
 
 int batch_init(struct batch *b);
@@ -39,6 +41,10 @@ void batch_destroy(struct batch *b);
  * Updates the lanes (THREAD_START, THREAD_NAME) and their stacks. */
 void batch_add(struct batch *b, struct lanes *l, struct strtab *names, const struct wsrc *src, uint32_t slot,
                const struct rec_event *ev, size_t n, const struct rec_loss *loss);
+
+/* Replay: an empty chunk for every lane with open scopes, so that the
+ * answer says what is open on a lane with no event in the window. */
+void batch_stacks(struct batch *b, struct lanes *l);
 
 static inline size_t batch_bytes(const struct batch *b) { return b->body.len + b->chunk.len; }
 

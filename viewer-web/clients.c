@@ -132,6 +132,8 @@ static int enqueue(struct clients *cs, struct client *c, struct frame *f) {
     return 1;
 }
 
+int client_offer_one(struct clients *cs, struct client *c, struct frame *f) { return enqueue(cs, c, f); }
+
 /* The newest history frames that fill at most half the queue bound. */
 static void replay(struct clients *cs, struct client *c, const struct history *h) {
     size_t bytes = 0, k = 0;

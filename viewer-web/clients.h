@@ -64,6 +64,12 @@ struct client {
     unsigned lat_next;
     double lat_tokens, lat_ms;        /* the rate bound of questions (ws.c) */
     uint64_t lat_ignored;             /* questions past it, not answered */
+    /* The window of a capture file it asks for (range.h): the service
+     * thread writes t0, t1 and id, then bumps range_ver (release); the
+     * reader answers the newest, and range_done is its own. */
+    uint64_t range_ver, range_t0, range_t1;   /* t0, t1: f64 bits */
+    uint32_t range_id;
+    uint64_t range_done;
 };
 
 /* What the reader sees: the clients, as of some moment. */
@@ -105,5 +111,7 @@ unsigned clients_offer(struct clients *cs, struct frame *f, const struct history
 /* Reader thread: give pages that just joined the history now, even if
  * no new frame comes (an idle or exited program); returns how many. */
 unsigned clients_catch_up(struct clients *cs, const struct history *h);
+/* Reader thread: queue f for c alone (a RANGE answer); 1 if queued. */
+int client_offer_one(struct clients *cs, struct client *c, struct frame *f);
 
 #endif

@@ -65,6 +65,16 @@ static void fold(struct lanes *l, uint32_t slot, uint32_t gen) {
     l->dirty = 1;
 }
 
+uint32_t lanes_find(const struct lanes *l, uint32_t slot, uint32_t gen) {
+    if (slot >= l->max_slots) return 0;
+    gen &= LANE_GEN_MASK;
+    for (uint32_t i = 0; i < l->n; i++) {
+        uint32_t h = l->order[i];
+        if (l->v[h].slot == slot && l->v[h].gen == gen) return h;
+    }
+    return 0;
+}
+
 uint32_t lanes_get(struct lanes *l, uint32_t slot, uint32_t gen) {
     if (slot >= l->max_slots) return 0;
     gen &= LANE_GEN_MASK;

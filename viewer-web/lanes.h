@@ -85,6 +85,8 @@ void lanes_destroy(struct lanes *l);
 /* The handle of (slot, gen)'s lane, made if new; 0 if it has none (retired,
  * folded, out of memory). */
 uint32_t lanes_get(struct lanes *l, uint32_t slot, uint32_t gen);
+/* The handle of (slot, gen)'s lane if it has one, never made (0: none). */
+uint32_t lanes_find(const struct lanes *l, uint32_t slot, uint32_t gen);
 /* Take a thread's current metadata from the slot table. */
 void lanes_update(struct lanes *l, const struct rec_thread_info *t);
 /* A lane's thread started (THREAD_START) or was named (THREAD_NAME). */

@@ -24,6 +24,7 @@
 #include "clamp.h"
 #include "lanes.h"
 #include "lod.h"
+#include "range.h"
 #include "reader.h"
 #include "shared.h"
 
@@ -73,6 +74,8 @@ struct reader {
     int truncated;            /* the segment shrank: nothing more is read */
     int loading;              /* a capture file is being read: frames go to the history only */
     size_t file_flush;        /* then, the size at which a batch becomes a frame */
+    struct range range;       /* a capture file: its time index, and windows read on demand */
+    int range_ok;
 };
 
 static double mono_ms(void) {
@@ -136,6 +139,10 @@ struct reader *reader_new(struct web *w, char *err, size_t errlen) {
         r->model = w->src.cap ? rec_model_new_cap(w->src.cap, &mo) : rec_model_new_seg(w->seg, &mo);
     }
     if (!r->model) goto oom;
+    if (w->src.cap) {
+        r->range_ok = 1;   /* destroyed with r, even half made */
+        if (range_init(&r->range, mt, w->opts.client_queue / 2) != 0) goto oom;
+    }
     r->alive = w->info.alive;
     r->loading = w->src.cap != NULL;
     web_store(&w->loading, r->loading);
@@ -348,6 +355,18 @@ static double rest_ms(double prev, uint64_t entries, double since_ms, uint64_t r
     return want < MIN_REST_MS ? MIN_REST_MS : want;
 }
 
+/* The time index: the span of these events (fileidx.h). */
+static void note_times(struct reader *r, size_t n) {
+    if (!r->range_ok || !n) return;
+    int64_t a = INT64_MAX, b = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        int64_t t = web_ns(wsrc_ns(&r->w->src, r->evs[i].ticks));
+        if (t < a) a = t;
+        if (t > b) b = t;
+    }
+    fidx_note(&r->range.idx, a, b);
+}
+
 /* One chunk of a capture, decoded a buffer at a time; its loss goes with
  * the first part. */
 static void read_chunk(struct reader *r, const struct rec_cap_item *it) {
@@ -359,6 +378,7 @@ static void read_chunk(struct reader *r, const struct rec_cap_item *it) {
         size_t used = 0;
         uint64_t bad = 0;
         size_t n = rec_decode(it->entries + off, it->n - off, it->first + off, r->evs, READ_CAP, &used, &bad);
+        note_times(r, n);
         take(r, it->slot, n, first ? &it->loss : NULL);
         if (bad) {
             web_count(&w->ctr.bad, bad);
@@ -393,14 +413,20 @@ static void read_file(struct reader *r) {
      * chunk only when it is read. */
     char told[sizeof in->warning];
     memcpy(told, in->warning, sizeof told);
+    struct rec_cap_pos pos;   /* where the item rec_cap_next returns starts: the index's points */
+    rec_cap_tell(c, &pos);
     while (!web_load(&w->stop) && (rc = rec_cap_next(c, &it)) == 1) {
         if (it.kind == REC_CAP_ITEM_THREAD) {
             wsrc_note_thread(&w->src, &it.thread);
             rec_model_thread(r->model, &it.thread);
             lanes_update(&r->lanes, &it.thread);
+            rec_cap_tell(c, &pos);
             continue;
         }
+        /* Before the chunk: the lanes' stacks there are a point's. */
+        if (r->range_ok) fidx_mark(&r->range.idx, &pos, &r->lanes);
         read_chunk(r, &it);
+        rec_cap_tell(c, &pos);
         if ((++k & 63) == 0 && mono_ms() >= next) {
             set_now(w, r->max_ts);
             flush(r, r->max_ts);
@@ -425,6 +451,36 @@ static void read_file(struct reader *r) {
     r->loading = 0;
     web_store(&w->loading, 0);
     if (clients_catch_up(&w->clients, &r->hist)) lws_cancel_service(w->ctx);
+}
+
+/* The windows pages asked for (range.h): each page's newest question,
+ * once the file is read.  Answered once; a page asks again if its answer
+ * was thinned away. */
+static void serve_ranges(struct reader *r) {
+    struct web *w = r->w;
+    unsigned n = 0;
+    web_read_lock();
+    const struct client_set *set = web_subscribe(&w->clients.set);
+    for (size_t i = 0; set && i < set->n; i++) {
+        struct client *c = set->c[i];
+        uint64_t v = __atomic_load_n(&c->range_ver, __ATOMIC_ACQUIRE);
+        if (v == c->range_done || web_load(&c->closing)) continue;
+        uint64_t a = web_load(&c->range_t0), b = web_load(&c->range_t1);
+        uint32_t id = web_load(&c->range_id);
+        if (__atomic_load_n(&c->range_ver, __ATOMIC_ACQUIRE) != v) continue;   /* being asked anew */
+        c->range_done = v;
+        double t0, t1;
+        memcpy(&t0, &a, sizeof t0);
+        memcpy(&t1, &b, sizeof t1);
+        if (!isfinite(t0) || !isfinite(t1)) continue;
+        struct frame *f = range_read(&r->range, &w->src, &r->lanes, &r->names, r->evs, READ_CAP, id, t0, t1, r->max_ts);
+        if (!f) continue;
+        client_offer_one(&w->clients, c, f);
+        frame_unref(f);
+        n++;
+    }
+    web_read_unlock();
+    if (n) lws_cancel_service(w->ctx);
 }
 
 static void *reader_main(void *arg) {
@@ -458,6 +514,7 @@ static void *reader_main(void *arg) {
         /* Latency answers a page asked for: at once, not at the next statistics. */
         if (latlod_publish(&r->lat, &r->lod, t)) lws_cancel_service(w->ctx);
         if (clients_catch_up(&w->clients, &r->hist)) lws_cancel_service(w->ctx);
+        if (r->range_ok && !r->loading) serve_ranges(r);
         rest = rest_ms(rest, r->pass_entries, t - last_pass, w->info.ring_entries, w->opts.flush_ms);
         last_pass = t;
         if (!more) {
@@ -490,6 +547,7 @@ void reader_join_free(struct reader *r) {
     if (r->hist.v) history_destroy(&r->hist);
     latlod_destroy(&r->lat);
     lod_destroy(&r->lod);
+    if (r->range_ok) range_destroy(&r->range);
     batch_destroy(&r->batch);
     if (r->lanes.v) lanes_destroy(&r->lanes);
     if (r->src_names)

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define WIRE_VERSION 6u
+#define WIRE_VERSION 7u
 
 /* Server to page. */
 enum wire_msg {
@@ -27,6 +27,7 @@ enum wire_msg {
     MSG_PONG = 0x07,
     MSG_LOD = 0x08,           /* the run's summary per lane (lod.h) */
     MSG_LATENCY = 0x09,       /* one scope's latency over the run (latlod.h) */
+    MSG_RANGE = 0x0a,         /* a window of a capture file, read on demand (range.h) */
 };
 
 /* Page to server.  Anything else closes the connection (1008). */
@@ -34,6 +35,7 @@ enum wire_cmsg {
     CMSG_SET_WINDOW = 0x81,   /* u8 window: 0 = 1 s, 1 = 10 s, 2 = all */
     CMSG_PING = 0x82,         /* u32 nonce, echoed in a PONG */
     CMSG_LATENCY = 0x83,      /* u32 name id: answered with a LATENCY */
+    CMSG_RANGE = 0x84,        /* u32 id, f64 t0, f64 t1: a capture file's window, answered with a RANGE */
 };
 #define WIRE_CMSG_MAX 64u     /* longer client messages close the connection (1009) */
 

@@ -82,6 +82,8 @@ static int send_hello(struct lws *wsi, struct web *w, struct client *c) {
         wb_str(b, p->process_name, sizeof p->process_name - 1);
         wb_varint(b, w->src.n > 1 ? w->src.base[k] : 0);
     }
+    /* A capture file: the bytes a RANGE answer carries at most (range.h). */
+    wb_varint(b, w->src.cap ? w->opts.client_queue / 2 : 0);
     c->hello_sent = 1;
     return send_tx(wsi, c);
 }
@@ -301,6 +303,15 @@ static int command(struct lws *wsi, struct client *c) {
     } else if (n == 5 && m[0] == CMSG_PING) {
         c->pong_nonce = (uint32_t)m[1] | (uint32_t)m[2] << 8 | (uint32_t)m[3] << 16 | (uint32_t)m[4] << 24;
         c->pong_due = 1;
+    } else if (n == 21 && m[0] == CMSG_RANGE) {
+        /* Any window: the reader bounds what it reads and sends (range.h). */
+        uint64_t t0, t1;
+        memcpy(&t0, m + 5, 8);
+        memcpy(&t1, m + 13, 8);
+        web_store(&c->range_id, (uint32_t)m[1] | (uint32_t)m[2] << 8 | (uint32_t)m[3] << 16 | (uint32_t)m[4] << 24);
+        web_store(&c->range_t0, t0);
+        web_store(&c->range_t1, t1);
+        __atomic_fetch_add(&c->range_ver, 1, __ATOMIC_RELEASE);
     } else if (n == 5 && m[0] == CMSG_LATENCY) {
         ask_latency(web_of(wsi), c,
                     (uint32_t)m[1] | (uint32_t)m[2] << 8 | (uint32_t)m[3] << 16 | (uint32_t)m[4] << 24);

@@ -204,6 +204,22 @@ def case_craft_top_file():
         h.stop()
 
 
+def case_craft_web_file():
+    """Guarantee 1 in recorder-web's capture-file path: each crafted
+    scenario captured (packed and raw), then served: the file read at
+    open builds the time index, and windows of it read on demand (all of
+    it, all of time, inverted, past its end) are answered; the server
+    stays up and stops cleanly."""
+    for scen in ["all"] + list(SCENARIOS):
+        h = Holder(scen)
+        for raw in ([], ["--raw"]):
+            f = os.path.join(A.work, f"web-{scen}{'-raw' if raw else ''}.rec")
+            code, _, err = rec("capture", h.target, "-o", f, "--duration", "0.3", *raw)
+            require(code == OK, f"capture of [{scen}] ({code}; {err.strip()[-300:]!r})")
+            web(f, f"FILE [{scen}{' raw' if raw else ''}]", "file")
+        h.stop()
+
+
 def case_craft_web():
     """Guarantee 1 in recorder-web's drain: every scenario, and the
     churning one; a WebSocket client receives messages, the snapshot

@@ -8,6 +8,10 @@
  *                the pong, download the snapshot (printed as "names: ..."),
  *                and check the server is still running; SIGTERM ends it
  *                with status 0.
+ * MODE file:     TARGET is a capture file: the same, and once it is read,
+ *                windows of it asked for (RANGE, docs/web.md "Saved
+ *                traces"): the whole of it, all of time, an inverted one,
+ *                one past its end; each must be answered.
  * MODE truncate: the same, and in between send SIGUSR1 to HOLDER_PID
  *                (craft_seg --truncate-to) and wait for HOLDER_PATH to
  *                shrink; then the server must still answer the old client's
@@ -83,6 +87,32 @@ async function ping(ws, nonce) {
   return got;
 }
 
+/* Once the file is read (a STATUS without the loading flag), each
+ * window asked is answered: a RANGE message (0x0a) with its id. */
+async function windows(ws) {
+  let loaded = false;
+  const got = new Set();
+  const onMsg = (m) => {
+    if (m[0] === 0x06 && m.length > 9 && !(m[9] & 8)) loaded = true;
+    if (m[0] === 0x0a && m.length > 1) got.add(m[1]);
+  };
+  ws.on('message', onMsg);
+  check(await until(() => loaded || ws.closed, 60000), 'the file is read');
+  const asks = [[0, 1e12], [-1e300, 1e300], [5e9, 1e9], [1e15, 2e15], [0, 1e6]];
+  let id = 1;
+  for (const [a, b] of asks) {
+    const q = Buffer.alloc(21);
+    q[0] = 0x84;
+    q.writeUInt32LE(id, 1);
+    q.writeDoubleLE(a, 5);
+    q.writeDoubleLE(b, 13);
+    ws.send(q);
+    const want = id++;
+    check(await until(() => got.has(want) || ws.closed, 60000), `window [${a}, ${b}] answered`);
+  }
+  ws.removeListener('message', onMsg);
+}
+
 async function client(port, token, what) {
   const r = await connect({ port, path: '/ws?t=' + token, origin: 'http://127.0.0.1:' + port });
   if (!check(r.status === 101 && r.ws, `${what}: WebSocket upgrade`, r.status)) return null;
@@ -109,6 +139,7 @@ async function main() {
 
   const ws = await client(port, token, 'first client');
   if (ws) check(await ping(ws, 0x1234), 'first client: ping answered');
+  if (ws && MODE === 'file') await windows(ws);
   if (MODE === 'truncate') {
     process.kill(Number(HOLDER_PID), 'SIGUSR1');
     const shrunk = await until(() => { try { return fs.statSync(HOLDER_PATH).size <= 4096; } catch (e) { return false; } }, 20000);

@@ -12,8 +12,12 @@
  *     and the whole-run top table's calls equal the JSON's slices by name;
  *   - the page opens on the whole run: the region before the kept detail
  *     is marked summary-only and shows every worker's summary bars;
- *   - zoomed into the kept end, slices; zoomed into the dropped region,
- *     no slices, the summary still.
+ *   - zoomed into the kept end, slices; zoomed into the first second,
+ *     where the detail was dropped, slices again: recorder-web reads that
+ *     window of the file on demand (RANGE, through its time index), and
+ *     the summary is gone from the view;
+ *   - a file gets file controls (whole file, start, end, where the view
+ *     is), not Pause, "following" and events/s.
  * Screenshots go to WEB_SCREENSHOTS. */
 'use strict';
 const fs = require('fs');
@@ -69,12 +73,17 @@ main(async () => {
     const conn = await page.textContent('#conn'), pid = await page.textContent('#proc-pid');
     check(conn === 'capture file', 'the header says capture file', conn);
     check(pid.includes('file ' + rec), 'the header names the file', pid);
-    const mode = await page.textContent('#view-state'), btn = await page.textContent('#btn-pause');
-    check(mode === 'following' && btn === 'Pause', 'the view says it follows the file, not "live"', { mode, btn });
-    await page.click('#btn-pause');
-    check(await page.textContent('#view-state') === 'paused' && await page.textContent('#btn-pause') === 'Follow',
-      'paused, its button says Follow', await page.textContent('#btn-pause'));
-    await page.click('#btn-pause');
+    /* File controls, not the live ones. */
+    const vis = async (sel) => page.isVisible(sel);
+    const ctl = { file: await vis('#file-ctl'), pause: await vis('#btn-pause'), mode: await vis('#view-state'),
+      rate: await vis('#m-rate-box'), pos: await page.textContent('#file-pos') };
+    check(ctl.file && !ctl.pause && !ctl.mode && !ctl.rate, 'a file shows file controls, not Pause, "following" or events/s', ctl);
+    check(/^t \d+\.\d{3} s – \d+\.\d{3} s of \d+\.\d{3} s$/.test(ctl.pos), 'the file controls say where the view is in the file', ctl.pos);
+    await page.click('#btn-file-start');
+    const atStart = await state(), fileStart = await page.evaluate(() => window.__recorder.store.lodMsg.t0);
+    check(!atStart.live && Math.abs(atStart.t0 - fileStart) < 1e6, '"Start" moves the view to the file\'s start',
+      { t0: atStart.t0, fileStart });
+    await page.click('#btn-file-fit');
 
     /* ---- counts: the file's, as recorder dump's JSON has them ---- */
     check(s.serverEvents === want.events, 'events read equal the JSON\'s', { page: s.serverEvents, json: want.events, ph: want.ph });
@@ -138,19 +147,33 @@ main(async () => {
     check(slice !== null && !s.lod.region, 'zoomed into the kept region, slices and no summary', { slice, lod: s.lod, kept });
     await page.screenshot({ path: path.join(shots, 'capture-kept.png') });
 
-    /* ---- zoomed into the dropped region: the summary, no slices ---- */
-    await page.evaluate(() => {
+    /* ---- zoomed into the first second, where the detail was dropped:
+     * the window is read from the file, slices there ---- */
+    const before = await page.evaluate(() => window.__recorder.store.detailStart);
+    const where = await page.evaluate(() => {
       const tl = window.__recorder.timeline, st = window.__recorder.store, m = st.lodMsg;
-      tl.span = Math.max(50e6, (st.detailStart - m.t0) / 4);
-      tl.t1 = m.t0 + tl.span * 1.5;
+      /* 4 ms in the first second where the summary says every worker
+       * ran (the workers start a little after the file does). */
+      let at = m.t0 + 300e6;
+      for (let i = 0; i * m.width < 1e9; i++) {
+        let busy = 0;
+        for (const ll of m.lanes.values()) if (i >= ll.first && i < ll.first + ll.count && ll.events[i - ll.first] > 0) busy++;
+        if (busy >= 3) { at = m.t0 + (i + 1) * m.width; break; }
+      }
+      tl.setLive(false);
+      tl.span = 4e6;   /* as at the kept end: steps wide enough to find */
+      tl.t1 = at + tl.span;
       tl.moved();
+      return { at, start: m.t0 };
     });
-    await page.waitForTimeout(300);
+    let early = null;
+    await until(async () => (early = await page.evaluate(() => window.__recorder.findSlice('step', 1))) !== null, 20000, 200);
     s = await state();
-    const none = await page.evaluate(() => window.__recorder.findSlice('step', 1));
-    check(none === null && s.lod.region && s.lod.lanesWithBars >= 3, 'zoomed into the dropped region: its summary, no slices',
-      { none, lod: s.lod });
-    await page.screenshot({ path: path.join(shots, 'capture-dropped.png') });
+    const ans = await page.evaluate(() => Object.assign({ events: window.__recorder.store.rangeEvents }, window.__recorder.store.rangeAnswer));
+    check(before > s.t1 && s.t1 - where.start < 1.2e9, 'the window zoomed into is in the first second, before the detail the file first gave', { before, t1: s.t1, where });
+    check(early !== null && !s.lod.region && ans && ans.from <= s.t0 && ans.to >= s.t1,
+      'zoomed into the first second: slices, read from the file on demand, and no summary band', { early, lod: s.lod, ans, where });
+    await page.screenshot({ path: path.join(shots, 'capture-first-second.png') });
     check(errors.length === 0 && s.decodeErrors === 0, 'no page errors', errors);
   } finally {
     await ctx.close();

@@ -27,6 +27,7 @@ class Peer {
     this.lodMsg = null;       /* the latest LOD (the run's summary) */
     this.lods = 0;
     this.latMsgs = [];        /* LATENCY answers, in order */
+    this.ranges = [];         /* RANGE answers, in order: the header and its events */
     this.errors = [];
     this.seqs = [];
     this.tMin = Infinity;     /* the earliest and latest event times decoded */
@@ -61,6 +62,8 @@ class Peer {
   pong(n) { this.pongs.push(n); }
   lod(m) { this.lodMsg = m; this.lods++; }
   latency(m) { this.latMsgs.push(m); }
+  rangeBegin() {}
+  rangeEnd(h, n) { this.ranges.push(Object.assign({ events: n }, h)); }
   batch(seq) { this.frames++; this.seqs.push(seq); }
   chunk() {}
   time(t) {
@@ -79,6 +82,17 @@ class Peer {
   ping(nonce) { this.ws.send(P.encodePing(nonce)); }
   setWindow(w) { this.ws.send(P.encodeSetWindow(w)); }
   askLatency(id) { this.ws.send(P.encodeLatencyAsk(id)); }
+  askRange(id, t0, t1) { this.ws.send(P.encodeRangeAsk(id, t0, t1)); }
+  /* The answer to RANGE question id, once it came (null after ms). */
+  async range(id, t0, t1, ms = 20000) {
+    this.askRange(id, t0, t1);
+    const end = Date.now() + ms;
+    for (;;) {
+      const r = this.ranges.find((x) => x.id === id);
+      if (r || Date.now() > end || this.closed) return r || null;
+      await new Promise((res) => setTimeout(res, 20));
+    }
+  }
   get closed() { return this.ws.closed; }
   close() { this.ws.close(); }
 }

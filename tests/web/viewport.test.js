@@ -38,10 +38,13 @@ async function sizes(page, mode) {
     check(got.W === w && got.n === 0 && got.scroll <= w && got.bodyScroll <= w,
       `${mode}, ${w}x${h}: nothing reaches past the right edge, no sideways scroll`, got);
     /* The controls that were cut off are whole and inside. */
-    const ctl = await page.evaluate(() => ['btn-download', 'btn-download-pf', 'btn-keys', 'search', 'btn-pause'].map((id) => {
+    /* A file has file controls where a live program has Pause (fileview.js). */
+    const ids = ['btn-download', 'btn-download-pf', 'btn-keys', 'search'].concat(
+      mode === 'file' ? ['btn-file-fit', 'btn-file-start', 'btn-file-end', 'file-pos'] : ['btn-pause']);
+    const ctl = await page.evaluate((ids) => ids.map((id) => {
       const el = document.getElementById(id), r = el ? el.getBoundingClientRect() : { left: 0, right: 0, width: 0 };
       return { id, left: r.left, right: r.right, w: r.width };
-    }));
+    }), ids);
     check(ctl.every((c) => c.w > 0 && c.left >= 0 && c.right <= w), `${mode}, ${w}x${h}: the toolbar's controls are all shown`, ctl);
     await page.screenshot({ path: path.join(shots, `viewport-${mode}-${w}x${h}.png`) });
   }

@@ -169,6 +169,23 @@ int rec_cap_open(const char *path, rec_cap **out, char *err, size_t errlen);
 int rec_cap_open_lazy(const char *path, rec_cap **out, char *err, size_t errlen);
 /* The file offset rec_cap_next reads next (progress: against valid_size). */
 uint64_t rec_cap_offset(const rec_cap *c);
+/* Where rec_cap_next is (rec_cap_tell), and back there (rec_cap_seek): a
+ * time index keeps these to read a stretch of a large file without
+ * reading what comes before it (recorder-web, docs/web.md "Saved
+ * traces").  A position is only good on the handle that told it, and
+ * only where that handle has read (and so checked) the records before
+ * it; any other is refused (REC_ERR_USAGE, nothing changed).  Records
+ * are checked again as they are read after a seek.  After a seek, a
+ * slot's chunks count what they lost as overwritten (gaps), not as
+ * history, unless no chunk of that slot was read before. */
+struct rec_cap_pos {
+    uint64_t off;             /* file offset of the next record */
+    uint32_t seq;             /* its sequence number */
+    uint32_t tag;             /* the process the records there belong to */
+    uint64_t run_i;
+};
+void rec_cap_tell(const rec_cap *c, struct rec_cap_pos *p);
+int rec_cap_seek(rec_cap *c, const struct rec_cap_pos *p);
 void rec_cap_close(rec_cap *c);
 const struct rec_cap_info *rec_cap_get_info(const rec_cap *c);
 /* A string by id (NUL-terminated, valid until rec_cap_close), or NULL. */

@@ -357,6 +357,7 @@ window.__recorder = {
   lodHatchedAt: (x) => timeline.lodHatchedAt(x),
   findInstant: (name) => timeline.findInstant(name),
   checkRepaint: () => timeline.checkRepaint(),
+  get fileView() { return fileView; },
 };
 
 showMode(true);

@@ -39,9 +39,10 @@ class CounterSummary {
   of(c) {
     const { a, b, what } = this.span(), now = performance.now();
     let e = this.cache.get(c.name);
-    const moved = !e || e.what !== what || (what === 'range' ? e.a !== a || e.b !== b : !this.timeline.live && (e.a !== a || e.b !== b));
+    /* A capture file's window read anew (fileview.js) is new values too. */
+    const moved = !e || e.what !== what || e.detail !== this.store.rangeAnswer || (what === 'range' ? e.a !== a || e.b !== b : !this.timeline.live && (e.a !== a || e.b !== b));
     if (moved || (this.timeline.live && now >= e.next)) {
-      e = { ...this.compute(c, a, b), a, b, what, at: now };
+      e = { ...this.compute(c, a, b), a, b, what, at: now, detail: this.store.rangeAnswer };
       /* A busy counter has millions of values in a wide view: live, the
        * summary takes at most a fiftieth of the time. */
       e.next = now + Math.max(500, 50 * (performance.now() - now));

@@ -21,18 +21,35 @@ const LOD_PX = {
 };
 
 class TimelineLod {
-  /* The stretch [a, b) of the view that only the summary covers, or null. */
+  /* The stretches [a, b) of the view that only the summary covers: before
+   * the detail, and after it when it is a capture file's window
+   * (fileview.js). */
+  lodSpans(t0, t1) {
+    const s = this.store, m = s.lodMsg, out = [];
+    if (!m) return out;
+    const lo = Math.max(t0, m.t0), end = s.liveNow();
+    const b = Math.min(t1, s.detailStart, end);
+    if (b > lo) out.push([lo, b]);
+    const a2 = Math.max(lo, s.detailEnd), b2 = Math.min(t1, end);
+    if (b2 > a2) out.push([a2, b2]);
+    return out;
+  }
+
+  /* The widest of them, or null. */
   lodSpan(t0, t1) {
-    const s = this.store, m = s.lodMsg;
-    if (!m) return null;
-    const a = Math.max(t0, m.t0), b = Math.min(t1, s.detailStart, s.liveNow());
-    return b > a ? [a, b] : null;
+    const v = this.lodSpans(t0, t1);
+    if (!v.length) return null;
+    return v.length > 1 && v[1][1] - v[1][0] > v[0][1] - v[0][0] ? v[1] : v[0];
   }
 
   /* Lane L's summary, between its top y and bottom yb (hook: drawLane). */
   drawLod(L, y, yb, t0, t1, k) {
-    const span = this.lodSpan(t0, t1);
-    if (!span) return;
+    let last;
+    for (const span of this.lodSpans(t0, t1)) last = this.drawLodSpan(L, y, yb, t0, k, span);
+    return last;
+  }
+
+  drawLodSpan(L, y, yb, t0, k, span) {
     const R = this.raster, m = this.store.lodMsg, [a, b] = span;
     const xa = GUTTER + (a - t0) * k, xb = GUTTER + (b - t0) * k;
     const band = R.rows(y, yb);
@@ -84,7 +101,7 @@ class TimelineLod {
   /* Hover over the summary: what a bucket says (null elsewhere). */
   lodAt(L, t) {
     const s = this.store, m = s.lodMsg;
-    if (!m || t >= s.detailStart || t < m.t0) return null;
+    if (!m || (t >= s.detailStart && t < s.detailEnd) || t < m.t0) return null;
     const ll = m.lanes.get(L.id), i = Math.floor((t - m.t0) / m.width) - (ll ? ll.first : 0);
     const from = m.t0 + Math.floor((t - m.t0) / m.width) * m.width;
     const b = ll && i >= 0 && i < ll.count
@@ -112,7 +129,7 @@ class TimelineLod {
       title: 'summary only: detail dropped',
       rows,
       note: s.helloMsg && s.helloMsg.file
-        ? 'older than the detail recorder-web keeps of this file (--client-queue): zoom into the end for slices'
+        ? 'the summary of this file where the page holds no detail: zoom in and recorder-web reads that part of the file'
         : 'older than the detail this page keeps or was sent: the run\'s summary, one bucket of ' + fmtDur(h.to - h.from),
     };
   }

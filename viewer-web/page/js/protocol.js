@@ -2,8 +2,8 @@
  * "Protocol").  No DOM here: the node tests load this file too.
  * The encoder is viewer-web/wire.h and its callers; they change together. */
 
-const MSG = { HELLO: 1, STRINGS: 2, THREADS: 3, EVENTS: 4, STATS: 5, STATUS: 6, PONG: 7, LOD: 8, LATENCY: 9 };
-const CMSG = { SET_WINDOW: 0x81, PING: 0x82, LATENCY: 0x83 };
+const MSG = { HELLO: 1, STRINGS: 2, THREADS: 3, EVENTS: 4, STATS: 5, STATUS: 6, PONG: 7, LOD: 8, LATENCY: 9, RANGE: 10 };
+const CMSG = { SET_WINDOW: 0x81, PING: 0x82, LATENCY: 0x83, RANGE: 0x84 };
 const KIND = { BEGIN: 1, END: 2, INSTANT: 3, COUNTER: 4, FLOW_BEGIN: 5, FLOW_STEP: 6, FLOW_END: 7 };
 const CHUNK_LOSS = 1;
 const HELLO_FOREIGN = 1, HELLO_FILE = 2;
@@ -14,7 +14,8 @@ const THREADS_FULL = 1;
 /* What a lane records (THREADS; include/recorder.h, enum rec_lane_kind). */
 const LANE_KIND = { THREAD: 0, GPU_STREAM: 1, GPU_DEVICE: 2, RANGES: 3 };
 const LANE_KINDS = 4;
-const PROTOCOL_VERSION = 6;
+const PROTOCOL_VERSION = 7;
+const RANGE_CUT = 1;   /* a RANGE answer stops short of what was asked: at its `to` */
 const LAT_FLAG_KNOWN = 1;
 const SUBPROTOCOL = 'recorder-web.v' + PROTOCOL_VERSION;
 
@@ -200,6 +201,7 @@ function decodeHello(r) {
   if (np > 4096) throw new RangeError('too many programs');
   h.procs = [];
   for (let i = 0; i < np; i++) h.procs.push({ pid: r.varint(), name: r.str(), base: r.varint() });
+  h.rangeBytes = r.varint();   /* a capture file: what a RANGE answer carries at most (0: none) */
   return h;
 }
 
@@ -342,6 +344,14 @@ function decodeMessage(buf, sink) {
     case MSG.PONG: sink.pong(r.u32()); break;
     case MSG.LOD: sink.lod(decodeLod(r)); break;
     case MSG.LATENCY: sink.latency(decodeLatency(r)); break;
+    case MSG.RANGE: {
+      /* A capture file's window, read on demand: it replaces the detail. */
+      const h = { id: r.varint(), from: r.f64(), to: r.f64(), flags: r.u8() };
+      h.cut = !!(h.flags & RANGE_CUT);
+      sink.rangeBegin(h);
+      sink.rangeEnd(h, decodeEvents(r, sink));
+      break;
+    }
     default: throw new RangeError('unknown message type ' + type);
   }
   if (r.left !== 0) throw new RangeError('trailing bytes in message type ' + type);
@@ -357,5 +367,15 @@ function encodeLatencyAsk(id) {
   return new Uint8Array([CMSG.LATENCY, id & 255, (id >>> 8) & 255, (id >>> 16) & 255, (id >>> 24) & 255]);
 }
 
+/* RANGE question: u32 id, f64 t0, f64 t1 (ns), little-endian. */
+function encodeRangeAsk(id, t0, t1) {
+  const b = new Uint8Array(21), v = new DataView(b.buffer);
+  b[0] = CMSG.RANGE;
+  v.setUint32(1, id >>> 0, true);
+  v.setFloat64(5, t0, true);
+  v.setFloat64(13, t1, true);
+  return b;
+}
+
 if (typeof module === 'object' && module.exports)
-  module.exports = { MSG, CMSG, KIND, CHUNK_LOSS, THREADS_FULL, LANE_KIND, LANE_KINDS, PROTOCOL_VERSION, SUBPROTOCOL, WireReader, decodeMessage, encodeSetWindow, encodePing, encodeLatencyAsk, utf8 };
+  module.exports = { MSG, CMSG, KIND, CHUNK_LOSS, THREADS_FULL, LANE_KIND, LANE_KINDS, PROTOCOL_VERSION, SUBPROTOCOL, WireReader, decodeMessage, encodeSetWindow, encodePing, encodeLatencyAsk, encodeRangeAsk, utf8 };

@@ -271,6 +271,7 @@ class Store {
     this.historyNs = HISTORY_MAX_NS;
     this.historyStart = -Infinity;   /* detail older than this was evicted */
     this.firstBase = Infinity;       /* the first EVENTS frame's time: no detail before */
+    this.detailEnd = Infinity;       /* a capture file's window (fileview.js): no detail after */
     this.lodMsg = null;              /* the run's summary (LOD) */
     this.items = 0;
     this.version = 0;         /* bumps with every change a view shows */
