@@ -28,7 +28,8 @@
 
 /* TracePacket */
 enum { TP_PACKET = 1, TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_SEQ_ID = 10, TP_TRACK_EVENT = 11,
-       TP_INTERNED = 12, TP_SEQ_FLAGS = 13, TP_CLOCK_ID = 58, TP_DEFAULTS = 59, TP_TRACK_DESC = 60 };
+       TP_INTERNED = 12, TP_SEQ_FLAGS = 13, TP_CLOCK_ID = 58, TP_DEFAULTS = 59, TP_TRACK_DESC = 60,
+       TP_MACHINE_ID = 98 };
 /* TrackEvent */
 enum { TE_CATEGORY_IIDS = 3, TE_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11,
        TE_NAME = 23, TE_COUNTER = 30, TE_DOUBLE_COUNTER = 44, TE_FLOW_IDS = 47, TE_TERMINATING = 48 };
@@ -69,12 +70,16 @@ struct pctx {
     uint64_t puuid;
     int64_t end;
     int want_da;              /* the event being opened carries a Python scope's args */
+    uint32_t machine;         /* the source's machine (recorder/machine.h), 0 unknown */
+    uint8_t mach[8];          /* TracePacket.machine_id as encoded on every packet; */
+    uint8_t mach_len;         /* 0 bytes when unknown */
     struct rec_export_counts c;
 };
 
 /* perfetto_events.c */
 uint64_t pf_abs_ns(const struct pctx *c, int64_t t);
 uint64_t pf_uuid(const struct pctx *c, uint32_t kind, uint64_t n);   /* kind: 0 process, 1 thread, 2 counter */
+void pf_machine_init(struct pctx *c, uint32_t machine);
 uint8_t *pf_pk_open(struct pctx *c, size_t need, uint8_t **mark);
 void pf_pk_close(struct pctx *c, uint8_t *p, uint8_t *mark);
 uint8_t *pf_da_uint(uint8_t *p, const char *name, uint64_t v);

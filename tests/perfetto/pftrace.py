@@ -88,8 +88,15 @@ def decode(path, check_unknown=True):
     events = []
     snapshot = {}
     stats, thread_stats = None, []
+    machines = set()
     for n, p in enumerate(trace.packet):
         where = f"packet {n}"
+        # trace processor attributes each packet by its own machine_id: a
+        # file of one machine carries it on every packet, or on none.
+        machines.add(p.machine_id if p.HasField("machine_id") else None)
+        if len(machines) > 1:
+            errors.append(f"{where}: machine {machines} differs from the packets' before it")
+            machines = {p.machine_id if p.HasField("machine_id") else None}
         if not p.HasField("trusted_packet_sequence_id"):
             errors.append(f"{where}: no sequence")
             continue
@@ -202,7 +209,9 @@ def decode(path, check_unknown=True):
                 events.append(ev)
     if errors:
         raise DecodeError("; ".join(errors[:20]) + (f" (+{len(errors) - 20} more)" if len(errors) > 20 else ""))
-    return {"tracks": tracks, "events": events, "snapshot": snapshot, "stats": stats, "thread_stats": thread_stats}
+    machine = next(iter(machines)) if machines else None
+    return {"tracks": tracks, "events": events, "snapshot": snapshot, "stats": stats, "thread_stats": thread_stats,
+            "machine": machine}
 
 
 def counts(doc):
