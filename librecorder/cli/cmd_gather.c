@@ -57,7 +57,24 @@ struct member {
     struct gt_scan scan;
     int has_offset;
     long long offset;
+    uint64_t size;            /* bytes in the archive */
 };
+
+/* What went in, said once the archive is complete (a write that fails at
+ * the end leaves one line: the error). */
+static void say_member(const struct member *m) {
+    char mach[64] = "", sz[32];
+    for (unsigned j = 0; j < m->scan.n_ids && j < 4; j++)
+        snprintf(mach + strlen(mach), sizeof mach - strlen(mach), "%s%08x", j ? ", " : "", m->scan.ids[j]);
+    fprintf(stderr, "recorder: gather: %s as %s (%s, %llu packets, machine %s)\n", m->input, m->name,
+            cli_bytes(sz, sizeof sz, (double)m->size), (unsigned long long)m->scan.packets,
+            m->scan.n_ids ? mach : "not named");
+    if (!m->scan.n_ids)
+        cli_warn("%s names no machine (written by an older recorder?): trace processor puts it on its default "
+                 "machine", m->input);
+    else if (m->scan.compressed)
+        cli_warn("%s holds compressed packets: machines named inside them are not in the manifest", m->input);
+}
 
 static int ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), k = strlen(suffix);
@@ -81,25 +98,26 @@ static int member_name(struct member *m) {
     return REC_OK;
 }
 
-/* Open a trace to read: a regular file, never blocking on a FIFO. */
-static FILE *open_trace(const char *path, uint64_t *size, int64_t *mtime) {
+/* Open a trace to read: a regular file, never blocking on a FIFO.  NULL
+ * with *rc the error's status (printed). */
+static FILE *open_trace(const char *path, uint64_t *size, int64_t *mtime, int *rc) {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) {
         int e = errno;
-        cli_error(e == EACCES ? REC_ERR_ACCESS : e == ENOENT ? REC_ERR_NOTFOUND : REC_ERR_IO, "%s: %s", path,
-                  strerror(e));
+        *rc = cli_error(e == EACCES ? REC_ERR_ACCESS : e == ENOENT ? REC_ERR_NOTFOUND : REC_ERR_IO, "%s: %s", path,
+                        strerror(e));
         return NULL;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        cli_error(REC_ERR_IO, "%s: not a regular file", path);
+        *rc = cli_error(REC_ERR_IO, "%s: not a regular file", path);
         return NULL;
     }
     FILE *f = fdopen(fd, "r");
     if (!f) {
         close(fd);
-        cli_error(REC_ERR_NOMEM, "%s: out of memory", path);
+        *rc = cli_error(REC_ERR_NOMEM, "%s: out of memory", path);
         return NULL;
     }
     *size = (uint64_t)st.st_size;
@@ -182,27 +200,17 @@ static int add_member(FILE *out, struct member *m, int64_t now, const char *outp
     const char *path = m->conv[0] ? m->conv : m->input;
     uint64_t size;
     int64_t mtime;
-    FILE *in = open_trace(path, &size, &mtime);
-    if (!in) return REC_ERR_IO;
-    char err[256], sz[32];
     int rc = REC_OK;
+    FILE *in = open_trace(path, &size, &mtime, &rc);
+    if (!in) return rc;
+    char err[256];
     if (gt_scan_trace(in, size, &m->scan, err, sizeof err) != 0) rc = cli_error(REC_ERR_FORMAT, "%s: %s", m->input, err);
     else if (size > GT_MAX_MEMBER) rc = cli_error(REC_ERR_USAGE, "%s: larger than the 8 GiB a TAR member can hold", m->input);
     else if (gt_member_file(out, m->name, in, size, m->conv[0] ? now : mtime, err, sizeof err) != 0)
         rc = cli_error(REC_ERR_IO, "%s: %s (adding %s)", outpath, err, m->input);
     fclose(in);
     if (rc != REC_OK) return rc;
-    char mach[40 * 4] = "";
-    for (unsigned j = 0; j < m->scan.n_ids && j < 4; j++)
-        snprintf(mach + strlen(mach), sizeof mach - strlen(mach), "%s%08x", j ? ", " : "", m->scan.ids[j]);
-    fprintf(stderr, "recorder: gather: %s as %s (%s, %llu packets, machine %s)\n", m->input, m->name,
-            cli_bytes(sz, sizeof sz, (double)size), (unsigned long long)m->scan.packets,
-            m->scan.n_ids ? mach : "not named");
-    if (!m->scan.n_ids)
-        cli_warn("%s names no machine (written by an older recorder?): trace processor puts it on its default "
-                 "machine", m->input);
-    else if (m->scan.compressed)
-        cli_warn("%s holds compressed packets: machines named inside them are not in the manifest", m->input);
+    m->size = size;
     return REC_OK;
 }
 
@@ -240,6 +248,7 @@ static int gather(struct member *m, size_t n, const char *outpath) {
         if (rc == REC_OK) rc = cli_out_commit(&out);
         else cli_out_abort(&out);
         if (rc == REC_OK) {
+            for (size_t i = 0; i < n; i++) say_member(&m[i]);
             uint32_t seen[64];
             size_t ns = 0;
             for (size_t i = 0; i < n; i++)
