@@ -14,41 +14,10 @@
 
 /* ---- times, tracks, names ------------------------------------------------------ */
 
-uint64_t pf_abs_ns(const struct pctx *c, int64_t t) {
-    int64_t a = (int64_t)c->mono0 + t;
-    return a > 0 ? (uint64_t)a : 0;
-}
-
-/* Track uuids: the pid in the high half, so that traces of several
- * processes can be merged without clashes; its top 10 bits (above any
- * Linux pid, < 2^22) XORed with the machine's, so that the same pid on
- * two machines gets other uuids too (1023 times in 1024), whether or not
- * a reader keeps uuids apart by machine. */
-uint64_t pf_uuid(const struct pctx *c, uint32_t kind, uint64_t n) {
-    uint32_t hi = (uint32_t)c->pid ^ (c->machine << 22);
-    return (uint64_t)hi << 32 | (uint64_t)kind << 28 | (n & 0x0fffffffu);
-}
-
-/* Every packet carries the machine (when known): trace processor
- * attributes a packet by its own machine_id, there is no default for a
- * sequence.  Encoded once; 2 bytes of tag and up to 5 of value. */
-void pf_machine_init(struct pctx *c, uint32_t machine) {
-    c->machine = machine;
-    c->mach_len = machine ? (uint8_t)(pb_uint(c->mach, TP_MACHINE_ID, machine) - c->mach) : 0;
-}
-
 /* Text as valid UTF-8 (protobuf strings must be), at most max bytes of s. */
 static size_t clean(char *dst, const char *s, size_t max) {
     return utf8_sanitize(dst, s, strnlen(s, max));
 }
-
-uint8_t *pf_pk_open(struct pctx *c, size_t need, uint8_t **mark) {
-    uint8_t *p = pb_open((uint8_t *)ob_room(&c->ob, need + sizeof c->mach), TP_PACKET, mark);
-    memcpy(p, c->mach, sizeof c->mach);   /* a fixed size: one move, whatever mach_len */
-    return p + c->mach_len;
-}
-
-void pf_pk_close(struct pctx *c, uint8_t *p, uint8_t *mark) { c->ob.p = (char *)pb_close(p, mark); }
 
 uint8_t *pf_da_uint(uint8_t *p, const char *name, uint64_t v) {
     uint8_t *m;

@@ -76,12 +76,34 @@ struct pctx {
     struct rec_export_counts c;
 };
 
+static inline uint64_t pf_abs_ns(const struct pctx *c, int64_t t) {
+    int64_t a = (int64_t)c->mono0 + t;
+    return a > 0 ? (uint64_t)a : 0;
+}
+
+/* Track uuids (kind: 0 process, 1 thread, 2 counter): the pid in the high
+ * half, so that traces of several processes can be merged without
+ * clashes; its top 10 bits (above any Linux pid, < 2^22) XORed with the
+ * machine's, so that the same pid on two machines gets other uuids too
+ * (1023 times in 1024), whether or not a reader keeps uuids apart by
+ * machine. */
+static inline uint64_t pf_uuid(const struct pctx *c, uint32_t kind, uint64_t n) {
+    uint32_t hi = (uint32_t)c->pid ^ (c->machine << 22);
+    return (uint64_t)hi << 32 | (uint64_t)kind << 28 | (n & 0x0fffffffu);
+}
+
+/* A packet opened with room for need bytes, its machine_id written (when
+ * known: trace processor attributes each packet by its own, a sequence
+ * has no default for it; export_perfetto.c encodes it once). */
+static inline uint8_t *pf_pk_open(struct pctx *c, size_t need, uint8_t **mark) {
+    uint8_t *p = pb_open((uint8_t *)ob_room(&c->ob, need + sizeof c->mach), TP_PACKET, mark);
+    memcpy(p, c->mach, sizeof c->mach);   /* a fixed size: one move, whatever mach_len */
+    return p + c->mach_len;
+}
+
+static inline void pf_pk_close(struct pctx *c, uint8_t *p, uint8_t *mark) { c->ob.p = (char *)pb_close(p, mark); }
+
 /* perfetto_events.c */
-uint64_t pf_abs_ns(const struct pctx *c, int64_t t);
-uint64_t pf_uuid(const struct pctx *c, uint32_t kind, uint64_t n);   /* kind: 0 process, 1 thread, 2 counter */
-void pf_machine_init(struct pctx *c, uint32_t machine);
-uint8_t *pf_pk_open(struct pctx *c, size_t need, uint8_t **mark);
-void pf_pk_close(struct pctx *c, uint8_t *p, uint8_t *mark);
 uint8_t *pf_da_uint(uint8_t *p, const char *name, uint64_t v);
 uint8_t *pf_da_int(uint8_t *p, const char *name, int64_t v);
 uint8_t *pf_da_double(uint8_t *p, const char *name, double v);
