@@ -8,8 +8,9 @@ usage: test_gather.py RECORDER CLI_PROG WORKDIR TEST
   machines   two runs posing as two machines (RECORDER_MACHINE_ID), one
              of them a capture converted under a third identity: the
              archive names two machines, each trace the one it was
-             recorded on; without the variable, the id is the hash of
-             /etc/machine-id and the boot id, computed here independently
+             recorded on; every process of a tree's capture too; without
+             the variable, the id is the hash of /etc/machine-id and the
+             boot id, computed here independently
   same_pid   one program's segment dumped under two identities, and two
              crafted captures of one pid on two machines: gathered, the
              same pid is two processes with disjoint track uuids
@@ -142,6 +143,14 @@ def test_machines():
     procs = arch["processes"]
     check(len({k[0] for k in procs}) == 2 and all(p["events"] > 0 for p in procs.values()),
           f"read back: two machines, each with its process's events ({[(k, v['events']) for k, v in procs.items()]})")
+    # a capture of a process tree: every process on the SOURCE's machine
+    ok(["capture", "-o", w("t.rec"), "--", "sh", "-c", f'"{PROG}" scopes 3; "{PROG}" scopes 3'], "capture a tree",
+       "node-t")
+    ok(["convert", w("t.rec"), "--split", "-o", w("t.pftrace")], "convert --split", "node-c")
+    split = sorted(f for f in os.listdir(WORK) if f.startswith("t.") and f.endswith(".pftrace"))
+    got = [pftrace.decode(w(f))["machine"] for f in split]
+    check(len(split) == 2 and got == [test_id("node-t")] * 2,
+          f"each process of a tree's capture names its machine ({split}, {got})")
     # no variable: the hash of this machine's files
     ok(["run", "-o", w("c.pftrace"), "--", PROG, "scopes", "5"], "run without RECORDER_MACHINE_ID")
     c = pftrace.decode(w("c.pftrace"))["machine"]
