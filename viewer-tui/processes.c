@@ -108,7 +108,8 @@ int procs_open(struct source *s, char **paths, int n, char *err, size_t errlen) 
         alive += p->info.alive;
     }
     const struct rec_seg_info *in = &ps->p[0].info;
-    struct rec_source_info si = {in->pid, "", in->ticks_per_sec, in->ticks0, in->real_ns0, in->mono_ns0};
+    /* statistics only: no export, so no machine (0: unknown) */
+    struct rec_source_info si = {in->pid, "", in->ticks_per_sec, in->ticks0, in->real_ns0, in->mono_ns0, 0};
     memcpy(si.process_name, in->process_name, sizeof si.process_name);
     struct rec_model_opts o = {0, 0, NULL};   /* statistics only */
     s->model = rec_model_new(&si, procs_string, s, &o);

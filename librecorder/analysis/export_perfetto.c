@@ -8,6 +8,8 @@
  * track_event.proto, track_descriptor.proto, pf_clock_snapshot.proto,
  * interned_data.proto, debug_annotation.proto; tests/perfetto keeps the
  * subset the tests decode with):
+ *   - every packet: the machine it was recorded on (TracePacket.machine_id,
+ *     recorder/machine.h), when the source knows it;
  *   - sequence 1: a ClockSnapshot (MONOTONIC, BOOTTIME, REALTIME), the
  *     process's and threads' TrackDescriptors, counter tracks as they come,
  *     and at the end the statistics instants; absolute MONOTONIC times;
@@ -116,6 +118,13 @@ static const struct xs_sink pf_sink = {0, p_push, p_pop, p_item, NULL, NULL};
 
 /* ---- start and end ------------------------------------------------------------- */
 
+/* TracePacket.machine_id as every packet carries it (pf_pk_open): 2 bytes
+ * of tag and up to 5 of value; none when the source's machine is unknown. */
+static void machine_init(struct pctx *c, uint32_t machine) {
+    c->machine = machine;
+    c->mach_len = machine ? (uint8_t)(pb_uint(c->mach, TP_MACHINE_ID, machine) - c->mach) : 0;
+}
+
 static void free_ctx(void *ctx) {
     struct pctx *c = ctx;
     for (size_t i = 0; i < c->npr; i++) u64map_free(&c->pr[i].iid);
@@ -136,6 +145,7 @@ static int pf_start(struct xs *x, rec_model *plan, FILE *out, double span) {
     c->gen = 1;
     c->pid = c->m->src.pid > 0 ? c->m->src.pid : 0;
     c->mono0 = c->m->src.mono_ns0;
+    machine_init(c, c->m->src.machine_id);
     /* Several sources in one file: each on sequences of its own (a
      * record index stays below 2^17: the model has at most 65535). */
     c->seq_base = x->part ? x->part->index << 17 : 0;

@@ -20,6 +20,7 @@ void rec_cap_source_info(const rec_cap *c, struct rec_source_info *si) {
     si->ticks0 = in->ticks0;
     si->real_ns0 = in->real_ns0;
     si->mono_ns0 = in->mono_ns0;
+    si->machine_id = in->machine_id;   /* where it was recorded, not where it is read */
 }
 
 rec_model *rec_model_new_cap(rec_cap *c, const struct rec_model_opts *opts) {

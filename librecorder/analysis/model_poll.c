@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "model_write.h"
+#include "recorder/machine.h"
 
 #define POLL_ENTRIES 16384
 
@@ -26,6 +27,10 @@ void rec_seg_source_info(rec_seg *s, struct rec_source_info *src) {
     src->ticks0 = info.ticks0;
     src->real_ns0 = info.real_ns0;
     src->mono_ns0 = info.mono_ns0;
+    /* A live segment is on the reader's own machine. */
+    struct rec_machine me;
+    rec_machine_this(&me);
+    src->machine_id = me.id;
 }
 
 rec_model *rec_model_new_seg(rec_seg *s, const struct rec_model_opts *opts) {

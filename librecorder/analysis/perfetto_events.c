@@ -14,27 +14,10 @@
 
 /* ---- times, tracks, names ------------------------------------------------------ */
 
-uint64_t pf_abs_ns(const struct pctx *c, int64_t t) {
-    int64_t a = (int64_t)c->mono0 + t;
-    return a > 0 ? (uint64_t)a : 0;
-}
-
-/* Track uuids: the pid in the high half, so that traces of several
- * processes can be merged without clashes. */
-uint64_t pf_uuid(const struct pctx *c, uint32_t kind, uint64_t n) {
-    return (uint64_t)(uint32_t)c->pid << 32 | (uint64_t)kind << 28 | (n & 0x0fffffffu);
-}
-
 /* Text as valid UTF-8 (protobuf strings must be), at most max bytes of s. */
 static size_t clean(char *dst, const char *s, size_t max) {
     return utf8_sanitize(dst, s, strnlen(s, max));
 }
-
-uint8_t *pf_pk_open(struct pctx *c, size_t need, uint8_t **mark) {
-    return pb_open((uint8_t *)ob_room(&c->ob, need), TP_PACKET, mark);
-}
-
-void pf_pk_close(struct pctx *c, uint8_t *p, uint8_t *mark) { c->ob.p = (char *)pb_close(p, mark); }
 
 uint8_t *pf_da_uint(uint8_t *p, const char *name, uint64_t v) {
     uint8_t *m;

@@ -28,7 +28,8 @@
 
 /* TracePacket */
 enum { TP_PACKET = 1, TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_SEQ_ID = 10, TP_TRACK_EVENT = 11,
-       TP_INTERNED = 12, TP_SEQ_FLAGS = 13, TP_CLOCK_ID = 58, TP_DEFAULTS = 59, TP_TRACK_DESC = 60 };
+       TP_INTERNED = 12, TP_SEQ_FLAGS = 13, TP_CLOCK_ID = 58, TP_DEFAULTS = 59, TP_TRACK_DESC = 60,
+       TP_MACHINE_ID = 98 };
 /* TrackEvent */
 enum { TE_CATEGORY_IIDS = 3, TE_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11,
        TE_NAME = 23, TE_COUNTER = 30, TE_DOUBLE_COUNTER = 44, TE_FLOW_IDS = 47, TE_TERMINATING = 48 };
@@ -69,14 +70,40 @@ struct pctx {
     uint64_t puuid;
     int64_t end;
     int want_da;              /* the event being opened carries a Python scope's args */
+    uint32_t machine;         /* the source's machine (recorder/machine.h), 0 unknown */
+    uint8_t mach[8];          /* TracePacket.machine_id as encoded on every packet; */
+    uint8_t mach_len;         /* 0 bytes when unknown */
     struct rec_export_counts c;
 };
 
+static inline uint64_t pf_abs_ns(const struct pctx *c, int64_t t) {
+    int64_t a = (int64_t)c->mono0 + t;
+    return a > 0 ? (uint64_t)a : 0;
+}
+
+/* Track uuids (kind: 0 process, 1 thread, 2 counter): the pid in the high
+ * half, so that traces of several processes can be merged without
+ * clashes; its top 10 bits (above any Linux pid, < 2^22) XORed with the
+ * machine's, so that the same pid on two machines gets other uuids too
+ * (1023 times in 1024), whether or not a reader keeps uuids apart by
+ * machine. */
+static inline uint64_t pf_uuid(const struct pctx *c, uint32_t kind, uint64_t n) {
+    uint32_t hi = (uint32_t)c->pid ^ (c->machine << 22);
+    return (uint64_t)hi << 32 | (uint64_t)kind << 28 | (n & 0x0fffffffu);
+}
+
+/* A packet opened with room for need bytes, its machine_id written (when
+ * known: trace processor attributes each packet by its own, a sequence
+ * has no default for it; export_perfetto.c encodes it once). */
+static inline uint8_t *pf_pk_open(struct pctx *c, size_t need, uint8_t **mark) {
+    uint8_t *p = pb_open((uint8_t *)ob_room(&c->ob, need + sizeof c->mach), TP_PACKET, mark);
+    memcpy(p, c->mach, sizeof c->mach);   /* a fixed size: one move, whatever mach_len */
+    return p + c->mach_len;
+}
+
+static inline void pf_pk_close(struct pctx *c, uint8_t *p, uint8_t *mark) { c->ob.p = (char *)pb_close(p, mark); }
+
 /* perfetto_events.c */
-uint64_t pf_abs_ns(const struct pctx *c, int64_t t);
-uint64_t pf_uuid(const struct pctx *c, uint32_t kind, uint64_t n);   /* kind: 0 process, 1 thread, 2 counter */
-uint8_t *pf_pk_open(struct pctx *c, size_t need, uint8_t **mark);
-void pf_pk_close(struct pctx *c, uint8_t *p, uint8_t *mark);
 uint8_t *pf_da_uint(uint8_t *p, const char *name, uint64_t v);
 uint8_t *pf_da_int(uint8_t *p, const char *name, int64_t v);
 uint8_t *pf_da_double(uint8_t *p, const char *name, double v);

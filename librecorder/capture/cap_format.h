@@ -98,6 +98,18 @@ struct rec_cap_source {
     char segment_path[256];
 };
 
+/* Appended to SOURCE's payload by writers since 2026-11 (a SOURCE of 416
+ * bytes; older readers ignore it, as any longer payload; a reader given
+ * 400 bytes knows no machine): the machine the capture was recorded on
+ * (recorder/machine.h), so that a conversion elsewhere still names it.
+ * PROCESS records do not carry it: every process of a file is on the
+ * machine of its SOURCE. */
+struct rec_cap_machine {
+    uint32_t id;              /* TracePacket.machine_id; 0 = unknown */
+    uint32_t from;            /* enum rec_machine_from */
+    uint64_t hash;            /* what id is folded from */
+};
+
 /* STRINGS: a sequence of { uint32_t id; uint32_t len; char text[len]; }
  * packed (no padding between items), len <= REC_STR_MAXLEN. */
 struct rec_cap_string_item {
@@ -181,6 +193,7 @@ struct rec_cap_end {
 _Static_assert(sizeof(struct rec_cap_file_header) == 64, "capture header");
 _Static_assert(sizeof(struct rec_cap_rec_header) == 16, "record header");
 _Static_assert(sizeof(struct rec_cap_source) == 400, "source record");
+_Static_assert(sizeof(struct rec_cap_machine) == 16, "source record's machine");
 _Static_assert(sizeof(struct rec_cap_thread) == 128, "thread record");
 _Static_assert(sizeof(struct rec_cap_chunk) == 32, "chunk record");
 _Static_assert(sizeof(struct rec_cap_end) == 72, "end record");

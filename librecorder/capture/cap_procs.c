@@ -98,6 +98,10 @@ int cap_add_process(rec_cap *c, uint32_t size) {
     c->nproc++;
     cap_switch_to(c, pr.index);
     int bad = cap_check_source(c, c->rec + offsetof(struct rec_cap_process, src), sizeof pr.src) != 0;
+    /* Every process of the file is on its SOURCE's machine. */
+    c->info.machine_id = c->procs[0].info.machine_id;
+    c->info.machine_from = c->procs[0].info.machine_from;
+    c->info.machine_hash = c->procs[0].info.machine_hash;
     cap_switch_to(c, 0);
     if (bad) {   /* not a process after all */
         c->nproc--;

@@ -165,6 +165,13 @@ int cap_check_source(rec_cap *c, const unsigned char *p, uint32_t size) {
     in->ring_entries = s.ring_entries;
     in->start_ticks = s.start_ticks;
     in->start_real_ns = s.start_real_ns;
+    /* The machine, in a SOURCE long enough to hold it (a PROCESS record's
+     * source is 400 bytes: its process takes the SOURCE's, cap_procs.c). */
+    struct rec_cap_machine m = {0, 0, 0};
+    if (size >= sizeof s + sizeof m) memcpy(&m, p + sizeof s, sizeof m);
+    in->machine_id = m.id;
+    in->machine_from = m.id ? m.from : 0;
+    in->machine_hash = m.id ? m.hash : 0;
     return 0;
 }
 

@@ -29,6 +29,7 @@
 #include "cap_write.h"
 #include "internal.h"
 #include "recorder/capture.h"
+#include "recorder/machine.h"
 #include "recorder/outfile.h"
 
 #define DEFAULT_BUFFER (8u << 20)
@@ -396,10 +397,17 @@ int rec_capture_start_out(rec_seg *s, struct rec_out *file, const struct rec_cap
     memcpy(c->buf, &fh, sizeof fh);
     c->len = sizeof fh;
 
+    /* SOURCE: the segment's, and the machine it is on (this one). */
+    unsigned char srcrec[sizeof(struct rec_cap_source) + sizeof(struct rec_cap_machine)];
     struct rec_cap_source src;
     capw_fill_source(s, &src);
+    struct rec_machine me;
+    rec_machine_this(&me);
+    struct rec_cap_machine mach = {me.id, me.from, me.hash};
+    memcpy(srcrec, &src, sizeof src);
+    memcpy(srcrec + sizeof src, &mach, sizeof mach);
     c->processes = 1;
-    int rc = capw_put_record(c, REC_CAP_REC_SOURCE, &src, sizeof src, err, errlen);
+    int rc = capw_put_record(c, REC_CAP_REC_SOURCE, srcrec, sizeof srcrec, err, errlen);
     if (rc == REC_OK && o && o->from_now) {
         for (uint32_t i = 0; i < c->max_threads; i++) {
             struct rec_thread_info t;

@@ -31,6 +31,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_check_output(int argc, char **argv);
 int cmd_cuda_lib(int argc, char **argv);
+int cmd_gather(int argc, char **argv);
 
 /* "recorder: <message>" on stderr, one line; returns status.  The message
  * is escaped (cli_fputs_safe), so it may quote any path or name. */

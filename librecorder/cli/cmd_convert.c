@@ -18,7 +18,7 @@ static const char usage[] =
     "a name without one (or -), --format; any other extension is refused:\n"
     "  json      Perfetto / Chrome trace-event JSON: every event\n"
     "  perfetto  Perfetto's own protobuf trace (.pftrace, .perfetto-trace): every\n"
-    "            event, a sixth of the JSON's size; ui.perfetto.dev (docs/perfetto.md)\n"
+    "            event, a quarter of the JSON's size; ui.perfetto.dev (docs/perfetto.md)\n"
     "  csv       one row per scope name: calls and times (docs/cli.md)\n"
     "  folded    folded stacks (\"a;b;c <ns>\") for flamegraph.pl and speedscope\n"
     "Everything the file holds is converted, unless a window is asked for,\n"

@@ -38,7 +38,7 @@ static const char usage[] =
     "\n"
     "  -o, --output FILE   where to write (default trace.json; - for stdout): written\n"
     "                      aside and renamed, mode 0600; a device or FIFO written to\n"
-    "  -f, --format FMT    json; perfetto: Perfetto's own protobuf trace, a sixth\n"
+    "  -f, --format FMT    json; perfetto: Perfetto's own protobuf trace, a quarter\n"
     "                      of the size; csv: statistics per scope name; folded:\n"
     "                      folded stacks.  FILE's extension says it (.json,\n"
     "                      .pftrace, .perfetto-trace, .csv, .folded); any other is\n"

@@ -54,7 +54,7 @@ static const char usage[] =
     "      --ring-kb KB    CMD's ring size per thread in KiB (4 ... 1048576; default\n"
     "                      65536, or RECORDER_RING_KB): a smaller ring bounds its\n"
     "                      memory, and may lose events if the capture falls behind\n"
-    "  -f, --format FMT    json; perfetto: Perfetto's own protobuf trace, a sixth\n"
+    "  -f, --format FMT    json; perfetto: Perfetto's own protobuf trace, a quarter\n"
     "                      of the size; csv: statistics per scope name; folded:\n"
     "                      folded stacks.  FILE's extension says it (.json,\n"
     "                      .pftrace, .perfetto-trace, .csv, .folded); any other is\n"

@@ -140,7 +140,7 @@ int cli_export_size_check(const struct cli_export_opts *o, double bytes, double 
     snprintf(alt, sizeof alt,
              "for statistics write CSV or folded stacks (-o FILE.csv, -o FILE.folded); for a timeline, a window "
              "(--last S, or --from S --to S: the trace is %.1f s long); for every event, Perfetto's own format, "
-             "about a sixth of the size (-o FILE.pftrace)",
+             "about a quarter of the size (-o FILE.pftrace)",
              span_s);
     if (!o->force && avail >= 0 && bytes > avail) {
         cli_bytes(fr, sizeof fr, avail);

@@ -19,6 +19,7 @@ static const struct cli_cmd *commands(size_t *n) {
         {"capture", cmd_capture, "stream a running program's events to a capture file"},
         {"convert", cmd_convert, "convert a capture to JSON, Perfetto protobuf, CSV or folded stacks"},
         {"run", cmd_run, "run a program with recording on and save its trace when it exits"},
+        {"gather", cmd_gather, "put one job's traces (.pftrace, .rec) into one TAR that Perfetto merges, by machine"},
         {"gc", cmd_gc, "remove the segments of dead processes"},
         {"check-output", cmd_check_output, "say what -o FILE would write, or why it is refused (nothing written)"},
         {"cuda-lib", cmd_cuda_lib, "print the GPU library's path that run/capture --cuda give a command"},

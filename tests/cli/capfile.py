@@ -45,9 +45,12 @@ class Capture:
         return self
 
     @staticmethod
-    def source_payload(pid=4242, max_threads=8, name=b"crafted"):
-        return struct.pack("<iIQ64sdQQQIIQQQ256s", pid, 0, 1000 + pid, name, 1e9, 0, 0, 0, max_threads, 1, 1024, 0,
-                           0, b"/dev/shm/crafted")
+    def source_payload(pid=4242, max_threads=8, name=b"crafted", machine=None):
+        """machine: None for a SOURCE of 400 bytes (before machines were
+        recorded), or (id, from, hash): the 16-byte machine appended."""
+        p = struct.pack("<iIQ64sdQQQIIQQQ256s", pid, 0, 1000 + pid, name, 1e9, 0, 0, 0, max_threads, 1, 1024, 0,
+                        0, b"/dev/shm/crafted")
+        return p if machine is None else p + struct.pack("<IIQ", *machine)
 
     def source(self, **kw):
         return self.record(SOURCE, self.source_payload(**kw))

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Where `-o FILE` writes, for every command that takes it (dump, convert,
-run, capture): the output-file rule of docs/cli.md ("Output files").
+run, capture, gather): the output-file rule of docs/cli.md ("Output files").
 
 usage: test_outputs.py RECORDER CLI_PROG WORKDIR TEST
 TEST is a command (dump, convert, run, capture): what any user can check;
@@ -12,6 +12,7 @@ and renaming it over FILE replaced /dev/null with a regular file; a planted
 FILE.tmp symlink made root overwrite what it pointed to; capture truncated
 whatever FILE was, another user's file included.
 """
+import io
 import json
 import os
 import re
@@ -21,6 +22,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tarfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -39,11 +41,15 @@ class Writer:
     def __init__(self, name):
         self.name = name
         # a name whose extension says what the command writes (others are refused)
-        self.out_name = "out.rec" if name == "capture" else "out.json"
+        self.out_name = {"capture": "out.rec", "gather": "out.tar"}.get(name, "out.json")
         self.pid = None
         self.cap = None
         if name == "dump":   # a dead program's segment, read by pid
             self.pid = run_prog("scopes", 5)
+        if name == "gather":   # a trace to gather
+            self.src = os.path.join(WORK, "source.pftrace")
+            code, _, err = rec("run", "-o", self.src, "--", PROG, "scopes", "5")
+            require(code == OK, f"made a trace to gather ({err.strip()[-200:]!r})")
         if name == "convert":   # a capture file
             self.cap = os.path.join(WORK, "source.rec")
             code, _, err = rec("capture", "-o", self.cap, "--", PROG, "scopes", "5")
@@ -55,7 +61,8 @@ class Writer:
         return {"dump": ["dump", self.pid, "-o", out],
                 "convert": ["convert", self.cap, "-o", out, "--format", "json"],
                 "run": ["run", "-o", out, "--", *cmd],
-                "capture": ["capture", "-o", out, "--", *cmd]}[self.name]
+                "capture": ["capture", "-o", out, "--", *cmd],
+                "gather": ["gather", "-o", out, getattr(self, "src", "")]}[self.name]
 
     def marker(self):
         return os.path.join(WORK, "started")
@@ -84,6 +91,12 @@ class Writer:
         """Is data what this command writes?"""
         if self.name == "capture":
             return data.startswith(CAP_MAGIC)
+        if self.name == "gather":
+            try:
+                with tarfile.open(fileobj=io.BytesIO(data)) as t:
+                    return sorted(t.getnames()) == ["perfetto_manifest.json", "source.pftrace"]
+            except tarfile.TarError:
+                return False
         try:
             return len(json.loads(data)["traceEvents"]) > 0
         except (ValueError, KeyError, TypeError):
@@ -129,7 +142,7 @@ def case_new_file(w):
     out = os.path.join(d, w.out_name)
     code, _, err = w.write(out)
     check(code == OK, f"{w.name} -o a new file: exit 0 ({err.strip()[-200:]!r})")
-    check(w.started() or w.name in ("dump", "convert"), "the program ran (and left its mark)")
+    check(w.started() or w.name in ("dump", "convert", "gather"), "the program ran (and left its mark)")
     st = os.lstat(out)
     check(stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600,
           f"it is a regular file of mode 0600 ({oct(st.st_mode)})")
@@ -364,7 +377,7 @@ def scenario(name, cases):
 
 
 TESTS = {}
-for cmd in ["dump", "convert", "run", "capture"]:
+for cmd in ["dump", "convert", "run", "capture", "gather"]:
     TESTS[cmd] = scenario(cmd, COMMON)
     TESTS[cmd + "_root"] = scenario(cmd + "_root", ROOT)
 

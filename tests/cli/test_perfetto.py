@@ -114,7 +114,15 @@ def test_convert():
     check(len(a) == len(b) and a[:16] != b"" and pftrace.counts(pftrace.decode(os.path.join(WORK, "c.perfetto-trace")))
           == pftrace.counts(pftrace.decode(os.path.join(WORK, "c.pftrace"))), ".perfetto-trace is the same format")
     js = os.path.getsize(os.path.join(WORK, "c.json"))
-    check(len(a) * 4 <= js, f"the protobuf is at most a quarter of the JSON: {len(a)} vs {js} bytes")
+    # every packet carries the machine id (docs/scale.md, "Cost"): 2 bytes
+    # of tag and the id's varint; the encoding of the events is the rest
+    doc = pftrace.trace_class().FromString(a)
+    mid = doc.packet[0].machine_id
+    check(mid and all(p.machine_id == mid for p in doc.packet), "every packet names one machine")
+    mbytes = len(doc.packet) * (2 + (mid.bit_length() + 6) // 7)
+    check((len(a) - mbytes) * 4 <= js and len(a) * 5 <= js * 2,
+          f"the protobuf is at most 40% of the JSON, a quarter without its machine ids: {len(a)} "
+          f"({mbytes} of them the machine) vs {js} bytes")
 
 
 def test_run():

@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (events > n) abort();
 
     /* the model, fed the entries directly, then queried and exported */
-    struct rec_source_info src = {1234, "fuzz", 1e9, 0, 0, 0};
+    struct rec_source_info src = {1234, "fuzz", 1e9, 0, 0, 0, 0};
     struct rec_model_opts o = {1024, 1, NULL};
     rec_model *m = rec_model_new(&src, names, NULL, &o);
     if (!m) return 0;

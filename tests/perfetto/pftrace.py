@@ -75,10 +75,11 @@ def _args(te, names=None):
 
 
 def decode(path, check_unknown=True):
-    """The trace at path as {"tracks": {uuid: {...}}, "events": [...],
-    "snapshot": {clock: ts}, "stats": {...}, "thread_stats": [...]};
-    raises DecodeError with every rule broken."""
-    data = open(path, "rb").read()
+    """The trace at path (or its bytes) as {"tracks": {uuid: {...}},
+    "events": [...], "snapshot": {clock: ts}, "stats": {...},
+    "thread_stats": [...], "machine": machine_id or None}; raises
+    DecodeError with every rule broken."""
+    data = path if isinstance(path, bytes) else open(path, "rb").read()
     trace = trace_class().FromString(data)
     errors = []
     if check_unknown:
@@ -88,8 +89,15 @@ def decode(path, check_unknown=True):
     events = []
     snapshot = {}
     stats, thread_stats = None, []
+    machines = set()
     for n, p in enumerate(trace.packet):
         where = f"packet {n}"
+        # trace processor attributes each packet by its own machine_id: a
+        # file of one machine carries it on every packet, or on none.
+        machines.add(p.machine_id if p.HasField("machine_id") else None)
+        if len(machines) > 1:
+            errors.append(f"{where}: machine {machines} differs from the packets' before it")
+            machines = {p.machine_id if p.HasField("machine_id") else None}
         if not p.HasField("trusted_packet_sequence_id"):
             errors.append(f"{where}: no sequence")
             continue
@@ -202,7 +210,9 @@ def decode(path, check_unknown=True):
                 events.append(ev)
     if errors:
         raise DecodeError("; ".join(errors[:20]) + (f" (+{len(errors) - 20} more)" if len(errors) > 20 else ""))
-    return {"tracks": tracks, "events": events, "snapshot": snapshot, "stats": stats, "thread_stats": thread_stats}
+    machine = next(iter(machines)) if machines else None
+    return {"tracks": tracks, "events": events, "snapshot": snapshot, "stats": stats, "thread_stats": thread_stats,
+            "machine": machine}
 
 
 def counts(doc):
@@ -347,3 +357,48 @@ def compare(pf, js, exact=True, tol=0):
     if len(pf["thread_stats"]) != len(other["threads"]):
         diffs.append(f"{len(pf['thread_stats'])} thread statistics vs {len(other['threads'])} in JSON")
     return diffs
+
+
+def decode_archive(path):
+    """A `recorder gather` archive read as trace processor reads one
+    (Perfetto's "Trace manifest format"): {"manifest": the JSON,
+    "traces": {member: decode()}, "processes": {(machine name, pid):
+    {"files", "uuids", "events"}}}.  A trace's machine is the manifest's
+    name for the id its packets carry (files it does not name: None), so
+    the same pid on two machines is two processes."""
+    import json
+    import tarfile
+    with tarfile.open(path) as t:
+        members = {m.name: t.extractfile(m).read() for m in t.getmembers() if m.isfile()}
+    manifest = None
+    for name, data in members.items():
+        if data.lstrip().startswith(b'{"perfetto_manifest"'):
+            if manifest is not None:
+                raise DecodeError("two manifests")
+            manifest = json.loads(data)["perfetto_manifest"]
+    names = {}
+    for f in (manifest or {}).get("files", []):
+        for m in f.get("machines", []):
+            names[(f["path"], m["id"])] = m["name"]
+    traces, procs = {}, {}
+    for name, data in members.items():
+        if not name.endswith(".pftrace"):
+            continue
+        doc = traces[name] = decode(data)
+        mid = doc["machine"]
+        if mid is not None and (name, mid) not in names:
+            raise DecodeError(f"{name}: machine id {mid} not declared in the manifest")
+        machine = names.get((name, mid))
+        for t in doc["tracks"].values():
+            if t.get("kind") == "process":
+                p = procs.setdefault((machine, t["pid"]), {"files": set(), "uuids": set(), "events": 0})
+                p["files"].add(name)
+        tracks = doc["tracks"]
+
+        def pid_of(t):   # a counter track is its process's child
+            return t["pid"] if "pid" in t else tracks.get(t.get("parent"), {}).get("pid")
+        for t in tracks.values():
+            procs[(machine, pid_of(t))]["uuids"].add(t["uuid"])
+        for e in doc["events"]:
+            procs[(machine, pid_of(tracks[e["track"]]))]["events"] += 1
+    return {"manifest": manifest, "traces": traces, "processes": procs}

@@ -50,6 +50,9 @@ struct rec_source_info {
     uint64_t ticks0;          /* calibration point: time 0 */
     uint64_t real_ns0;        /* CLOCK_REALTIME at ticks0 */
     uint64_t mono_ns0;        /* CLOCK_MONOTONIC at ticks0 (0: unknown) */
+    /* The machine (and boot) it was recorded on (recorder/machine.h):
+     * TracePacket.machine_id of a Perfetto export; 0 = unknown, none written. */
+    uint32_t machine_id;
 };
 
 rec_model *rec_model_new(const struct rec_source_info *src, rec_string_fn strings, void *ctx,

@@ -142,6 +142,11 @@ struct rec_cap_info {
      * rec_cap_open; after rec_cap_open_lazy, when rec_cap_next has read
      * to the end of the valid part once (see there). */
     int counted;
+    /* The machine the capture was recorded on (its SOURCE record's
+     * extension, docs/capture-format.md; recorder/machine.h): the same
+     * for every process of the file; all 0 in files written before it. */
+    uint32_t machine_id, machine_from;
+    uint64_t machine_hash;
 };
 
 /* 1 if the file at path starts with a capture's magic, 0 if not, -1 if it
