@@ -209,6 +209,24 @@ def test_call_site_of_short_builtins_switched_off(tmp_path, hook, extra):
         assert not off and not shorts, (off, shorts)   # under the 4096 step: nothing written
 
 
+def test_recorded_builtin_resets_its_site(tmp_path, hook):
+    """The count is of short calls in a row: a builtin recorded at the site
+    (one with a recorded callback) starts it again, so K - 1 short calls,
+    a recorded one, and K - 1 more leave the site watched, and the next
+    recorded one is seen too."""
+    code = SITES + f"recorder.enable(hook={hook!r}, builtin_min_us={HOUR_US})\nwork(K - 1)\nwork(K - 1)\n" \
+        "recorder.disable()\n"
+    seg, _ = run_recorded(tmp_path, code)
+    seg.assert_well_formed()
+    main = seg.thread("MainThread")
+    works = [s for s in main.slices if s["name"].startswith("work (prog.py:")]
+    assert len(works) == 2, main.names()
+    for w in works:
+        sites = [s for s in w["children"] if s["name"] == "site (prog.py:8)"]
+        assert [c["name"] for c in sites[-1]["children"]] == ["builtins.sorted"], sites[-1]
+    assert site_counters(main) == ([], [])
+
+
 def test_wait_call_site_never_switched_off(tmp_path, hook):
     """A known blocking call (a wait scope: time.sleep) keeps its site
     watched however many short calls it made: a long one there is
