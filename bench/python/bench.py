@@ -38,6 +38,8 @@ Exit status: 0 every target met, 1 one missed, 2 could not run.
 import argparse
 import gc
 import json
+import os
+import subprocess
 import statistics
 import sys
 import threading
@@ -391,6 +393,21 @@ def bench_scope(rounds):
 
 # ---- report -------------------------------------------------------------------------
 
+def source_commit():
+    """The commit of the sources measured (git describe of this file's
+    tree, "-dirty" if changed), or "unknown" outside a git checkout (the
+    Debian 13 tree of scripts/py313 gets the sources without .git:
+    RECORDER_BENCH_COMMIT names it)."""
+    if os.environ.get("RECORDER_BENCH_COMMIT"):
+        return os.environ["RECORDER_BENCH_COMMIT"]
+    try:
+        r = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=7"], capture_output=True, text=True,
+                           cwd=os.path.dirname(os.path.abspath(__file__)), timeout=10)
+        return r.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
 def fmt(t):
     return f"{t[1]:8.2f} [{t[0]:.2f}-{t[2]:.2f}]"
 
@@ -409,6 +426,8 @@ def main():
         CLOCK = time.process_time_ns
     print(f"Python {sys.version.split()[0]} ({sys.executable}); recorder hooks here: {', '.join(_native.hooks())}; "
           f"rounds {a.rounds}; {a.clock} clock; median [quartiles] of per-round figures")
+    print(f"commit {source_commit()}; load average at the start {' '.join('%.1f' % x for x in os.getloadavg())} "
+          f"({os.cpu_count()} CPUs); {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     results = []
     wl = [("calls", calls_work, "call")]
     if np is not None:
@@ -472,6 +491,7 @@ def main():
               f" and {ratio('calls', 'C profile function no-op (floor)', 'sys.setprofile no-op'):.2f}x the"
               f" Python hook's; recorder's profile hook"
               f" costs {ratio('calls', 'recorder hook=profile native', 'C profile function no-op (floor)'):.2f}x the floor")
+    print(f"  load average at the end {' '.join('%.1f' % x for x in os.getloadavg())}")
     if a.json:
         print(json.dumps({"results": results, "scope": sc, "targets": verdicts}, default=list))
     return 1 if any(st == "NOT MET" for *_, st in verdicts) else 0

@@ -79,6 +79,7 @@ def main():
     except ImportError as e:
         print(f"export.py: cannot import recorder ({e}): set PYTHONPATH=build-rel/python", file=sys.stderr)
         return 2
+    load0 = " ".join("%.1f" % x for x in os.getloadavg())
     times = {f: [] for f in FORMATS}
     cpus = {f: [] for f in FORMATS}
     sizes, events = {}, None
@@ -104,9 +105,11 @@ def main():
                 ratios[fmt].append(got[fmt] / got["rec"])
                 cpu_ratios[fmt].append(gotc[fmt] / gotc["rec"])
     load = os.getloadavg()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench import source_commit
     print(f"python3 -m recorder -o FILE, {a.rounds} rounds, {events} events per run "
-          f"(Python {sys.version.split()[0]}, load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, "
-          f"{os.cpu_count()} CPUs)")
+          f"(Python {sys.version.split()[0]}, commit {source_commit()}, load at the start {load0}, "
+          f"at the end {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, {os.cpu_count()} CPUs)")
     print(f"  {'-o':<12}{'wall s':>10}{'/ .rec':>10}{'CPU s':>10}{'/ .rec':>10}{'bytes':>14}")
     for fmt in FORMATS:
         rat = f"{statistics.median(ratios[fmt]):.2f}" if fmt in ratios else "1"

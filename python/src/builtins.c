@@ -21,14 +21,31 @@
  * library the builtin runs, writes to the same ring: its events are then
  * already there, and the begin would land after them).  Such a builtin is
  * not recorded, and counted with the short ones.
+ *
+ * Call sites that only make short calls (sys.monitoring, 3.12+).  Under
+ * the monitoring hook a watched call site costs two callbacks per call
+ * (CALL and C_RETURN) and loses CPython's specialized call: most of the
+ * default mode's price on a builtin-heavy program.  So a site whose last
+ * PYREC_SITE_OFF_AFTER recorded builtins in a row were all short is
+ * switched off (DISABLE at its next call) until the next start: its later
+ * calls cost nothing and are not seen, long ones included.  What stops
+ * being seen is said, not lost silently: a second counter on the lane,
+ * "builtin call sites switched off", counts the sites (how many calls they
+ * then make is not known: no callback sees them), and both counters are
+ * written when a site is switched off.  A known blocking call (a wait
+ * scope: sleep, a lock, select) never switches its site off, nor does a
+ * builtin that calls recorded Python code (it is recorded whatever its
+ * length); a threshold of 0 (--all-builtins) keeps every site watched.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "pyrec.h"
 
 #define COUNT_STEP 4096u
 
-static uint32_t count_id;
+static uint32_t count_id, sites_id;
+static unsigned site_epoch = 1;   /* bumped by each start: the sites it re-armed count from 0 */
 
 void pyrec_builtins_configure(void) {
     uint64_t tps = pyrec_ticks_per_sec();
@@ -36,12 +53,52 @@ void pyrec_builtins_configure(void) {
     /* ticks = ns * tps / 1e9, without overflow for any ns below ~584 years */
     pyrec_cfg.builtin_min_ticks = ns && tps ? (uint64_t)((double)ns * (double)tps / 1e9) | 1 : 0;
     if (ns && !pyrec_cfg.builtin_min_ticks) pyrec_cfg.builtin_min_ticks = 1;
-    count_id = 0;
+    count_id = sites_id = 0;
     if (ns) {
-        char name[96];
+        char name[128];
         snprintf(name, sizeof name, "builtins under %llu ns (not recorded)", (unsigned long long)ns);
         count_id = rec__intern_dyn(name);
+        snprintf(name, sizeof name, "builtin call sites switched off (%u calls under %llu ns in a row; later calls not seen)",
+                 (unsigned)PYREC_SITE_OFF_AFTER, (unsigned long long)ns);
+        sites_id = rec__intern_dyn(name);
     }
+}
+
+void pyrec_sites_rearm(void) {
+    if (++site_epoch == 0) site_epoch = 1;
+}
+
+uint8_t *pyrec_site(struct pyrec_code *ci, PyObject *code, PyObject *offset) {
+    if (PYREC_UNLIKELY(ci->site_epoch != site_epoch)) {
+        if (!ci->site_short) {
+            /* A code object's size in code units (2 bytes each); offsets are in bytes. */
+            Py_ssize_t n = Py_SIZE(code);
+            if (n <= 0 || n > (1 << 24) || !(ci->site_short = (uint8_t *)calloc((size_t)n, 1))) return NULL;
+            ci->n_units = (uint32_t)n;
+        } else {
+            memset(ci->site_short, 0, ci->n_units);
+        }
+        ci->site_epoch = site_epoch;
+    }
+    long off = PyLong_AsLong(offset);
+    if (PYREC_UNLIKELY(off < 0 || (unsigned long)off / 2 >= ci->n_units)) {
+        PyErr_Clear();
+        return NULL;
+    }
+    return &ci->site_short[off / 2];
+}
+
+void pyrec_site_ended(uint8_t *site, int short_one) {
+    if (!short_one) *site = 0;
+    else if (*site < PYREC_SITE_OFF_AFTER) ++*site;
+}
+
+void pyrec_site_off(struct pyrec_thread *t) {
+    t->sites_off++;
+    if (!sites_id) return;
+    pyrec_will_write(t);
+    rec__counter(count_id, (double)t->short_builtins);
+    rec__counter(sites_id, (double)t->sites_off);
 }
 
 static uint64_t head_now(void) {

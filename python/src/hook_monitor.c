@@ -17,7 +17,9 @@
  * a filtered builtin) answers DISABLE, so a Python call costs no CALL
  * callback after its site's first; a site that calls a Python function
  * first and a builtin later misses that builtin until the next start
- * (--all-builtins keeps every site watched).
+ * (--all-builtins keeps every site watched).  So does a site whose last
+ * PYREC_SITE_OFF_AFTER builtins were all under the threshold, counted on
+ * the lane (builtins.c).
  *
  * The shadow stack is keyed by code object (the events carry no frame).
  *
@@ -144,8 +146,9 @@ static PyObject *mon_unwind(PyObject *m, PyObject *const *args, Py_ssize_t nargs
 }
 
 /* CALL (code, offset, callable, arg0): a builtin begins.  Python callees
- * are ignored here (PY_START does them); the event cannot be disabled at
- * a call site, which may call builtins later. */
+ * are ignored here (PY_START or the eval hook does them), and with a
+ * threshold their site is switched off, as is one whose builtins were
+ * all short lately (builtins.c). */
 static PyObject *mon_call(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
     (void)m;
     if (nargs < 3 || draining || !native_on) Py_RETURN_NONE;
@@ -157,9 +160,21 @@ static PyObject *mon_call(PyObject *m, PyObject *const *args, Py_ssize_t nargs) 
     struct pyrec_code *ci = pyrec_code_get(args[0]);
     uint32_t id = ci && ci->id ? pyrec_native_id(callable) : 0;
     struct pyrec_thread *t = &pyrec_t;
-    if (id) pyrec_name_thread(t);
+    uint8_t *site = NULL;
+    if (id) {
+        pyrec_name_thread(t);
+        /* A site whose builtins were all short lately is switched off
+         * (builtins.c); never a known blocking call's. */
+        if (pyrec_cfg.builtin_min_ticks && !(id & PYREC_ID_WAIT) && (site = pyrec_site(ci, args[0], args[1])) &&
+            *site >= PYREC_SITE_OFF_AFTER) {
+            pyrec_site_off(t);
+            return Py_NewRef(DISABLE);
+        }
+    }
     /* Pushed even when not recorded: its C_RETURN pops it. */
+    uint32_t n0 = t->n;
     TRACK(t, pyrec_push(t, callable, id, PYREC_ENT_NATIVE));
+    if (site && t->n > n0 && t->st[n0].id) t->st[n0].site = site;
     return Py_NewRef(id ? Py_None : off);
 }
 
@@ -168,7 +183,13 @@ static PyObject *mon_c_end(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     (void)m;
     if (nargs >= 3) {
         struct pyrec_thread *t = &pyrec_t;
-        TRACK(t, pyrec_native_ret(t, args[2]));
+        if (t->n && t->st[t->n - 1].key == args[2] && t->st[t->n - 1].kind == PYREC_ENT_NATIVE) {
+            struct pyrec_ent *e = &t->st[t->n - 1];
+            uint8_t *site = e->site;
+            int written;
+            TRACK(t, written = pyrec_pop_top(t));
+            if (site) pyrec_site_ended(site, !written);
+        }
         drained();
     }
     Py_RETURN_NONE;
@@ -279,8 +300,9 @@ int pyrec_monitor_start(PyObject *module) {
         release_tool();
         return -1;
     }
-    /* Events switched off (DISABLE) for code filtered last time may be
-     * wanted now. */
+    /* Events switched off (DISABLE) for code filtered last time, and call
+     * sites switched off for their short builtins, may be wanted now. */
+    pyrec_sites_rearm();
     PyObject *r = PyObject_CallMethod(mon, "restart_events", NULL);
     Py_XDECREF(r);
     if (!r || set_events(events) < 0) {

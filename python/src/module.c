@@ -221,5 +221,6 @@ PyMODINIT_FUNC PyInit__native(void) {
         return NULL;
     }
     PyModule_AddIntConstant(m, "MSG_MAX", REC_MSG_MAX);
+    PyModule_AddIntConstant(m, "SITE_OFF_AFTER", PYREC_SITE_OFF_AFTER);   /* builtins.c */
     return m;
 }

@@ -27,6 +27,7 @@ static void code_info_free(void *p) {
     struct pyrec_code *ci = (struct pyrec_code *)p;
     if (!ci) return;
     free(ci->line_ids);
+    free(ci->site_short);
     free(ci);
 }
 

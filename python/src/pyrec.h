@@ -85,6 +85,13 @@ struct pyrec_code {
     uint8_t resumable;     /* a generator or coroutine: its first evaluation only makes the object */
     uint8_t import_root;   /* importlib's _find_and_load: where an import begins (imports.c) */
     uint8_t coro;          /* an async def coroutine: its outermost resume is a task's step (tasks.c) */
+    /* The monitoring hook's call sites (builtins.c, pyrec_site): per
+     * instruction, how many builtin calls in a row ended under the
+     * threshold there; made on a site's first recorded builtin, as long as
+     * the code (n_units), and zeroed when a new start re-arms the sites. */
+    uint8_t *site_short;
+    uint32_t n_units;
+    unsigned site_epoch;
 };
 
 int pyrec_names_init(void);
@@ -124,6 +131,9 @@ struct pyrec_ent {
     /* A builtin whose begin is deferred (builtins.c): when it began, in
      * ticks (0: not deferred), and the thread's ring head then. */
     uint64_t t0, h0;
+    /* Its call site's count of short calls in a row (monitoring hook, with
+     * a threshold: builtins.c), or NULL. */
+    uint8_t *site;
 };
 
 struct pyrec_thread {
@@ -147,6 +157,8 @@ struct pyrec_thread {
      * ended under the threshold, not recorded. */
     uint32_t npend;
     uint64_t short_builtins;
+    /* Call sites this thread switched off (monitoring hook: builtins.c). */
+    uint64_t sites_off;
     /* The asyncio task step open (tasks.c): the shadow stack's height or
      * eval depth of its coroutine, 0 if none. */
     uint32_t task_lvl;
@@ -173,6 +185,17 @@ void pyrec_flush(struct pyrec_thread *t) PYREC_HIDDEN;
  * (end it), 0 if it is not recorded. */
 int pyrec_undefer(struct pyrec_thread *t, struct pyrec_ent *e) PYREC_HIDDEN;
 void pyrec_builtins_configure(void) PYREC_HIDDEN;
+/* The monitoring hook's call sites (3.12+): after SITE_OFF_AFTER builtin
+ * calls in a row under the threshold, a site is switched off (DISABLE at
+ * its next call) until the next start.  pyrec_site: the count of the
+ * site at byte offset `offset` (a PyLong) of code, NULL if none;
+ * pyrec_site_ended: a recorded builtin there ended, short or not;
+ * pyrec_site_off: the site is switched off now (counted on t's lane). */
+#define PYREC_SITE_OFF_AFTER 100
+uint8_t *pyrec_site(struct pyrec_code *ci, PyObject *code, PyObject *offset) PYREC_HIDDEN;
+void pyrec_site_ended(uint8_t *site, int short_one) PYREC_HIDDEN;
+void pyrec_site_off(struct pyrec_thread *t) PYREC_HIDDEN;
+void pyrec_sites_rearm(void) PYREC_HIDDEN;
 /* writer.c: an entry with its own timestamp; the segment's clock rate. */
 void pyrec_emit_at(uint64_t ts, uint64_t w1) PYREC_HIDDEN;
 uint64_t pyrec_ticks_per_sec(void) PYREC_HIDDEN;
@@ -249,6 +272,7 @@ static inline void pyrec_push(struct pyrec_thread *t, const void *key, uint32_t 
     e->id = id;
     e->kind = kind;
     e->t0 = 0;
+    e->site = NULL;
     if (id) {
         t->rec++;
         if (kind == PYREC_ENT_NATIVE && pyrec_cfg.builtin_min_ticks && pyrec_defer(t, e)) return;
@@ -261,15 +285,19 @@ static inline void pyrec_push(struct pyrec_thread *t, const void *key, uint32_t 
     }
 }
 
-static inline void pyrec_pop_top(struct pyrec_thread *t) {
+/* 1 if the entry's scope is written (it ends now), 0 if it began nothing
+ * or was not recorded (a deferred builtin under the threshold). */
+static inline int pyrec_pop_top(struct pyrec_thread *t) {
     struct pyrec_ent *e = &t->st[--t->n];
     if (PYREC_UNLIKELY(t->imp > t->n)) pyrec_import_end(t);  /* the folded import's root leaves */
     if (PYREC_UNLIKELY(t->task_lvl > t->n)) t->task_lvl = 0;  /* the task step's coroutine leaves */
     if (e->id) {
         t->rec--;
-        if (PYREC_UNLIKELY(e->t0) && !pyrec_undefer(t, e)) return;
+        if (PYREC_UNLIKELY(e->t0) && !pyrec_undefer(t, e)) return 0;
         pyrec_end(e->id);
+        return 1;
     }
+    return 0;
 }
 
 /* A Python frame (or code object) returns. */

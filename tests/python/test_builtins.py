@@ -54,7 +54,8 @@ def work_slice(seg):
 
 def test_short_builtins_counted_not_recorded(tmp_path, hook):
     code = WORK + f"recorder.enable(hook={hook!r}, builtin_min_us={HOUR_US})\nwork()\nrecorder.disable()\n"
-    seg, _ = run_recorded(tmp_path, code)
+    code += "from recorder import _native\nprint('K', _native.SITE_OFF_AFTER)\n"
+    seg, r = run_recorded(tmp_path, code)
     seg.assert_well_formed()
     main, work = work_slice(seg)
     in_order(main)
@@ -65,7 +66,13 @@ def test_short_builtins_counted_not_recorded(tmp_path, hook):
     assert [c["name"] for c in work["children"][0]["children"]] == ["cb (prog.py:3)"] * 3
     counts = [e for e in main.others("C") if e["name"].startswith("builtins under ")]
     assert counts and counts[0]["name"] == f"builtins under {HOUR_US * 1000} ns (not recorded)", counts
-    assert max(c["value"] for c in counts) >= 4096   # 5000 len calls, counted in steps of 4096
+    if hook == "monitoring":
+        # the len site is switched off after K short calls (the test
+        # below), both counters written then
+        k = int(r.stdout.split("K ")[1].split()[0])
+        assert [c["value"] for c in counts] == [k], counts
+    else:
+        assert max(c["value"] for c in counts) >= 4096   # 5000 len calls, counted in steps of 4096
 
 
 def test_long_builtin_recorded_from_its_start(tmp_path, hook):
@@ -142,3 +149,104 @@ def work():
     switched = hook == "monitoring"
     assert sleeps[0] == ([] if switched else ["time.sleep"]), sleeps
     assert sleeps[1] == ["time.sleep"], sleeps
+
+
+SITES = """
+import recorder, time
+from recorder import _native
+K = _native.SITE_OFF_AFTER
+print("K", K)
+def cb(x):
+    return -x
+def site(f, xs, k):
+    return f(xs, key=k)     # one call site for every call below
+def work(n_short):
+    xs = [3, 1, 2]
+    for _ in range(n_short):
+        site(sorted, xs, None)    # short: no callback
+    site(sorted, xs, cb)          # a recorded callback inside: recorded if seen
+"""
+
+
+def site_counters(main):
+    shorts = [e["value"] for e in main.others("C") if e["name"].startswith("builtins under ")]
+    off = [e for e in main.others("C") if e["name"].startswith("builtin call sites switched off")]
+    return shorts, off
+
+
+@pytest.mark.parametrize("extra", [0, -1])
+def test_call_site_of_short_builtins_switched_off(tmp_path, hook, extra):
+    """3.12+ (monitoring), with a threshold: a call site whose last
+    SITE_OFF_AFTER builtins were all short is switched off at its next
+    call, until the next start: a builtin there is then not seen, even one
+    that would be recorded (here: one with a recorded Python callback
+    inside).  What is no longer seen is counted exactly: the short calls
+    seen (K) and the sites switched off (1), both written when it happens.
+    One short call fewer (extra=-1) and the site is still watched.  The
+    profile hook has no such switch.  A new start watches the site again."""
+    code = SITES + (f"recorder.enable(hook={hook!r}, builtin_min_us={HOUR_US})\nwork(K + {extra})\n"
+                    "recorder.disable()\n") * 2
+    seg, r = run_recorded(tmp_path, code)
+    k = int(r.stdout.split("K ")[1].split()[0])
+    seg.assert_well_formed()
+    main = seg.thread("MainThread")
+    works = [s for s in main.slices if s["name"].startswith("work (prog.py:")]
+    assert len(works) == 2, main.names()
+    switched = hook == "monitoring" and extra == 0
+    for w in works:   # each start re-arms the site: the same both times
+        sites = [s for s in w["children"] if s["name"] == "site (prog.py:8)"]
+        last = [c["name"] for c in sites[-1]["children"]]
+        assert last == (["cb (prog.py:6)"] * 3 if switched else ["builtins.sorted"]), last
+        if not switched:
+            assert [c["name"] for c in sites[-1]["children"][0]["children"]] == ["cb (prog.py:6)"] * 3
+    shorts, off = site_counters(main)
+    if switched:
+        assert [e["name"] for e in off] == [f"builtin call sites switched off ({k} calls under "
+                                            f"{HOUR_US * 1000} ns in a row; later calls not seen)"] * 2, off
+        assert [e["value"] for e in off] == [1, 2], off
+        assert shorts == [k, 2 * k], shorts   # exactly the short calls seen
+    else:
+        assert not off and not shorts, (off, shorts)   # under the 4096 step: nothing written
+
+
+def test_recorded_builtin_resets_its_site(tmp_path, hook):
+    """The count is of short calls in a row: a builtin recorded at the site
+    (one with a recorded callback) starts it again, so K - 1 short calls,
+    a recorded one, and K - 1 more leave the site watched, and the next
+    recorded one is seen too."""
+    code = SITES + f"recorder.enable(hook={hook!r}, builtin_min_us={HOUR_US})\nwork(K - 1)\nwork(K - 1)\n" \
+        "recorder.disable()\n"
+    seg, _ = run_recorded(tmp_path, code)
+    seg.assert_well_formed()
+    main = seg.thread("MainThread")
+    works = [s for s in main.slices if s["name"].startswith("work (prog.py:")]
+    assert len(works) == 2, main.names()
+    for w in works:
+        sites = [s for s in w["children"] if s["name"] == "site (prog.py:8)"]
+        assert [c["name"] for c in sites[-1]["children"]] == ["builtins.sorted"], sites[-1]
+    assert site_counters(main) == ([], [])
+
+
+def test_wait_call_site_never_switched_off(tmp_path, hook):
+    """A known blocking call (a wait scope: time.sleep) keeps its site
+    watched however many short calls it made: a long one there is
+    recorded."""
+    code = """
+import recorder, time
+from recorder import _native
+def nap(s):
+    time.sleep(s)
+def work():
+    for _ in range(_native.SITE_OFF_AFTER + 5):
+        nap(0)
+    nap(0.05)
+"""
+    code += "recorder.enable(hook=%r, builtin_min_us=20000)\nwork()\nrecorder.disable()\n" % hook
+    seg, _ = run_recorded(tmp_path, code)
+    seg.assert_well_formed()
+    main = seg.thread("MainThread")
+    naps = [s for s in main.slices if s["name"] == "nap (prog.py:4)"]
+    last = naps[-1]["children"]
+    assert [c["name"] for c in last] == ["time.sleep"], last
+    assert last[0]["end"] - last[0]["begin"] >= 50 * 10**6 * 0.99
+    assert not site_counters(main)[1]
