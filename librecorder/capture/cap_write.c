@@ -37,6 +37,12 @@
 #define MAX_CHUNK_ENTRIES ((REC_CAP_MAX_RECORD - sizeof(struct rec_cap_chunk)) / sizeof(struct rec_entry))
 #define STRINGS_RECORD_MAX (1u << 20)
 
+/* Once a write failed, the file ends at its last whole write: every later
+ * poll, flush or process added is refused with this one error. */
+int capw_failed(const rec_capture *c, char *err, size_t errlen) {
+    return c->failed ? rec__fail(err, errlen, REC_ERR_IO, "%s: an earlier write failed", c->out.path) : REC_OK;
+}
+
 int capw_flush(rec_capture *c, char *err, size_t errlen) {
     if (c->parent) return capw_pool_write(c, err, errlen);
     size_t off = 0;
@@ -300,9 +306,10 @@ int capw_pass(rec_capture *c, size_t *m, char *err, size_t errlen) {
 int rec_capture_poll(rec_capture *c, size_t *moved, char *err, size_t errlen) {
     size_t m = 0;
     if (moved) *moved = 0;
-    if (c->failed) return rec__fail(err, errlen, REC_ERR_IO, "%s: an earlier write failed", c->out.path);
+    int rc = capw_failed(c, err, errlen);
+    if (rc != REC_OK) return rc;
     rec_seg_heartbeat(c->seg);
-    int rc = capw_pass(c, &m, err, errlen);
+    rc = capw_pass(c, &m, err, errlen);
     /* The other processes followed live (cap_write_procs.c), then one write. */
     if (rc == REC_OK) rc = capw_poll_live(c, &m, err, errlen);
     if (rc == REC_OK) rc = capw_flush(c, err, errlen);

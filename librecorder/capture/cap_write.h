@@ -68,6 +68,8 @@ struct rec_capture {
     rec_capture *parent;
 };
 
+/* REC_OK, or the error of a write to the file that failed earlier. */
+int capw_failed(const rec_capture *c, char *err, size_t errlen);
 int capw_flush(rec_capture *c, char *err, size_t errlen);
 /* Drain one ring into c's buffer (cap_write.c). */
 int capw_drain_slot(rec_capture *c, uint32_t slot, size_t *moved, char *err, size_t errlen);
