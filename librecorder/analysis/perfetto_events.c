@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "grow.h"
 #include "perfetto_write.h"
 
 /* ---- times, tracks, names ------------------------------------------------------ */
@@ -101,19 +102,13 @@ void pf_describe_lane(struct pctx *c, uint64_t uuid, const char *name) {
 /* pf_prec's first call for a record: its state made, its thread
  * described (a thread the plan did not describe gets its track now). */
 struct prec *pf_prec_new(struct pctx *c, uint32_t rec) {
-    if (rec >= c->npr) {
-        size_t n = c->npr ? c->npr : 64;
-        while (n <= rec) n *= 2;
-        struct prec *p = realloc(c->pr, n * sizeof *p);
-        if (!p) {
-            c->x->oom = 1;
-            return NULL;
-        }
-        memset(p + c->npr, 0, (n - c->npr) * sizeof *p);
-        c->pr = p;
-        c->npr = n;
+    struct prec *pr = grow_zeroed(c->pr, &c->npr, sizeof *pr, rec, 64);
+    if (!pr) {
+        c->x->oom = 1;
+        return NULL;
     }
-    struct prec *P = &c->pr[rec];
+    c->pr = pr;
+    struct prec *P = &pr[rec];
     if (!P->uuid) {
         long pl = xs_plan_rec(c->m, c->plan, rec);
         if (pl >= 0 && c->plan_uuid[pl]) {

@@ -55,7 +55,7 @@ ALLOWED_WITHIN = {
 }
 # The headers, by the lowest layer that may include them.
 HEADERS = {
-    "u64map.h": "util", "outbuf.h": "util", "pyname.h": "util", "histogram.h": "util", "pb_write.h": "util",
+    "u64map.h": "util", "outbuf.h": "util", "grow.h": "util", "pyname.h": "util", "histogram.h": "util", "pb_write.h": "util",
     "model.h": "core", "model_write.h": "core", "aggregates.h": "aggregates", "view.h": "views",
     "export_stream.h": "stream", "json_write.h": "encoders", "perfetto_write.h": "encoders",
 }
