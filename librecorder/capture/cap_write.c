@@ -293,6 +293,20 @@ int capw_drain_slot(rec_capture *c, uint32_t slot, size_t *moved, char *err, siz
     return c->raw ? drain_raw(c, slot, budget, moved, err, errlen) : drain_packed(c, slot, budget, moved, err, errlen);
 }
 
+/* What the segment could not record (names as <strings full>, threads
+ * without a ring): an UNRECORDED record when its counts grew, so that a
+ * reader of the file says them as a reader of the segment does. */
+static int put_unrecorded(rec_capture *c, char *err, size_t errlen) {
+    struct rec_seg_info in;
+    rec_seg_get_info(c->seg, &in);
+    struct rec_cap_unrecorded u = {in.strings_dropped, in.threads_no_slot};
+    if (u.strings_dropped <= c->unrec.strings_dropped && u.threads_no_slot <= c->unrec.threads_no_slot)
+        return REC_OK;
+    int rc = capw_put_record(c, REC_CAP_REC_UNRECORDED, &u, sizeof u, err, errlen);
+    if (rc == REC_OK) c->unrec = u;
+    return rc;
+}
+
 /* Threads, rings, strings, into the buffer. */
 int capw_pass(rec_capture *c, size_t *m, char *err, size_t errlen) {
     int rc = poll_threads(c, err, errlen);
@@ -300,6 +314,7 @@ int capw_pass(rec_capture *c, size_t *m, char *err, size_t errlen) {
         for (uint32_t i = 0; i < c->max_threads && rc == REC_OK; i++)
             if (c->slots[i].active) rc = capw_drain_slot(c, i, m, err, errlen);
     if (rc == REC_OK) rc = walk_strings(c, err, errlen);
+    if (rc == REC_OK) rc = put_unrecorded(c, err, errlen);
     return rc;
 }
 

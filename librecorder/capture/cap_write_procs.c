@@ -19,12 +19,13 @@
 #include "internal.h"
 
 static void swap_in(rec_capture *c, struct capw_proc *p) {
-    struct capw_proc t = {c->seg, c->slots, c->max_threads, c->str_pos, c->st};
+    struct capw_proc t = {c->seg, c->slots, c->max_threads, c->str_pos, c->st, c->unrec};
     c->seg = p->seg;
     c->slots = p->slots;
     c->max_threads = p->max_threads;
     c->str_pos = p->str_pos;
     c->st = p->st;
+    c->unrec = p->unrec;
     *p = t;
 }
 
