@@ -38,28 +38,26 @@ main(async () => {
   const { ctx, profile } = await launch();
   try {
     const page = ctx.pages()[0] || (await ctx.newPage());
-    await page.goto(srv.url);
-    const shown = await until(async () => (await page.isVisible('#m-norec-box')) &&
-      (await page.textContent('#m-norec')) === String(n), 30000, 200);
-    check(shown, `the header shows "not recorded ${n}"`, await page.textContent('#m-norec'));
-    check(await page.evaluate(() => document.getElementById('m-norec-box').classList.contains('bad')),
-      'in the loss\'s color');
-    const tip = await page.getAttribute('#m-norec-box', 'title');
-    check(new RegExp(`^${n} threads not recorded: .*RECORDER_MAX_THREADS.*recorded nothing`).test(tip),
-      'hovering says what it counts', tip);
+    /* The header's box `id` at url: shown with count, in the loss's
+     * color, its hover text matching tip. */
+    const box = async (url, id, count, label, tip) => {
+      await page.goto(url);
+      const shown = await until(async () => (await page.isVisible(`#${id}-box`)) &&
+        (await page.textContent(`#${id}`)) === String(count), 30000, 200);
+      check(shown, `the header shows "${label} ${count}"`, await page.textContent(`#${id}`));
+      check(await page.evaluate((b) => document.getElementById(b).classList.contains('bad'), `${id}-box`),
+        `${label}: in the loss's color`);
+      const title = await page.getAttribute(`#${id}-box`, 'title');
+      check(tip.test(title), `${label}: hovering says what it counts`, title);
+    };
+    await box(srv.url, 'm-norec', n, 'not recorded',
+      new RegExp(`^${n} threads not recorded: .*RECORDER_MAX_THREADS.*recorded nothing`));
     await page.goto(srvAll.url);
     const connected = await until(() => page.evaluate(() => window.__recorder && window.__recorder.state().connected), 30000, 200);
     check(connected && !(await page.isVisible('#m-norec-box')), 'every thread recorded: no such box');
     check(!(await page.isVisible('#m-namesfull-box')), 'every name recorded: no <strings full> box');
-    await page.goto(srvFull.url);
-    const fullShown = await until(async () => (await page.isVisible('#m-namesfull-box')) &&
-      (await page.textContent('#m-namesfull')) === String(nf), 30000, 200);
-    check(fullShown, `the header shows "<strings full> ${nf}"`, await page.textContent('#m-namesfull'));
-    check(await page.evaluate(() => document.getElementById('m-namesfull-box').classList.contains('bad')),
-      '<strings full> in the loss\'s color');
-    const tip2 = await page.getAttribute('#m-namesfull-box', 'title');
-    check(new RegExp(`^${nf} names recorded as <strings full>: .*RECORDER_STRINGS_KB`).test(tip2),
-      'hovering says what it counts', tip2);
+    await box(srvFull.url, 'm-namesfull', nf, '<strings full>',
+      new RegExp(`^${nf} names recorded as <strings full>: .*RECORDER_STRINGS_KB`));
   } finally {
     await ctx.close();
     fs.rmSync(profile, { recursive: true, force: true });
