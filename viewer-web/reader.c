@@ -295,6 +295,9 @@ static void check_truncated(struct reader *r) {
 static void publish_stats(struct reader *r, double now) {
     struct web *w = r->w;
     if (w->src.cap) {
+        /* What its segment could not record, as the file carries it. */
+        web_store(&w->ctr.not_recorded, w->info.threads_no_slot);
+        web_store(&w->ctr.names_full, w->info.strings_dropped);
         /* A file: its windows end at its last event (or its end record). */
         rec_model_set_now(r->model, now);
         for (int k = 0; k < 3; k++)
@@ -307,16 +310,19 @@ static void publish_stats(struct reader *r, double now) {
     /* Several programs: alive while any is, closed once all are. */
     int alive = 0, closed = 1;
     uint64_t no_ring = 0;   /* threads that got no ring: "N threads not recorded" */
+    uint64_t full = 0;      /* names recorded as <strings full> */
     for (uint32_t k = 0; k < w->src.n; k++) {
         struct rec_seg_info info;
         rec_seg_get_info(w->src.segs[k], &info);
         alive |= info.alive;
         closed &= info.closed;
         no_ring = rec_count_sat(no_ring, info.threads_no_slot);
+        full = rec_count_sat(full, info.strings_dropped);
     }
     r->alive = alive;
     web_store(&w->alive, alive);
     web_store(&w->ctr.not_recorded, no_ring);
+    web_store(&w->ctr.names_full, full);
     web_store(&w->closed, closed);
     /* Windows slide with the clock even while the program is idle (not
      * once nothing more can be read: then they stay on what was).  But

@@ -76,6 +76,10 @@ static void cap_info(const rec_cap *c, const char *path, struct rec_seg_info *in
     info->proc_start = in->proc_start;
     info->closed = in->complete;
     info->truncated = in->truncated;
+    /* What the segment could not record, as the file carries it (its
+     * UNRECORDED records): said as a live segment's counts are. */
+    info->threads_no_slot = rec_count_sat(in->threads_no_slot, 0);
+    info->strings_dropped = rec_count_sat(in->strings_dropped, 0);
 }
 
 int wsrc_open_file(const char *arg, struct wsrc *src, struct rec_seg_info *info, char *err, size_t errlen) {

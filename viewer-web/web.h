@@ -54,6 +54,7 @@ struct web_counters {
     uint64_t unsent;          /* events in frames we failed to allocate */
     uint64_t nolane;          /* events of threads with no lane (retired, folded) */
     uint64_t not_recorded;    /* threads that got no ring (rec_seg_info's threads_no_slot) */
+    uint64_t names_full;      /* names recorded as <strings full> (rec_seg_info's strings_dropped) */
     uint64_t frames;
 };
 

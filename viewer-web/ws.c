@@ -126,6 +126,7 @@ static int send_status(struct lws *wsi, struct web *w, struct client *c) {
     wb_varint(b, web_load(&w->clients.count));
     wb_varint(b, web_load(&w->ctr.nolane));
     wb_varint(b, web_load(&w->ctr.not_recorded));
+    wb_varint(b, web_load(&w->ctr.names_full));
     c->status_due = 0;
     return send_tx(wsi, c);
 }

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "export_stream.h"
+#include "grow.h"
 
 _Static_assert(sizeof(struct xitem) == 32, "queued items stay 32 bytes");
 
@@ -35,18 +36,15 @@ _Static_assert(sizeof(struct xitem) == 32, "queued items stay 32 bytes");
 
 static struct xrec *rec_at(struct xs *x, uint32_t rec) {
     if (rec >= x->nr) {
-        size_t n = x->nr ? x->nr : 64;
-        while (n <= rec) n *= 2;
-        struct xrec *p = realloc(x->r, n * sizeof *p);
+        size_t had = x->nr;
+        struct xrec *p = grow_zeroed(x->r, &x->nr, sizeof *p, rec, 64);
         if (!p) return NULL;
-        memset(p + x->nr, 0, (n - x->nr) * sizeof *p);
-        for (size_t i = x->nr; i < n; i++) {
+        for (size_t i = had; i < x->nr; i++) {
             p[i].hold = XS_NONE;
             p[i].last_b = INT64_MIN;
             p[i].frontier = INT64_MIN;
         }
         x->r = p;
-        x->nr = n;
     }
     return &x->r[rec];
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "export_stream.h"
+#include "grow.h"
 #include "recorder/gaps.h"
 
 /* Rings of 2^18 items (8 MiB): enough to hold a thread across the short
@@ -43,17 +44,14 @@ struct rec_gaps {
 
 static struct gthread *thread_of(rec_gaps *g, uint32_t rec) {
     if (rec >= g->nt) {
-        size_t n = g->nt ? g->nt : 16;
-        while (n <= rec) n *= 2;
-        struct gthread *p = realloc(g->t, n * sizeof *p);
+        size_t had = g->nt;
+        struct gthread *p = grow_zeroed(g->t, &g->nt, sizeof *p, rec, 16);
         if (!p) {
             g->oom = 1;
             return NULL;
         }
-        memset(p + g->nt, 0, (n - g->nt) * sizeof *p);
-        for (size_t i = g->nt; i < n; i++) p[i].hole = -1;
+        for (size_t i = had; i < g->nt; i++) p[i].hole = -1;
         g->t = p;
-        g->nt = n;
     }
     return &g->t[rec];
 }

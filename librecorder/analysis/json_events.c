@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "json_write.h"
 #include "pyname.h"
 
@@ -154,16 +155,10 @@ void set_prefix(struct jctx *c, struct jrec *j, int tid) {
 }
 
 struct jrec *jrec_of(struct jctx *c, uint32_t rec) {
-    if (rec >= c->njr) {
-        size_t n = c->njr ? c->njr : 64;
-        while (n <= rec) n *= 2;
-        struct jrec *p = realloc(c->jr, n * sizeof *p);
-        if (!p) return NULL;
-        memset(p + c->njr, 0, (n - c->njr) * sizeof *p);
-        c->jr = p;
-        c->njr = n;
-    }
-    struct jrec *j = &c->jr[rec];
+    struct jrec *jr = grow_zeroed(c->jr, &c->njr, sizeof *jr, rec, 64);
+    if (!jr) return NULL;
+    c->jr = jr;
+    struct jrec *j = &jr[rec];
     if (!j->prefix_len) {
         long p = xs_plan_rec(c->m, c->plan, rec);
         j->named = p >= 0 && c->plan_named[p];

@@ -2,15 +2,16 @@
  * perfetto_events.c -- how the Perfetto exporter encodes each thing: the
  * clock snapshot, track descriptors, a sequence's start, interned names
  * and categories, every kind of event, and the statistics.
- * export_perfetto.c decides what is written when.
+ * export_perfetto.c decides what is written when; a Python scope's short
+ * name and args are perfetto_pyargs.c's.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "grow.h"
 #include "perfetto_write.h"
-#include "pyname.h"
 
 /* ---- times, tracks, names ------------------------------------------------------ */
 
@@ -84,19 +85,13 @@ void pf_describe_lane(struct pctx *c, uint64_t uuid, const char *name) {
 /* pf_prec's first call for a record: its state made, its thread
  * described (a thread the plan did not describe gets its track now). */
 struct prec *pf_prec_new(struct pctx *c, uint32_t rec) {
-    if (rec >= c->npr) {
-        size_t n = c->npr ? c->npr : 64;
-        while (n <= rec) n *= 2;
-        struct prec *p = realloc(c->pr, n * sizeof *p);
-        if (!p) {
-            c->x->oom = 1;
-            return NULL;
-        }
-        memset(p + c->npr, 0, (n - c->npr) * sizeof *p);
-        c->pr = p;
-        c->npr = n;
+    struct prec *pr = grow_zeroed(c->pr, &c->npr, sizeof *pr, rec, 64);
+    if (!pr) {
+        c->x->oom = 1;
+        return NULL;
     }
-    struct prec *P = &c->pr[rec];
+    c->pr = pr;
+    struct prec *P = &pr[rec];
     if (!P->uuid) {
         long pl = xs_plan_rec(c->m, c->plan, rec);
         if (pl >= 0 && c->plan_uuid[pl]) {
@@ -151,32 +146,6 @@ static __attribute__((noinline)) void intern_reset(struct pctx *c) {
     c->gen++;
 }
 
-/* A published name's Python parts (pyname.c), or NULL: not one of the
- * forms.  Split once per name; the parts point into the model's copy. */
-static const struct pyname *py_of(struct pctx *c, uint32_t local) {
-    struct name *nm = &c->m->names[local];
-    if (!nm->text) return NULL;
-    if (!nm->py_checked) {
-        struct pyname p;
-        nm->py_checked = 1;
-        /* Only a name within PF_NAME_MAX: its parts then fit PF_ROOM. */
-        size_t n = strlen(nm->text);
-        if (n <= PF_NAME_MAX && pyname_split(nm->text, n, &p)) {
-            nm->py = malloc(sizeof *nm->py);
-            if (nm->py) *nm->py = p;   /* out of memory: the name as it is */
-        }
-    }
-    return nm->py;
-}
-
-/* The name a slice shows: a Python function's qualified name, a line's
- * "file.py:LINE"; else the name as recorded. */
-static size_t shown_name(char *dst, const char *text, const struct pyname *py) {
-    if (!py) return clean(dst, text, PF_NAME_MAX);
-    if (py->kind == PYNAME_FUNC) return utf8_sanitize(dst, py->name, py->name_len);
-    return utf8_sanitize(dst, py->file, (size_t)(py->digits + py->digits_len - py->file));
-}
-
 /* A name rec's sequence has not published: its EventName, if its text is
  * final (published by the source); otherwise it goes as a plain string
  * (*iid stays 0).  *in: the InternedData opened for it. */
@@ -194,7 +163,7 @@ static __attribute__((noinline)) uint8_t *intern_name(struct pctx *c, struct pre
     p = pb_open(p, TP_INTERNED, in);
     p = pb_open(p, 2, &en);   /* InternedData.event_names: EventName {iid, name} */
     p = pb_open(pb_uint(p, 1, *v), 2, &s);
-    p += shown_name((char *)p, text, py_of(c, local));
+    p += pf_shown_name((char *)p, text, pf_py_of(c, local));
     return pb_close(pb_close(p, s), en);
 }
 
@@ -207,19 +176,6 @@ static __attribute__((noinline)) uint8_t *intern_cat(struct prec *P, uint8_t *p,
     p = pb_open(pb_uint(p, 1, cat), 2, &s);
     p += flag_list((char *)p, cat);
     return pb_close(pb_close(p, s), en);
-}
-
-/* The Python args' names (file, line, function), once per sequence. */
-static __attribute__((noinline)) uint8_t *intern_da(struct prec *P, uint8_t *p, uint8_t **in) {
-    static const char *const da[] = {NULL, "file", "line", "function"};
-    uint8_t *en;
-    if (!*in) p = pb_open(p, TP_INTERNED, in);
-    for (unsigned k = PF_DA_FILE; k <= PF_DA_FUNCTION; k++) {
-        p = pb_open(p, 3, &en);   /* debug_annotation_names: DebugAnnotationName {iid, name} */
-        p = pb_close(pb_bytes(pb_uint(p, 1, k), 2, da[k], strlen(da[k])), en);
-    }
-    P->da_names = 1;
-    return p;
 }
 
 /* Opens an event packet of rec at t: sequence, time, and interned data
@@ -248,25 +204,9 @@ static inline __attribute__((always_inline)) uint8_t *ev_open(struct pctx *c, ui
         else p = intern_name(c, P, p, name_id, iid, &in);
     }
     if (cat && !(P->cats & (1u << cat))) p = intern_cat(P, p, cat, &in);
-    if (c->want_da && !P->da_names) p = intern_da(P, p, &in);   /* the Python args' names, once per sequence */
+    if (c->want_da && !P->da_names) p = pf_intern_da(P, p, &in);   /* the Python args' names, once per sequence */
     if (in) p = pb_close(p, in);
     return p;
-}
-
-/* A Python arg under its interned name (PF_DA_*): a string, or a number. */
-static uint8_t *da_str_iid(uint8_t *p, unsigned iid, const char *s, size_t n) {
-    uint8_t *m, *v;
-    p = pb_open(p, TE_ANNOTATIONS, &m);
-    p = pb_uint(p, DA_NAME_IID, iid);
-    p = pb_open(p, DA_STRING, &v);
-    p += utf8_sanitize((char *)p, s, n < PF_NAME_MAX ? n : PF_NAME_MAX);
-    return pb_close(pb_close(p, v), m);
-}
-
-static uint8_t *da_uint_iid(uint8_t *p, unsigned iid, uint64_t v) {
-    uint8_t *m;
-    p = pb_open(p, TE_ANNOTATIONS, &m);
-    return pb_close(pb_uint(pb_uint(p, DA_NAME_IID, iid), DA_UINT, v), m);
 }
 
 /* The TrackEvent's name: its iid, or the text of a name not published yet. */
@@ -292,7 +232,7 @@ static inline __attribute__((always_inline)) void slice_event(struct pctx *c, ui
     /* A published Python name: its args' names are interned with it. */
     if (type != TYPE_SLICE_END) {
         uint32_t local = model_name(c->m, name_id);
-        c->want_da = c->m->names[local].text && py_of(c, local);
+        c->want_da = c->m->names[local].text && pf_py_of(c, local);
     }
     uint8_t *p = ev_open(c, rec, P, t, type == TYPE_SLICE_END ? UINT32_MAX : name_id, ab, &iid, &pk);
     c->want_da = 0;
@@ -306,7 +246,7 @@ static inline __attribute__((always_inline)) void slice_event(struct pctx *c, ui
         struct pyname tmp;
         const struct pyname *py = NULL;
         if (iid) {
-            py = py_of(c, model_name(c->m, name_id));
+            py = pf_py_of(c, model_name(c->m, name_id));
             p = pb_uint(p, TE_NAME_IID, iid);
         } else {
             const char *text = model_name_text(c->m, model_name(c->m, name_id));
@@ -314,12 +254,11 @@ static inline __attribute__((always_inline)) void slice_event(struct pctx *c, ui
             if (pyname_split(text, n, &tmp)) py = &tmp;
             uint8_t *s;
             p = pb_open(p, TE_NAME, &s);
-            p += shown_name((char *)p, text, py);
+            p += pf_shown_name((char *)p, text, py);
             p = pb_close(p, s);
         }
         if (py && iid && P->da_names) {   /* the names interned (ev_open) */
-            if (py->kind == PYNAME_LINE) p = da_str_iid(p, PF_DA_FUNCTION, py->func, py->func_len);
-            p = da_uint_iid(da_str_iid(p, PF_DA_FILE, py->file, py->file_len), PF_DA_LINE, py->line);
+            p = pf_py_args_iid(p, py);
         } else if (py) {
             if (py->kind == PYNAME_LINE) p = pf_da_str(p, "function", py->func, py->func_len);
             p = pf_da_uint(pf_da_str(p, "file", py->file, py->file_len), "line", py->line);

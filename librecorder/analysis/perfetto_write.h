@@ -1,8 +1,9 @@
 /*
  * perfetto_write.h -- the Perfetto exporter's state, shared by
  * perfetto_events.c (how each packet is encoded: descriptors, clocks,
- * interning, every kind of event, the statistics) and export_perfetto.c
- * (what the streaming core hands over, the file's start and end).
+ * interning, every kind of event, the statistics), perfetto_pyargs.c (a
+ * Python scope's short name and args) and export_perfetto.c (what the
+ * streaming core hands over, the file's start and end).
  */
 #ifndef REC_ANALYSIS_PERFETTO_WRITE_H
 #define REC_ANALYSIS_PERFETTO_WRITE_H
@@ -10,6 +11,7 @@
 #include "export_stream.h"
 #include "outbuf.h"
 #include "pb_write.h"
+#include "pyname.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -126,6 +128,24 @@ void pf_flow(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem *i
 void pf_loss(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem *it);
 void pf_late_flags(struct pctx *c, uint32_t rec, struct prec *P, const struct xframe *f);
 void pf_write_stats(struct pctx *c, const struct rec_export_opts *o);
+
+/* perfetto_pyargs.c: a Python scope's name and args (pyname.c's forms). */
+const struct pyname *pf_py_split(struct pctx *c, uint32_t local);
+/* A published name's Python parts, or NULL: not one of the forms.  Split
+ * once per name (the check inline: it runs for every begin). */
+static inline const struct pyname *pf_py_of(struct pctx *c, uint32_t local) {
+    const struct name *nm = &c->m->names[local];
+    if (!nm->text) return NULL;
+    return nm->py_checked ? nm->py : pf_py_split(c, local);
+}
+/* The name a slice shows, cleaned: a Python function's qualified name, a
+ * line's "file.py:LINE"; else text as recorded (py NULL). */
+size_t pf_shown_name(char *dst, const char *text, const struct pyname *py);
+/* The Python args' names (file, line, function) interned on P's sequence,
+ * in the InternedData *in (opened here if not yet). */
+uint8_t *pf_intern_da(struct prec *P, uint8_t *p, uint8_t **in);
+/* py's args (file, line; a line's function) under their interned names. */
+uint8_t *pf_py_args_iid(uint8_t *p, const struct pyname *py);
 
 #pragma GCC visibility pop
 

@@ -33,7 +33,8 @@ enum rec_cap_rec_type {
     REC_CAP_REC_END = 5,
     REC_CAP_REC_PACKED = 6,   /* the same entries, packed (below) */
     REC_CAP_REC_PROCESS = 7,  /* another process of the tree (below) */
-    REC_CAP_REC_LOSS = 8      /* bad heads seen reading a slot (below) */
+    REC_CAP_REC_LOSS = 8,     /* bad heads seen reading a slot (below) */
+    REC_CAP_REC_UNRECORDED = 9   /* the segment's counts of what it could not record (below) */
 };
 
 /* Several processes in one file (recorder capture -o F -- CMD follows the
@@ -173,6 +174,16 @@ struct rec_cap_loss {
 #define REC_CAP_MAX_BAD  (UINT64_C(1) << 20)
 #define REC_CAP_MAX_LOST (UINT64_C(1) << 60)
 
+/* UNRECORDED: the segment's own counts, as its header had them when the
+ * pass read it: names recorded as "<strings full>" (strings_dropped) and
+ * threads that got no ring (threads_no_slot), docs/format.md.  Written
+ * when either grew since the last one (never for a healthy program); the
+ * largest a file holds counts, so that its readers say what a reader of
+ * the segment said. */
+struct rec_cap_unrecorded {
+    uint64_t strings_dropped, threads_no_slot;
+};
+
 /* PROCESS: its index (1 ... REC_CAP_MAX_PROCESSES - 1; a repeated index
  * must repeat the same pid and start time, and only switches back to it),
  * then its source, as SOURCE's. */
@@ -200,5 +211,6 @@ _Static_assert(sizeof(struct rec_cap_end) == 72, "end record");
 _Static_assert(sizeof(struct rec_cap_packed) == 40, "packed chunk record");
 _Static_assert(sizeof(struct rec_cap_process) == 408, "process record");
 _Static_assert(sizeof(struct rec_cap_loss) == 16, "loss record");
+_Static_assert(sizeof(struct rec_cap_unrecorded) == 16, "unrecorded record");
 
 #endif

@@ -304,6 +304,19 @@ void cap_note_impossible(rec_cap *c) {
                  (unsigned long long)c->impossible);
 }
 
+/* An UNRECORDED record (payload in c->rec): the largest counts a file
+ * holds are the segment's last; shown bounded (rec_names_full_str).  0 or
+ * -1 (shorter than it must be; longer: fields a later version appended). */
+static int scan_unrecorded(rec_cap *c, uint32_t size) {
+    struct rec_cap_unrecorded u;
+    if (size < sizeof u) return -1;
+    memcpy(&u, c->rec, sizeof u);
+    struct rec_cap_info *in = &c->info;
+    if (u.strings_dropped > in->strings_dropped) in->strings_dropped = u.strings_dropped;
+    if (u.threads_no_slot > in->threads_no_slot) in->threads_no_slot = u.threads_no_slot;
+    return 0;
+}
+
 /* A record of process c->cur (in hand): its base type; skipped: a large
  * chunk the walk steps over.  0, -1 invalid, -2 out of memory. */
 static int scan_tagged(rec_cap *c, uint32_t type, uint32_t size, int skipped) {
@@ -318,6 +331,8 @@ static int scan_tagged(rec_cap *c, uint32_t type, uint32_t size, int skipped) {
         check_end(c, size, c->rec);
     } else if (type == REC_CAP_REC_LOSS) {
         if (scan_loss(c, size) != 0) return -1;
+    } else if (type == REC_CAP_REC_UNRECORDED) {
+        if (scan_unrecorded(c, size) != 0) return -1;
     }
     in->records++;
     return 0;
@@ -389,6 +404,7 @@ static int scan(rec_cap *c, char *err, size_t errlen) {
             r = BAD;
         if (r == GOT && type == REC_CAP_REC_END) check_end(c, size, c->rec);
         if (r == GOT && type == REC_CAP_REC_LOSS && scan_loss(c, size) != 0) r = BAD;
+        if (r == GOT && type == REC_CAP_REC_UNRECORDED && scan_unrecorded(c, size) != 0) r = BAD;
         if (r != GOT) {
             if (in->records == 0) {
                 if (r == BAD)

@@ -129,8 +129,8 @@ int capw_pool_write(rec_capture *k, char *err, size_t errlen) {
     size_t len = c->len;
     c->buf = k->buf;
     c->len = k->len;
-    int rc = c->failed ? rec__fail(err, errlen, REC_ERR_IO, "%s: an earlier write failed", c->out.path)
-                       : capw_flush(c, err, errlen);
+    int rc = capw_failed(c, err, errlen);
+    if (rc == REC_OK) rc = capw_flush(c, err, errlen);
     c->buf = buf;
     c->len = len;
     pthread_mutex_unlock(&p->mu);

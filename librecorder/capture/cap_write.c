@@ -38,6 +38,12 @@
 #define MAX_CHUNK_ENTRIES ((REC_CAP_MAX_RECORD - sizeof(struct rec_cap_chunk)) / sizeof(struct rec_entry))
 #define STRINGS_RECORD_MAX (1u << 20)
 
+/* Once a write failed, the file ends at its last whole write: every later
+ * poll, flush or process added is refused with this one error. */
+int capw_failed(const rec_capture *c, char *err, size_t errlen) {
+    return c->failed ? rec__fail(err, errlen, REC_ERR_IO, "%s: an earlier write failed", c->out.path) : REC_OK;
+}
+
 int capw_flush(rec_capture *c, char *err, size_t errlen) {
     if (c->parent) return capw_pool_write(c, err, errlen);
     size_t off = 0;
@@ -288,6 +294,20 @@ int capw_drain_slot(rec_capture *c, uint32_t slot, size_t *moved, char *err, siz
     return c->raw ? drain_raw(c, slot, budget, moved, err, errlen) : drain_packed(c, slot, budget, moved, err, errlen);
 }
 
+/* What the segment could not record (names as <strings full>, threads
+ * without a ring): an UNRECORDED record when its counts grew, so that a
+ * reader of the file says them as a reader of the segment does. */
+static int put_unrecorded(rec_capture *c, char *err, size_t errlen) {
+    struct rec_seg_info in;
+    rec_seg_get_info(c->seg, &in);
+    struct rec_cap_unrecorded u = {in.strings_dropped, in.threads_no_slot};
+    if (u.strings_dropped <= c->unrec.strings_dropped && u.threads_no_slot <= c->unrec.threads_no_slot)
+        return REC_OK;
+    int rc = capw_put_record(c, REC_CAP_REC_UNRECORDED, &u, sizeof u, err, errlen);
+    if (rc == REC_OK) c->unrec = u;
+    return rc;
+}
+
 /* Threads, rings, strings, into the buffer. */
 int capw_pass(rec_capture *c, size_t *m, char *err, size_t errlen) {
     int rc = poll_threads(c, err, errlen);
@@ -295,15 +315,17 @@ int capw_pass(rec_capture *c, size_t *m, char *err, size_t errlen) {
         for (uint32_t i = 0; i < c->max_threads && rc == REC_OK; i++)
             if (c->slots[i].active) rc = capw_drain_slot(c, i, m, err, errlen);
     if (rc == REC_OK) rc = walk_strings(c, err, errlen);
+    if (rc == REC_OK) rc = put_unrecorded(c, err, errlen);
     return rc;
 }
 
 int rec_capture_poll(rec_capture *c, size_t *moved, char *err, size_t errlen) {
     size_t m = 0;
     if (moved) *moved = 0;
-    if (c->failed) return rec__fail(err, errlen, REC_ERR_IO, "%s: an earlier write failed", c->out.path);
+    int rc = capw_failed(c, err, errlen);
+    if (rc != REC_OK) return rc;
     rec_seg_heartbeat(c->seg);
-    int rc = capw_pass(c, &m, err, errlen);
+    rc = capw_pass(c, &m, err, errlen);
     /* The other processes followed live (cap_write_procs.c), then one write. */
     if (rc == REC_OK) rc = capw_poll_live(c, &m, err, errlen);
     if (rc == REC_OK) rc = capw_flush(c, err, errlen);

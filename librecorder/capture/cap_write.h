@@ -33,6 +33,7 @@ struct capw_proc {
     uint32_t max_threads;
     uint64_t str_pos;         /* next string record to look at (byte offset) */
     struct rec_capture_stats st;
+    struct rec_cap_unrecorded unrec;   /* the counts the last UNRECORDED record said */
 };
 
 /* A process followed live (rec_capture_add_live), until it ends. */
@@ -55,6 +56,7 @@ struct rec_capture {
     struct rec_entry *scratch;
     struct slot_seen *slots;
     struct rec_capture_stats st;
+    struct rec_cap_unrecorded unrec;   /* the counts the last UNRECORDED record said */
     int failed;
     uint64_t flushes;         /* write(2) rounds so far */
     uint32_t type_bits;       /* REC_CAP_REC_OF_PROCESS while another process is written */
@@ -68,6 +70,8 @@ struct rec_capture {
     rec_capture *parent;
 };
 
+/* REC_OK, or the error of a write to the file that failed earlier. */
+int capw_failed(const rec_capture *c, char *err, size_t errlen);
 int capw_flush(rec_capture *c, char *err, size_t errlen);
 /* Drain one ring into c's buffer (cap_write.c). */
 int capw_drain_slot(rec_capture *c, uint32_t slot, size_t *moved, char *err, size_t errlen);

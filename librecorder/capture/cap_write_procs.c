@@ -19,12 +19,13 @@
 #include "internal.h"
 
 static void swap_in(rec_capture *c, struct capw_proc *p) {
-    struct capw_proc t = {c->seg, c->slots, c->max_threads, c->str_pos, c->st};
+    struct capw_proc t = {c->seg, c->slots, c->max_threads, c->str_pos, c->st, c->unrec};
     c->seg = p->seg;
     c->slots = p->slots;
     c->max_threads = p->max_threads;
     c->str_pos = p->str_pos;
     c->st = p->st;
+    c->unrec = p->unrec;
     *p = t;
 }
 
@@ -73,7 +74,8 @@ static int write_once(rec_capture *c, void *arg, char *err, size_t errlen) {
 }
 
 static int check_room(rec_capture *c, char *err, size_t errlen) {
-    if (c->failed) return rec__fail(err, errlen, REC_ERR_IO, "%s: an earlier write failed", c->out.path);
+    int rc = capw_failed(c, err, errlen);
+    if (rc != REC_OK) return rc;
     if (c->processes >= REC_CAP_MAX_PROCESSES)
         return rec__fail(err, errlen, REC_ERR_NOMEM, "a capture holds at most %u processes", REC_CAP_MAX_PROCESSES);
     return REC_OK;
@@ -184,9 +186,10 @@ int rec_capture_end_process(rec_capture *c, uint32_t index, struct rec_capture_s
         if (st) *st = l->p.st;
         return REC_OK;
     }
-    if (c->failed) return rec__fail(err, errlen, REC_ERR_IO, "%s: an earlier write failed", c->out.path);
+    int rc = capw_failed(c, err, errlen);
+    if (rc != REC_OK) return rc;
     struct live_pass lp = {l, 0};
-    int rc = with_proc(c, &l->p, end_live, &lp, err, errlen);
+    rc = with_proc(c, &l->p, end_live, &lp, err, errlen);
     l->ended = 1;   /* whatever happened: its segment is the caller's to close now */
     if (st) *st = l->p.st;
     return rc;

@@ -187,15 +187,22 @@ const char *cli_source_desc(const struct cli_source *src, char *buf, size_t cap)
     char owner[64] = "", lost[128] = "", w[48], w2[64];
     if (src->foreign_owner)   /* root reads another user's segment: say whose */
         snprintf(owner, sizeof owner, ", %s", rec_owner_str(src->owner_uid, w, sizeof w));
-    if (src->seg) {   /* threads that got no ring, counted now: never silent */
+    /* Threads that got no ring and names at the string table's limit,
+     * counted by the segment (now, or as the capture last read it: its
+     * UNRECORDED records): never silent, in the same words. */
+    uint64_t no_slot = 0, full = 0;
+    if (src->seg) {
         struct rec_seg_info info;
         rec_seg_get_info(src->seg, &info);
-        if (info.threads_no_slot) snprintf(lost, sizeof lost, ", %s", rec_not_recorded_str(info.threads_no_slot, w, sizeof w));
-        /* Names at the string table's limit: counted, never silent. */
-        if (info.strings_dropped)
-            snprintf(lost + strlen(lost), sizeof lost - strlen(lost), ", %s",
-                     rec_names_full_str(info.strings_dropped, w2, sizeof w2));
+        no_slot = info.threads_no_slot;
+        full = info.strings_dropped;
+    } else if (src->cap) {
+        const struct rec_cap_info *in = rec_cap_get_info(src->cap);
+        no_slot = in->threads_no_slot;
+        full = in->strings_dropped;
     }
+    if (no_slot) snprintf(lost, sizeof lost, ", %s", rec_not_recorded_str(no_slot, w, sizeof w));
+    if (full) snprintf(lost + strlen(lost), sizeof lost - strlen(lost), ", %s", rec_names_full_str(full, w2, sizeof w2));
     snprintf(buf, cap, "pid %d (%s), %s%s%s", src->pid, name, src->state, owner, lost);
     return buf;
 }

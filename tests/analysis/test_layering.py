@@ -37,7 +37,7 @@ LAYERS = [
     ("feed", ["model_feed.c", "model_poll.c", "model_cap.c", "model_life.c"]),
     ("views", ["view.c", "tree.c", "gpu_report.c", "stat_diff.c", "diff_run.c"]),
     ("stream", ["export_plan.c", "export_stream.c", "export_life.c", "gpu_args.c"]),
-    ("encoders", ["json_events.c", "perfetto_events.c"]),
+    ("encoders", ["json_events.c", "perfetto_events.c", "perfetto_pyargs.c"]),
     ("formats", ["export_json.c", "export_perfetto.c", "export_csv.c", "export_folded.c", "gaps.c"]),
     ("drivers", ["export_model.c", "export_source.c"]),
 ]
@@ -50,11 +50,12 @@ ALLOWED_WITHIN = {
     ("model_poll.c", "model_feed.c"), ("model_poll.c", "model_life.c"), ("model_cap.c", "model_life.c"),
     ("gpu_report.c", "view.c"),
     ("export_stream.c", "export_plan.c"), ("export_life.c", "export_stream.c"), ("gpu_args.c", "export_plan.c"),
+    ("perfetto_events.c", "perfetto_pyargs.c"),
     ("export_source.c", "export_model.c"),
 }
 # The headers, by the lowest layer that may include them.
 HEADERS = {
-    "u64map.h": "util", "outbuf.h": "util", "pyname.h": "util", "histogram.h": "util", "pb_write.h": "util",
+    "u64map.h": "util", "outbuf.h": "util", "grow.h": "util", "pyname.h": "util", "histogram.h": "util", "pb_write.h": "util",
     "model.h": "core", "model_write.h": "core", "aggregates.h": "aggregates", "view.h": "views",
     "export_stream.h": "stream", "json_write.h": "encoders", "perfetto_write.h": "encoders",
 }

@@ -131,6 +131,11 @@ struct rec_cap_info {
     uint64_t overwritten, dropped;         /* lost while capturing, in entries */
     uint64_t bad;                          /* impossible heads the capture saw (LOSS records): bad data */
     uint64_t history;                      /* not kept: overwritten before the capture began */
+    /* What the segment could not record, as its header counted it
+     * (UNRECORDED records; 0 in older files): names recorded as "<strings
+     * full>" (rec_names_full_str) and threads that got no ring
+     * (rec_not_recorded_str).  Known at open, by both opens. */
+    uint64_t strings_dropped, threads_no_slot;
     uint64_t file_size, valid_size;        /* bytes; valid_size = end of the last whole record */
     int complete;             /* an END record closes the file */
     unsigned end_reason;      /* enum rec_capture_end, 0 if none */

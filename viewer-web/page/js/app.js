@@ -189,6 +189,13 @@ function updateHeader() {
   setMetric('m-norec', fmtCount(norec), norec ? 'bad' : '', 'm-norec-box');
   $('m-norec-box').title = `${norec} thread${norec === 1 ? '' : 's'} not recorded: threads of the program that got no ring ` +
     '(every thread slot in use: RECORDER_MAX_THREADS, or /dev/shm full); they recorded nothing';
+  /* Names recorded as <strings full>: counted, never silent (the words
+   * of ls, dump, report and recorder-top). */
+  const full = st ? st.namesFull : 0;
+  $('m-namesfull-box').hidden = !full;
+  setMetric('m-namesfull', fmtCount(full), full ? 'bad' : '', 'm-namesfull-box');
+  $('m-namesfull-box').title = `${full} name${full === 1 ? '' : 's'} recorded as <strings full>: the program's string ` +
+    'table was at its limit (RECORDER_STRINGS_KB); their events show that placeholder instead of their names';
   const thin = st ? st.thinned : 0;
   setMetric('m-thin', fmtCount(thin), thin ? 'warn' : '', 'm-thin-box');
   $('m-lost-box').title = st

@@ -274,6 +274,8 @@ function decodeStatus(r) {
   s.nolane = r.varint();
   /* Threads that got no ring (every slot live, or /dev/shm full). */
   s.notRecorded = r.varint();
+  /* Names recorded as <strings full> (the string table at its limit). */
+  s.namesFull = r.varint();
   return s;
 }
 
