@@ -132,12 +132,12 @@ static int title_items(struct app *a, struct title_item *it) {
     it[n].attr = s->lost ? theme_attr(R_EXITED) : title;
     it[n++].prio = 80;
     /* Threads that got no ring recorded nothing: never silent. */
-    if (!s->file && s->info.threads_no_slot) {
+    if (s->info.threads_no_slot) {
         rec_not_recorded_str(s->info.threads_no_slot, it[n].text, sizeof it[n].text);
         it[n].attr = theme_attr(R_EXITED);
         it[n++].prio = 85;
     }
-    if (!s->file && s->info.strings_dropped) {
+    if (s->info.strings_dropped) {
         rec_names_full_str(s->info.strings_dropped, it[n].text, sizeof it[n].text);
         it[n].attr = theme_attr(R_EXITED);
         it[n++].prio = 84;

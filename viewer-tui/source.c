@@ -54,6 +54,10 @@ int source_open_file(struct source *s, const char *path, char *err, size_t errle
     memcpy(s->info.process_name, in->process_name, sizeof s->info.process_name);
     s->info.max_threads = in->max_threads;
     s->info.ring_entries = in->ring_entries;
+    /* What the segment could not record, as the file carries it (0 in
+     * files older than its UNRECORDED record): shown as for a live one. */
+    s->info.strings_dropped = in->strings_dropped;
+    s->info.threads_no_slot = in->threads_no_slot;
     s->model = s->file->model;
     return REC_OK;
 }

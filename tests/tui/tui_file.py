@@ -16,11 +16,15 @@ import math
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 from collections import Counter
 
 from tui_harness import DEADLINE, Fail, Tmux, Workload, line_with, run_case, run_plain, table_rows
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+from capfile import Capture, entry  # noqa: E402
 
 
 def make_capture(a, name, seconds=3.5, workers=1):
@@ -259,6 +263,21 @@ def report_status(a, path):
     r = subprocess.run([a.recorder, "report", path], capture_output=True, text=True, stdin=subprocess.DEVNULL,
                        timeout=DEADLINE * 4)
     return r.returncode
+
+
+def case_file_unrecorded(a, t):
+    """A capture whose segment could not record everything (its UNRECORDED
+    record, type 9: names recorded as <strings full>, threads that got no
+    ring) says so in the title, in the words of a live program's."""
+    path = os.path.join(a.dir, "unrec.rec")
+    c = Capture().source(max_threads=8).strings([(3, b"work")]).thread(0, 4242, b"main")
+    c.chunk(0, [entry(1, 1000, 3), entry(2, 5000, 3)])
+    c.record(9, struct.pack("<QQ", 7, 2))
+    c.end().write(path)
+    t.start([a.top, path])
+    s = t.wait_text("7 names recorded as <strings full>", "2 threads not recorded", "work")
+    if "file unrec.rec" not in s:
+        raise Fail(f"the title names the file:\n{s}")
 
 
 def case_file_hostile(a, t):
