@@ -325,6 +325,26 @@ static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_c
 #endif
 }
 
+/* A rewritten buffer (by address, its mode not REC__DYN_KEPT): guess the
+ * name that followed the last one there, check it, or look up by key. */
+static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_guess(struct rec__dyn_cache *c, struct rec__dyn_ptr *p,
+                                                              const char *name) {
+    const struct rec__dyn_next *x = REC__DYN_NEXT(c, p->id);
+    if (p->mode == REC__DYN_NOGUESS || x->id != p->id || x->next <= REC_ID_OVERFLOW ||
+        !REC__DYN_IN_PAGE((uintptr_t)name, x->next_len))
+        return rec__dyn_by_key(c, p, name);
+    uint32_t id = x->next;
+    size_t len = x->next_len;
+    if (REC_LIKELY(!rec__bytes_diff(name, rec_str_text(rec__str(&rec__g, id)), len + 1))) {
+        p->id = id;   /* the next guess follows this name */
+        p->len = (uint16_t)len;
+        p->mode = rec__dyn_hit(p->mode);
+        return id;
+    }
+    p->mode = rec__dyn_miss(p->mode);
+    return rec__dyn_by_key(c, p, name);
+}
+
 /* The hot path of REC_SCOPE_DYN: guess the name from its address (the one
  * seen there last time, or in a rewritten buffer the one that followed
  * it), and check the guess by comparing len + 1 bytes (the NUL included)
@@ -343,30 +363,15 @@ static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_c
 REC__NO_SANITIZE uint32_t rec__intern_dyn_v(const char *name) {
     struct rec__dyn_cache *c = rec__t.dyn;
     if (REC_UNLIKELY(!c || !name)) return rec__dyn_first(name);
-    uintptr_t a = (uintptr_t)name;
-    struct rec__dyn_ptr *p = REC__DYN_PTR(c, a);
-    if (REC_LIKELY(p->ptr == name)) {
-        uint32_t id = p->id;
-        size_t len = p->len;
-        if (p->mode != REC__DYN_KEPT) {
-            const struct rec__dyn_next *x = REC__DYN_NEXT(c, id);
-            if (p->mode == REC__DYN_NOGUESS || x->id != id || x->next <= REC_ID_OVERFLOW ||
-                !REC__DYN_IN_PAGE(a, x->next_len))
-                return rec__dyn_by_key(c, p, name);
-            id = x->next;
-            len = x->next_len;
-        }
-        if (REC_LIKELY(!rec__bytes_diff(name, rec_str_text(rec__str(&rec__g, id)), len + 1))) {
-            if (p->mode != REC__DYN_KEPT) {  /* the next guess follows this name */
-                p->id = id;
-                p->len = (uint16_t)len;
-                p->mode = rec__dyn_hit(p->mode);
-            }
-            return id;
-        }
-        p->mode = rec__dyn_miss(p->mode);
-    }
-    return rec__dyn_by_key(c, p, name);
+    struct rec__dyn_ptr *p = REC__DYN_PTR(c, (uintptr_t)name);
+    if (REC_UNLIKELY(p->ptr != name)) return rec__dyn_by_key(c, p, name);
+    if (REC_UNLIKELY(p->mode != REC__DYN_KEPT)) return rec__dyn_guess(c, p, name);
+    /* A name kept in place: a leaf with few values live (no register to
+     * save; c is read again on a miss). */
+    uint32_t id = p->id;
+    if (REC_LIKELY(!rec__bytes_diff(name, rec_str_text(rec__str(&rec__g, id)), (size_t)p->len + 1))) return id;
+    p->mode = rec__dyn_miss(REC__DYN_KEPT);
+    return rec__dyn_by_key(rec__t.dyn, p, name);
 }
 
 /* The id to record a run-time name with now, or 0: a subtree root is a
