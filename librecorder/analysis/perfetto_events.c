@@ -157,13 +157,16 @@ static __attribute__((noinline)) uint8_t *intern_name(struct pctx *c, struct pre
     int isnew;
     uint64_t *v = u64map_put(&P->iid, name_id, &isnew);
     if (!v) return p;   /* out of memory: as a plain string */
-    *v = *iid = P->next_iid++;
+    const struct pyname *py = pf_py_of(c, local);
+    *iid = P->next_iid++;
+    *v = *iid | (py ? PF_IID_PY : 0);
+    c->name_py = py != NULL;
     c->interned++;
     uint8_t *en, *s;
     p = pb_open(p, TP_INTERNED, in);
     p = pb_open(p, 2, &en);   /* InternedData.event_names: EventName {iid, name} */
-    p = pb_open(pb_uint(p, 1, *v), 2, &s);
-    p += pf_shown_name((char *)p, text, pf_py_of(c, local));
+    p = pb_open(pb_uint(p, 1, *iid), 2, &s);
+    p += pf_shown_name((char *)p, text, py);
     return pb_close(pb_close(p, s), en);
 }
 
@@ -195,16 +198,23 @@ static inline __attribute__((always_inline)) uint8_t *ev_open(struct pctx *c, ui
     }
     p = pb_uint(p, TP_SEQ_ID, c->seq_base + 2 + rec);
     *iid = 0;
+    c->name_py = 0;
     uint8_t *in = NULL;
     if (name_id != UINT32_MAX) {
         /* Interned by the source's string id: one lookup for a name the
-         * sequence has published, the model's name table only for a new one. */
+         * sequence has published (with its Python bit), the model's name
+         * table only for a new one. */
         const uint64_t *v = u64map_get(&P->iid, name_id);
-        if (v) *iid = *v;
-        else p = intern_name(c, P, p, name_id, iid, &in);
+        if (v) {
+            *iid = *v & ~PF_IID_PY;
+            c->name_py = (*v & PF_IID_PY) != 0;
+        } else {
+            p = intern_name(c, P, p, name_id, iid, &in);
+        }
     }
     if (cat && !(P->cats & (1u << cat))) p = intern_cat(P, p, cat, &in);
-    if (c->want_da && !P->da_names) p = pf_intern_da(P, p, &in);   /* the Python args' names, once per sequence */
+    /* The Python args' names, once per sequence, with a Python scope's. */
+    if (c->want_da && c->name_py && !P->da_names) p = pf_intern_da(P, p, &in);
     if (in) p = pb_close(p, in);
     return p;
 }
@@ -230,10 +240,7 @@ static inline __attribute__((always_inline)) void slice_event(struct pctx *c, ui
     uint64_t iid;
     uint8_t *pk, *te;
     /* A published Python name: its args' names are interned with it. */
-    if (type != TYPE_SLICE_END) {
-        uint32_t local = model_name(c->m, name_id);
-        c->want_da = c->m->names[local].text && pf_py_of(c, local);
-    }
+    c->want_da = type != TYPE_SLICE_END;
     uint8_t *p = ev_open(c, rec, P, t, type == TYPE_SLICE_END ? UINT32_MAX : name_id, ab, &iid, &pk);
     c->want_da = 0;
     p = pb_open(p, TP_TRACK_EVENT, &te);
@@ -245,8 +252,8 @@ static inline __attribute__((always_inline)) void slice_event(struct pctx *c, ui
          * here for a name not published yet (as its text goes each time). */
         struct pyname tmp;
         const struct pyname *py = NULL;
-        if (iid) {
-            py = pf_py_of(c, model_name(c->m, name_id));
+        if (iid) {   /* the model's name table only for a Python scope's */
+            if (c->name_py) py = pf_py_of(c, model_name(c->m, name_id));
             p = pb_uint(p, TE_NAME_IID, iid);
         } else {
             const char *text = model_name_text(c->m, model_name(c->m, name_id));

@@ -42,6 +42,11 @@ enum { DA_NAME_IID = 1, DA_UINT = 3, DA_INT = 4, DA_DOUBLE = 5, DA_STRING = 6, D
  * sequence (InternedData.debug_annotation_names) with these iids. */
 enum { PF_DA_FILE = 1, PF_DA_LINE = 2, PF_DA_FUNCTION = 3 };
 
+/* A name's iid in prec.iid carries this bit when the name is a Python
+ * scope's (py_of): a begin of an interned name then needs no lookup in
+ * the model's name table to know whether it has args. */
+#define PF_IID_PY (UINT64_C(1) << 63)
+
 struct prec {                 /* per record of the model written */
     uint64_t uuid;            /* its thread track; 0 until described */
     struct u64map iid;        /* string id -> iid on its sequence (names published) */
@@ -75,6 +80,7 @@ struct pctx {
     uint32_t machine;         /* the source's machine (recorder/machine.h), 0 unknown */
     uint8_t mach[8];          /* TracePacket.machine_id as encoded on every packet; */
     uint8_t mach_len;         /* 0 bytes when unknown */
+    int name_py;              /* ev_open's name is a Python scope's (PF_IID_PY) */
     struct rec_export_counts c;
 };
 

@@ -134,7 +134,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: pf_names OUTDIR\n");
         return 2;
     }
-    for (uint32_t i = 0; i < N_NAMES; i++) snprintf(texts[i], sizeof texts[i], "name-%u", i);
+    /* Every 7th a Python scope's name: shown as "fN", with file and line
+     * as args on its begins (pyname.c). */
+    for (uint32_t i = 0; i < N_NAMES; i++)
+        if (i % 7 == 3) snprintf(texts[i], sizeof texts[i], "f%u (m.py:%u)", i, i + 1);
+        else snprintf(texts[i], sizeof texts[i], "name-%u", i);
     if (write_log(argv[1]) != 0 || write_stream(argv[1]) != 0) {
         fprintf(stderr, "pf_names: export failed\n");
         return 1;

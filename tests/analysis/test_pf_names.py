@@ -6,10 +6,12 @@ source), from a model's log and streamed.  On every sequence:
     per text), and only names the source published are interned;
   - every begin and instant names what pf_names.c fed, in order: an iid
     resolves to the right text, an unpublished name goes as its plain
-    "(id N)" string;
+    "(id N)" string, a Python scope's name (every 7th) shows short, its
+    begins with its file and line as args;
 and the trace obeys Perfetto's rules (tests/perfetto/pftrace.py)."""
 import collections
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -37,6 +39,19 @@ def interned(path):
     return out
 
 
+PY_NAME = re.compile(r"(f\d+) \(m\.py:(\d+)\)")
+
+
+def shown(kind, name):
+    """What an event fed as kind, name shows: a Python scope's name short,
+    its file and line as the begin's args (interned: the sequence's
+    Python-name bit, PF_IID_PY)."""
+    m = PY_NAME.fullmatch(name)
+    if not m:
+        return (kind, name, {})
+    return (kind, m[1], {"file": "m.py", "line": int(m[2])} if kind == "B" else {})
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         r = subprocess.run([sys.argv[1], d], capture_output=True, text=True, timeout=300)
@@ -46,7 +61,7 @@ def main():
         want = collections.defaultdict(list)
         for line in open(os.path.join(d, "expect.txt"), encoding="utf-8"):
             tid, kind, name = line.rstrip("\n").split(" ", 2)
-            want[int(tid)].append((kind, name))
+            want[int(tid)].append(shown(kind, name))
         check(len(want) == 3 and all(len(v) > 20000 for v in want.values()), "pf_names fed 3 threads")
         for f in ("log.pftrace", "stream.pftrace"):
             path = os.path.join(d, f)
@@ -59,7 +74,7 @@ def main():
             got = collections.defaultdict(list)
             for ev in pf["events"]:
                 if ev["ph"] in "Bi" and ev["track"] in tid_of:
-                    got[tid_of[ev["track"]]].append((ev["ph"], ev["name"]))
+                    got[tid_of[ev["track"]]].append((ev["ph"], ev["name"], ev["args"] if ev["ph"] == "B" else {}))
             for tid, w in want.items():
                 g = got.get(tid, [])
                 check(len(g) == len(w), f"{f}: thread {tid}: {len(g)} begins and instants, fed {len(w)}")

@@ -70,13 +70,17 @@ struct rec__dyn_cache {
  * its id with the subtree flag of its verdict (writer_config.h).  A name
  * that found the string table full keeps no flag: it is recorded as
  * "<strings full>" wherever it appears. */
-static uint32_t rec__name_value(struct rec__global *g, const char *name, size_t len) {
+static REC__INLINE uint32_t rec__name_value_in(struct rec__global *g, const char *name, size_t len, int inl) {
     unsigned v = rec__verdict(&g->cfg, name);
     if (v == REC__DROP) return REC_ID_FILTERED;
-    uint32_t id = rec__intern(g, name, len, rec__hash(name, len));
-    if (id > REC_ID_OVERFLOW && v == REC__COND) id |= REC__ID_COND;
-    if (id > REC_ID_OVERFLOW && v == REC__ROOT) id |= REC__ID_ROOT;
+    uint64_t h = rec__hash(name, len);
+    uint32_t id = inl ? rec__intern_in(g, name, len, h) : rec__intern(g, name, len, h);
+    if (REC_UNLIKELY(v != REC__KEEP) && id > REC_ID_OVERFLOW) id |= v == REC__COND ? REC__ID_COND : REC__ID_ROOT;
     return id;
+}
+/* The call sites' (a new dynamic name's inlines it all: rec__dyn_fill). */
+static uint32_t rec__name_value(struct rec__global *g, const char *name, size_t len) {
+    return rec__name_value_in(g, name, len, 0);
 }
 
 /* A call site's first event: its value, flags included (0 if filtered). */
@@ -160,34 +164,10 @@ void rec__sub_end(void) {
 #define REC__DYN_K UINT64_C(0x9e3779b97f4a7c15)
 #define REC__DYN_STEP UINT64_C(0x632be59bd9b4e019)
 
-/* Can the aligned words holding len + 1 bytes at address a be read?  Yes
- * if byte a + len is in the page of byte a (pages are whole words), which
- * the caller's name proves mapped: whatever the buffer holds by then, a
- * check of those words cannot fault. */
+/* Can the len + 1 bytes at address a be read, whatever the buffer holds
+ * by then?  Yes if byte a + len is in the page of byte a, which the
+ * caller's name proves mapped. */
 #define REC__DYN_IN_PAGE(a, len) (((a) & (REC_PAGE - 1)) + (len) < REC_PAGE)
-
-/* Are the n bytes at name those at t (8-byte aligned)?  Reads the name in
- * aligned words, so only words holding some of its n bytes.  Text byte i
- * is at byte i%8 of its word i/8, name byte i at byte (i+r)%8 of word
- * (i+r)/8: the text is shifted to the name's alignment, reading only the
- * words of its first n bytes.  For names not 8-byte aligned. */
-static REC__NO_SANITIZE REC__NOINLINE int rec__dyn_same_shifted(const char *name, const char *t, size_t n) {
-    unsigned r = (unsigned)((uintptr_t)name & 7u), k = (unsigned)((n + r - 1) / 8);
-    const char *q = name - r;
-    uint64_t prev = 0, diff = 0, tw, nw, m = ~((UINT64_C(1) << (8 * r)) - 1);
-    uint64_t last = ~UINT64_C(0) >> (56 - 8 * ((n + r - 1) & 7));  /* to the n-th byte */
-    REC__SHORT_LOOP
-    for (unsigned j = 0; j <= k; j++) {
-        tw = 0;
-        if (8u * j < n) memcpy(&tw, t + 8 * j, 8);
-        memcpy(&nw, q + 8 * j, 8);
-        if (j == k) m &= last;
-        diff |= (nw ^ ((tw << (8 * r)) | ((prev >> (63 - 8 * r)) >> 1))) & m;
-        prev = tw;
-        m = ~UINT64_C(0);
-    }
-    return diff == 0;
-}
 
 /* After a lookup by key found id: remember the name by its address.  At an
  * address known to be rewritten, also note that id followed the name there
@@ -215,12 +195,13 @@ static inline uint32_t rec__dyn_keep(struct rec__dyn_cache *c, struct rec__dyn_p
 }
 
 /* The cache miss path: intern (or filter) the name, remember it first in
- * its set and by its address. */
+ * its set and by its address.  The string table's work is inlined here
+ * (rec__name_value_in), where a new name's instructions count. */
 static REC__NOINLINE uint32_t rec__dyn_fill(struct rec__dyn_cache *c, struct rec__dyn_ent *set,
                                             struct rec__dyn_ptr *p, const char *name, size_t len, uint64_t key) {
     struct rec__global *g = &rec__g;
     if (__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) != REC__READY && rec__ensure_init() != 0) return 0;
-    uint32_t id = rec__name_value(g, name, len);
+    uint32_t id = rec__name_value_in(g, name, len, 1);
     set[1] = set[0];
     set[0].key = key;
     set[0].len = (uint32_t)len;
@@ -232,7 +213,7 @@ static REC__NOINLINE uint32_t rec__dyn_fill(struct rec__dyn_cache *c, struct rec
 static REC__NOINLINE uint32_t rec__dyn_hit_shifted(struct rec__dyn_cache *c, struct rec__dyn_ent *set,
                                                    struct rec__dyn_ent *e, struct rec__dyn_ptr *p,
                                                    const char *name, size_t len, uint64_t key) {
-    if (rec__dyn_same_shifted(name, rec_str_text(rec__str(&rec__g, e->id)), len))
+    if (!rec__bytes_diff(name, rec_str_text(rec__str(&rec__g, e->id)), len))
         return rec__dyn_keep(c, p, name, e->id, len);
     return rec__dyn_fill(c, set, p, name, len, key);
 }
@@ -344,11 +325,18 @@ static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_c
 #endif
 }
 
-/* A guess (by address) for a name not 8-byte aligned. */
-static REC__NOINLINE uint32_t rec__dyn_guess_shifted(struct rec__dyn_cache *c, struct rec__dyn_ptr *p,
-                                                     const char *name, uint32_t id, size_t len) {
-    if (rec__dyn_same_shifted(name, rec_str_text(rec__str(&rec__g, id)), len + 1)) {
-        p->id = id;
+/* A rewritten buffer (by address, its mode not REC__DYN_KEPT): guess the
+ * name that followed the last one there, check it, or look up by key. */
+static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_guess(struct rec__dyn_cache *c, struct rec__dyn_ptr *p,
+                                                              const char *name) {
+    const struct rec__dyn_next *x = REC__DYN_NEXT(c, p->id);
+    if (p->mode == REC__DYN_NOGUESS || x->id != p->id || x->next <= REC_ID_OVERFLOW ||
+        !REC__DYN_IN_PAGE((uintptr_t)name, x->next_len))
+        return rec__dyn_by_key(c, p, name);
+    uint32_t id = x->next;
+    size_t len = x->next_len;
+    if (REC_LIKELY(!rec__bytes_diff(name, rec_str_text(rec__str(&rec__g, id)), len + 1))) {
+        p->id = id;   /* the next guess follows this name */
         p->len = (uint16_t)len;
         p->mode = rec__dyn_hit(p->mode);
         return id;
@@ -360,59 +348,30 @@ static REC__NOINLINE uint32_t rec__dyn_guess_shifted(struct rec__dyn_cache *c, s
 /* The hot path of REC_SCOPE_DYN: guess the name from its address (the one
  * seen there last time, or in a rewritten buffer the one that followed
  * it), and check the guess by comparing len + 1 bytes (the NUL included)
- * with the text in aligned words; if it fails, look the name up by key.
- * In a rewritten buffer whose names come in no learnable order, guesses
- * soon stop (each miss lowers the mode, each hit raises it), until the
- * lookup by key sees that one would have been right.
+ * with the text (rec__bytes_diff: a few words, whatever the alignment); if
+ * it fails, look the name up by key.  In a rewritten buffer whose names
+ * come in no learnable order, guesses soon stop (each miss lowers the
+ * mode, each hit raises it), until the lookup by key sees that one would
+ * have been right.
  *
- * An aligned word never straddles a page, so the words holding the name's
- * first and last bytes may be read whole; but their other bytes are not
- * the string's, which ASan would report and TSan could see as a race with
- * a neighbour's write (the masks ignore those bytes): hence the attribute.
- * Big-endian hosts (which the segment format does not support anyway)
- * take the careful path. */
+ * The len + 1 bytes from the name's address all lie in the page of its
+ * first byte (REC__DYN_IN_PAGE, checked when the entry was made or the
+ * guess taken), which the caller's pointer proves mapped.  If the name
+ * there is now shorter, some of them lie past its NUL, which ASan would
+ * report and TSan could see as a race with a neighbour's write: hence the
+ * attribute. */
 REC__NO_SANITIZE uint32_t rec__intern_dyn_v(const char *name) {
     struct rec__dyn_cache *c = rec__t.dyn;
     if (REC_UNLIKELY(!c || !name)) return rec__dyn_first(name);
-    uintptr_t a = (uintptr_t)name;
-    struct rec__dyn_ptr *p = REC__DYN_PTR(c, a);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (REC_LIKELY(p->ptr == name)) {
-        uint32_t id = p->id;
-        size_t len = p->len;
-        if (p->mode != REC__DYN_KEPT) {
-            const struct rec__dyn_next *x = REC__DYN_NEXT(c, id);
-            if (p->mode == REC__DYN_NOGUESS || x->id != id || x->next <= REC_ID_OVERFLOW ||
-                !REC__DYN_IN_PAGE(a, x->next_len))
-                return rec__dyn_by_key(c, p, name);
-            id = x->next;
-            len = x->next_len;
-        }
-        if (REC_UNLIKELY((a & 7u) != 0)) return rec__dyn_guess_shifted(c, p, name, id, len);
-        const char *t = rec_str_text(rec__str(&rec__g, id));
-        unsigned k = (unsigned)(len / 8);                /* the word of the NUL */
-        uint64_t diff, tw, nw;
-        memcpy(&tw, t + 8 * k, 8);
-        memcpy(&nw, name + 8 * k, 8);
-        diff = (nw ^ tw) & (~UINT64_C(0) >> (56 - 8 * (len & 7)));
-        REC__SHORT_LOOP
-        for (unsigned j = 0; j < k; j++) {
-            memcpy(&tw, t + 8 * j, 8);
-            memcpy(&nw, name + 8 * j, 8);
-            diff |= nw ^ tw;
-        }
-        if (REC_LIKELY(diff == 0)) {
-            if (p->mode != REC__DYN_KEPT) {  /* the next guess follows this name */
-                p->id = id;
-                p->len = (uint16_t)len;
-                p->mode = rec__dyn_hit(p->mode);
-            }
-            return id;
-        }
-        p->mode = rec__dyn_miss(p->mode);
-    }
-#endif
-    return rec__dyn_by_key(c, p, name);
+    struct rec__dyn_ptr *p = REC__DYN_PTR(c, (uintptr_t)name);
+    if (REC_UNLIKELY(p->ptr != name)) return rec__dyn_by_key(c, p, name);
+    if (REC_UNLIKELY(p->mode != REC__DYN_KEPT)) return rec__dyn_guess(c, p, name);
+    /* A name kept in place: a leaf with few values live (no register to
+     * save; c is read again on a miss). */
+    uint32_t id = p->id;
+    if (REC_LIKELY(!rec__bytes_diff(name, rec_str_text(rec__str(&rec__g, id)), (size_t)p->len + 1))) return id;
+    p->mode = rec__dyn_miss(REC__DYN_KEPT);
+    return rec__dyn_by_key(rec__t.dyn, p, name);
 }
 
 /* The id to record a run-time name with now, or 0: a subtree root is a

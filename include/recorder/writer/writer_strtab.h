@@ -28,22 +28,94 @@
  * ids; both are valid, and readers show the same text for each.
  */
 
-/* A 64-bit hash, 8 bytes a step; not for adversaries, for names. */
+#if defined(__GNUC__)
+#define REC__INLINE inline __attribute__((always_inline))
+/* Keeps a word loop scalar: a few words long, vectorized it costs more. */
+#define REC__SCALAR(x) __asm__("" : "+r"(x))
+#else
+#define REC__INLINE inline
+#define REC__SCALAR(x) ((void)0)
+#endif
+
+static REC__INLINE uint64_t rec__ld64(const char *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+static REC__INLINE uint32_t rec__ld32(const char *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* The n < 8 bytes at s as a little-endian word, read in loads that stay
+ * inside them (two that may overlap, or three single bytes). */
+static REC__INLINE uint64_t rec__tail_word(const char *s, size_t n) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n >= 4) return rec__ld32(s) | (uint64_t)rec__ld32(s + n - 4) << (8 * (n - 4));
+    if (n == 0) return 0;
+    return (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << (8 * (n / 2)) |
+           (uint64_t)(unsigned char)s[n - 1] << (8 * (n - 1));
+#else
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) v |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    return v;
+#endif
+}
+
+/* Copy n bytes in words, the last one ending at byte n - 1 (it may overlap
+ * the one before): no call, and no byte read or written outside the n. */
+static REC__INLINE void rec__copy_bytes(char *d, const char *s, size_t n) {
+    if (n < 8) {
+        if (n >= 4) {
+            uint32_t a = rec__ld32(s), b = rec__ld32(s + n - 4);
+            memcpy(d, &a, 4);
+            memcpy(d + n - 4, &b, 4);
+        } else if (n) {
+            char a = s[0], b = s[n / 2], c = s[n - 1];
+            d[0] = a;
+            d[n / 2] = b;
+            d[n - 1] = c;
+        }
+        return;
+    }
+    uint64_t last = rec__ld64(s + n - 8);
+    for (size_t j = 0; j + 8 < n; j += 8) {
+        uint64_t w = rec__ld64(s + j);
+        REC__SCALAR(w);
+        memcpy(d + j, &w, 8);
+    }
+    memcpy(d + n - 8, &last, 8);
+}
+
+/* Do the n bytes at a and b differ?  Nonzero if so.  Reads exactly those
+ * bytes, in words of which the last ends at byte n - 1 (it may overlap
+ * the one before), so neither string's alignment matters and no byte
+ * outside them is read. */
+static REC__INLINE uint64_t rec__bytes_diff(const char *a, const char *b, size_t n) {
+    if (REC_LIKELY(n >= 8)) {
+        uint64_t d = (rec__ld64(a) ^ rec__ld64(b)) | (rec__ld64(a + n - 8) ^ rec__ld64(b + n - 8));
+        for (size_t j = 8; j + 8 < n; j += 8) {
+            d |= rec__ld64(a + j) ^ rec__ld64(b + j);
+            REC__SCALAR(d);
+        }
+        return d;
+    }
+    return rec__tail_word(a, n) ^ rec__tail_word(b, n);
+}
+
+/* A 64-bit hash, 8 bytes a step; not for adversaries, for names.  Every
+ * copy of the implementation in a process must compute the same one (the
+ * index is shared): the tail's loads changed, its value did not. */
 static inline uint64_t rec__hash(const char *s, size_t n) {
     uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ (n * UINT64_C(0xff51afd7ed558ccd));
     while (n >= 8) {
-        uint64_t v;
-        memcpy(&v, s, 8);
-        h = (h ^ v) * UINT64_C(0xbf58476d1ce4e5b9);
+        h = (h ^ rec__ld64(s)) * UINT64_C(0xbf58476d1ce4e5b9);
         h ^= h >> 29;
         s += 8;
         n -= 8;
     }
-    if (n) {
-        uint64_t v = 0;
-        for (size_t i = 0; i < n; i++) v |= (uint64_t)(unsigned char)s[i] << (8 * i);
-        h = (h ^ v) * UINT64_C(0x94d049bb133111eb);
-    }
+    if (n) h = (h ^ rec__tail_word(s, n)) * UINT64_C(0x94d049bb133111eb);
     h ^= h >> 32;
     h *= UINT64_C(0xd6e8feb86659fd93);
     h ^= h >> 32;
@@ -159,7 +231,7 @@ static const struct rec_str *rec__str(const struct rec__global *g, uint32_t id) 
 }
 
 /* Append a string; returns its id, or 0 if the table is full. */
-static uint32_t rec__alloc_str(struct rec__global *g, const char *s, size_t len, uint32_t h32) {
+static REC__INLINE uint32_t rec__alloc_str(struct rec__global *g, const char *s, size_t len, uint32_t h32) {
     uint64_t need = (sizeof(struct rec_str) + len + 1 + 7) & ~(uint64_t)7;
     /* Look before the fetch_add so a full table costs no shared write. */
     if (__atomic_load_n(&g->hdr->strings_used, __ATOMIC_RELAXED) + need > g->hdr->strings_size) {
@@ -175,7 +247,7 @@ static uint32_t rec__alloc_str(struct rec__global *g, const char *s, size_t len,
     }
     struct rec_str *r = (struct rec_str *)(g->strings + off);
     char *text = (char *)(void *)(r + 1);   /* the bytes after the tag (rec_str_text) */
-    memcpy(text, s, len);
+    rec__copy_bytes(text, s, len);
     text[len] = 0;
     __atomic_store_n(&r->tag, ((uint64_t)h32 << 32) | ((uint64_t)len << 8) | REC_STR_READY,
                      __ATOMIC_RELEASE);
@@ -187,20 +259,21 @@ static int rec__str_equal(const struct rec__global *g, uint32_t id, const char *
     const struct rec_str *r = rec__str(g, id);
     uint64_t tag = __atomic_load_n(&r->tag, __ATOMIC_ACQUIRE);
     return (tag & 0xff) == REC_STR_READY && (uint32_t)(tag >> 32) == h32 &&
-           ((tag >> 8) & 0xffffff) == len && memcmp(rec_str_text(r), s, len) == 0;
+           ((tag >> 8) & 0xffffff) == len && !rec__bytes_diff(rec_str_text(r), s, len);
 }
 
 /* Looks for s in one level from slot i: returns its id, or 0 at the first
- * empty slot (*at: where), or 1 if REC__MAX_PROBES slots hold other names.
- * The hash half in each record's tag is compared before the text. */
-static inline uint32_t rec__probe(const struct rec__global *g, const uint32_t *level, uint64_t size, uint64_t i,
-                                  const char *s, size_t len, uint32_t h32, uint64_t *at) {
+ * empty slot, or 1 if REC__MAX_PROBES slots hold other names; the slot it
+ * stopped at in the high 32 bits (returned, not stored through a pointer,
+ * so the caller's frame needs no stack slot).  The hash half in each
+ * record's tag is compared before the text. */
+#define REC__PROBE_ID(r) ((uint32_t)(r))
+#define REC__PROBE_AT(r) ((r) >> 32)
+static inline uint64_t rec__probe(const struct rec__global *g, const uint32_t *level, uint64_t size, uint64_t i,
+                                  const char *s, size_t len, uint32_t h32) {
     for (uint32_t probe = 0; probe < REC__MAX_PROBES; probe++) {
         uint32_t v = __atomic_load_n(&level[i], __ATOMIC_ACQUIRE);
-        if (v == 0) {
-            *at = i;
-            return 0;
-        }
+        if (v == 0) return i << 32;
         if (v < rec__geo.ids && (uint32_t)(__atomic_load_n(&rec__str(g, v)->tag, __ATOMIC_ACQUIRE) >> 32) == h32 &&
             rec__str_equal(g, v, s, len, h32))
             return v;
@@ -212,44 +285,60 @@ static inline uint32_t rec__probe(const struct rec__global *g, const uint32_t *l
 /* The id of s, interning it if new.  Never fails: a full table yields
  * REC_ID_OVERFLOW, which readers show as "<strings full>", counted in
  * strings_dropped.  The level new names go to holds most names, so it is
- * searched first; a name is new only if no lower level has it either. */
-static uint32_t rec__intern(struct rec__global *g, const char *s, size_t len, uint64_t h) {
+ * searched first; a name is new only if no lower level has it either.
+ * Inlined where a new name's instructions count (a dynamic name's miss,
+ * writer_names.h); rec__intern below is the call for everything else. */
+static REC__INLINE uint32_t rec__intern_in(struct rec__global *g, const char *s, size_t len, uint64_t h) {
     const struct rec__geo *lv = &rec__geo;
     uint32_t h32 = (uint32_t)(h >> 32), mine = 0, v = 1;
-    uint64_t at = 0;
+    uint64_t r, hlo = (uint32_t)h;
+    uint32_t *index = g->index;
     /* New names go to the newest level committed (rec__index_ready adds
      * one when the names reach a quarter of the entries). */
     uint32_t have = __atomic_load_n(&g->hdr->index_levels, __ATOMIC_ACQUIRE);
-    unsigned top = lv->grows && have && have <= lv->count ? have - 1 : 0;
+    unsigned top = lv->grows && have - 1u < lv->count ? have - 1 : 0;
     /* The top level, then the others; past a crowded top, the next one. */
     for (;;) {
-        v = rec__probe(g, g->index + lv->start[top], lv->size[top], ((uint64_t)(uint32_t)h * lv->size[top]) >> 32, s,
-                       len, h32, &at);
-        if (v != 1 || top + 1 >= lv->count || !rec__index_ready(g, top + 1)) break;
+        r = rec__probe(g, index + lv->start[top], lv->size[top], (hlo * lv->size[top]) >> 32, s, len, h32);
+        v = REC__PROBE_ID(r);
+        if (REC_LIKELY(v != 1) || top + 1 >= lv->count || !rec__index_ready(g, top + 1)) break;
         top++;
     }
     if (v > 1) return v;
+    /* The older levels, each at most a quarter full: mostly the name's
+     * slot is empty there, which a relaxed load may tell (a slot that is
+     * not is probed again with acquire loads before its record is read). */
     for (unsigned k = 0; k < top; k++) {
-        uint64_t size = lv->size[k], i = ((uint64_t)(uint32_t)h * size) >> 32, unused;
-        const uint32_t *level = g->index + lv->start[k];
-        if (__atomic_load_n(&level[i], __ATOMIC_ACQUIRE) == 0) continue;   /* mostly, at a quarter full */
-        uint32_t w = rec__probe(g, level, size, i, s, len, h32, &unused);
+        uint64_t size = lv->size[k], i = (hlo * size) >> 32;
+        const uint32_t *level = index + lv->start[k];
+        if (REC_LIKELY(__atomic_load_n(&level[i], __ATOMIC_RELAXED) == 0)) continue;
+        uint32_t w = REC__PROBE_ID(rec__probe(g, level, size, i, s, len, h32));
         if (w > 1) return w;
     }
     if (!(mine = rec__alloc_str(g, s, len, h32))) return REC_ID_OVERFLOW;
     /* Claim the empty slot found; if another thread took it, go on from
      * there (it may have been this very name). */
-    uint32_t *level = g->index + lv->start[top];
+    uint32_t *level = index + lv->start[top];
     while (v == 0) {
         uint32_t expect = 0;
+        uint64_t at = REC__PROBE_AT(r);
         if (__atomic_compare_exchange_n(&level[at], &expect, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
             uint64_t names = __atomic_add_fetch(&g->hdr->index_names, 1, __ATOMIC_RELAXED);
-            if (names * REC__INDEX_LOAD >= rec__level_end(top) && top + 1 < lv->count) rec__index_ready(g, top + 1);
+            if (REC_UNLIKELY(names * REC__INDEX_LOAD >= rec__level_end(top)) && top + 1 < lv->count)
+                rec__index_ready(g, top + 1);
             return mine;
         }
         if (rec__str_equal(g, expect, s, len, h32)) return expect;  /* `mine` stays unused */
-        v = rec__probe(g, level, lv->size[top], at + 1 == lv->size[top] ? 0 : at + 1, s, len, h32, &at);
+        r = rec__probe(g, level, lv->size[top], at + 1 == lv->size[top] ? 0 : at + 1, s, len, h32);
+        v = REC__PROBE_ID(r);
         if (v > 1) return v;
     }
     return mine;   /* every level is crowded here: kept, not indexed */
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static uint32_t rec__intern(struct rec__global *g, const char *s, size_t len, uint64_t h) {
+    return rec__intern_in(g, s, len, h);
 }
