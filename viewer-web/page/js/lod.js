@@ -13,7 +13,7 @@
  * their detail is gone; zooming into the kept region shows slices.
  * Counter tracks there show the summary's counters: per bucket a band
  * from the lowest to the highest value recorded in it and a line at the
- * last one (docs/web.md, "Counters").
+ * last one, carried over buckets without values (docs/web.md, "Counters").
  *
  * Methods join Timeline (mixInto, as timeline_hover.js does). */
 
@@ -91,14 +91,22 @@ class TimelineLod {
     const R = this.raster, w = m.width;
     for (const [a, b] of this.lodSpans(t0, this.t1)) {
       const i0 = Math.max(0, Math.floor((a - m.t0) / w) - C.first), i1 = Math.min(C.count - 1, Math.floor((b - m.t0) / w) - C.first);
+      /* A counter holds its value until the next one: the line carries
+       * the last value over buckets without values, from before the span
+       * too. */
       let prevY = NaN;
+      for (let j = Math.min(i0, C.count) - 1; j >= 0; j--)
+        if (!Number.isNaN(C.last[j])) { prevY = Math.round(yOf(C.last[j])); break; }
       for (let i = i0; i <= i1; i++) {
-        if (Number.isNaN(C.last[i])) continue;
         const bs = m.t0 + (C.first + i) * w;
         let x0 = GUTTER + (Math.max(bs, a) - t0) * k, x1 = GUTTER + (Math.min(bs + w, b) - t0) * k;
         if (x1 - x0 < 1) { x0 = Math.floor(x0); x1 = x0 + 1; }
         x0 = Math.max(GUTTER, x0); x1 = Math.min(this.W + 1, x1);
         if (x1 <= x0) continue;
+        if (Number.isNaN(C.last[i])) {
+          if (!Number.isNaN(prevY)) R.rect(x0, prevY - 0.5, x1, prevY + 1, UI_PX.counter);
+          continue;
+        }
         if (C.max[i] > C.min[i]) R.rect(x0, yOf(C.max[i]), x1, yOf(C.min[i]), UI_PX.band);
         const y = Math.round(yOf(C.last[i]));
         /* The line joins the last value of the bucket before. */
