@@ -176,12 +176,15 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, const str
             wb_varint(&b->chunk, e->msg_len);
             wb_bytes(&b->chunk, e->msg, e->msg_len);
             break;
-        case REC_EV_COUNTER:
+        case REC_EV_COUNTER: {
+            uint32_t id = strtab_id(names, src, e->name_id);
             wb_u8(&b->chunk, KIND_COUNTER);
             put_time(b, ts);
-            wb_varint(&b->chunk, strtab_id(names, src, e->name_id));
+            wb_varint(&b->chunk, id);
             wb_f64(&b->chunk, e->value);
+            if (b->lod) lod_counter(b->lod, id, ts, e->value);
             break;
+        }
         case REC_EV_FLOW_BEGIN:
         case REC_EV_FLOW_STEP:
         case REC_EV_FLOW_END:

@@ -1,11 +1,13 @@
 /*
  * lod.c -- the run's summary per lane on a doubling time grid (see lod.h).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clamp.h"
 #include "lod.h"
+#include "recorder/analysis.h"   /* REC_COUNTERS_MAX: the one bound on counter names */
 #include "wire.h"
 
 int lod_init(struct lod *l, uint32_t n_handles, struct frame **slot) {
@@ -22,6 +24,23 @@ void lod_destroy(struct lod *l) {
         for (uint32_t h = 0; h < l->n_handles; h++) free(l->lane[h]);
     free(l->lane);
     l->lane = NULL;
+    for (uint32_t i = 0; i < l->n_ctr; i++) free(l->ctr[i]);
+    free(l->ctr);
+    free(l->ctr_of);
+    l->ctr = NULL;
+    l->ctr_of = NULL;
+}
+
+static void cmerge(struct lod_cbucket *d, const struct lod_cbucket *a, const struct lod_cbucket *b) {
+    if (!a->n || !b->n) {
+        *d = a->n ? *a : *b;
+        return;
+    }
+    struct lod_cbucket m = *(b->last_ts >= a->last_ts ? b : a);
+    m.min = a->min < b->min ? a->min : b->min;
+    m.max = a->max > b->max ? a->max : b->max;
+    m.n = a->n + b->n < a->n ? UINT32_MAX : a->n + b->n;
+    *d = m;
 }
 
 static void merge(struct lod_bucket *d, const struct lod_bucket *a, const struct lod_bucket *b) {
@@ -45,6 +64,12 @@ static void coarsen(struct lod *l) {
         for (uint32_t i = 0; i < LOD_BUCKETS / 2; i++) merge(&ll->b[i], &ll->b[2 * i], &ll->b[2 * i + 1]);
         memset(&ll->b[LOD_BUCKETS / 2], 0, LOD_BUCKETS / 2 * sizeof ll->b[0]);
         ll->used = (ll->used + 1) / 2;
+    }
+    for (uint32_t c = 0; c < l->n_ctr; c++) {
+        struct lod_ctr *lc = l->ctr[c];
+        for (uint32_t i = 0; i < LOD_BUCKETS / 2; i++) cmerge(&lc->b[i], &lc->b[2 * i], &lc->b[2 * i + 1]);
+        memset(&lc->b[LOD_BUCKETS / 2], 0, LOD_BUCKETS / 2 * sizeof lc->b[0]);
+        lc->used = (lc->used + 1) / 2;
     }
     l->dirty = 1;
 }
@@ -131,9 +156,52 @@ void lod_lost(struct lod *l, uint32_t h, uint32_t id, int64_t a, int64_t b) {
     touch(l, ll, kb);
 }
 
+/* The summary of counter name, made on its first value; NULL past
+ * REC_COUNTERS_MAX names (or out of memory). */
+static struct lod_ctr *counter_of(struct lod *l, uint32_t name) {
+    if (name < l->ctr_of_n && l->ctr_of[name]) return l->ctr[l->ctr_of[name] - 1];
+    if (l->n_ctr >= REC_COUNTERS_MAX) return NULL;
+    if (!l->ctr && !(l->ctr = calloc(REC_COUNTERS_MAX, sizeof *l->ctr))) return NULL;
+    if (name >= l->ctr_of_n) {
+        /* Grows with the names the input really has (dense ids). */
+        uint32_t n = l->ctr_of_n ? l->ctr_of_n : 64;
+        while (n <= name) n *= 2;
+        uint16_t *v = realloc(l->ctr_of, n * sizeof *v);
+        if (!v) return NULL;
+        memset(v + l->ctr_of_n, 0, (n - l->ctr_of_n) * sizeof *v);
+        l->ctr_of = v;
+        l->ctr_of_n = n;
+    }
+    struct lod_ctr *lc = calloc(1, sizeof *lc);
+    if (!lc) return NULL;
+    lc->name = name;
+    l->ctr[l->n_ctr++] = lc;
+    l->ctr_of[name] = (uint16_t)l->n_ctr;
+    return lc;
+}
+
+void lod_counter(struct lod *l, uint32_t name, int64_t ts, double v) {
+    if (!isfinite(v) || name >= UINT32_MAX / 2) return;
+    int k = bucket_of(l, ts);
+    struct lod_ctr *lc = k < 0 ? NULL : counter_of(l, name);
+    if (!lc) return;
+    struct lod_cbucket *b = &lc->b[k];
+    if (!b->n || v < b->min) b->min = v;
+    if (!b->n || v > b->max) b->max = v;
+    if (!b->n || ts >= b->last_ts) {
+        b->last = v;
+        b->last_ts = ts;
+    }
+    if (b->n < UINT32_MAX) b->n++;
+    if ((uint32_t)k + 1 > lc->used) lc->used = (uint32_t)k + 1;
+    l->dirty = 1;
+}
+
 /* MSG_LOD (docs/web.md, "Protocol"): t0, width, the grid's length, then
  * per lane with data its id, first bucket and count, and per bucket busy
- * (0..255, any time at all is at least 1), top name, events, flags. */
+ * (0..255, any time at all is at least 1), top name, events, flags;
+ * then per counter with values its name, first bucket and count, and per
+ * bucket a flag (1: values in it) and then min, max and last. */
 void lod_publish(struct lod *l, const struct lanes *lanes) {
     /* Retired lanes' summaries go with them (the page forgets the lane). */
     for (uint32_t h = 0; h < l->n_handles; h++) {
@@ -170,6 +238,26 @@ void lod_publish(struct lod *l, const struct lanes *lanes) {
             wb_varint(&m, b->top);
             wb_varint(&m, b->events & ~LOD_LOST);
             wb_u8(&m, b->events & LOD_LOST ? LOD_FLAG_LOST : 0);
+        }
+    }
+    n = 0;
+    for (uint32_t c = 0; c < l->n_ctr; c++) n += l->ctr[c]->used > 0;
+    wb_varint(&m, n);
+    for (uint32_t c = 0; c < l->n_ctr; c++) {
+        const struct lod_ctr *lc = l->ctr[c];
+        if (!lc->used) continue;
+        uint32_t first = 0;
+        while (first < lc->used && !lc->b[first].n) first++;
+        wb_varint(&m, lc->name);
+        wb_varint(&m, first);
+        wb_varint(&m, lc->used - first);
+        for (uint32_t i = first; i < lc->used; i++) {
+            const struct lod_cbucket *b = &lc->b[i];
+            wb_u8(&m, b->n ? LOD_FLAG_VALUES : 0);
+            if (!b->n) continue;
+            wb_f64(&m, b->min);
+            wb_f64(&m, b->max);
+            wb_f64(&m, b->last);
         }
     }
     struct frame *f = m.oom ? NULL : frame_from(&m);

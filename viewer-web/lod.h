@@ -16,6 +16,13 @@
  * (LANES_CAP + 1) lanes: 42 MB worst case, whatever the run's length; the
  * LOD message is at most about 13 bytes per bucket with data.
  *
+ * Counters are summarised on the same grid (lod_counter): per counter
+ * name and bucket the lowest, highest and last value recorded in it, so
+ * a counter track can be drawn where the page has no detail.  Bound: the
+ * first REC_COUNTERS_MAX names (as the model's), LOD_BUCKETS x 40 bytes =
+ * 20 KiB each, 20 MB in all; 25 bytes per bucket with values in the LOD
+ * message.
+ *
  * Beside it, latlod.h keeps per-scope latency histograms on this grid,
  * with its own bound (at most 146 MB).
  *
@@ -48,12 +55,28 @@ struct lod_lane {
     struct lod_bucket b[LOD_BUCKETS];
 };
 
+struct lod_cbucket {
+    double min, max, last;    /* of the values recorded in the bucket */
+    int64_t last_ts;          /* when last was recorded */
+    uint32_t n;               /* values in it (saturating), 0 = none */
+};
+
+struct lod_ctr {
+    uint32_t name;            /* the counter's dense name id */
+    uint32_t used;            /* buckets 0 .. used-1 may hold values */
+    struct lod_cbucket b[LOD_BUCKETS];
+};
+
 struct lod {
     int started;
     int64_t t0, width;        /* bucket i covers [t0 + i*width, t0 + (i+1)*width) */
     int64_t limit;            /* times past it are not summarised (bogus: from the future) */
     struct lod_lane **lane;   /* by lane handle */
     uint32_t n_handles;
+    struct lod_ctr **ctr;     /* counters in the order first seen, at most REC_COUNTERS_MAX */
+    uint32_t n_ctr;
+    uint16_t *ctr_of;         /* by dense name id: 1 + index in ctr, 0 = not a counter yet */
+    uint32_t ctr_of_n;
     int dirty;
     uint64_t version;
     struct frame **slot;      /* where the LOD message is published */
@@ -67,6 +90,9 @@ void lod_destroy(struct lod *l);
 void lod_event(struct lod *l, uint32_t h, uint32_t id, int64_t ts);
 void lod_slice(struct lod *l, uint32_t h, uint32_t id, int64_t s, int64_t e, uint32_t name);
 void lod_lost(struct lod *l, uint32_t h, uint32_t id, int64_t a, int64_t b);
+/* A value v of the counter named name (dense id) at ts; not finite: not
+ * summarised (the page cannot draw it either). */
+void lod_counter(struct lod *l, uint32_t name, int64_t ts, double v);
 
 /* The bucket of ts (coarsening the grid until it holds it), -1 if past
  * the limit; latlod.c puts its histograms on the same grid. */

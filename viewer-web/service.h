@@ -9,7 +9,7 @@
 
 #include "web.h"
 
-#define WEB_PROTOCOL "recorder-web.v7"
+#define WEB_PROTOCOL "recorder-web.v8"
 
 /* An HTTP response's progress. */
 enum { HTTP_IDLE = 0, HTTP_WAIT_SNAPSHOT, HTTP_HEADERS, HTTP_BODY, HTTP_FAILED };

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define WIRE_VERSION 7u
+#define WIRE_VERSION 8u
 
 /* Server to page. */
 enum wire_msg {
@@ -66,6 +66,7 @@ enum wire_kind {
 
 /* LOD bucket flags. */
 #define LOD_FLAG_LOST 1u      /* entries of the lane were lost in this bucket */
+#define LOD_FLAG_VALUES 1u    /* a counter's bucket holds values (min, max, last follow) */
 
 /* LATENCY flags. */
 #define LAT_FLAG_KNOWN 1u     /* the scope is summarised (else: no calls yet, or past the cap) */

@@ -12,6 +12,9 @@
  *     and the whole-run top table's calls equal the JSON's slices by name;
  *   - the page opens on the whole run: the region before the kept detail
  *     is marked summary-only and shows every worker's summary bars;
+ *   - counters are drawn over the whole file: there the counter track
+ *     shows the summary's values (its lowest and highest over the run
+ *     equal the JSON's);
  *   - zoomed into the kept end, slices; zoomed into the first second,
  *     where the detail was dropped, slices again: recorder-web reads that
  *     window of the file on demand (RANGE, through its time index), and
@@ -41,7 +44,9 @@ function jsonCounts(file) {
     if (e.ph === 'X' && e.bind_id === undefined) throw new Error('complete events: count them as two');
   }
   const n = (k) => ph[k] || 0;
-  return { events: n('B') + n('E') + n('i') + n('I') + n('C') + n('X'), ph, slices };
+  const qd = ev.filter((e) => e.ph === 'C' && e.name === 'queue_depth').map((e) => Object.values(e.args)[0]);
+  const counter = { n: qd.length, min: Math.min(...qd), max: Math.max(...qd) };
+  return { events: n('B') + n('E') + n('i') + n('I') + n('C') + n('X'), ph, slices, counter };
 }
 
 main(async () => {
@@ -107,6 +112,31 @@ main(async () => {
     check(s.detailStart > s.t0 && s.detailStart < s.t1 && s.events > 0, 'the kept detail is in view too', { d: s.detailStart, t0: s.t0, t1: s.t1, events: s.events });
     const hatched = await page.evaluate((x) => window.__recorder.lodHatchedAt(x), (lod.region.x0 + lod.region.x1) / 2);
     check(hatched >= 3, 'the dropped-detail region is hatched in every lane', hatched);
+
+    /* ---- counters over the whole file: drawn where the page has no
+     * detail (the region just checked, most of the run) ---- */
+    const ctr = () => page.evaluate((g) => {
+      const st = window.__recorder.store, m = st.lodMsg;
+      let C = null;
+      for (const [name, c] of m.counters || []) if (st.name(name) === 'queue_depth') C = c;
+      const cols = [];
+      for (let f = 0.1; f < 0.95; f += 0.2) cols.push((window.__recorder.counterPixelsAt(g.x0 + f * (g.x1 - g.x0)) || {}).queue_depth || 0);
+      if (!C) return { cols };
+      let min = Infinity, max = -Infinity, spread = 0;
+      for (let i = 0; i < C.count; i++) {
+        if (C.min[i] < min) min = C.min[i];
+        if (C.max[i] > max) max = C.max[i];
+        spread += C.max[i] > C.min[i];
+      }
+      return { cols, min, max, spread, from: (g.from - m.t0) / 1e9, to: (g.to - m.t0) / 1e9 };
+    }, lod.region);
+    let cv = null;
+    await until(async () => (cv = await ctr()).cols.every((n) => n > 0), 5000, 100);
+    check(want.counter.n > 100 && cv.cols.every((n) => n > 0) && cv.from < 1,
+      'zoomed out, the counter track is drawn where the page has no detail, from the first second on', { cv, json: want.counter });
+    check(cv.min === want.counter.min && cv.max === want.counter.max && cv.spread > 0,
+      'the summary\'s counter values span the file\'s (lowest and highest equal the JSON\'s)', { cv, json: want.counter });
+    await page.screenshot({ path: path.join(shots, 'capture-counters.png') });
     const pt = lod.point;
     if (pt) await page.mouse.move(pt.x, pt.y);
     const tip = pt ? await until(async () => /summary only/.test(await page.textContent('#tooltip').catch(() => '')), 3000, 100) : false;

@@ -14,8 +14,13 @@
  * that overlap each window must equal, one for one, those the full read
  * gives for it (a slice still open where the window's read stops is
  * drawn open: it must be one the full read ends after the window); the window's read must start past the file's start for
- * the later windows (the index is used) and must not be cut.  Exit 0 if
- * all hold, 1 with what differs.
+ * the later windows (the index is used) and must not be cut.
+ *
+ * The full read also feeds the run's summary (lod.c): per counter and
+ * bucket of its grid, the lowest and highest value it sends must be those
+ * of the counter's values in the full read that fall in that bucket, and
+ * the last one of them (issue 20 item 4: counters over the whole file).
+ * Exit 0 if all hold, 1 with what differs.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -66,6 +71,16 @@ static double f64(void) {
     P += 8;
     return d;
 }
+
+/* Every counter value of the full read. */
+struct cval {
+    uint32_t name;
+    int64_t t;
+    double v;
+};
+static struct cval *cv;
+static size_t n_cv, cap_cv;
+static int keep_cv;
 
 /* Per lane (by id, small in a test): the open scopes. */
 #define LANES 4096
@@ -120,8 +135,12 @@ static void decode(const unsigned char *p, size_t len, struct slices *out, int o
                 varint();
                 P += varint();
             } else if (kind == 4) {
-                varint();
-                P += 8;
+                uint32_t nm = (uint32_t)varint();
+                double v = f64();
+                if (keep_cv) {
+                    if (n_cv == cap_cv && !(cv = realloc(cv, (cap_cv = cap_cv ? 2 * cap_cv : 4096) * sizeof *cv))) abort();
+                    cv[n_cv++] = (struct cval){nm, t, v};
+                }
             } else {
                 varint();
                 varint();
@@ -161,6 +180,59 @@ static void window(const struct slices *in, int64_t a, int64_t b, struct slices 
     if (out->n) qsort(out->v, out->n, sizeof *out->v, cmp);
 }
 
+/* The LOD message's counters against the full read's values: 0 if they
+ * agree bucket for bucket. */
+static int check_counters(struct frame *lf) {
+    P = frame_data(lf) + 1;
+    E = frame_data(lf) + lf->len;
+    double t0 = f64(), width = f64();
+    uint64_t nb = varint(), nl = varint();
+    for (uint64_t i = 0; i < nl && P < E; i++) {
+        varint();
+        varint();
+        uint64_t count = varint();
+        for (uint64_t j = 0; j < count && P < E; j++) {
+            P++;
+            varint();
+            varint();
+            P++;
+        }
+    }
+    uint64_t nc = varint();
+    size_t buckets = 0, bad = 0;
+    for (uint64_t c = 0; c < nc && P < E; c++) {
+        uint32_t name = (uint32_t)varint();
+        uint64_t first = varint(), count = varint();
+        for (uint64_t j = 0; j < count && P < E; j++) {
+            int has = *P++ & 1;
+            double mn = has ? f64() : 0, mx = has ? f64() : 0, last = has ? f64() : 0;
+            /* The full read's values in bucket first + j. */
+            double wmn = 0, wmx = 0, wlast = 0;
+            int64_t tl = INT64_MIN;
+            size_t n = 0;
+            for (size_t i = 0; i < n_cv; i++) {
+                if (cv[i].name != name) continue;
+                double off = (double)cv[i].t - t0;
+                uint64_t k = off <= 0 ? 0 : (uint64_t)(off / width);
+                if (k >= nb) k = nb - 1;
+                if (k != first + j) continue;
+                wmn = !n || cv[i].v < wmn ? cv[i].v : wmn;
+                wmx = !n || cv[i].v > wmx ? cv[i].v : wmx;
+                if (cv[i].t >= tl) tl = cv[i].t, wlast = cv[i].v;
+                n++;
+            }
+            if (has != (n > 0) || (has && (mn != wmn || mx != wmx || last != wlast))) {
+                if (bad++ < 3)
+                    printf("counter %u bucket %" PRIu64 ": summary %s %g..%g last %g, full read %zu values %g..%g last %g  <-- differs\n",
+                           name, first + j, has ? "has" : "has none", mn, mx, last, n, wmn, wmx, wlast);
+            }
+            buckets += has;
+        }
+    }
+    printf("counters: %" PRIu64 " in the summary, %zu buckets with values, %zu differ\n", nc, buckets, bad);
+    return nc < 1 || buckets < 100 || bad || P != E;
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: fileidx_check FILE.rec\n");
@@ -180,9 +252,12 @@ int main(int argc, char **argv) {
     struct lanes lanes;
     struct batch full;
     struct range g;
+    struct lod lod;
+    struct frame *lod_slot = NULL;
     if (strtab_init(&names, &pub) || lanes_init(&lanes, src.max_threads, &tp) || batch_init(&full) ||
-        range_init(&g, src.max_threads, 64u << 20))
+        range_init(&g, src.max_threads, 64u << 20) || lod_init(&lod, LANES_CAP + 1, &lod_slot))
         return 1;
+    full.lod = &lod;   /* as recorder-web's reader at open */
     g.idx.step = 4096;
     size_t cap = 65536;
     struct rec_event *evs = malloc(cap * sizeof *evs);
@@ -226,8 +301,11 @@ int main(int argc, char **argv) {
         return 1;
     }
     struct slices all = {0}, ra = {0}, w1 = {0}, w2 = {0};
+    keep_cv = 1;
     decode(frame_data(ff) + 1, ff->len - 1, &all, 0);
-    int fails = 0;
+    keep_cv = 0;
+    lod_publish(&lod, &lanes);
+    int fails = !lod_slot || check_counters(lod_slot);
     size_t nonempty = 0;
     const double at[] = {0, 0.1, 0.33, 0.5, 0.9};
     const int64_t widths[] = {20000000, 200000000};
@@ -271,6 +349,9 @@ int main(int argc, char **argv) {
     free(w1.v);
     free(w2.v);
     free(evs);
+    free(cv);
+    frame_unref(lod_slot);
+    lod_destroy(&lod);
     range_destroy(&g);
     batch_destroy(&full);
     lanes_destroy(&lanes);

@@ -99,7 +99,7 @@ class WsClient extends EventEmitter {
 
 /* Opens a WebSocket; resolves {status, headers, ws} where ws is null
  * unless the server switched protocols (101). */
-function connect({ port, path, origin, host, protocol = 'recorder-web.v7', headers = {} }) {
+function connect({ port, path, origin, host, protocol = 'recorder-web.v8', headers = {} }) {
   return new Promise((resolve, reject) => {
     const sock = net.connect(port, '127.0.0.1');
     const key = crypto.randomBytes(16).toString('base64');

@@ -362,6 +362,7 @@ window.__recorder = {
   findSlice: (name, minWidth) => timeline.findSlice(name, minWidth),
   fitRun: () => timeline.fitRun(),
   lodHatchedAt: (x) => timeline.lodHatchedAt(x),
+  counterPixelsAt: (x) => timeline.counterPixelsAt(x),
   findInstant: (name) => timeline.findInstant(name),
   checkRepaint: () => timeline.checkRepaint(),
   get fileView() { return fileView; },

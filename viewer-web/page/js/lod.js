@@ -11,6 +11,9 @@
  * scope that covered most of it.  A bucket in which entries were lost
  * has a red foot.  Zooming into that region shows buckets, never slices:
  * their detail is gone; zooming into the kept region shows slices.
+ * Counter tracks there show the summary's counters: per bucket a band
+ * from the lowest to the highest value recorded in it and a line at the
+ * last one, carried over buckets without values (docs/web.md, "Counters").
  *
  * Methods join Timeline (mixInto, as timeline_hover.js does). */
 
@@ -78,6 +81,58 @@ class TimelineLod {
       lastX = x1;
     }
     return lastX;
+  }
+
+  /* Counter c's summary where there is no detail (hook: drawCounter),
+   * on its track's scale yOf. */
+  drawCounterLod(c, t0, k, yOf) {
+    const m = this.store.lodMsg, C = m && m.counters ? m.counters.get(c.name) : null;
+    if (!C) return;
+    const R = this.raster, w = m.width;
+    for (const [a, b] of this.lodSpans(t0, this.t1)) {
+      const i0 = Math.max(0, Math.floor((a - m.t0) / w) - C.first), i1 = Math.min(C.count - 1, Math.floor((b - m.t0) / w) - C.first);
+      /* A counter holds its value until the next one: the line carries
+       * the last value over buckets without values, from before the span
+       * too. */
+      let prevY = NaN;
+      for (let j = Math.min(i0, C.count) - 1; j >= 0; j--)
+        if (!Number.isNaN(C.last[j])) { prevY = Math.round(yOf(C.last[j])); break; }
+      for (let i = i0; i <= i1; i++) {
+        const bs = m.t0 + (C.first + i) * w;
+        let x0 = GUTTER + (Math.max(bs, a) - t0) * k, x1 = GUTTER + (Math.min(bs + w, b) - t0) * k;
+        if (x1 - x0 < 1) { x0 = Math.floor(x0); x1 = x0 + 1; }
+        x0 = Math.max(GUTTER, x0); x1 = Math.min(this.W + 1, x1);
+        if (x1 <= x0) continue;
+        if (Number.isNaN(C.last[i])) {
+          if (!Number.isNaN(prevY)) R.rect(x0, prevY - 0.5, x1, prevY + 1, UI_PX.counter);
+          continue;
+        }
+        if (C.max[i] > C.min[i]) R.rect(x0, yOf(C.max[i]), x1, yOf(C.min[i]), UI_PX.band);
+        const y = Math.round(yOf(C.last[i]));
+        /* The line joins the last value of the bucket before. */
+        const ya = Number.isNaN(prevY) ? y : Math.min(prevY, y), yb = Number.isNaN(prevY) ? y : Math.max(prevY, y);
+        R.rect(x0, ya - 0.5, x0 + 1, yb + 1, UI_PX.counter);
+        R.rect(x0, y - 0.5, x1, y + 1, UI_PX.counter);
+        prevY = y;
+      }
+    }
+  }
+
+  /* For the tests: per counter track (by name), whether its column at
+   * page x has any of the counter's pixels (line or band). */
+  counterPixelsAt(x) {
+    const R = this.raster, r = this.canvas.getBoundingClientRect(), out = {};
+    for (const tr of this.tracks) {
+      if (tr.kind !== 'counter') continue;
+      let n = 0;
+      const y0 = RULER_H - this.scrollY + tr.y, X = Math.floor((x - r.left) * R.dpr);
+      for (let y = Math.max(RULER_H, y0); y < Math.min(this.H, y0 + tr.h); y++) {
+        const px = R.buf[Math.floor(y * R.dpr) * R.w + X];
+        if (px === UI_PX.counter || px === UI_PX.band) n++;
+      }
+      out[this.store.name(tr.c.name)] = n;
+    }
+    return out;
   }
 
   /* A capture file opens on its whole run, once it is read. */

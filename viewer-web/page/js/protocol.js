@@ -9,12 +9,13 @@ const CHUNK_LOSS = 1;
 const HELLO_FOREIGN = 1, HELLO_FILE = 2;
 const STATUS_ALIVE = 1, STATUS_CLOSED = 2, STATUS_TRUNCATED = 4, STATUS_LOADING = 8;
 const LOD_FLAG_LOST = 1;
+const LOD_FLAG_VALUES = 1;   /* a counter's bucket: min, max and last follow */
 const LOD_BUCKETS_MAX = 65536;   /* more is malformed (the server sends 512) */
 const THREADS_FULL = 1;
 /* What a lane records (THREADS; include/recorder.h, enum rec_lane_kind). */
 const LANE_KIND = { THREAD: 0, GPU_STREAM: 1, GPU_DEVICE: 2, RANGES: 3 };
 const LANE_KINDS = 4;
-const PROTOCOL_VERSION = 7;
+const PROTOCOL_VERSION = 8;
 const RANGE_CUT = 1;   /* a RANGE answer stops short of what was asked: at its `to` */
 const LAT_FLAG_KNOWN = 1;
 const SUBPROTOCOL = 'recorder-web.v' + PROTOCOL_VERSION;
@@ -284,7 +285,9 @@ function decodeStatus(r) {
  * with data: its buckets first .. first+count-1, each with busy (0..255:
  * the share of the bucket inside top-level scopes, any at all >= 1), the
  * name of the scope that covered most of it, its events, and whether
- * entries were lost in it. */
+ * entries were lost in it.  Then per counter with values (by name): its
+ * buckets, each with the lowest, highest and last value recorded in it
+ * (NaN where it has none). */
 function decodeLod(r) {
   const m = { t0: r.f64(), width: r.f64(), n: r.varint(), lanes: new Map() };
   if (!(m.width > 0) || !Number.isFinite(m.t0) || m.n > LOD_BUCKETS_MAX) throw new RangeError('bad LOD grid');
@@ -301,6 +304,21 @@ function decodeLod(r) {
       L.lost[j] = r.u8() & LOD_FLAG_LOST;
     }
     m.lanes.set(id, L);
+  }
+  m.counters = new Map();
+  const nc = r.varint();
+  for (let i = 0; i < nc; i++) {
+    const name = r.varint(), first = r.varint(), count = r.varint();
+    if (first + count > m.n) throw new RangeError('LOD counter past the grid');
+    const C = { first, count, min: new Float64Array(count).fill(NaN), max: new Float64Array(count).fill(NaN),
+      last: new Float64Array(count).fill(NaN) };
+    for (let j = 0; j < count; j++) {
+      if (!(r.u8() & LOD_FLAG_VALUES)) continue;
+      C.min[j] = r.f64();
+      C.max[j] = r.f64();
+      C.last[j] = r.f64();
+    }
+    m.counters.set(name, C);
   }
   return m;
 }

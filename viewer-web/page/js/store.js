@@ -361,6 +361,21 @@ class Store {
   stats(s) { this.statsMsg = s; }
   lod(m) {
     this.lodMsg = m;
+    /* A counter is drawn wherever the summary has it (lod.js), on a scale
+     * that holds its summary's values too. */
+    for (const [name, C] of m.counters || []) {
+      let c = this.counters.get(name);
+      if (!c) {
+        c = new Counter(name);
+        this.counters.set(name, c);
+        this.counterOrder.push(c);
+        this.layoutVersion++;
+      }
+      for (let i = 0; i < C.count; i++) {
+        if (C.min[i] < c.min) c.min = C.min[i];
+        if (C.max[i] > c.max) c.max = C.max[i];
+      }
+    }
     this.version++;
     this.changedFrom = -Infinity;   /* the summary is drawn everywhere detail is not */
   }

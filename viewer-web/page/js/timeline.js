@@ -477,6 +477,8 @@ class Timeline {
       this.cN = new Uint32Array(cols);
     }
     const cMax = this.cMax, cMin = this.cMin, cSum = this.cSum, cN = this.cN;
+    /* Where the page has no detail: the run's summary (lod.js). */
+    this.drawCounterLod(c, t0, k, yOf);
     /* Start at the last column with a point before the strip: the line
      * and the band carry its value over empty columns. */
     const tStrip = t0 + (xs - 1 - GUTTER) / k;
