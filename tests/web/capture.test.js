@@ -73,6 +73,25 @@ main(async () => {
       return s.connected && s.file && !s.loading && s.lod && s.lod.region && s.topRows.length > 0;
     }, 60000, 200);
     check(up, 'the page opens the file', { conn: s && s.conn, file: s && s.file, lod: s && s.lod });
+    /* The widest 'step' slice the page holds between a and b (ns). */
+    await page.evaluate(() => {
+      window.__widestStep = (a, b) => {
+        const tl = window.__recorder.timeline, st = window.__recorder.store;
+        let best = null;
+        for (const t of tl.tracks) {
+          if (t.kind !== 'lane') continue;
+          for (let d = 0; d < t.rows; d++) {
+            const row = t.L.rows[d];
+            if (!row) continue;
+            for (let i = 0; i < row.n; i++) {
+              if (row.s[i] < a || row.e[i] > b || st.name(row.nm[i]) !== 'step') continue;
+              if (!best || row.e[i] - row.s[i] > best.e - best.s) best = { s: row.s[i], e: row.e[i] };
+            }
+          }
+        }
+        return best;
+      };
+    });
 
     /* ---- the header: a file, not a live program ---- */
     const conn = await page.textContent('#conn'), pid = await page.textContent('#proc-pid');
@@ -195,6 +214,20 @@ main(async () => {
       tl.t1 = at + tl.span;
       tl.moved();
       return { at, start: m.t0 };
+    });
+    /* The file's answer for that window; then 4 ms around the widest step
+     * it holds (the first 4 ms asked for may hold none on a loaded
+     * machine), within what was read. */
+    await until(async () => page.evaluate(() => {
+      const st = window.__recorder.store, tl = window.__recorder.timeline, a = st.rangeAnswer;
+      return !!(a && a.from <= tl.t0 && a.to >= tl.t1);
+    }), 20000, 200);
+    await page.evaluate(() => {
+      const st = window.__recorder.store, tl = window.__recorder.timeline, a = st.rangeAnswer;
+      const w = a && window.__widestStep(a.from, a.to);
+      if (!w) return;
+      tl.t1 = Math.max(a.from + tl.span, Math.min((w.s + w.e) / 2 + tl.span / 2, a.to));
+      tl.moved();
     });
     let early = null;
     await until(async () => (early = await page.evaluate(() => window.__recorder.findSlice('step', 1))) !== null, 20000, 200);
