@@ -191,7 +191,9 @@ static int parse_offset(const char *arg, struct member *m, size_t n) {
 
 /* A capture converted into dir; m->conv names the result. */
 static int convert(struct member *m, const char *dir) {
-    snprintf(m->conv, sizeof m->conv, "%s/%s", dir, m->name);
+    int n = snprintf(m->conv, sizeof m->conv, "%s/%s", dir, m->name);
+    if (n < 0 || (size_t)n >= sizeof m->conv)
+        return cli_error(REC_ERR_USAGE, "%s: the temporary folder's path is too long", m->input);
     struct cli_export_opts eo = {m->conv, REC_EXPORT_PERFETTO, 0, 0, 0, 0, NULL};
     return cli_export(m->input, &eo);
 }

@@ -137,7 +137,7 @@ int main(int argc, char **argv) {
         const char *env[] = {"RECORDER_KEEP=1", NULL};
         char *out = NULL, *err = NULL;
         int st = child_run("/proc/self/exe", cargv, env, &out, &err);
-        if (st != 0) fprintf(stderr, "keep mode failed (%d):\n%s%s", st, out, err);
+        if (st != 0) fprintf(stderr, "keep mode failed (%d):\n%s%s", st, out ? out : "", err ? err : "");
         CHECK_EQ_U(st, 0);
         free(out);
         free(err);
