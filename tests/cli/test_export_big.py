@@ -8,7 +8,7 @@ captures too big for any in-memory log, end to end.
            writes it with a warning, a streaming parse of the ~1.2 GB file
            finds every slice, strictly nested and paired, and the summary
            line says exactly what the file holds; peak RSS stays under
-           256 MB (unless sanitized); CSV and folded stacks add up to the
+           256 MB (skipped when sanitized); CSV and folded stacks add up to the
            same slices.
   threads  a capture of 5000 threads (one after another) names all 5001 in
            the JSON and in the summary line.
@@ -143,6 +143,12 @@ def scan(path):
 
 
 def test_big():
+    if SANITIZED:
+        # Suite core runs in every build CI makes; this test's worth is its
+        # size and its peak RSS, which a sanitizer's shadow memory hides, and
+        # the same exporter's code is checked under ASan by smaller tests.
+        print("skipped: sanitized build (the plain build runs it, with its RSS bound)")
+        sys.exit(77)
     cap = os.path.join(WORK, "big.rec")
     slices, nthreads = gen(cap, "scopes", SCOPES)
     out = os.path.join(WORK, "big.json")
@@ -158,8 +164,7 @@ def test_big():
           "a warning up front says how large it will be")
     s = summary(err)
     print(f"peak RSS {rss / 1024:.0f} MiB, {os.path.getsize(out) / 1e9:.2f} GB")
-    if not SANITIZED:
-        check(rss < 256 * 1024, f"peak RSS {rss / 1024:.0f} MiB < 256 MiB for {SCOPES} scopes")
+    check(rss < 256 * 1024, f"peak RSS {rss / 1024:.0f} MiB < 256 MiB for {SCOPES} scopes")
     n, threads, names, other = scan(out)
     os.unlink(out)
     check(n["B"] == n["E"] and n["B"] == slices,
