@@ -283,6 +283,19 @@ class Store {
   /* The name as shown: with layer numbers folded when the page says so. */
   label(id) { return nameFold.label(this.name(id)); }
 
+  /* A counter's track, made (and laid out) the first time its name comes,
+   * from an event (counter(), the protocol's) or from the file's summary. */
+  counterTrack(name) {
+    let c = this.counters.get(name);
+    if (!c) {
+      c = new Counter(name);
+      this.counters.set(name, c);
+      this.counterOrder.push(c);
+      this.layoutVersion++;
+    }
+    return c;
+  }
+
   lane(id) {
     let L = this.lanes.get(id);
     if (!L) {
@@ -364,13 +377,7 @@ class Store {
     /* A counter is drawn wherever the summary has it (lod.js), on a scale
      * that holds its summary's values too. */
     for (const [name, C] of m.counters || []) {
-      let c = this.counters.get(name);
-      if (!c) {
-        c = new Counter(name);
-        this.counters.set(name, c);
-        this.counterOrder.push(c);
-        this.layoutVersion++;
-      }
+      const c = this.counterTrack(name);
       for (let i = 0; i < C.count; i++) {
         if (C.min[i] < c.min) c.min = C.min[i];
         if (C.max[i] > c.max) c.max = C.max[i];
@@ -494,13 +501,7 @@ class Store {
      * would break the track's scale.  Counted, not stored. */
     if (!Number.isFinite(v)) { this.nonFinite++; return; }
     if (t < this.changedFrom) this.changedFrom = t;
-    let c = this.counters.get(name);
-    if (!c) {
-      c = new Counter(name);
-      this.counters.set(name, c);
-      this.counterOrder.push(c);
-      this.layoutVersion++;
-    }
+    const c = this.counterTrack(name);
     let s = c.series.get(this.cur.id);
     if (!s) c.series.set(this.cur.id, (s = new Series()));
     s.push(t, v);
