@@ -23,6 +23,35 @@ class Fail(Exception):
     pass
 
 
+SGR = re.compile(r"\x1b\[[0-9;:]*m")
+
+
+def first_underlined(line):
+    """Whether the first character of a line captured with escapes
+    (capture-pane -e) is underlined: the SGR sequences before it, read in
+    order (0 and 24 end underlining, 4 starts it; the numbers after 38, 48
+    and 58 are a colour's)."""
+    on = False
+    i = 0
+    while True:
+        m = SGR.match(line, i)
+        if not m:
+            return on
+        params = m.group(0)[2:-1].split(";")
+        k = 0
+        while k < len(params):
+            p = params[k].split(":")[0]
+            if p in ("38", "48", "58") and ":" not in params[k]:
+                k += 3 if k + 1 < len(params) and params[k + 1] == "5" else 5
+                continue
+            if p in ("", "0", "24"):
+                on = False
+            elif p == "4":
+                on = True
+            k += 1
+        i = m.end()
+
+
 class Tmux:
     """One tmux server on a private socket, one session, one pane."""
 
@@ -48,6 +77,7 @@ class Tmux:
         env = dict(env or {})
         env.setdefault("LANG", "C.UTF-8")
         env.setdefault("LC_ALL", "C.UTF-8")
+        env.setdefault("RECORDER_TOP_FRAME_MARK", "1")   # whole frames only: Tmux.screen
         for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "MSAN_OPTIONS"):
             if k in os.environ and k not in env:
                 env[k] = os.environ[k]
@@ -66,9 +96,19 @@ class Tmux:
         self.tmux("send-keys", "-t", "t", "-l", text)
 
     def screen(self, escapes=False):
-        args = ["capture-pane", "-p", "-t", "t"] + (["-e"] if escapes else [])
-        out = self.tmux(*args)
+        """The pane's text, of a whole frame: recorder-top runs with
+        RECORDER_TOP_FRAME_MARK=1, which underlines the first cell of its
+        top and bottom lines on odd frames; curses writes lines top to
+        bottom, so if the two differ, tmux caught a frame half written
+        (the new top rows over the old bottom ones) and we read again."""
+        end = time.monotonic() + DEADLINE
+        while True:
+            out = self.tmux("capture-pane", "-p", "-e", "-t", "t")
+            lines = out[:-1].split("\n") if out.endswith("\n") else out.split("\n")   # one per row
+            if first_underlined(lines[0]) == first_underlined(lines[-1]) or time.monotonic() > end:
+                break
         if not escapes:
+            out = "\n".join(l.rstrip(" ") for l in SGR.sub("", out).split("\n"))
             self.last = out
         return out
 
