@@ -48,6 +48,7 @@ struct snapshot {
     enum snap_fmt fmt;
     size_t len;
     char *data;
+    uint64_t events;          /* events the server had read when it was made */
 };
 struct snapshot *aggregate_export(rec_model *m, enum snap_fmt fmt);   /* NULL on failure */
 void snapshot_ref(struct snapshot *s);

@@ -36,10 +36,12 @@ static int add(struct lws *wsi, const char *name, const char *value, unsigned ch
 }
 
 /* Headers for a response whose body follows in HTTP_WRITEABLE: the page
- * (no disposition), a download (disposition, and the snapshot's age), or
- * a refusal (a status other than 200, Retry-After). */
+ * (no disposition), a download (disposition, the snapshot's age, and the
+ * events the server had read when it was made: two downloads with the
+ * same count hold the same events), or a refusal (a status other than
+ * 200, Retry-After). */
 static int headers(struct lws *wsi, unsigned code, const char *type, size_t len, const char *disposition,
-                   const char *age_ms) {
+                   const char *age_ms, const char *events) {
     unsigned char buf[LWS_PRE + 2048], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
     char csp[1024];
     if (lws_add_http_common_headers(wsi, code, type, len, &p, end)) return -1;
@@ -56,7 +58,8 @@ static int headers(struct lws *wsi, unsigned code, const char *type, size_t len,
         snprintf(csp, sizeof csp, "%s; connect-src 'self' ws://%s", web_page_csp, host);
         if (add(wsi, "content-security-policy:", csp, &p, end)) return -1;
     } else if (add(wsi, "content-disposition:", disposition, &p, end) ||
-               add(wsi, "x-recorder-snapshot-age-ms:", age_ms, &p, end)) {
+               add(wsi, "x-recorder-snapshot-age-ms:", age_ms, &p, end) ||
+               add(wsi, "x-recorder-snapshot-events:", events, &p, end)) {
         return -1;
     }
     if (lws_finalize_write_http_header(wsi, start, &p, end)) return -1;
@@ -75,14 +78,14 @@ static int request(struct lws *wsi, struct web *w, struct pss *p, const char *pa
         p->len = web_page_len;
         p->off = 0;
         p->state = HTTP_BODY;
-        return headers(wsi, HTTP_STATUS_OK, "text/html; charset=utf-8", p->len, NULL, NULL);
+        return headers(wsi, HTTP_STATUS_OK, "text/html; charset=utf-8", p->len, NULL, NULL, NULL);
     }
     if (!strcmp(path, "/diff.json")) {   /* two runs compared (diff.h); else a plain "no" */
         p->body = w->diff_json ? (const unsigned char *)w->diff_json : (const unsigned char *)web_diff_none;
         p->len = w->diff_json ? w->diff_len : strlen(web_diff_none);
         p->off = 0;
         p->state = HTTP_BODY;
-        return headers(wsi, HTTP_STATUS_OK, "application/json", p->len, NULL, NULL);
+        return headers(wsi, HTTP_STATUS_OK, "application/json", p->len, NULL, NULL, NULL);
     }
     int json = !strcmp(path, "/trace.json");
     if (json || !strcmp(path, "/trace.pftrace")) {
@@ -97,7 +100,7 @@ static int request(struct lws *wsi, struct web *w, struct pss *p, const char *pa
         p->len = strlen(p->msg);
         p->off = 0;
         p->state = HTTP_BODY;
-        return headers(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", p->len, NULL, NULL);
+        return headers(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", p->len, NULL, NULL, NULL);
     }
     return status(wsi, HTTP_STATUS_NOT_FOUND, "not found");
 }
@@ -111,12 +114,14 @@ static int write_body(struct lws *wsi, struct web *w, struct pss *p) {
     if (p->state == HTTP_WAIT_SNAPSHOT) return 0;   /* not ours to send yet */
     if (p->downloading && dl_progress(w, p) != 0) return -1;   /* too slow: cut */
     if (p->state == HTTP_HEADERS) {
-        char disp[160], age[32];
+        char disp[160], age[32], events[24];
         int pf = p->dl_fmt == SNAP_PERFETTO;
         snprintf(disp, sizeof disp, "attachment; filename=\"recorder-%d.%s\"", w->info.pid, pf ? "pftrace" : "json");
         snprintf(age, sizeof age, "%.0f", dl_now_ms() - p->snap_ms);
+        snprintf(events, sizeof events, "%llu", (unsigned long long)p->snap->events);
         p->state = HTTP_BODY;
-        return headers(wsi, HTTP_STATUS_OK, pf ? "application/octet-stream" : "application/json", p->len, disp, age);
+        return headers(wsi, HTTP_STATUS_OK, pf ? "application/octet-stream" : "application/json", p->len, disp, age,
+                       events);
     }
     if (p->state != HTTP_BODY) return 0;
     static unsigned char buf[LWS_PRE + BODY_CHUNK];   /* one service thread */

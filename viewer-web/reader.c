@@ -347,6 +347,7 @@ static void answer_export(struct reader *r, int req) {
     for (int f = 0; f < SNAP_FORMATS; f++) {
         if (!(req & 1 << f)) continue;
         struct snapshot *s = aggregate_export(r->model, (enum snap_fmt)f);
+        if (s) s->events = web_load(&w->ctr.events);
         void *old = web_xchg(&w->export_done[f], s ? (void *)s : (void *)1);
         if (old && old != (void *)1) snapshot_unref(old);
     }

@@ -73,10 +73,19 @@ main(async () => {
     '--max-downloads', String(MAX), '--download-timeout', String(TIMEOUT_S)], asanEnv);
   const { port, token } = srv;
   await quietLine;
-  await sleep(1500);
 
-  /* One normal download: the snapshot's size, and what it says it holds. */
-  const first = await request(port, '/trace.json?t=' + token);
+  /* One normal download: the snapshot's size, and what it says it holds;
+   * then the same as Perfetto's protobuf.  Each format's snapshot is made
+   * when asked for, so the two hold the same events only if the server
+   * read nothing in between (it may still be reading the program's last
+   * events): asked again until their X-Recorder-Snapshot-Events agree. */
+  const snapEvents = (r) => { const m = /x-recorder-snapshot-events:\s*(\d+)/i.exec(r.head || ''); return m ? Number(m[1]) : -1; };
+  let first = null, pf = null;
+  await until(async () => {
+    first = await request(port, '/trace.json?t=' + token);
+    pf = await request(port, '/trace.pftrace?t=' + token);
+    return first.status !== 200 || pf.status !== 200 || (snapEvents(first) > 0 && snapEvents(first) === snapEvents(pf));
+  }, 300000, 2500);
   check(first.status === 200, 'a normal download: 200', first.status);
   const S = first.body.length;
   let trace = null;
@@ -84,9 +93,10 @@ main(async () => {
   const other = trace && trace.otherData && trace.otherData.recorder;
   check(other && trace.traceEvents.length > 100000, 'it is JSON with the events', trace && trace.traceEvents.length);
 
-  /* The same snapshot as Perfetto's protobuf: decoded by the tests'
-   * decoder, the same events as the JSON, a third of its size or less (every packet names its machine). */
-  const pf = await request(port, '/trace.pftrace?t=' + token);
+  /* The protobuf: decoded by the tests' decoder, the same events as the
+   * JSON, a third of its size or less (every packet names its machine). */
+  check(snapEvents(first) > 0 && snapEvents(first) === snapEvents(pf), 'both downloads say they hold the same events',
+    [snapEvents(first), snapEvents(pf)]);
   check(pf.status === 200 && /filename="recorder-\d+\.pftrace"/.test(pf.head) && /x-recorder-snapshot-age-ms:/i.test(pf.head),
     '/trace.pftrace: 200, named .pftrace, with the snapshot\'s age', pf.head);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pftrace-web-'));
