@@ -3,7 +3,7 @@
 # Generates the seed corpus with SEEDS_EXE, then runs the libFuzzer target
 # for a bounded time.  Crash inputs land in WORKDIR (artifact_prefix).
 set -eu
-fuzzer=$1 seeds=$2 kind=$3 work=$4 secs=${5:-${FUZZ_SECONDS:-20}}
+fuzzer=$1 seeds=$2 kind=$3 work=$4 secs=${5:-${FUZZ_SECONDS:-10}}
 rm -rf "$work"
 mkdir -p "$work/corpus"
 "$seeds" "$work/seeds"
