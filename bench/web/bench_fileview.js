@@ -51,17 +51,7 @@ function summary(what, v) {
     p90_ms: +q(0.9).toFixed(1), max_ms: +v[v.length - 1].toFixed(1) }));
 }
 
-/* The summary's events in [t0, t1] (fileview.js, lodEvents). */
-function lodEvents(m, t0, t1) {
-  let n = 0;
-  const i0 = Math.floor((t0 - m.t0) / m.width), i1 = Math.floor((t1 - m.t0) / m.width);
-  for (const ll of m.lanes.values())
-    for (let i = Math.max(i0 - ll.first, 0); i <= Math.min(i1 - ll.first, ll.count - 1); i++) {
-      const bs = m.t0 + (ll.first + i) * m.width, part = (Math.min(t1, bs + m.width) - Math.max(t0, bs)) / m.width;
-      n += ll.events[i] * Math.max(0, Math.min(1, part));
-    }
-  return n;
-}
+const { lodEventsIn: lodEvents } = require('../../viewer-web/page/js/lodcount');
 
 async function server(file) {
   const { Peer } = require('../../tests/web/peer');

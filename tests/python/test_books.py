@@ -1,6 +1,6 @@
 """`python3 -m recorder -o x.json` (recorder run) captures every process
 of the program's tree the way it captures the program: drained while it
-runs.  A forked child making 200,000 calls and a multiprocessing Pool's
+runs.  A forked child making 100,000 calls and a multiprocessing Pool's
 workers (as many between them), with rings of 1 MiB (65,536 entries),
 are in the trace whole (or what the capture missed is counted dropped), and the books balance per process: entries written (the
 segments, kept with RECORDER_KEEP=1) = kept + not kept + lost, in entries.  Each
@@ -14,7 +14,7 @@ import subprocess
 from conftest import PY, check_trace, child_env, run
 
 CLI = os.environ.get("RECORDER_CLI", "recorder")
-CALLS = 200000   # 400,000 entries: six times a ring of 1 MiB (--ring-kb 1024)
+CALLS = 100000   # 200,000 entries: three times a ring of 1 MiB (--ring-kb 1024)
 
 WAIT = f"""
 import json, os, subprocess, time

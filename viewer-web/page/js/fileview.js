@@ -56,15 +56,7 @@ const fileView = {
    * about what reading it would send. */
   lodEvents(t0, t1) {
     const m = store.lodMsg;
-    if (!m) return Infinity;
-    let n = 0;
-    const i0 = Math.floor((t0 - m.t0) / m.width), i1 = Math.floor((t1 - m.t0) / m.width);
-    for (const ll of m.lanes.values())
-      for (let i = Math.max(i0 - ll.first, 0); i <= Math.min(i1 - ll.first, ll.count - 1); i++) {
-        const bs = m.t0 + (ll.first + i) * m.width, part = (Math.min(t1, bs + m.width) - Math.max(t0, bs)) / m.width;
-        n += ll.events[i] * Math.max(0, Math.min(1, part));
-      }
-    return n;
+    return m ? lodEventsIn(m, t0, t1) : Infinity;
   },
 
   isFile() { return !!(store.helloMsg && store.helloMsg.file); },
