@@ -165,15 +165,27 @@ main(async () => {
     await page.mouse.move(5, 5);
 
     /* ---- zoomed into the kept end: slices ---- */
+    /* First 100 ms in the middle of the kept end (the program was still
+     * working there; its last few ms, as it shut down, may hold none),
+     * then 4 ms around the widest step laid out in them: the first 4 ms
+     * picked may hold no step wide enough to find on a loaded machine. */
     await page.evaluate(() => {
       const tl = window.__recorder.timeline, st = window.__recorder.store;
       tl.setLive(false);
-      /* 4 ms in the middle of the kept end: steps there are wide enough
-       * to find, and the program was still working (its last few ms, as
-       * it shut down, may hold none). */
       const mid = (st.detailStart + st.maxTs) / 2;
-      tl.span = Math.min(4e6, (st.maxTs - st.detailStart) / 2);
+      tl.span = Math.min(100e6, (st.maxTs - st.detailStart) / 2);
       tl.t1 = mid + tl.span / 2;
+      tl.moved();
+    });
+    await until(async () => page.evaluate(() => {
+      const tl = window.__recorder.timeline;
+      return !!window.__widestStep(tl.t0, tl.t1);
+    }), 20000, 200);
+    await page.evaluate(() => {
+      const tl = window.__recorder.timeline, st = window.__recorder.store;
+      const w = window.__widestStep(tl.t0, tl.t1), mid = w ? (w.s + w.e) / 2 : (st.detailStart + st.maxTs) / 2;
+      tl.span = Math.min(4e6, (st.maxTs - st.detailStart) / 2);
+      tl.t1 = Math.min(mid + tl.span / 2, st.maxTs);
       tl.moved();
     });
     /* Polled: a loaded machine may take a while to lay out and draw. */
