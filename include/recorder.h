@@ -80,6 +80,7 @@ static inline const char *rec_segment_path(void) { return (const char *)0; }
 #define REC_FLOW_STEP(id) REC__NOP(id)
 #define REC_FLOW_END(id) REC__NOP(id)
 #define REC_THREAD_NAME(name) REC__NOP(name)
+#define REC_ARG(key, value) REC__NOP2(key, value)
 
 #else /* !RECORDER_DISABLE */
 
@@ -126,6 +127,7 @@ uint32_t rec__scope_root(uint32_t id);
 void rec__explicit_root(uint32_t id);
 void rec__sub_end(void);
 void rec__instant_msg(uint32_t id, const char *msg);
+void rec__arg(uint32_t id, const char *value);
 void rec__thread_name(const char *name);
 
 uint64_t rec__mono_ns(void);   /* CLOCK_MONOTONIC in ns (the implementation's) */
@@ -445,6 +447,13 @@ extern "C" {
 #define REC_FLOW_STEP(id) rec__flow(REC_EV_FLOW_STEP, (uint64_t)(id))
 #define REC_FLOW_END(id) rec__flow(REC_EV_FLOW_END, (uint64_t)(id))
 #define REC_THREAD_NAME(name) rec__thread_name(name)
+/* REC_ARG("key", "value"): a key/value argument of the calling thread's
+ * innermost open scope (the exports show it in that slice's args).  The
+ * key is interned once per call site, as REC_INSTANT's name; a value
+ * longer than REC_MSG_MAX bytes keeps its first REC_MSG_MAX - 3 bytes and
+ * ends in "...".  Out of line: scopes pay nothing for it (docs/api.md). */
+#define REC_ARG(key, value) \
+    REC__AT_SITE(key, if (rec__id_) rec__arg(rec__id_, (value)))
 
 #endif /* RECORDER_DISABLE */
 

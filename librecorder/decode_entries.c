@@ -52,7 +52,8 @@ size_t rec_decode(const struct rec_entry *in, size_t n, uint64_t first, struct r
             o->name_id = REC_EV_ID(e->w1);
             memcpy(&o->value, &in[i + 1].w0, sizeof o->value);
             break;
-        case REC_EV_INSTANT: {
+        case REC_EV_INSTANT:
+        case REC_EV_ARG: {   /* ARG: name_id is the key, msg the value */
             o->name_id = REC_EV_ID(e->w1);
             unsigned len = REC_EV_ARG8(e->w1);
             for (unsigned j = 0; j * 15 < len; j++) {

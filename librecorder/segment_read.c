@@ -139,7 +139,8 @@ unsigned rec_entry_span(const struct rec_entry *e) {
     case REC_EV_THREAD_START:
     case REC_EV_THREAD_NAME: return 1;
     case REC_EV_COUNTER: return 2;
-    case REC_EV_INSTANT: {
+    case REC_EV_INSTANT:
+    case REC_EV_ARG: {   /* the same layout: an id, a length, its text */
         unsigned len = REC_EV_ARG8(e->w1);
         return len > REC_MSG_MAX ? 0 : 1 + (len + 14) / 15;
     }

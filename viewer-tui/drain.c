@@ -40,7 +40,7 @@ static void remap(const struct drain_map *map, struct rec_entry *e, size_t n) {
         unsigned type = REC_EV_TYPE(e[i].w1);
         if (type == REC_EV_CONT) continue;
         if (type == REC_EV_BEGIN || type == REC_EV_END || type == REC_EV_INSTANT || type == REC_EV_COUNTER ||
-            type == REC_EV_THREAD_NAME)
+            type == REC_EV_THREAD_NAME || type == REC_EV_ARG)
             e[i].w1 = (e[i].w1 & ~(uint64_t)UINT32_MAX) | tag_id(map, REC_EV_ID(e[i].w1));
         if (!map->from) continue;
         /* Its time on the first program's clock; anything that does not

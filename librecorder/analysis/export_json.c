@@ -73,21 +73,23 @@ static void j_pop(struct xs *x, uint32_t rec, const struct xframe *f, int64_t du
     (void)self;
     struct jrec *j = thread_of(c, rec);
     if (!j) return;
+    const struct xarg *a;
+    uint32_t na = xs_scope_args(x, rec, x->r[rec].n, &a);   /* its frame was st[n] */
     if (!f->emitted) {   /* deferred: shown now that all is known, if it reached the window */
         j->pending--;
         if (f->outside) return;
         emit_pending(c, rec, j);
         unsigned ab = arg_bits(f->flags);
-        if (f->e == f->b) {
+        if (f->e == f->b && na == 0) {
             ev_point(c, j, f->b, f->name_id, ab);
         } else {
             ev_b(c, j, f->b, f->name_id, ab);
-            ev_e(c, j, f->e, f->name_id, ab);
+            ev_e_args(c, j, f->e, f->name_id, ab, a, na);
         }
         return;
     }
     if (f->forced && arg_bits(f->flags) != f->wflags) ev_late_flags(c, j, f);
-    ev_e(c, j, f->e, f->name_id, f->wflags);
+    ev_e_args(c, j, f->e, f->name_id, f->wflags, a, na);
 }
 
 /* ---- flows ------------------------------------------------------------------
@@ -203,6 +205,7 @@ static void start_written(struct jctx *c, uint64_t id, int64_t ts) {
 static void j_item(struct xs *x, uint32_t rec, const struct xitem *it, const char *msg) {
     struct jctx *c = x->ctx;
     int64_t s;
+    if (xs_arg_keep(x, rec, it, msg)) return;  /* a scope's: written with its E */
     if (it->kind == REC_ITEM_FLOW) {
         int bound = x->r[rec].n > 0 &&
                     (it->flags == REC_EV_FLOW_BEGIN || (start_of(c, it->u, &s) && s < it->b));

@@ -66,6 +66,7 @@ void xs_free(struct xs *x) {
         free(x->r[i].late);
         free(x->r[i].st);
         free(x->r[i].msg);
+        free(x->r[i].args);
     }
     free(x->r);
     free(x->fifo);

@@ -73,17 +73,21 @@ static void p_pop(struct xs *x, uint32_t rec, const struct xframe *f, int64_t du
     (void)self;
     struct prec *P = pf_prec(c, rec);
     if (!P) return;
+    const struct xarg *a;
+    uint32_t na = xs_scope_args(x, rec, x->r[rec].n, &a);   /* its frame was st[n] */
     if (!f->emitted) {   /* deferred: shown now that all is known, if it reached the window */
         P->pending--;
         if (f->outside) return;
         emit_pending(c, rec, P);
         unsigned ab = arg_bits(f->flags);
         pf_slice(c, rec, P, TYPE_SLICE_BEGIN, f->b, f->name_id, ab);
-        pf_slice(c, rec, P, TYPE_SLICE_END, f->e, f->name_id, ab);
+        if (na) pf_slice_end_args(c, rec, P, f->e, a, na);
+        else pf_slice(c, rec, P, TYPE_SLICE_END, f->e, f->name_id, ab);
         return;
     }
     if (f->forced && arg_bits(f->flags) != f->wflags) pf_late_flags(c, rec, P, f);
-    pf_slice(c, rec, P, TYPE_SLICE_END, f->e, f->name_id, 0);
+    if (na) pf_slice_end_args(c, rec, P, f->e, a, na);
+    else pf_slice(c, rec, P, TYPE_SLICE_END, f->e, f->name_id, 0);
 }
 
 /* Flows bind to the slice around them: one outside every slice of its
@@ -96,6 +100,7 @@ static void p_item(struct xs *x, uint32_t rec, const struct xitem *it, const cha
         return;
     }
     if (xs_args_folded(x, rec, it)) return;   /* in its slice's annotations */
+    if (xs_arg_keep(x, rec, it, msg)) return;  /* a scope's: with its end */
     struct prec *P = pf_prec(c, rec);
     if (!P) return;
     emit_pending(c, rec, P);

@@ -87,8 +87,19 @@ struct xrec {
     int seen;                 /* an item arrived */
     int queued;               /* on the worklist */
     int wraps;                /* unmatched ends may come: items are held (set with seen) */
+    struct xarg *args;        /* scope arguments of the open slices, by depth (scope_args.c) */
+    uint32_t nargs, args_cap;
     int args_folded;          /* a sink folded the "args" instant at args_at into its slice */
     int64_t args_at;
+};
+
+/* A scope's argument (REC_ARG) waiting for its slice's end. */
+#define XS_ARGS_MAX 8u                /* arguments shown a slice; more are counted (args_over) */
+#define XS_ARG_KEY_MAX 64u            /* bytes of a key shown */
+struct xarg {
+    uint32_t depth;           /* the walker frame it belongs to */
+    uint32_t key;             /* name id */
+    char val[REC_MSG_MAX + 1];
 };
 
 struct xs;
@@ -136,6 +147,8 @@ struct xs {
     int oom;                  /* memory ran out: the output is incomplete */
     uint64_t forced;          /* slices written before their end was known */
     uint64_t too_deep;        /* slices nested past XS_MAX_DEPTH, left out */
+    uint64_t args_over;       /* scope arguments past XS_ARGS_MAX on one slice, left out */
+    uint64_t args_outside;    /* scope arguments with no slice open on their thread */
     /* XS_PLAN: what an export would see */
     uint64_t n_slices, n_instants, n_counters, n_flows, n_losses;
     int64_t first_b;          /* earliest begin of any item; INT64_MAX before any */
@@ -216,6 +229,13 @@ struct gpu_arg {
     size_t vl;
     int num;                  /* v is an unsigned integer */
 };
+/* scope_args.c: an item that is a scope argument is kept for the
+ * innermost slice open (1; counted if none or too many), else 0.
+ * xs_scope_args: the arguments of the frame at depth, taken (valid until
+ * the next xs_arg_keep); xs_arg_key: an argument's key, cut. */
+int xs_arg_keep(struct xs *x, uint32_t rec, const struct xitem *it, const char *msg);
+uint32_t xs_scope_args(struct xs *x, uint32_t rec, uint32_t depth, const struct xarg **out);
+const char *xs_arg_key(struct xs *x, const struct xarg *a, size_t *len);
 const char *xs_args_take_lane(struct xs *x, uint32_t rec, int64_t b);
 static inline const char *xs_args_take(struct xs *x, uint32_t rec, int64_t b) {
     /* A thread's slice (almost all of them): one test, inline. */

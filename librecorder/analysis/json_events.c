@@ -265,6 +265,43 @@ void ev_e(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, uns
     c->c.slices++;
 }
 
+/* The plain name, the flags' args, then the arguments: on the E, which
+ * Perfetto and chrome://tracing merge into the slice's args. */
+void ev_e_args(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab, const struct xarg *a,
+               uint32_t n) {
+    if (n == 0) {
+        ev_e(c, j, t, name_id, ab);
+        return;
+    }
+    uint32_t nlen;
+    const char *nf = name_frag(c, name_id, &nlen);
+    size_t room = nlen + c->args_len[ab] + 32;
+    for (uint32_t i = 0; i < n; i++) room += 6 * (XS_ARG_KEY_MAX + REC_MSG_MAX) + 8;
+    char *p = ev_start(c, "{\"ph\":\"E\",", 10, j, room);
+    p = fmt_us(p, t - c->x->t0);
+    *p++ = ',';
+    memcpy(p, nf, nlen);
+    p += nlen;
+    memcpy(p, c->args[ab], c->args_len[ab]);
+    p += c->args_len[ab];
+    memcpy(p, ",\"args\":{", 9);
+    p += 9;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t kl;
+        const char *k = xs_arg_key(c->x, &a[i], &kl);
+        if (i) *p++ = ',';
+        *p++ = '"';
+        p += json_escape(p, k, kl);
+        memcpy(p, "\":\"", 3);
+        p += 3;
+        p += json_escape(p, a[i].val, strlen(a[i].val));
+        *p++ = '"';
+    }
+    memcpy(p, "}}", 2);
+    c->ob.p = p + 2;
+    c->c.slices++;
+}
+
 /* A slice of zero length (after rounding to ns): a B and an E at the same
  * time, written together, so that it is a slice of duration 0 to every
  * reader (Perfetto, speedscope, a count of B events), and closed before
@@ -450,6 +487,8 @@ static void write_source(struct jctx *c, const struct rec_export_opts *opt) {
     num_field(o, "forced_slices", c->x->forced, 1);
     num_field(o, "late_flags", c->c.late_flags, 1);
     num_field(o, "too_deep_slices", c->x->too_deep, 1);
+    num_field(o, "args_over", c->x->args_over, 1);
+    num_field(o, "args_outside", c->x->args_outside, 1);
     OB_LIT(o, ",\"threads\":[");
     uint32_t *order = malloc((m->n_recs ? m->n_recs : 1) * sizeof *order);
     size_t n = order ? model_record_order(m, order) : 0;

@@ -79,6 +79,9 @@ static inline void ev_b(struct jctx *c, const struct jrec *j, int64_t t, uint32_
     ev_b_args(c, j, t, name_id, ab, NULL);
 }
 void ev_e(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab);
+/* An E with its scope's arguments (REC_ARG) in "args". */
+void ev_e_args(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab, const struct xarg *a,
+               uint32_t n);
 void ev_point(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id, unsigned ab);
 void ev_instant(struct jctx *c, const struct jrec *j, const struct xitem *it, const char *msg);
 void ev_counter(struct jctx *c, const struct jrec *j, const struct xitem *it);

@@ -52,6 +52,7 @@ struct pyname;   /* pyname.h */
 
 /* Internal item flags next to the public REC_SLICE_* ones (see view.h). */
 #define ITEM_CLIPPED 0x80u             /* --last cut its beginning off */
+#define ITEM_ARG REC_INSTANT_ARG        /* an instant that is a scope argument (REC_ARG) */
 
 /* ---- names ---------------------------------------------------------- */
 struct name {

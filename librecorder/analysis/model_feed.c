@@ -376,6 +376,11 @@ static inline void process(rec_model *m, struct trec *r, int rec, const struct r
         message_add(m, r, e->name_id, e->msg, len, ts);
         break;
     }
+    case REC_EV_ARG: {   /* logged as a flagged instant: its slice's exports take it (scope_args.c) */
+        struct litem it = {t, t, UINT64_MAX, e->name_id, (uint16_t)rec, REC_ITEM_INSTANT, ITEM_ARG};
+        elog_add(&m->log, &it, e->msg, e->msg_len <= REC_MSG_MAX ? e->msg_len : REC_MSG_MAX);
+        break;
+    }
     case REC_EV_COUNTER: {
         if (!isfinite(e->value)) {  /* JSON has no NaN or Inf: counted, not kept */
             m->nonfinite_counters++;

@@ -308,6 +308,25 @@ void pf_slice_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, uint
     pf_pk_close(c, pb_close(p, te), pk);
 }
 
+/* A slice's end with its scope's arguments (REC_ARG) as debug
+ * annotations (Perfetto merges an end's into its slice). */
+void pf_slice_end_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, const struct xarg *a, uint32_t n) {
+    uint64_t iid;
+    uint8_t *pk, *te;
+    uint8_t *p = ev_open(c, rec, P, t, UINT32_MAX, 0, &iid, &pk);
+    p = pb_open(p, TP_TRACK_EVENT, &te);
+    p = pb_uint(p, TE_TYPE, TYPE_SLICE_END);
+    for (uint32_t i = 0; i < n && i < XS_ARGS_MAX; i++) {
+        size_t kl;
+        const char *k = xs_arg_key(c->x, &a[i], &kl);
+        char key[3 * XS_ARG_KEY_MAX + 1];   /* a key is any bytes: cleaned */
+        key[utf8_sanitize(key, k, kl)] = 0;
+        p = pf_da_str(p, key, a[i].val, strlen(a[i].val));
+    }
+    pf_pk_close(c, pb_close(p, te), pk);
+    c->c.slices++;
+}
+
 void pf_instant(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem *it, const char *msg) {
     uint64_t iid;
     uint8_t *pk, *te;
@@ -517,6 +536,8 @@ void pf_write_stats(struct pctx *c, const struct rec_export_opts *o) {
     p = pf_da_uint(p, "forced_slices", c->x->forced);
     p = pf_da_uint(p, "late_flags", c->c.late_flags);
     p = pf_da_uint(p, "too_deep_slices", c->x->too_deep);
+    p = pf_da_uint(p, "args_over", c->x->args_over);
+    p = pf_da_uint(p, "args_outside", c->x->args_outside);
     pf_pk_close(c, pb_close(p, te), pk);
     uint32_t *order = malloc((m->n_recs ? m->n_recs : 1) * sizeof *order);
     size_t n = order ? model_record_order(m, order) : 0;

@@ -179,6 +179,7 @@ static void fill_item(const struct view *v, const struct litem *it, int64_t b, i
         o->dur_ns = (double)(e - b);
         break;
     case REC_ITEM_INSTANT:
+        o->flags = it->flags & REC_INSTANT_ARG;
         o->name_id = it->name_id;
         snprintf(o->msg, sizeof o->msg, "%s", elog_msg(&m->log, it));
         break;

@@ -38,7 +38,7 @@ size_t rec_cap_pack(const struct rec_entry *in, size_t n, unsigned char *out, ui
             nc++;
             continue;
         }
-        if (t == REC_EV_NONE || t > REC_EV_THREAD_NAME) {
+        if (t == REC_EV_NONE || t > REC_EV_ARG) {
             /* Not a type the writer makes (a hostile or torn ring): kept
              * verbatim, RAW, for the decoders to count as bad.  The type
              * indexes prev[] below, so it must never get there. */

@@ -36,7 +36,7 @@ LAYERS = [
     ("aggregates", ["agg.c", "cover.c", "stats.c", "counters.c", "messages.c", "scope_detail.c"]),
     ("feed", ["model_feed.c", "model_poll.c", "model_cap.c", "model_life.c"]),
     ("views", ["view.c", "tree.c", "gpu_report.c", "stat_diff.c", "diff_run.c"]),
-    ("stream", ["export_plan.c", "export_stream.c", "export_life.c", "gpu_args.c"]),
+    ("stream", ["export_plan.c", "export_stream.c", "export_life.c", "gpu_args.c", "scope_args.c"]),
     ("encoders", ["json_events.c", "perfetto_events.c", "perfetto_pyargs.c"]),
     ("formats", ["export_json.c", "export_perfetto.c", "export_csv.c", "export_folded.c", "gaps.c"]),
     ("drivers", ["export_model.c", "export_source.c"]),

@@ -141,6 +141,34 @@ int main(void) {
         CHECK_EQ_U(rec_entry_span(&e), 1 + (lens[i] + 14) / 15);
     }
 
+    /* Scope arguments (REC_ARG): the key as a name, the value in CONT
+     * entries as an instant's message; a value of 45 bytes kept whole, a
+     * longer one cut to 42 and marked "..."; a length past 45 is not an
+     * event.  One with no scope open is recorded all the same (the
+     * readers count it, docs/api.md). */
+    {
+        REC_SCOPE("op");
+        REC_ARG("shape", "4096x32x1x1");
+        REC_ARG("empty", "");
+        memset(text, 'v', REC_MSG_MAX);
+        text[REC_MSG_MAX] = 0;
+        REC_ARG("full", text);
+        REC_ARG("long", "0123456789012345678901234567890123456789012345678901234567890");
+    }
+    REC_ARG("outside", "x");
+    n = my_events(ev, 256);
+    REQUIRE(n == 7);
+    CHECK(ev[1].type == REC_EV_ARG && !strcmp(name_of(ev[1].name_id), "shape") && !strcmp(ev[1].msg, "4096x32x1x1"));
+    CHECK(ev[2].type == REC_EV_ARG && ev[2].msg_len == 0 && !strcmp(name_of(ev[2].name_id), "empty"));
+    CHECK(ev[3].type == REC_EV_ARG && ev[3].msg_len == REC_MSG_MAX && !strcmp(ev[3].msg, text));
+    CHECK(ev[4].type == REC_EV_ARG && !strcmp(ev[4].msg, "012345678901234567890123456789012345678901..."));
+    CHECK(ev[5].type == REC_EV_END);
+    CHECK(ev[6].type == REC_EV_ARG && !strcmp(name_of(ev[6].name_id), "outside"));
+    for (unsigned len = 0; len <= REC_MSG_MAX + 1; len++) {
+        struct rec_entry e = {0, ((uint64_t)REC_EV_ARG << 56) | ((uint64_t)len << 32)};
+        CHECK_EQ_U(rec_entry_span(&e), len > REC_MSG_MAX ? 0 : 1 + (len + 14) / 15);
+    }
+
     /* Flow ids keep their low 56 bits; a long thread name is cut at 63. */
     REC_FLOW_BEGIN(UINT64_C(0xab00000000000001));
     n = my_events(ev, 256);

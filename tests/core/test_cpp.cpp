@@ -38,6 +38,7 @@ static std::vector<std::string> my_events() {
         case REC_EV_BEGIN: out.push_back("B " + n); break;
         case REC_EV_END: out.push_back("E " + (e.name_id ? n : std::string("-"))); break;
         case REC_EV_INSTANT: out.push_back("I " + n + (e.msg_len ? std::string(" ") + e.msg : std::string())); break;
+        case REC_EV_ARG: out.push_back("A " + n + " " + e.msg); break;
         case REC_EV_COUNTER: out.push_back("C " + n + " " + std::to_string((long long)e.value)); break;
         case REC_EV_FLOW_BEGIN: out.push_back("F " + std::to_string((unsigned long long)e.flow_id)); break;
         default: break;
@@ -106,6 +107,14 @@ int main() {
         REC_INSTANT("caught", "boom");
     }
     EXPECT({"B try", "B throws", "E throws", "E try", "I caught boom"});
+
+    {
+        REC_SCOPE("matmul");
+        std::string shape = "4096x32x1x1";
+        REC_ARG("shape", shape.c_str());
+        REC_ARG("type", "q8_0");
+    }
+    EXPECT({"B matmul", "A shape 4096x32x1x1", "A type q8_0", "E matmul"});
 
     CHECK_EQ_U(early(1), 1);
     CHECK_EQ_U(early(0), 0);

@@ -27,6 +27,7 @@ static void layer(int i, const char *op, double load, unsigned long long flow) {
     REC_COUNTER("load", load);
     REC_INSTANT("layer.mark");
     REC_INSTANT("layer.msg", op);
+    REC_ARG("op", op);
     REC_FLOW_STEP(flow);
     REC_BEGIN("explicit");
     REC_END();
@@ -50,6 +51,7 @@ int main(void) {
     REC_COUNTER("calls", side_effect());
     REC_INSTANT("calls", side_effect() ? "a" : "b");
     REC_FLOW_STEP(side_effect());
+    REC_ARG("calls", side_effect() ? "a" : "b");
     layer(1, "op", 0.5, 7);
     for (int i = 0; i < 3; i++) {
         REC_SCOPE("loop");

@@ -40,6 +40,9 @@ enum rec_ev_type {
     REC_EV_FLOW_END = 7,
     REC_EV_THREAD_START = 8,  /* low 32: tid; bits 32-55: slot generation */
     REC_EV_THREAD_NAME = 9,   /* low 32: name id */
+    REC_EV_ARG = 10,          /* an argument of the thread's innermost open scope:
+                                 low 32: the key's name id; bits 32-39: value
+                                 length; followed by ceil(len/15) CONT entries */
     REC_EV_CONT = 15          /* continuation: w0 and w1's low 7 bytes */
 };
 

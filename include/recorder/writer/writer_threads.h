@@ -276,20 +276,42 @@ static void rec__msg_cont(const char *msg, size_t len, unsigned j, uint64_t *w0,
     *w1 = (*w1 & ~(UINT64_C(0xff) << 56)) | ((uint64_t)REC_EV_CONT << 56);
 }
 
-void rec__instant_msg(uint32_t id, const char *msg) {
+/* An event of one entry and len bytes of text in CONT entries: an
+ * instant's message, an argument's value. */
+static void rec__text_event(unsigned type, uint32_t id, const char *msg, size_t len) {
     struct rec__tls *t = &rec__t;
-    size_t len = strnlen(msg, REC_MSG_MAX);
     unsigned k = (unsigned)((len + 14) / 15);
     uint64_t h = 0;  /* always set when used; GCC 14 cannot tell (-Wmaybe-uninitialized) */
     uint64_t *e = rec__reserve(t, 1 + k, &h);
     if (!e) return;
-    rec__put(e, rec_now(), ((uint64_t)REC_EV_INSTANT << 56) | ((uint64_t)len << 32) | id);
+    rec__put(e, rec_now(), ((uint64_t)type << 56) | ((uint64_t)len << 32) | id);
     for (unsigned j = 0; j < k; j++) {
         uint64_t w0, w1;
         rec__msg_cont(msg, len, j, &w0, &w1);
         rec__put(t->ring + (((h + 1 + j) & t->mask) << 1), w0, w1);
     }
     rec__publish(t, h + 1 + k);
+}
+
+/* noinline: out of line by design, and GCC inlining it into a caller
+ * with a small buffer would warn of strnlen's bound (stringop-overread). */
+__attribute__((noinline)) void rec__instant_msg(uint32_t id, const char *msg) {
+    rec__text_event(REC_EV_INSTANT, id, msg, strnlen(msg, REC_MSG_MAX));
+}
+
+/* A value past REC_MSG_MAX bytes is cut and says so: its last 3 bytes
+ * become "...". */
+__attribute__((noinline)) void rec__arg(uint32_t id, const char *value) {
+    if (!value) value = "";
+    size_t len = strnlen(value, REC_MSG_MAX + 1);
+    if (len <= REC_MSG_MAX) {
+        rec__text_event(REC_EV_ARG, id, value, len);
+        return;
+    }
+    char cut[REC_MSG_MAX];
+    memcpy(cut, value, REC_MSG_MAX - 3);
+    memcpy(cut + REC_MSG_MAX - 3, "...", 3);
+    rec__text_event(REC_EV_ARG, id, cut, REC_MSG_MAX);
 }
 
 static void rec__thread_name_id(struct rec__tls *t, uint32_t id) {

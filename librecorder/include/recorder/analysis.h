@@ -320,6 +320,8 @@ enum rec_item_kind {
 #define REC_SLICE_NO_BEGIN 2u    /* its begin was lost: starts at the first event seen */
 #define REC_SLICE_NO_END 4u      /* its end was never seen: closed where an enclosing scope ended */
 #define REC_SLICE_GAP 8u         /* entries were lost while it was open: begin and end may not pair */
+#define REC_INSTANT_ARG 32u      /* a REC_ITEM_INSTANT that is a scope argument (REC_ARG): name_id
+                                    its key, msg its value; it belongs to the innermost slice open */
 #define REC_LOSS_NOT_KEPT 16u    /* a REC_ITEM_LOSS of history: value entries the ring no
                                     longer held when first read (not lost by the reader) */
 

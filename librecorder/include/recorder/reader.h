@@ -206,13 +206,13 @@ struct rec_event {
     unsigned type;            /* enum rec_ev_type */
     uint64_t ticks;
     uint64_t index;           /* ring index of its first entry */
-    uint32_t name_id;         /* BEGIN, END, INSTANT, COUNTER, THREAD_NAME */
+    uint32_t name_id;         /* BEGIN, END, INSTANT, COUNTER, THREAD_NAME; ARG: its key */
     uint64_t flow_id;         /* FLOW_* */
     double value;             /* COUNTER */
     int tid;                  /* THREAD_START */
     uint32_t gen;             /* THREAD_START */
     int wait;                 /* BEGIN, END: of a wait scope (REC_EV_WAIT) */
-    unsigned msg_len;         /* INSTANT */
+    unsigned msg_len;         /* INSTANT; ARG: its value */
     char msg[REC_MSG_MAX + 1];
 };
 

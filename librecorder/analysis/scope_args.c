@@ -1,0 +1,64 @@
+/*
+ * scope_args.c -- a scope's arguments (REC_ARG) in the timeline exports.
+ * The model logs an argument as an instant flagged ITEM_ARG (its key the
+ * name, its value the message) on its thread; the walker meets it inside
+ * the slices open at its time, and the JSON and Perfetto sinks keep it
+ * here for the innermost one, to write with that slice's end.  Bounded:
+ * at most XS_ARGS_MAX a slice, the rest counted (args_over); one with no
+ * slice open on its thread is counted (args_outside), never shown.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_stream.h"
+
+int xs_arg_keep(struct xs *x, uint32_t rec, const struct xitem *it, const char *msg) {
+    if (it->kind != REC_ITEM_INSTANT || !(it->flags & ITEM_ARG)) return 0;
+    struct xrec *R = &x->r[rec];
+    if (R->n == 0) {
+        x->args_outside++;
+        return 1;
+    }
+    uint32_t depth = R->n - 1, have = 0;
+    /* Those of slices gone already (a sink that left them) are stale. */
+    while (R->nargs && R->args[R->nargs - 1].depth > depth) R->nargs--;
+    for (uint32_t i = R->nargs; i > 0 && R->args[i - 1].depth == depth; i--) have++;
+    if (have >= XS_ARGS_MAX) {
+        x->args_over++;
+        return 1;
+    }
+    if (R->nargs == R->args_cap) {
+        uint32_t ncap = R->args_cap ? R->args_cap * 2 : 8;
+        struct xarg *a = realloc(R->args, ncap * sizeof *a);
+        if (!a) {
+            x->oom = 1;
+            return 1;
+        }
+        R->args = a;
+        R->args_cap = ncap;
+    }
+    struct xarg *a = &R->args[R->nargs++];
+    a->depth = depth;
+    a->key = it->name_id;
+    size_t n = strnlen(msg, REC_MSG_MAX);
+    memcpy(a->val, msg, n);
+    a->val[n] = 0;
+    return 1;
+}
+
+uint32_t xs_scope_args(struct xs *x, uint32_t rec, uint32_t depth, const struct xarg **out) {
+    struct xrec *R = &x->r[rec];
+    while (R->nargs && R->args[R->nargs - 1].depth > depth) R->nargs--;
+    uint32_t k = 0;
+    while (k < R->nargs && R->args[R->nargs - 1 - k].depth == depth) k++;
+    R->nargs -= k;   /* still readable until the next xs_arg_keep */
+    *out = R->args + R->nargs;
+    return k;
+}
+
+const char *xs_arg_key(struct xs *x, const struct xarg *a, size_t *len) {
+    const char *t = model_name_text(x->m, model_name(x->m, a->key));
+    if (!t) t = "arg";
+    *len = strnlen(t, XS_ARG_KEY_MAX);
+    return t;
+}
