@@ -32,7 +32,7 @@
 static const struct bench_variant *const variants[] = {
     &bench_empty,        &bench_copy,         &bench_floor,        &bench_rec_static,
     &bench_rec_dyn,      &bench_rec_dyn_buf,  &bench_rec_dyn_rand, &bench_rec_filtered,
-    &bench_rec_dyn_filtered, &bench_mutex,    &bench_lttng_static, &bench_lttng_dyn,
+    &bench_rec_dyn_filtered, &bench_rec_arg, &bench_mutex,    &bench_lttng_static, &bench_lttng_dyn,
 };
 #define NV (sizeof variants / sizeof variants[0])
 

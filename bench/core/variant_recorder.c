@@ -77,6 +77,20 @@ __attribute__((noinline)) static void rec_dyn_filtered_run(uint64_t n) {
     }
 }
 
+/* A scope with two arguments, as a graph's node with its shape and type
+ * (REC_ARG): minus "rec" in the same run, the cost of two REC_ARGs. */
+__attribute__((noinline)) static void rec_arg_run(uint64_t n) {
+    for (uint64_t i = 0; i < n; i++) {
+        {
+            REC_SCOPE("bench.static");
+            REC_ARG("shape", "4096x32x1x1");
+            REC_ARG("type", "q8_0");
+            BENCH_WORK();
+        }
+        BENCH_WORK();
+    }
+}
+
 /* The slot's head counts every entry this thread wrote. */
 static uint64_t rec_entries(void) {
     struct rec_slot *s = rec__t.slot;
@@ -112,6 +126,9 @@ const struct bench_variant bench_rec_dyn_buf =
 const struct bench_variant bench_rec_dyn_rand =
     REC_VARIANT("rec_dynrand", "REC_SCOPE_DYN(buf), buf rewritten with the 16 names in random order",
                 rec_dyn_rand_run);
+const struct bench_variant bench_rec_arg =
+    REC_VARIANT("rec_arg", "REC_SCOPE(\"bench.static\") with REC_ARG(\"shape\", 11 bytes) and REC_ARG(\"type\", 4 bytes)",
+                rec_arg_run);
 const struct bench_variant bench_rec_filtered =
     REC_VARIANT("rec_filt", "REC_SCOPE of a static name in RECORDER_FILTER_OUT", rec_filtered_run);
 const struct bench_variant bench_rec_dyn_filtered =

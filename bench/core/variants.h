@@ -56,7 +56,7 @@ struct bench_variant {
 /* Each file adds its variants here; bench_scope.c lists them in order. */
 extern const struct bench_variant bench_empty, bench_copy, bench_floor;
 extern const struct bench_variant bench_rec_static, bench_rec_dyn, bench_rec_dyn_buf, bench_rec_dyn_rand;
-extern const struct bench_variant bench_rec_filtered, bench_rec_dyn_filtered;
+extern const struct bench_variant bench_rec_filtered, bench_rec_dyn_filtered, bench_rec_arg;
 extern const struct bench_variant bench_mutex;
 extern const struct bench_variant bench_lttng_static, bench_lttng_dyn;
 
