@@ -77,15 +77,16 @@ int main(int argc, char **argv) {
             for (size_t k = 0; k < n; k++) {
                 const struct rec_event *e = &ev[k];
                 static const char *const tname[] = {"?", "B", "E", "I", "C", "s", "t", "f", "thread_start",
-                                                    "thread_name"};
+                                                    "thread_name", "A"};
                 printf("%s\n {\"t\":\"%s\",\"ns\":%.1f", first_ev ? "" : ",",
-                       e->type < 10 ? tname[e->type] : "?", rec_seg_ticks_to_ns(s, e->ticks));
+                       e->type < 11 ? tname[e->type] : "?", rec_seg_ticks_to_ns(s, e->ticks));
                 first_ev = 0;
                 switch (e->type) {
                 case REC_EV_BEGIN:
                 case REC_EV_END:
                 case REC_EV_THREAD_NAME: name_field(s, e->name_id); break;
                 case REC_EV_INSTANT:
+                case REC_EV_ARG:
                     name_field(s, e->name_id);
                     printf(",\"msg\":");
                     json_str(e->msg);

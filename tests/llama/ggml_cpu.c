@@ -65,6 +65,8 @@ struct ggml_threadpool {
 static struct ggml_threadpool pool;
 static int pool_up;
 
+const char *ggml_type_name(enum ggml_type type) { return type == GGML_TYPE_Q8_0 ? "q8_0" : "f32"; }
+
 const char *ggml_op_desc(const struct ggml_tensor *t) {
     static const char *const names[GGML_OP_COUNT] = {"NONE", "VIEW", "RMS_NORM", "MUL", "MUL_MAT", "ROPE",
                                                      "FLASH_ATTN_EXT"};
@@ -153,6 +155,13 @@ static void *ggml_graph_compute_thread(void *data) {
         /* recorder, in the loop over nodes, after the nodes ggml skips: */
         REC_BEGIN_DYN(ggml_op_desc(node));   /* RMS_NORM, MUL_MAT, ROPE, ... */
         REC_BEGIN_DYN(rec_node_name(node));  /* norm-0, Qcur-0, ffn_up-12, ... */
+        {   /* its shape and type: args of the node's slice (optional) */
+            char ne[96];
+            snprintf(ne, sizeof ne, "%lldx%lldx%lldx%lld", (long long)node->ne[0], (long long)node->ne[1],
+                     (long long)node->ne[2], (long long)node->ne[3]);
+            REC_ARG("ne", ne);
+            REC_ARG("type", ggml_type_name(node->type));
+        }
 
         /* ggml's lines: n_fused = ggml_cpu_try_fuse_ops(...), node_n
          * moved past the nodes it fused, or ggml_compute_forward(...) */

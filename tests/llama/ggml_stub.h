@@ -28,6 +28,8 @@ enum ggml_op {
     GGML_OP_COUNT
 };
 
+enum ggml_type { GGML_TYPE_F32 = 0, GGML_TYPE_Q8_0 = 8 };
+
 #define GGML_MAX_SRC 10
 #define GGML_MAX_NAME 64
 
@@ -35,6 +37,8 @@ struct ggml_tensor {
     enum ggml_op op;
     struct ggml_tensor *src[GGML_MAX_SRC];
     char name[GGML_MAX_NAME];
+    int64_t ne[4];               /* its dimensions, as ggml's */
+    enum ggml_type type;
     int64_t work;                /* stand-in: how long computing it takes (us) */
 };
 
@@ -64,6 +68,7 @@ struct ggml_compute_state {
 enum ggml_status { GGML_STATUS_SUCCESS = 0, GGML_STATUS_FAILED = -1 };
 
 const char *ggml_op_desc(const struct ggml_tensor *t);
+const char *ggml_type_name(enum ggml_type type);
 enum ggml_status ggml_graph_compute(struct ggml_cgraph *cgraph, struct ggml_cplan *cplan);
 /* Stand-in only: stops and joins the pool's threads. */
 void ggml_stub_shutdown(void);

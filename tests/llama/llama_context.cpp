@@ -82,6 +82,10 @@ void llama_context::build_graph(uint32_t n_tokens) {
             t->op = layer[k].op;
             t->src[0] = layer[k].src < 0 ? input : first + layer[k].src;
             t->work = layer[k].work * (int64_t)n_tokens;
+            t->ne[0] = 4096;
+            t->ne[1] = n_tokens;
+            t->ne[2] = t->ne[3] = 1;
+            t->type = t->op == GGML_OP_MUL_MAT ? GGML_TYPE_Q8_0 : GGML_TYPE_F32;
             if (!layer[k].name)
                 snprintf(t->name, sizeof t->name, "node_%d", (int)nodes.size());  // ggml's name for it
             else

@@ -77,6 +77,11 @@ def check_full(c, seg, label):
         for p in problems:
             c.check(False, f"{label} {who}: {p}")
         pairs = op_pairs(slices)
+        args = [e for e in others if e["t"] == "A"]
+        c.check(len(args) == 2 * len(pairs) and all(e["in"] not in OPS and e["in"] is not None for e in args)
+                and {e["name"] for e in args} <= {"ne", "type"}
+                and all(e["msg"] in ("q8_0", "f32") for e in args if e["name"] == "type"),
+                f"{label} {who}: each node's ne and type, inside its tensor's slice ({len(args)} for {len(pairs)})")
         c.check(pairs == GRAPH * len(UBATCH_TOKENS),
                 f"{label} {who}: every computed node once per graph, op > tensor, no MUL, no view: {pairs[:12]}")
         fused = [e for e in others if e["t"] == "I" and e["name"] == "fused"]
