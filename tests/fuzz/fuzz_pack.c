@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t k = rec_decode(in + off, n - off, first + off, ev, sizeof ev / sizeof ev[0], &used, &bad);
         if (used > n - off || k > sizeof ev / sizeof ev[0]) abort();
         for (size_t j = 0; j < k; j++)
-            if (ev[j].type == REC_EV_INSTANT && (ev[j].msg_len > REC_MSG_MAX || ev[j].msg[ev[j].msg_len] != 0)) abort();
+            if ((ev[j].type == REC_EV_INSTANT || ev[j].type == REC_EV_ARG) && (ev[j].msg_len > REC_MSG_MAX || ev[j].msg[ev[j].msg_len] != 0)) abort();
         events += k;
         if (used == 0) break;
         off += used;

@@ -36,6 +36,8 @@ static void record(void) {
         snprintf(n, sizeof n, "matmul_blk.%d", i % 3);
         REC_SCOPE_DYN(n);
         REC_COUNTER("kv", i * 1.5);
+        REC_ARG("shape", "4096x32x1x1");   /* scope arguments: an instant's encoding */
+        REC_ARG("type", "a value long enough for three continuation entries");
     }
     REC_INSTANT("mark", "a message that needs three continuation entries!");
     REC_FLOW_BEGIN(7);
