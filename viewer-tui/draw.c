@@ -7,6 +7,8 @@
  */
 #include "draw.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 int draw_utf8;
@@ -63,4 +65,24 @@ void draw_box(int y0, int x0, int h, int w, attr_t body) {
     mvhline(y0 + h - 1, x0 + 1, ACS_HLINE, w - 2);
     mvaddch(y0 + h - 1, x0 + w - 1, ACS_LRCORNER);
     attrset(A_NORMAL);
+}
+
+/* For the tests only (RECORDER_TOP_FRAME_MARK=1, tests/tui/tui_harness.py):
+ * the first cell of the top and of the bottom line is underlined on odd
+ * frames.  curses writes a frame's lines top to bottom, so a terminal
+ * whose two cells differ holds a frame half written, which the harness
+ * reads again instead of judging (tmux can show one: it reads the output
+ * a piece at a time).  Plain text is unchanged. */
+void draw_frame_mark(uint64_t frame) {
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("RECORDER_TOP_FRAME_MARK");
+        on = e && !strcmp(e, "1");
+    }
+    if (!on) return;
+    for (int y = 0; y < LINES; y += LINES > 1 ? LINES - 1 : 1) {
+        chtype c = mvinch(y, 0);
+        attr_t at = (c & A_ATTRIBUTES & ~A_COLOR & ~A_UNDERLINE) | (frame & 1 ? A_UNDERLINE : 0);
+        mvchgat(y, 0, 1, at, (short)PAIR_NUMBER(c), NULL);
+    }
 }

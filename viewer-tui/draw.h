@@ -5,6 +5,8 @@
 #ifndef TUI_DRAW_H
 #define TUI_DRAW_H
 
+#include <stdint.h>
+
 #include "text.h"
 #include "theme.h"
 
@@ -26,5 +28,7 @@ void draw_fill(int y, int x, int w, attr_t a);
 void draw_box(int y0, int x0, int h, int w, attr_t body);
 /* Text centered on a line. */
 void draw_center(int y, const char *s, attr_t a);
+/* Tests only: marks a whole frame for the tmux harness (draw.c). */
+void draw_frame_mark(uint64_t frame);
 
 #endif

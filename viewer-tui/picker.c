@@ -56,9 +56,11 @@ static void apply_filter(struct picker *p) {
 }
 
 static void draw(struct picker *p) {
+    static uint64_t frames;
     erase();
     if (COLS < PICK_MIN_COLS || LINES < PICK_MIN_LINES) {
         chrome_draw_too_small(PICK_MIN_COLS, PICK_MIN_LINES);
+        draw_frame_mark(frames++);
         refresh();
         return;
     }
@@ -134,6 +136,7 @@ static void draw(struct picker *p) {
         x = draw_put(y, x, "q", theme_attr(R_KEY));
         draw_put(y, x, " Quit", theme_attr(R_KEYLABEL));
     }
+    draw_frame_mark(frames++);
     refresh();
 }
 

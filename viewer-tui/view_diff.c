@@ -278,9 +278,11 @@ static void draw_panel(struct diff_state *d, int y, int h) {
 /* ---- the screen and the keys -------------------------------------------- */
 
 static void draw_all(struct diff_state *d) {
+    static uint64_t frames;
     erase();
     if (COLS < MIN_COLS || LINES < MIN_LINES) {
         chrome_draw_too_small(MIN_COLS, MIN_LINES);
+        draw_frame_mark(frames++);
         refresh();
         return;
     }
@@ -304,6 +306,7 @@ static void draw_all(struct diff_state *d) {
         x = draw_put(LINES - 1, x + 1, keys[i][0], key);
         x = draw_put(LINES - 1, x + 1, keys[i][1], lab);
     }
+    draw_frame_mark(frames++);
     refresh();
 }
 
