@@ -451,7 +451,7 @@ extern "C" {
  * innermost open scope (the exports show it in that slice's args).  The
  * key is interned once per call site, as REC_INSTANT's name; a value
  * longer than REC_MSG_MAX bytes keeps its first REC_MSG_MAX - 3 bytes and
- * ends in "...".  Out of line: scopes pay nothing for it (docs/api.md). */
+ * ends in "...".  Out of line: scopes pay nothing for it (README.md, "Scope arguments"). */
 #define REC_ARG(key, value) \
     REC__AT_SITE(key, if (rec__id_) rec__arg(rec__id_, (value)))
 
