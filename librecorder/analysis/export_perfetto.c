@@ -81,13 +81,11 @@ static void p_pop(struct xs *x, uint32_t rec, const struct xframe *f, int64_t du
         emit_pending(c, rec, P);
         unsigned ab = arg_bits(f->flags);
         pf_slice(c, rec, P, TYPE_SLICE_BEGIN, f->b, f->name_id, ab);
-        if (na) pf_slice_end_args(c, rec, P, f->e, a, na);
-        else pf_slice(c, rec, P, TYPE_SLICE_END, f->e, f->name_id, ab);
+        pf_slice_end_args(c, rec, P, f->e, f->name_id, ab, a, na);
         return;
     }
     if (f->forced && arg_bits(f->flags) != f->wflags) pf_late_flags(c, rec, P, f);
-    if (na) pf_slice_end_args(c, rec, P, f->e, a, na);
-    else pf_slice(c, rec, P, TYPE_SLICE_END, f->e, f->name_id, 0);
+    pf_slice_end_args(c, rec, P, f->e, f->name_id, 0, a, na);
 }
 
 /* Flows bind to the slice around them: one outside every slice of its

@@ -88,7 +88,8 @@ struct xrec {
     int queued;               /* on the worklist */
     int wraps;                /* unmatched ends may come: items are held (set with seen) */
     struct xarg *args;        /* scope arguments of the open slices, by depth (scope_args.c) */
-    uint32_t nargs, args_cap;
+    uint32_t nargs;
+    size_t args_cap;
     int args_folded;          /* a sink folded the "args" instant at args_at into its slice */
     int64_t args_at;
 };

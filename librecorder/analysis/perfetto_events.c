@@ -309,8 +309,14 @@ void pf_slice_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, uint
 }
 
 /* A slice's end with its scope's arguments (REC_ARG) as debug
- * annotations (Perfetto merges an end's into its slice). */
-void pf_slice_end_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, const struct xarg *a, uint32_t n) {
+ * annotations (Perfetto merges an end's into its slice); without any, the
+ * plain end pf_slice writes. */
+void pf_slice_end_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, uint32_t name_id, unsigned ab,
+                       const struct xarg *a, uint32_t n) {
+    if (n == 0) {
+        pf_slice(c, rec, P, TYPE_SLICE_END, t, name_id, ab);
+        return;
+    }
     uint64_t iid;
     uint8_t *pk, *te;
     uint8_t *p = ev_open(c, rec, P, t, UINT32_MAX, 0, &iid, &pk);

@@ -7,10 +7,15 @@
  * at most XS_ARGS_MAX a slice, the rest counted (args_over); one with no
  * slice open on its thread is counted (args_outside), never shown.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "export_stream.h"
+#include "grow.h"
+
+/* Those of slices gone already (a sink that left them) are stale. */
+static void drop_stale(struct xrec *R, uint32_t depth) {
+    while (R->nargs && R->args[R->nargs - 1].depth > depth) R->nargs--;
+}
 
 int xs_arg_keep(struct xs *x, uint32_t rec, const struct xitem *it, const char *msg) {
     if (it->kind != REC_ITEM_INSTANT || !(it->flags & ITEM_ARG)) return 0;
@@ -20,23 +25,18 @@ int xs_arg_keep(struct xs *x, uint32_t rec, const struct xitem *it, const char *
         return 1;
     }
     uint32_t depth = R->n - 1, have = 0;
-    /* Those of slices gone already (a sink that left them) are stale. */
-    while (R->nargs && R->args[R->nargs - 1].depth > depth) R->nargs--;
+    drop_stale(R, depth);
     for (uint32_t i = R->nargs; i > 0 && R->args[i - 1].depth == depth; i--) have++;
     if (have >= XS_ARGS_MAX) {
         x->args_over++;
         return 1;
     }
-    if (R->nargs == R->args_cap) {
-        uint32_t ncap = R->args_cap ? R->args_cap * 2 : 8;
-        struct xarg *a = realloc(R->args, ncap * sizeof *a);
-        if (!a) {
-            x->oom = 1;
-            return 1;
-        }
-        R->args = a;
-        R->args_cap = ncap;
+    struct xarg *grown = grow_zeroed(R->args, &R->args_cap, sizeof *R->args, R->nargs, 8);
+    if (!grown) {
+        x->oom = 1;
+        return 1;
     }
+    R->args = grown;
     struct xarg *a = &R->args[R->nargs++];
     a->depth = depth;
     a->key = it->name_id;
@@ -48,7 +48,7 @@ int xs_arg_keep(struct xs *x, uint32_t rec, const struct xitem *it, const char *
 
 uint32_t xs_scope_args(struct xs *x, uint32_t rec, uint32_t depth, const struct xarg **out) {
     struct xrec *R = &x->r[rec];
-    while (R->nargs && R->args[R->nargs - 1].depth > depth) R->nargs--;
+    drop_stale(R, depth);
     uint32_t k = 0;
     while (k < R->nargs && R->args[R->nargs - 1 - k].depth == depth) k++;
     R->nargs -= k;   /* still readable until the next xs_arg_keep */

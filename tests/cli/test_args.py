@@ -24,10 +24,11 @@ WANT = [("mul_mat", {"shape": f"4096x{32 + i}x1x1", "type": "q8_0"}) for i in ra
 WANT = [x for i in range(3) for x in (WANT[i], ("graph", {"layer": str(i)}))] + [("many", MANY)]
 
 
-def slices_json(doc):
-    """(name, args of its E) per slice in end order, for the REC_ARG args."""
+def slices(events):
+    """(name, args of its E) per slice in end order, for the REC_ARG args:
+    the JSON's traceEvents and pftrace.decode's events alike."""
     out, st = [], []
-    for e in doc["traceEvents"]:
+    for e in events:
         if e["ph"] == "B":
             st.append(e["name"])
         elif e["ph"] == "E":
@@ -35,32 +36,20 @@ def slices_json(doc):
     return out
 
 
-def slices_pf(doc):
-    out, st = [], []
-    for e in doc["events"]:
-        if e["ph"] == "B":
-            st.append(e["name"])
-        elif e["ph"] == "E":
-            out.append((st.pop(), e["args"]))
-    return out
-
-
 def check_files(stem, what):
     js = json.load(open(os.path.join(WORK, stem + ".json"), encoding="utf-8"))
-    got = slices_json(js)
+    got = slices(js["traceEvents"])
     check(got == WANT, f"{what}: the JSON's E events carry the args {got}")
-    r = js["otherData"]["recorder"]["read"] if "read" in js["otherData"]["recorder"] else js["otherData"]["recorder"]
     flat = json.dumps(js["otherData"])
     check('"args_over": 2' in flat or '"args_over":2' in flat, f"{what}: args_over 2 in otherData")
     check('"args_outside": 1' in flat or '"args_outside":1' in flat, f"{what}: args_outside 1 in otherData")
     check(not any(e["ph"] == "i" for e in js["traceEvents"]), f"{what}: no arg became an instant")
-    del r
     try:
         pf = pftrace.decode(os.path.join(WORK, stem + ".pftrace"))
     except pftrace.DecodeError as e:
         check(False, f"{what}: {stem}.pftrace decodes: {e}")
         return
-    got = slices_pf(pf)
+    got = slices(pf["events"])
     check(got == WANT, f"{what}: the protobuf's slice ends carry the args as annotations {got}")
     check(pf["stats"].get("args_over") == 2 and pf["stats"].get("args_outside") == 1,
           f"{what}: statistics count the args left out {pf['stats'].get('args_over')} {pf['stats'].get('args_outside')}")

@@ -285,26 +285,21 @@ class Store {
 
   /* A counter's track, made (and laid out) the first time its name comes,
    * from an event (counter(), the protocol's) or from the file's summary. */
-  counterTrack(name) {
-    let c = this.counters.get(name);
-    if (!c) {
-      c = new Counter(name);
-      this.counters.set(name, c);
-      this.counterOrder.push(c);
-      this.layoutVersion++;
-    }
-    return c;
-  }
+  counterTrack(name) { return this.track(this.counters, this.counterOrder, name, Counter); }
 
-  lane(id) {
-    let L = this.lanes.get(id);
-    if (!L) {
-      L = new Lane(id);
-      this.lanes.set(id, L);
-      this.laneOrder.push(L);
+  lane(id) { return this.track(this.lanes, this.laneOrder, id, Lane); }
+
+  /* map's track for key, made as a Kind (appended to order, the layout
+   * redone) the first time it is asked for. */
+  track(map, order, key, Kind) {
+    let t = map.get(key);
+    if (!t) {
+      t = new Kind(key);
+      map.set(key, t);
+      order.push(t);
       this.layoutVersion++;
     }
-    return L;
+    return t;
   }
 
   /* Forget lanes and everything drawn in them. */
