@@ -352,8 +352,7 @@ def case_postmortem(a, t, w):
     w2 = Workload(a.workload, env={"RECORDER_KEEP": "1"})
     seg = f"/dev/shm/recorder.{w2.pid}"
     try:
-        time.sleep(0.5)   # let it run: its workers complete a scope every ~1 ms
-        w2.stop()
+        w2.stop()   # "ready" came once each worker had closed a step
         if not os.path.exists(seg):
             raise Fail(f"RECORDER_KEEP=1 did not keep {seg}")
         t.start([a.top, seg])

@@ -15,7 +15,8 @@
  * 80 columns (tui_test.py's names cases).
  * --delay-ms: sleep before the first event (or until SIGUSR1), so that
  * there is no segment yet (recorder-top --wait).
- * runs until SIGTERM or SIGINT, then exits 0.  --comm sets the process
+ * Prints "ready PID" once every worker has closed a step (so each scope
+ * name is in the segment), then runs until SIGTERM or SIGINT and exits 0.  --comm sets the process
  * name (what the segment records), so a test can find it by a name no
  * other test uses.
  */
@@ -36,6 +37,10 @@ static volatile sig_atomic_t stop, go;
 /* Workers named so far: the sleeper starts after them, so that slot order
  * (and recorder-top's t order) is main, the workers, then the sleeper. */
 static atomic_int named;
+/* Workers that have closed a whole step (matmul in it): "ready" waits for
+ * them, so a test that stops the program at once still finds each scope
+ * name in the segment, with no sleep. */
+static atomic_int stepped;
 
 static void on_signal(int sig) {
     (void)sig;
@@ -64,6 +69,7 @@ static void *worker(void *arg) {
     snprintf(name, sizeof name, "worker-%d", (int)(long)arg);
     REC_THREAD_NAME(name);
     atomic_fetch_add(&named, 1);
+    int first_done = 0;
     while (!stop) {
         {
             REC_SCOPE("step");
@@ -79,6 +85,10 @@ static void *worker(void *arg) {
         {
             REC_SCOPE_WAIT("sync_wait");   /* marked [wait] in Top */
             spin_us(20);
+        }
+        if (!first_done) {
+            first_done = 1;
+            atomic_fetch_add(&stepped, 1);
         }
         sleep_us(1000);
     }
@@ -125,6 +135,7 @@ int main(int argc, char **argv) {
     pthread_t th[17];
     for (int i = 0; i < workers; i++) pthread_create(&th[i], NULL, worker, (void *)(long)i);
     while (atomic_load(&named) < workers && !stop) sleep_us(1000);   /* a condition, not a delay */
+    while (atomic_load(&stepped) < workers && !stop) sleep_us(1000);
     pthread_create(&th[workers], NULL, sleeper, NULL);
     printf("ready %d\n", (int)getpid());
     fflush(stdout);
