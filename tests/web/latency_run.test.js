@@ -56,11 +56,24 @@ main(async () => {
     await page.click('#right-tabs button[data-tab="latency"]');
     let u = await until(async () => { const v = await ui(); return v.latency && v.latency.over.source === 'server' ? v : null; }, 20000, 200);
     check(u, 'the plot shows the server\'s whole-run series', u && u.latency);
-    await sleep(2000);
-    /* The run ends: everything is in both the summary and the export. */
+    /* The run ends: everything is in both the summary and the export.
+     * recorder-web reads what is left and sends the series at most once a
+     * second, so wait until the plot counts what the export holds, the
+     * same count twice in a row. */
     writer.kill('SIGTERM');
-    await sleep(2500);
-    u = await until(async () => { const v = await ui(); return v.latency && v.latency.over.source === 'server' ? v : null; }, 10000, 200);
+    await new Promise((r) => (writer.exitCode !== null ? r() : writer.once('exit', r)));
+    let calls = [], agreed = -1;
+    const total = (v) => v.latency.over.rows.reduce((x, y) => x + y.n, 0);
+    await until(async () => {
+      const r = await request(srv.port, '/trace.json?t=' + srv.token);
+      calls = reqCalls(JSON.parse(r.body.toString()), base);
+      const v = await ui();
+      if (!(v.latency && v.latency.over.source === 'server')) return false;
+      u = v;
+      const same = total(v) === calls.length && calls.length === agreed;
+      agreed = total(v) === calls.length ? calls.length : -1;
+      return same;
+    }, 60000, 500);
     const s = await state();
     const o = u.latency.over;
     const lod = await page.evaluate(() => { const l = window.__recorder.store.lodMsg; return l && { t0: l.t0, width: l.width }; });
@@ -70,10 +83,7 @@ main(async () => {
     check(lod && o.width === lod.width, 'its buckets are the timeline summary\'s', { over: o.width, lod });
     check(/whole run · server/.test(u.latency.overTitle), 'the plot says it shows the server\'s whole run', u.latency.overTitle);
 
-    const r = await request(srv.port, '/trace.json?t=' + srv.token);
-    const calls = reqCalls(JSON.parse(r.body.toString()), base);
-    const total = o.rows.reduce((x, y) => x + y.n, 0);
-    check(calls.length > 500 && total === calls.length, 'the series counts every req call of the export', { series: total, json: calls.length });
+    check(calls.length > 500 && total(u) === calls.length, 'the series counts every req call of the export', { series: total(u), json: calls.length });
     /* Per bucket: the exact P50 and P99 lie in the bins the plot shows. */
     const bad = [];
     let early = null, late = null;

@@ -11,8 +11,8 @@
  *   lossy_writer [--every MS] [--burst N] [--seconds S]
  *
  * Scope names carry layer numbers (x-0, x-1, blk.3.attn_q) for the page's
- * "fold layer numbers" switch.  Prints "ready PID" once it has recorded,
- * then runs until --seconds or SIGTERM.
+ * "fold layer numbers" switch.  Prints "ready PID" once its first burst
+ * has lapped the ring, then runs until --seconds or SIGTERM.
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
@@ -84,17 +84,19 @@ int main(int argc, char **argv) {
             REC_SCOPE("blk.3.attn_q");
             spin(150e-6);
         }
-        if (!said_ready) {
-            printf("ready %d\n", (int)getpid());
-            fflush(stdout);
-            said_ready = 1;
-        }
-        if (now_s() >= next_burst) {
+        /* The first burst at once: "ready" then means the ring has been
+         * lapped, so what a reader attaching now finds gone is history. */
+        if (!said_ready || now_s() >= next_burst) {
             /* Back to back: the ring is lapped many times over. */
             for (long k = 0; k < burst; k++) {
                 REC_SCOPE("burst");
             }
             next_burst = now_s() + every_ms / 1e3;
+        }
+        if (!said_ready) {
+            printf("ready %d\n", (int)getpid());
+            fflush(stdout);
+            said_ready = 1;
         }
         usleep(1700);
     }
