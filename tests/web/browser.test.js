@@ -14,7 +14,7 @@ const fs = require('fs');
 const path = require('path');
 const { startTarget, startServer, run, stop, check, main, until, sleep, need } = require('./harness');
 
-const { launch } = require('./chromium');   /* exits 77 without a browser */
+const { launchPage, closeBrowser } = require('./chromium');   /* exits 77 without a browser */
 
 const shots = need('WEB_SCREENSHOTS');
 fs.mkdirSync(shots, { recursive: true });
@@ -22,11 +22,8 @@ fs.mkdirSync(shots, { recursive: true });
 main(async () => {
   const target = await startTarget(['--threads', '3', '--rate', '4000', '--work-ns', '100000']);
   const srv = await startServer([String(target.pid), '--port', '0']);
-  const { ctx, profile } = await launch();
-  const page = ctx.pages()[0] || (await ctx.newPage());
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  const browser = await launchPage();
+  const { page, errors } = browser;
   try {
     await page.goto(srv.url);
     const state = () => page.evaluate(() => window.__recorder.state());
@@ -212,8 +209,7 @@ main(async () => {
       await stop(flood.proc);
     }
   } finally {
-    await ctx.close();
-    fs.rmSync(profile, { recursive: true, force: true });
+    await closeBrowser(browser);
     await stop(srv.proc);
     await stop(target.proc);
   }

@@ -20,7 +20,7 @@ const fs = require('fs');
 const path = require('path');
 const { spawn } = require('child_process');
 const { lineMatching, startServer, stopClean, stop, check, main, until, sleep, need } = require('./harness');
-const { launch } = require('./chromium');   /* exits 77 without a browser */
+const { launchPage, closeBrowser } = require('./chromium');   /* exits 77 without a browser */
 
 const shots = need('WEB_SCREENSHOTS');
 fs.mkdirSync(shots, { recursive: true });
@@ -76,11 +76,8 @@ main(async () => {
   const m = await lineMatching(writer, /^ready (\d+) base (\d+)$/, 20000, 'range_writer');
   const base = Number(m[2]);
   const srv = await startServer([name, '--port', '0']);
-  const { ctx, profile } = await launch();
-  const page = ctx.pages()[0] || (await ctx.newPage());
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
+  const browser = await launchPage();
+  const { page, errors } = browser;
   try {
     await page.goto(srv.url);
     const state = () => page.evaluate(() => window.__recorder.state());
@@ -275,8 +272,7 @@ main(async () => {
     check(moved, 'back to live, the table follows again');
     check(errors.length === 0, 'no errors in the page', errors.slice(0, 5));
   } finally {
-    await ctx.close();
-    fs.rmSync(profile, { recursive: true, force: true });
+    await closeBrowser(browser);
     await stopClean(srv);
     await stop(writer);
     fs.rmSync(`/dev/shm/recorder.${name}`, { force: true });

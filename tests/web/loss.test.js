@@ -13,7 +13,7 @@
 const fs = require('fs');
 const path = require('path');
 const { startTarget, startServer, stop, check, main, until, sleep, need } = require('./harness');
-const { launch } = require('./chromium');   /* exits 77 without a browser */
+const { launchPage, closeBrowser } = require('./chromium');   /* exits 77 without a browser */
 
 const shots = need('WEB_SCREENSHOTS');
 fs.mkdirSync(shots, { recursive: true });
@@ -32,11 +32,8 @@ main(async () => {
     { RECORDER_RING_KB: '4', RECORDER_NAME: name, RECORDER_KEEP: '1' }, 'LOSSY_WRITER');
   /* "ready": its first burst lapped the ring, so its start is history, not kept. */
   let srv = await startServer([segPath, '--port', '0']);
-  const { ctx, profile } = await launch();
-  const page = ctx.pages()[0] || (await ctx.newPage());
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  const browser = await launchPage();
+  const { page, errors } = browser;
   try {
     await page.goto(srv.url);
     const state = () => page.evaluate(() => window.__recorder.state());
@@ -170,8 +167,7 @@ main(async () => {
     check(errors.length === 0, 'no errors in the page after the truncation', errors.slice(0, 5));
     await page.screenshot({ path: path.join(shots, 'loss-truncated.png') });
   } finally {
-    await ctx.close();
-    fs.rmSync(profile, { recursive: true, force: true });
+    await closeBrowser(browser);
     await stop(srv.proc);
     await stop(target.proc);
     fs.rmSync(segPath, { force: true });
