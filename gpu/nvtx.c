@@ -233,118 +233,67 @@ static uint64_t start(uint32_t dom, const char *msg) {
 
 /* ---- the CORE module ------------------------------------------------------- */
 
-static void core_MarkEx(const nvtxEventAttributes_t *a) {
-    char m[NVTX_TEXT_MAX + 1];
-    attr_text(m, sizeof m, a);
-    mark(0, m);
-}
-static void core_MarkA(const char *s) {
-    char m[NVTX_TEXT_MAX + 1];
-    text_ascii(m, sizeof m, s);
-    mark(0, m);
-}
-static void core_MarkW(const wchar_t *s) {
-    char m[NVTX_TEXT_MAX + 1];
-    text_wide(m, sizeof m, s);
-    mark(0, m);
-}
-static nvtxRangeId_t core_RangeStartEx(const nvtxEventAttributes_t *a) {
-    char m[NVTX_TEXT_MAX + 1];
-    attr_text(m, sizeof m, a);
-    return start(0, m);
-}
-static nvtxRangeId_t core_RangeStartA(const char *s) {
-    char m[NVTX_TEXT_MAX + 1];
-    text_ascii(m, sizeof m, s);
-    return start(0, m);
-}
-static nvtxRangeId_t core_RangeStartW(const wchar_t *s) {
-    char m[NVTX_TEXT_MAX + 1];
-    text_wide(m, sizeof m, s);
-    return start(0, m);
-}
+/* NVTX's entry points that take a text differ only in its form (event
+ * attributes, ASCII or wide) and in what they do with it, converted into a
+ * bounded buffer: TEXT_ENTRY returns what `call` does, TEXT_ACTION
+ * returns nothing. */
+#define TEXT_ENTRY(ret, fn, params, cap, conv, src, call) \
+    static ret fn params {                                \
+        char m[(cap) + 1];                                \
+        conv(m, sizeof m, src);                           \
+        return call;                                      \
+    }
+#define TEXT_ACTION(fn, params, cap, conv, src, call) \
+    static void fn params {                           \
+        char m[(cap) + 1];                            \
+        conv(m, sizeof m, src);                       \
+        call;                                         \
+    }
+
+TEXT_ACTION(core_MarkEx, (const nvtxEventAttributes_t *a), NVTX_TEXT_MAX, attr_text, a, mark(0, m))
+TEXT_ACTION(core_MarkA, (const char *s), NVTX_TEXT_MAX, text_ascii, s, mark(0, m))
+TEXT_ACTION(core_MarkW, (const wchar_t *s), NVTX_TEXT_MAX, text_wide, s, mark(0, m))
+TEXT_ENTRY(nvtxRangeId_t, core_RangeStartEx, (const nvtxEventAttributes_t *a), NVTX_TEXT_MAX, attr_text, a, start(0, m))
+TEXT_ENTRY(nvtxRangeId_t, core_RangeStartA, (const char *s), NVTX_TEXT_MAX, text_ascii, s, start(0, m))
+TEXT_ENTRY(nvtxRangeId_t, core_RangeStartW, (const wchar_t *s), NVTX_TEXT_MAX, text_wide, s, start(0, m))
 static void core_RangeEnd(nvtxRangeId_t id) { nvtx_range_end(id); }
-static int core_RangePushEx(const nvtxEventAttributes_t *a) {
-    char m[NVTX_TEXT_MAX + 1];
-    attr_text(m, sizeof m, a);
-    return push(0, m);
-}
-static int core_RangePushA(const char *s) {
-    char m[NVTX_TEXT_MAX + 1];
-    text_ascii(m, sizeof m, s);
-    return push(0, m);
-}
-static int core_RangePushW(const wchar_t *s) {
-    char m[NVTX_TEXT_MAX + 1];
-    text_wide(m, sizeof m, s);
-    return push(0, m);
-}
+TEXT_ENTRY(int, core_RangePushEx, (const nvtxEventAttributes_t *a), NVTX_TEXT_MAX, attr_text, a, push(0, m))
+TEXT_ENTRY(int, core_RangePushA, (const char *s), NVTX_TEXT_MAX, text_ascii, s, push(0, m))
+TEXT_ENTRY(int, core_RangePushW, (const wchar_t *s), NVTX_TEXT_MAX, text_wide, s, push(0, m))
 static int core_RangePop(void) { return pop(); }
 
 /* Only the calling thread's own name can be written (into its ring). */
 static void name_thread(uint32_t tid, const char *name) {
     if (tid == (uint32_t)syscall(SYS_gettid) && name[0]) REC_THREAD_NAME(name);
 }
-static void core_NameOsThreadA(uint32_t tid, const char *s) {
-    char m[64];
-    text_ascii(m, sizeof m, s);
-    name_thread(tid, m);
-}
-static void core_NameOsThreadW(uint32_t tid, const wchar_t *s) {
-    char m[64];
-    text_wide(m, sizeof m, s);
-    name_thread(tid, m);
-}
+#define THREAD_NAME_MAX 63   /* bytes of a thread's name converted (REC_THREAD_NAME bounds it again) */
+TEXT_ACTION(core_NameOsThreadA, (uint32_t tid, const char *s), THREAD_NAME_MAX, text_ascii, s, name_thread(tid, m))
+TEXT_ACTION(core_NameOsThreadW, (uint32_t tid, const wchar_t *s), THREAD_NAME_MAX, text_wide, s, name_thread(tid, m))
 
 /* ---- the CORE2 module: domains ------------------------------------------- */
 
-static void dom_MarkEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a) {
-    char m[NVTX_TEXT_MAX + 1];
-    attr_text(m, sizeof m, a);
-    mark(domain_of(d), m);
-}
-static nvtxRangeId_t dom_RangeStartEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a) {
-    char m[NVTX_TEXT_MAX + 1];
-    attr_text(m, sizeof m, a);
-    return start(domain_of(d), m);
-}
+TEXT_ACTION(dom_MarkEx, (nvtxDomainHandle_t d, const nvtxEventAttributes_t *a),
+            NVTX_TEXT_MAX, attr_text, a, mark(domain_of(d), m))
+TEXT_ENTRY(nvtxRangeId_t, dom_RangeStartEx, (nvtxDomainHandle_t d, const nvtxEventAttributes_t *a),
+            NVTX_TEXT_MAX, attr_text, a, start(domain_of(d), m))
 static void dom_RangeEnd(nvtxDomainHandle_t d, nvtxRangeId_t id) {
     (void)d;   /* the id says which range (and so which domain) */
     nvtx_range_end(id);
 }
-static int dom_RangePushEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a) {
-    char m[NVTX_TEXT_MAX + 1];
-    attr_text(m, sizeof m, a);
-    return push(domain_of(d), m);
-}
+TEXT_ENTRY(int, dom_RangePushEx, (nvtxDomainHandle_t d, const nvtxEventAttributes_t *a),
+            NVTX_TEXT_MAX, attr_text, a, push(domain_of(d), m))
 /* One stack per thread for every domain: a pop ends the thread's newest
  * push, whichever domain pushed it (docs/gpu.md). */
 static int dom_RangePop(nvtxDomainHandle_t d) {
     (void)d;
     return pop();
 }
-static nvtxStringHandle_t dom_RegisterStringA(nvtxDomainHandle_t d, const char *s) {
-    (void)d;
-    char m[NVTX_TEXT_MAX + 1];
-    text_ascii(m, sizeof m, s);
-    return string_register(m);
-}
-static nvtxStringHandle_t dom_RegisterStringW(nvtxDomainHandle_t d, const wchar_t *s) {
-    (void)d;
-    char m[NVTX_TEXT_MAX + 1];
-    text_wide(m, sizeof m, s);
-    return string_register(m);
-}
-static nvtxDomainHandle_t dom_CreateA(const char *s) {
-    char m[NVTX_DOMAIN_NAME_MAX + 1];
-    text_ascii(m, sizeof m, s);
-    return domain_create(m);
-}
-static nvtxDomainHandle_t dom_CreateW(const wchar_t *s) {
-    char m[NVTX_DOMAIN_NAME_MAX + 1];
-    text_wide(m, sizeof m, s);
-    return domain_create(m);
-}
+TEXT_ENTRY(nvtxStringHandle_t, dom_RegisterStringA, (nvtxDomainHandle_t d, const char *s),
+            NVTX_TEXT_MAX, text_ascii, s, ((void)d, string_register(m)))
+TEXT_ENTRY(nvtxStringHandle_t, dom_RegisterStringW, (nvtxDomainHandle_t d, const wchar_t *s),
+            NVTX_TEXT_MAX, text_wide, s, ((void)d, string_register(m)))
+TEXT_ENTRY(nvtxDomainHandle_t, dom_CreateA, (const char *s), NVTX_DOMAIN_NAME_MAX, text_ascii, s, domain_create(m))
+TEXT_ENTRY(nvtxDomainHandle_t, dom_CreateW, (const wchar_t *s), NVTX_DOMAIN_NAME_MAX, text_wide, s, domain_create(m))
 /* Kept: its events already written name it, and a later create of the
  * same name gets the same handle back. */
 static void dom_Destroy(nvtxDomainHandle_t d) { (void)d; }
