@@ -47,7 +47,6 @@ import argparse
 import bisect
 import decimal
 import json
-import math
 import sys
 
 D = decimal.Decimal

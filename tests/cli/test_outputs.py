@@ -27,7 +27,7 @@ import tarfile
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from accounts import unused_uid  # noqa: E402 -- tests/accounts.py, shared with tests/python
-from clitest import (ACCESS, IO, OK, PROG, RECORDER, SKIP, TEST, TIMEOUT, WORK, check, env_without_keep, main,  # noqa: E402
+from clitest import (ACCESS, IO, OK, PROG, RECORDER, SKIP, TIMEOUT, WORK, check, env_without_keep, main,  # noqa: E402
                      one_line_error, rec, remove_segment, require, run_prog)
 
 CAP_MAGIC = b"RCRDCAP1"

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from conftest import PY, assert_no_loss, check_trace, child_env, read_segment, run, run_recorded, trace_slices
+from conftest import PY, assert_no_loss, check_trace, child_env, read_segment, run, run_recorded
 
 
 def test_fork_child_has_its_own_segment(tmp_path, hook):

@@ -13,7 +13,6 @@ runs' histograms (a bar each for A and B); q exits 0.  At 200 columns the
 name column takes what the names need, not the width.  Every wait polls
 the screen (tui_harness.py): nothing here measures time.
 """
-import argparse
 import os
 import re
 import shutil
@@ -21,7 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
 from capfile import Capture, entry  # noqa: E402
-from tui_harness import Fail, run_case  # noqa: E402
+from tui_harness import Fail, parse_case, run_case  # noqa: E402
 
 A = {"alpha": [1000, 2000, 3000, 10000], "beta": [500, 500], "gone": [700]}
 B = {"alpha": [1000, 2000, 3000, 20000], "beta": [500, 500, 800], "fresh": [50, 50]}
@@ -106,17 +105,11 @@ def case_diff200(a, t):
     diff_case(a, t, 200, 50)
 
 
-CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
-
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=sorted(CASES))
-    ap.add_argument("--top", required=True)
-    ap.add_argument("--dir", required=True)
-    a = ap.parse_args()
+    name, case, a = parse_case(globals(), "top", "dir")
     shutil.rmtree(a.dir, ignore_errors=True)
-    return run_case(a.case, CASES[a.case], a)
+    return run_case(name, case, a)
 
 
 if __name__ == "__main__":

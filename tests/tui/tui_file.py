@@ -10,7 +10,6 @@ for a window are checked against the same capture exported to JSON by
 hostile files get the exit status `recorder report` gives the same file.
 Every wait polls the screen (tui_harness.py): nothing here measures time.
 """
-import argparse
 import json
 import math
 import os
@@ -21,7 +20,7 @@ import subprocess
 import sys
 from collections import Counter
 
-from tui_harness import DEADLINE, Fail, Tmux, Workload, line_with, run_case, run_plain, table_rows
+from tui_harness import DEADLINE, Fail, Tmux, Workload, line_with, parse_case, run_case, run_plain, table_rows
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
 from capfile import Capture, entry  # noqa: E402
@@ -387,21 +386,12 @@ def records(data):
     return out
 
 
-CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
-
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=sorted(CASES))
-    ap.add_argument("--top", required=True)
-    ap.add_argument("--recorder", required=True)
-    ap.add_argument("--workload", required=True)
-    ap.add_argument("--gen", required=True)   # tests/cli/gen_capture: large chunks
-    ap.add_argument("--dir", required=True)
-    a = ap.parse_args()
+    name, case, a = parse_case(globals(), "top", "recorder", "workload", "gen", "dir")   # gen: tests/cli/gen_capture
     shutil.rmtree(a.dir, ignore_errors=True)
     os.makedirs(a.dir, mode=0o700)
-    rc = run_case(a.case, CASES[a.case], a)
+    rc = run_case(name, case, a)
     if rc == 0:
         shutil.rmtree(a.dir, ignore_errors=True)
     return rc

@@ -271,9 +271,23 @@ def si(text):
     return float(m.group(1)) * 10 ** (3 * " kMGTP".index(m.group(2) or " "))
 
 
+def parse_case(scope, *options):
+    """The command line of a file of cases (scope: its globals()): the
+    case, one of its case_* functions, and the required --options named.
+    Returns (name, function, args) for run_case."""
+    import argparse
+    cases = {n[5:]: f for n, f in scope.items() if n.startswith("case_")}
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case", choices=sorted(cases))
+    for o in options:
+        ap.add_argument("--" + o, required=True)
+    a = ap.parse_args()
+    return a.case, cases[a.case], a
+
+
 def run_case(name, case, a):
     """Runs case(a, t) with a tmux of its own; prints ok or FAIL; returns
-    the exit status (tui_file.py, tui_procs.py)."""
+    the exit status (tui_file.py, tui_procs.py, tui_names.py, tui_diff.py)."""
     import sys
     t = Tmux(name)
     try:

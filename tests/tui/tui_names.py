@@ -13,11 +13,10 @@ and the details panel shows the whole name.  At 200x50 the name column is
 as wide as the names need, so the numbers sit beside them, whole.  Every
 wait polls the screen (tui_harness.py): nothing here measures time.
 """
-import argparse
 import re
 import sys
 
-from tui_harness import Fail, Tmux, Workload, run_case, table_rows, top_ready
+from tui_harness import Fail, Tmux, Workload, parse_case, run_case, table_rows, top_ready
 
 LAYERS = (2, 3, 11, 12)
 NAMES = [f"matmul_blk.{n}.ffn_{k}" for n in LAYERS for k in ("down", "up")]
@@ -119,16 +118,9 @@ def case_names_layers(a, t):
         w.stop()
 
 
-CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
-
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=sorted(CASES))
-    ap.add_argument("--top", required=True)
-    ap.add_argument("--workload", required=True)
-    a = ap.parse_args()
-    return run_case(a.case, CASES[a.case], a)
+    return run_case(*parse_case(globals(), "top", "workload"))
 
 
 if __name__ == "__main__":

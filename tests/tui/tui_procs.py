@@ -8,7 +8,6 @@ uses: one worker in the first, two in the second, so each program has
 something the other lacks (worker-1).  Every wait polls the screen
 (tui_harness.py): nothing here measures time.
 """
-import argparse
 import os
 import re
 import signal
@@ -16,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from tui_harness import DEADLINE, Fail, Workload, run_case, run_plain, table_rows
+from tui_harness import DEADLINE, Fail, Workload, parse_case, run_case, run_plain, table_rows
 
 
 def rows_by_proc(screen):
@@ -132,16 +131,9 @@ def case_procs_errors(a, t):
         w.stop()
 
 
-CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
-
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=sorted(CASES))
-    ap.add_argument("--top", required=True)
-    ap.add_argument("--workload", required=True)
-    a = ap.parse_args()
-    return run_case(a.case, CASES[a.case], a)
+    return run_case(*parse_case(globals(), "top", "workload"))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ import shlex
 import subprocess
 import sys
 import tempfile
-import time
 
 import tui_hostile
 import tui_views
@@ -250,7 +249,7 @@ def case_exit(a, t, w):
 def case_picker(a, t, w):
     t.start([a.top])
     t.wait_text("pick a program to watch", "PID", "PROCESS", "THREADS")
-    s = t.wait(lambda s: re.search(rf"\b{w.pid}\s+tui_workload\s+5\s+running", s),
+    t.wait(lambda s: re.search(rf"\b{w.pid}\s+tui_workload\s+5\s+running", s),
                f"pid {w.pid}, tui_workload, 5 threads, running", timeout=LIST_DEADLINE)
     t.keys("/")
     t.type(str(w.pid))
@@ -356,7 +355,7 @@ def case_postmortem(a, t, w):
         if not os.path.exists(seg):
             raise Fail(f"RECORDER_KEEP=1 did not keep {seg}")
         t.start([a.top, seg])
-        s = t.wait_text("exited before recorder-top attached", "■ exited")
+        t.wait_text("exited before recorder-top attached", "■ exited")
         t.wait(lambda s: "matmul" in row_names(s), "matmul from the segment's history")
         t.keys("3")
         t.wait(lambda s: "exited" in line_with(s, "main") and "worker-0" in s, "every thread exited")

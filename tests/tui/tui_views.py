@@ -13,7 +13,7 @@ tmux-256color's kmous says) to the pane with send-keys -H.
 import re
 import subprocess
 
-from tui_harness import BLOCKS, Fail, Stress, line_with, row_names, tab_bar, table_rows, top_ready
+from tui_harness import BLOCKS, Fail, Stress, line_with, row_names, tab_bar, top_ready
 
 
 def body(screen):
