@@ -156,7 +156,12 @@ async function until(cond, ms, step = 50) {
   const end = Date.now() + ms;
   for (;;) {
     const v = await cond();
-    if (v || Date.now() > end) return v;
+    if (v) return v;
+    if (Date.now() > end) {
+      /* In the log: which wait ran out, when a check after it fails. */
+      console.error(`until: not met within ${ms} ms: ${new Error().stack.split('\n')[2].trim()}`);
+      return v;
+    }
     await sleep(step);
   }
 }
