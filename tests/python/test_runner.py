@@ -96,22 +96,32 @@ spin_main()
     # (the spinner and the timer are daemons: SIGINT ends the program)
     p = subprocess.Popen([PY, "-m", "recorder", "live.py"], cwd=tmp_path, env=child_env(),
                          stdout=subprocess.PIPE, text=True)
+    def names_now():
+        d = run([CLI, "dump", str(p.pid), "-o", str(tmp_path / "live.json")],
+                capture_output=True, text=True, timeout=60)
+        assert d.returncode == 0, d.stderr
+        doc = check_trace(tmp_path / "live.json")
+        threads = {e["tid"]: e["args"]["name"] for e in doc["traceEvents"]
+                   if e.get("ph") == "M" and e["name"] == "thread_name"}
+        names = {}
+        for tid, name, args in trace_slices(doc):
+            names.setdefault(threads[tid], set()).add((name, args.get("file"), args.get("line")))
+        return names
+
     try:
         assert p.stdout.readline().strip() == "ready"
-        time.sleep(0.3)
-        d = run([CLI, "dump", str(p.pid), "-o", str(tmp_path / "live.json")],
-                           capture_output=True, text=True, timeout=60)
-        assert d.returncode == 0, d.stderr
+        # Dumped until both threads are in their loops (a condition, not a delay).
+        deadline = time.monotonic() + 60
+        while True:
+            names = names_now()
+            if ("time.sleep", None, None) in names.get("spinner", ()) and \
+                    ("time.sleep", None, None) in names.get("MainThread", ()) or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
     finally:
         p.send_signal(signal.SIGINT)
         p.wait(30)
         remove_segment_of(p.pid)   # KeyboardInterrupt ends Python by SIGINT: the segment stays
-    doc = check_trace(tmp_path / "live.json")
-    threads = {e["tid"]: e["args"]["name"] for e in doc["traceEvents"]
-               if e.get("ph") == "M" and e["name"] == "thread_name"}
-    names = {}
-    for tid, name, args in trace_slices(doc):
-        names.setdefault(threads[tid], set()).add((name, args.get("file"), args.get("line")))
     assert ("spin_main", "live.py", 7) in names["MainThread"], names
     assert ("spin_worker", "live.py", 4) in names["spinner"], names
     assert ("time.sleep", None, None) in names["spinner"]
