@@ -71,7 +71,8 @@ struct rec__dyn_cache {
  * that found the string table full keeps no flag: it is recorded as
  * "<strings full>" wherever it appears. */
 static REC__INLINE uint32_t rec__name_value_in(struct rec__global *g, const char *name, size_t len, int inl) {
-    unsigned v = rec__verdict(&g->cfg, name);
+    /* No filters (the common case): one test, not two loops' set-up. */
+    unsigned v = (g->cfg.n_filter | g->cfg.n_filter_out) ? rec__verdict(&g->cfg, name) : REC__KEEP;
     if (v == REC__DROP) return REC_ID_FILTERED;
     uint64_t h = rec__hash(name, len);
     uint32_t id = inl ? rec__intern_in(g, name, len, h) : rec__intern(g, name, len, h);
