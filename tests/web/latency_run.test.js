@@ -61,7 +61,7 @@ main(async () => {
      * second, so wait until the plot counts what the export holds, the
      * same count twice in a row. */
     writer.kill('SIGTERM');
-    await new Promise((r) => (writer.exitCode !== null ? r() : writer.once('exit', r)));
+    await new Promise((r) => (writer.exitCode !== null || writer.signalCode !== null ? r() : writer.once('exit', r)));
     let calls = [], agreed = -1;
     const total = (v) => v.latency.over.rows.reduce((x, y) => x + y.n, 0);
     await until(async () => {
