@@ -16,9 +16,9 @@
  * --delay-ms: sleep before the first event (or until SIGUSR1), so that
  * there is no segment yet (recorder-top --wait).
  * Prints "ready PID" once every worker has closed a step (so each scope
- * name is in the segment), then runs until SIGTERM or SIGINT and exits 0.  --comm sets the process
- * name (what the segment records), so a test can find it by a name no
- * other test uses.
+ * name is in the segment), then runs until SIGTERM or SIGINT and exits 0.
+ * --comm sets the process name (what the segment records), so a test can
+ * find it by a name no other test uses.
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
@@ -34,10 +34,9 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t stop, go;
-/* Workers named so far: the sleeper starts after them, so that slot order
- * (and recorder-top's t order) is main, the workers, then the sleeper. */
-static atomic_int named;
-/* Workers that have closed a whole step (matmul in it): "ready" waits for
+/* Workers named that have closed a whole step (matmul in it).  The
+ * sleeper starts after them, so that slot order (and recorder-top's t
+ * order) is main, the workers, then the sleeper; and "ready" waits for
  * them, so a test that stops the program at once still finds each scope
  * name in the segment, with no sleep. */
 static atomic_int stepped;
@@ -68,7 +67,6 @@ static void *worker(void *arg) {
     char name[32];
     snprintf(name, sizeof name, "worker-%d", (int)(long)arg);
     REC_THREAD_NAME(name);
-    atomic_fetch_add(&named, 1);
     int first_done = 0;
     while (!stop) {
         {
@@ -134,8 +132,7 @@ int main(int argc, char **argv) {
     REC_THREAD_NAME("main");
     pthread_t th[17];
     for (int i = 0; i < workers; i++) pthread_create(&th[i], NULL, worker, (void *)(long)i);
-    while (atomic_load(&named) < workers && !stop) sleep_us(1000);   /* a condition, not a delay */
-    while (atomic_load(&stepped) < workers && !stop) sleep_us(1000);
+    while (atomic_load(&stepped) < workers && !stop) sleep_us(1000);   /* a condition, not a delay */
     pthread_create(&th[workers], NULL, sleeper, NULL);
     printf("ready %d\n", (int)getpid());
     fflush(stdout);
