@@ -14,6 +14,21 @@ if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
   process.exit(77);
 }
 
+/* The second user must reach web_target: every folder above it searchable
+ * by others (a build tree under a private mktemp -d is not). */
+{
+  const fs = require('fs'), path = require('path');
+  const exe = process.env.WEB_TARGET || '';
+  for (let d = exe; d && d !== path.dirname(d); d = path.dirname(d)) {
+    let st = null;
+    try { st = fs.statSync(d); } catch (e) { break; }
+    if (!(st.mode & 0o001)) {
+      console.log(`SKIP: another user cannot run ${exe}: ${d} is not searchable by others`);
+      process.exit(77);
+    }
+  }
+}
+
 main(async () => {
   const other = 65534;
   const name = 'web-owner-test-' + process.pid;
