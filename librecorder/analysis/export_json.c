@@ -264,7 +264,7 @@ static int json_start(struct xs *x, rec_model *plan, FILE *out, double span) {
     c->m = x->m;
     c->plan = plan;
     c->first = !x->part || !x->part->written;
-    if (ob_init(&c->ob, out, (size_t)1 << 20) != 0) {
+    if (ob_init_thread(&c->ob, out, (size_t)1 << 20) != 0) {
         free_ctx(c);
         return -1;
     }

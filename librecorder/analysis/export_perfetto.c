@@ -159,7 +159,7 @@ static int pf_start(struct xs *x, rec_model *plan, FILE *out, double span) {
     c->plan_tid = xs_plan_tids(plan);
     c->plan_uuid = calloc(c->plan_n ? c->plan_n : 1, sizeof *c->plan_uuid);
     uint32_t *order = malloc((c->plan_n ? c->plan_n : 1) * sizeof *order);
-    if (!c->plan_tid || !c->plan_uuid || !order || ob_init(&c->ob, out, (size_t)1 << 20) != 0) {
+    if (!c->plan_tid || !c->plan_uuid || !order || ob_init_thread(&c->ob, out, (size_t)1 << 20) != 0) {
         free(order);
         return -1;
     }

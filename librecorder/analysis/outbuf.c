@@ -21,20 +21,32 @@ void ob_init_buf(struct outbuf *o, FILE *f, char *buf, size_t cap) {
     o->end = buf + cap;
     o->err = 0;
     o->owned = 0;
+    o->th = NULL;
+    o->ops = NULL;
 }
 
 void ob_flush(struct outbuf *o) {
+    if (o->th) {
+        o->ops->flush(o);
+        return;
+    }
     size_t n = (size_t)(o->p - o->buf);
     if (n && !o->err && fwrite(o->buf, 1, n, o->f) != n) o->err = 1;
     o->p = o->buf;
 }
 
 void ob_write_big(struct outbuf *o, const void *s, size_t n) {
+    if (o->th) {
+        o->ops->write_big(o, s, n);
+        return;
+    }
     ob_flush(o);
     if (!o->err && fwrite(s, 1, n, o->f) != n) o->err = 1;
 }
 
 int ob_finish(struct outbuf *o) {
+    if (!o->buf) return -1;         /* never set up (a start that ran out of memory) */
+    if (o->th) o->ops->end(o);
     ob_flush(o);
     if (!o->err && fflush(o->f) != 0) o->err = 1;
     if (ferror(o->f)) o->err = 1;

@@ -23,10 +23,25 @@ struct outbuf {
     char *buf, *p, *end;
     int err;
     int owned;                /* buf is ours to free */
+    struct ob_thread *th;     /* the writing thread (outbuf_thread.c), or NULL */
+    const struct ob_thread_ops *ops;   /* its side of flush, big writes, finish */
+};
+
+/* How outbuf.c reaches outbuf_thread.c, which is built on it (a table,
+ * not calls: the layers point one way). */
+struct ob_thread_ops {
+    void (*flush)(struct outbuf *o);
+    void (*write_big)(struct outbuf *o, const void *s, size_t n);
+    void (*end)(struct outbuf *o);    /* everything written, the thread joined */
 };
 
 int ob_init(struct outbuf *o, FILE *f, size_t cap);         /* cap >= 4096; -1 if no memory */
 void ob_init_buf(struct outbuf *o, FILE *f, char *buf, size_t cap);
+/* As ob_init, but full buffers are written by a second thread while the
+ * caller fills the next (outbuf_thread.c): for the exporters' large
+ * outputs.  f is the thread's until ob_finish.  Falls back to ob_init's
+ * behaviour if no thread can be started. */
+int ob_init_thread(struct outbuf *o, FILE *f, size_t cap);
 void ob_flush(struct outbuf *o);
 int ob_finish(struct outbuf *o);                             /* flush, free; 0 or -1 */
 

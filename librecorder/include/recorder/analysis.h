@@ -410,6 +410,11 @@ struct rec_export_counts {
     uint64_t untracked_events;     /* of threads past the model's 65535 records */
 };
 
+/* The JSON and protobuf writers (here and rec_export_write below) hand
+ * each full megabyte to a thread of their own, which writes it to out
+ * while the next is formatted, and is joined before they return: nothing
+ * else may use out during the call. */
+
 /* Perfetto / Chrome trace-event JSON ({"traceEvents":[...]}) of a model
  * that kept its log; 0 or -1.  Slices are B/E pairs, their REC_SLICE_*
  * flags in "cat"; loss totals in "otherData" (docs/analysis.md, "JSON
