@@ -16,7 +16,7 @@ const net = require('net');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { execFileSync } = require('child_process');
+const { execFile } = require('child_process');
 const { startTarget, startServer, stop, check, main, until, sleep, request, rssKb, sanitizer, lineMatching } = require('./harness');
 const { Peer } = require('./peer');
 
@@ -60,6 +60,23 @@ function stuckDownload(port, token, readHead) {
   });
 }
 
+/* The tests' decoder on the two downloads (pftrace_check.py): about 20 s
+ * of Python for 600 000 events, so it runs while the test waits for the
+ * stuck downloads' timeout, not before it. */
+function decodeLater(pfBody, jsonBody) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pftrace-web-'));
+  fs.writeFileSync(path.join(dir, 't.pftrace'), pfBody);
+  fs.writeFileSync(path.join(dir, 't.json'), jsonBody);
+  return new Promise((resolve) => {
+    execFile('/usr/bin/python3', [path.join(__dirname, 'pftrace_check.py'), path.join(dir, 't.pftrace'),
+      path.join(dir, 't.json')], { maxBuffer: 1 << 24 }, (err, stdout) => {
+      fs.rmSync(dir, { recursive: true, force: true });
+      if (err) return resolve({ error: String(err) });
+      try { resolve(JSON.parse(stdout.toString())); } catch (e) { resolve({ error: String(e) }); }
+    });
+  });
+}
+
 main(async () => {
   /* A program that records 600 000 events and then goes quiet: the model
    * and its log stop growing, so what grows after is the downloads'.
@@ -99,21 +116,6 @@ main(async () => {
     [snapEvents(first), snapEvents(pf)]);
   check(pf.status === 200 && /filename="recorder-\d+\.pftrace"/.test(pf.head) && /x-recorder-snapshot-age-ms:/i.test(pf.head),
     '/trace.pftrace: 200, named .pftrace, with the snapshot\'s age', pf.head);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pftrace-web-'));
-  fs.writeFileSync(path.join(dir, 't.pftrace'), pf.body);
-  fs.writeFileSync(path.join(dir, 't.json'), first.body);
-  let got = null;
-  try {
-    got = JSON.parse(execFileSync('/usr/bin/python3', [path.join(__dirname, 'pftrace_check.py'),
-      path.join(dir, 't.pftrace'), path.join(dir, 't.json')], { maxBuffer: 1 << 24 }).toString());
-  } catch (e) { got = { error: String(e) }; }
-  fs.rmSync(dir, { recursive: true, force: true });
-  check(got && !got.error, 'the .pftrace decodes (tests/perfetto/pftrace.py)', got && got.error);
-  check(got && got.counts && got.counts.slices === other.written.slices && got.counts.slices > 100000,
-    'it holds the JSON\'s slices', got && [got.counts, got.json]);
-  check(got && got.diffs && got.diffs.length === 0, 'event for event the JSON\'s', got && got.diffs && got.diffs.slice(0, 5));
-  check(got && got.snapshot && [1, 3, 6].every((c) => got.snapshot.includes(c)) && got.mono_ok,
-    'with a clock snapshot (REALTIME, MONOTONIC, BOOTTIME) whose MONOTONIC is the program\'s clock', got && [got.snapshot, got.mono_ok]);
   // every packet carries the machine it was recorded on: 7 bytes of about 18 (docs/scale.md, "Cost")
   check(pf.body.length * 3 < S, `a third of the JSON's size or less (${pf.body.length} vs ${S} bytes)`);
   await sleep(500);
@@ -156,6 +158,7 @@ main(async () => {
    * (the server lets go of their snapshot); the rest were refused.  The
    * cut is seen, not waited out: a download asked for meanwhile gets 503
    * until the server has let go of them, and 200 from then on. */
+  const decoded = decodeLater(pf.body, first.body);
   let again = null;
   await until(async () => {
     again = await request(port, '/trace.json?t=' + token);
@@ -176,5 +179,15 @@ main(async () => {
   check(rss2 < bound, 'memory went back under the bound', { rss2, bound: Math.round(bound) });
   for (const d of stuck) d.sock.destroy();
   check(await stop(srv.proc) === 0, 'recorder-web exits 0 on SIGTERM');
+
+  /* The protobuf against the JSON (started above). */
+  const got = await decoded;
+  check(got && !got.error, 'the .pftrace decodes (tests/perfetto/pftrace.py)', got && got.error);
+  check(got && got.counts && got.counts.slices === other.written.slices && got.counts.slices > 100000,
+    'it holds the JSON\'s slices', got && [got.counts, got.json]);
+  check(got && got.diffs && got.diffs.length === 0, 'event for event the JSON\'s', got && got.diffs && got.diffs.slice(0, 5));
+  check(got && got.snapshot && [1, 3, 6].every((c) => got.snapshot.includes(c)) && got.mono_ok,
+    'with a clock snapshot (REALTIME, MONOTONIC, BOOTTIME) whose MONOTONIC is the program\'s clock', got && [got.snapshot, got.mono_ok]);
+
   await stop(target.proc);
 });
