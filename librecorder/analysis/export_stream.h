@@ -233,10 +233,15 @@ struct gpu_arg {
 /* scope_args.c: an item that is a scope argument is kept for the
  * innermost slice open (1; counted if none or too many), else 0.
  * xs_scope_args: the arguments of the frame at depth, taken (valid until
- * the next xs_arg_keep); xs_arg_key: an argument's key, cut. */
+ * the next xs_arg_keep); xs_arg_key: the key of a[i] among a slice's
+ * arguments a[0..i], cut to XS_ARG_KEY_MAX bytes, and a key that came
+ * before in the same slice numbered ("step", "step (2)"), so that no
+ * value is hidden behind another of the same key: into buf, which holds
+ * XS_ARG_KEY_BUF bytes. */
 int xs_arg_keep(struct xs *x, uint32_t rec, const struct xitem *it, const char *msg);
 uint32_t xs_scope_args(struct xs *x, uint32_t rec, uint32_t depth, const struct xarg **out);
-const char *xs_arg_key(struct xs *x, const struct xarg *a, size_t *len);
+#define XS_ARG_KEY_BUF (XS_ARG_KEY_MAX + 8)
+const char *xs_arg_key(struct xs *x, const struct xarg *a, uint32_t i, char *buf, size_t *len);
 const char *xs_args_take_lane(struct xs *x, uint32_t rec, int64_t b);
 static inline const char *xs_args_take(struct xs *x, uint32_t rec, int64_t b) {
     /* A thread's slice (almost all of them): one test, inline. */

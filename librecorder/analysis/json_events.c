@@ -276,7 +276,7 @@ void ev_e_args(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id
     uint32_t nlen;
     const char *nf = name_frag(c, name_id, &nlen);
     size_t room = nlen + c->args_len[ab] + 32;
-    for (uint32_t i = 0; i < n; i++) room += 6 * (XS_ARG_KEY_MAX + REC_MSG_MAX) + 8;
+    for (uint32_t i = 0; i < n; i++) room += 6 * (XS_ARG_KEY_BUF + REC_MSG_MAX) + 8;
     char *p = ev_start(c, "{\"ph\":\"E\",", 10, j, room);
     p = fmt_us(p, t - c->x->t0);
     *p++ = ',';
@@ -288,7 +288,8 @@ void ev_e_args(struct jctx *c, const struct jrec *j, int64_t t, uint32_t name_id
     p += 9;
     for (uint32_t i = 0; i < n; i++) {
         size_t kl;
-        const char *k = xs_arg_key(c->x, &a[i], &kl);
+        char kb[XS_ARG_KEY_BUF];
+        const char *k = xs_arg_key(c->x, a, i, kb, &kl);
         if (i) *p++ = ',';
         *p++ = '"';
         p += json_escape(p, k, kl);

@@ -324,8 +324,9 @@ void pf_slice_end_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, 
     p = pb_uint(p, TE_TYPE, TYPE_SLICE_END);
     for (uint32_t i = 0; i < n && i < XS_ARGS_MAX; i++) {
         size_t kl;
-        const char *k = xs_arg_key(c->x, &a[i], &kl);
-        char key[3 * XS_ARG_KEY_MAX + 1];   /* a key is any bytes: cleaned */
+        char kb[XS_ARG_KEY_BUF];
+        const char *k = xs_arg_key(c->x, a, i, kb, &kl);
+        char key[3 * XS_ARG_KEY_BUF + 1];   /* a key is any bytes: cleaned */
         key[utf8_sanitize(key, k, kl)] = 0;
         p = pf_da_str(p, key, a[i].val, strlen(a[i].val));
     }

@@ -56,9 +56,28 @@ uint32_t xs_scope_args(struct xs *x, uint32_t rec, uint32_t depth, const struct 
     return k;
 }
 
-const char *xs_arg_key(struct xs *x, const struct xarg *a, size_t *len) {
+static const char *key_text(struct xs *x, const struct xarg *a, size_t *len) {
     const char *t = model_name_text(x->m, model_name(x->m, a->key));
     if (!t) t = "arg";
     *len = strnlen(t, XS_ARG_KEY_MAX);
     return t;
+}
+
+/* JSON objects keep one value per key (readers take the last) and the
+ * protobuf decoders of the tests make dicts: a repeated key is numbered
+ * here, once for both formats.  At most XS_ARGS_MAX keys a slice. */
+const char *xs_arg_key(struct xs *x, const struct xarg *a, uint32_t i, char *buf, size_t *len) {
+    size_t kl;
+    const char *k = key_text(x, &a[i], &kl);
+    unsigned seen = 0;
+    for (uint32_t j = 0; j < i; j++) {
+        size_t jl;
+        const char *o = key_text(x, &a[j], &jl);
+        if (jl == kl && !memcmp(o, k, kl)) seen++;
+    }
+    memcpy(buf, k, kl);
+    if (seen) kl += (size_t)snprintf(buf + kl, XS_ARG_KEY_BUF - kl, " (%u)", seen + 1);
+    buf[kl] = 0;
+    *len = kl;
+    return buf;
 }

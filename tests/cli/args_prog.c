@@ -1,8 +1,9 @@
 /*
  * args_prog.c -- scope arguments (REC_ARG) for test_args.py: a ggml-like
  * node with its shape and type, nested scopes each with their own, a
- * scope given more than XS_ARGS_MAX, a value cut, and one with no scope
- * open.  Exits when done; its segment is what the test reads.
+ * scope given more than XS_ARGS_MAX, a value cut, a key repeated in one
+ * scope, and one with no scope open.  Exits when done; its segment is
+ * what the test reads.
  */
 #include <stdio.h>
 #include <unistd.h>
@@ -36,6 +37,12 @@ int main(void) {
         REC_ARG("a6", "v");
         REC_ARG("a7", "v");   /* the 9th and 10th: counted as args_over */
         REC_ARG("a8", "v");
+    }
+    {
+        REC_SCOPE("again");          /* a key repeated: numbered, every value kept */
+        REC_ARG("step", "1");
+        REC_ARG("step", "2");
+        REC_ARG("step", "3");
     }
     printf("pid %d\n", (int)getpid());
     return 0;

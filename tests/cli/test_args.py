@@ -3,7 +3,8 @@
 (REC_ARG) in the exports: on each slice's E in the JSON ("args"), as debug
 annotations of its end in the protobuf (tests/perfetto/pftrace.py), the
 same in both; at most 8 a slice (args_over), one with no scope open
-counted (args_outside), a long value cut and marked.
+counted (args_outside), a long value cut and marked, a key repeated in
+one scope numbered ("step", "step (2)") in both.
 
   capture  capture -o a.rec -- ARGS_PROG, then convert to .json and
            .pftrace (the streaming capture export)
@@ -21,7 +22,8 @@ import pftrace  # noqa: E402
 LONG = "012345678901234567890123456789012345678901..."
 MANY = dict({"long": LONG}, **{f"a{i}": "v" for i in range(7)})
 WANT = [("mul_mat", {"shape": f"4096x{32 + i}x1x1", "type": "q8_0"}) for i in range(3)]
-WANT = [x for i in range(3) for x in (WANT[i], ("graph", {"layer": str(i)}))] + [("many", MANY)]
+AGAIN = {"step": "1", "step (2)": "2", "step (3)": "3"}   # a repeated key, numbered: no value hidden
+WANT = [x for i in range(3) for x in (WANT[i], ("graph", {"layer": str(i)}))] + [("many", MANY), ("again", AGAIN)]
 
 
 def slices(events):
