@@ -30,6 +30,8 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#define OB_THREAD_STACK ((size_t)256 << 10)   /* bytes: fwrite's needs, with room for sanitizers */
+
 struct ob_thread {
     pthread_t th;
     pthread_mutex_t mu;
@@ -131,17 +133,23 @@ int ob_init_thread(struct outbuf *o, FILE *f, size_t cap) {
      * (stdio does not retry them). */
     sigset_t all, old;
     sigfillset(&all);
+    /* A small stack: it only calls fwrite, and the exporters run within
+     * a bounded address space (capture_bounds_memory: 36 MiB), where the
+     * default 8 MiB stack would not fit beside the export's own memory. */
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) goto plain_sync;
+    pthread_attr_setstacksize(&attr, OB_THREAD_STACK);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&t->th, NULL, writer, t);
+    int rc = pthread_create(&t->th, &attr, writer, t);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
-        pthread_cond_destroy(&t->cv);
-        pthread_mutex_destroy(&t->mu);
-        goto plain;
-    }
+    pthread_attr_destroy(&attr);
+    if (rc != 0) goto plain_sync;
     o->th = t;
     o->ops = &thread_ops;
     return 0;
+plain_sync:
+    pthread_cond_destroy(&t->cv);
+    pthread_mutex_destroy(&t->mu);
 plain:
     free(spare);
     free(t);
