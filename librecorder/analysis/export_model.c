@@ -5,6 +5,7 @@
  * (rec_export_json / _perfetto / _csv / _folded): its log replayed into
  * a stream as if live.  Above the formats, which never call back up.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,9 @@ int xs_sink_end(struct xs *x, enum rec_export_format f, const struct rec_export_
         c.too_deep = x->too_deep;
     }
     if (out) *out = c;
+    int e = errno;   /* a failed write's, for the caller's message */
     F->free(x->ctx);
+    errno = e;
     x->ctx = NULL;
     x->sink = NULL;
     return rc != 0 || x->oom ? -1 : 0;

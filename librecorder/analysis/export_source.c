@@ -17,6 +17,7 @@
  * (what the program overwrote in between is counted as lost); the clock
  * conversion is the same reader's.  A capture is read from its start again.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,13 @@ static void part_times(const struct rec_export *x, const struct rec_export_part 
     if (*end < x->now) *end = x->now;
 }
 
+/* "writing failed", and why when the failed call said (a full disk, no
+ * memory for stdio's buffer, a closed pipe). */
+static int write_failed(char *err, size_t errlen, int e) {
+    if (!e) return rec__fail(err, errlen, REC_ERR_IO, "writing failed");
+    return rec__fail(err, errlen, REC_ERR_IO, "writing failed: %s", strerror(e));
+}
+
 static int write_any(rec_export *x, enum rec_export_format f, FILE *out, struct rec_export_part *part,
                      struct rec_export_counts *cnt, char *err, size_t errlen) {
     struct rec_export_counts c;
@@ -240,11 +248,13 @@ static int write_any(rec_export *x, enum rec_export_format f, FILE *out, struct 
      * thread, and folded stacks keep a GPU's lanes as roots of their own:
      * those go through the stream. */
     if ((f == REC_EXPORT_CSV || (f == REC_EXPORT_FOLDED && !model_has_lanes(x->plan))) && !window) {
+        errno = 0;
         int r = f == REC_EXPORT_CSV ? csv_write_stats(x->plan, out, 0, &c.rows) : folded_write_tree(x->plan, out, 0, &c.rows);
+        int werr = errno;
         c.events_read = x->events;
         source_totals(x->plan, &c);
         if (cnt) *cnt = c;
-        return r == 0 ? REC_OK : rec__fail(err, errlen, REC_ERR_IO, "writing failed");
+        return r == 0 ? REC_OK : write_failed(err, errlen, werr);
     }
     rec_model *m = new_model(x);
     struct xs *s = m ? xs_new(m, XS_WRITE, NULL, NULL, x->opts.lookahead) : NULL;
@@ -270,13 +280,15 @@ static int write_any(rec_export *x, enum rec_export_format f, FILE *out, struct 
         xs_finish(s);
     }
     uint64_t read = c.events_read;
+    errno = 0;
     int e = xs_sink_end(s, f, &x->opts, &c);
+    int werr = errno;
     c.events_read = read;
     c.forced = s->forced;
     c.too_deep = s->too_deep;
     source_totals(m, &c);
     if (rc == REC_OK && e != 0)
-        rc = s->oom ? rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory") : rec__fail(err, errlen, REC_ERR_IO, "writing failed");
+        rc = s->oom ? rec__fail(err, errlen, REC_ERR_NOMEM, "out of memory") : write_failed(err, errlen, werr);
     xs_free(s);
     rec_model_free(m);
     if (cnt) *cnt = c;

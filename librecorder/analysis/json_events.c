@@ -555,7 +555,10 @@ int write_other(struct jctx *c, const struct rec_export_opts *opt) {
         OB_LIT(&c->ob, "}}}\n");
         return 0;
     }
-    if (keep_block(c, opt, part) != 0) return -1;
+    if (keep_block(c, opt, part) != 0) {
+        c->x->oom = 1;   /* said as "out of memory", not as a failed write */
+        return -1;
+    }
     if (part->index + 1 < part->count) return 0;
     OB_LIT(&c->ob, "\n],\n\"otherData\":{\"recorder\":{\"format\":\"recorder trace 1\",");
     num_field(&c->ob, "sources", part->count, 0);

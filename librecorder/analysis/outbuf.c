@@ -3,6 +3,7 @@
  */
 #include "outbuf.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -20,6 +21,7 @@ void ob_init_buf(struct outbuf *o, FILE *f, char *buf, size_t cap) {
     o->buf = o->p = buf;
     o->end = buf + cap;
     o->err = 0;
+    o->errnum = 0;
     o->owned = 0;
     o->th = NULL;
     o->ops = NULL;
@@ -31,7 +33,7 @@ void ob_flush(struct outbuf *o) {
         return;
     }
     size_t n = (size_t)(o->p - o->buf);
-    if (n && !o->err && fwrite(o->buf, 1, n, o->f) != n) o->err = 1;
+    if (n && !o->err && fwrite(o->buf, 1, n, o->f) != n) ob_fail(o, errno);
     o->p = o->buf;
 }
 
@@ -41,18 +43,26 @@ void ob_write_big(struct outbuf *o, const void *s, size_t n) {
         return;
     }
     ob_flush(o);
-    if (!o->err && fwrite(s, 1, n, o->f) != n) o->err = 1;
+    if (!o->err && fwrite(s, 1, n, o->f) != n) ob_fail(o, errno);
+}
+
+void ob_fail(struct outbuf *o, int e) {
+    if (!o->err) o->errnum = e ? e : EIO;
+    o->err = 1;
 }
 
 int ob_finish(struct outbuf *o) {
     if (!o->buf) return -1;         /* never set up (a start that ran out of memory) */
     if (o->th) o->ops->end(o);
     ob_flush(o);
-    if (!o->err && fflush(o->f) != 0) o->err = 1;
-    if (ferror(o->f)) o->err = 1;
+    errno = 0;
+    if (!o->err && fflush(o->f) != 0) ob_fail(o, errno);
+    if (ferror(o->f)) ob_fail(o, 0);
     if (o->owned) free(o->buf);
     o->buf = o->p = o->end = NULL;
-    return o->err ? -1 : 0;
+    if (!o->err) return 0;
+    errno = o->errnum;
+    return -1;
 }
 
 /* ---- numbers ------------------------------------------------------------ */

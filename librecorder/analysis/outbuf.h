@@ -4,7 +4,8 @@
  * The exporters write hundreds of megabytes: stdio per number (printf) is
  * the bottleneck, so numbers are formatted by hand into a large buffer
  * that is flushed with one fwrite when it fills.  A write error sticks
- * (err) and later writes are dropped; ob_finish reports it.
+ * (err, with its errno) and later writes are dropped; ob_finish reports
+ * it, with errno set to the first failure's.
  */
 #ifndef REC_ANALYSIS_OUTBUF_H
 #define REC_ANALYSIS_OUTBUF_H
@@ -22,6 +23,7 @@ struct outbuf {
     FILE *f;
     char *buf, *p, *end;
     int err;
+    int errnum;               /* errno of the first failed write (ob_finish sets errno to it) */
     int owned;                /* buf is ours to free */
     struct ob_thread *th;     /* the writing thread (outbuf_thread.c), or NULL */
     const struct ob_thread_ops *ops;   /* its side of flush, big writes, finish */
@@ -43,7 +45,9 @@ void ob_init_buf(struct outbuf *o, FILE *f, char *buf, size_t cap);
  * behaviour if no thread can be started. */
 int ob_init_thread(struct outbuf *o, FILE *f, size_t cap);
 void ob_flush(struct outbuf *o);
-int ob_finish(struct outbuf *o);                             /* flush, free; 0 or -1 */
+int ob_finish(struct outbuf *o);                             /* flush, free; 0, or -1 with errno set */
+/* Marks o failed with the errno of a failed call (EIO if it set none). */
+void ob_fail(struct outbuf *o, int e);
 
 /* Room for n more bytes (n <= the buffer's size). */
 static inline char *ob_room(struct outbuf *o, size_t n) {

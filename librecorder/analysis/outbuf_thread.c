@@ -26,6 +26,7 @@
  */
 #include "outbuf.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ struct ob_thread {
     char *pend;               /* handed to the thread; NULL when idle */
     size_t pend_n;
     char *spare;              /* the buffer the caller fills next */
-    int err, stop;
+    int err, errnum, stop;     /* errnum: the first failed write's errno */
 };
 
 static void *writer(void *arg) {
@@ -51,10 +52,14 @@ static void *writer(void *arg) {
         if (!t->pend) break;
         char *b = t->pend;
         size_t n = t->pend_n;
-        int failed = t->err;
+        int failed = t->err, e = 0;
         pthread_mutex_unlock(&t->mu);
-        if (!failed && fwrite(b, 1, n, t->f) != n) failed = 1;
+        if (!failed && fwrite(b, 1, n, t->f) != n) {
+            failed = 1;
+            e = errno;
+        }
         pthread_mutex_lock(&t->mu);
+        if (failed && !t->err) t->errnum = e ? e : EIO;
         t->err |= failed;
         t->pend = NULL;
         pthread_cond_broadcast(&t->cv);
@@ -68,7 +73,7 @@ static void wait_idle(struct outbuf *o) {
     struct ob_thread *t = o->th;
     pthread_mutex_lock(&t->mu);
     while (t->pend) pthread_cond_wait(&t->cv, &t->mu);
-    if (t->err) o->err = 1;
+    if (t->err) ob_fail(o, t->errnum);
     pthread_mutex_unlock(&t->mu);
 }
 
@@ -78,7 +83,7 @@ static void thread_flush(struct outbuf *o) {
     if (!n) return;
     pthread_mutex_lock(&t->mu);
     while (t->pend) pthread_cond_wait(&t->cv, &t->mu);
-    if (t->err) o->err = 1;
+    if (t->err) ob_fail(o, t->errnum);
     if (!o->err) {
         size_t cap = (size_t)(o->end - o->buf);
         t->pend = o->buf;
@@ -95,7 +100,7 @@ static void thread_flush(struct outbuf *o) {
 static void thread_write_big(struct outbuf *o, const void *s, size_t n) {
     thread_flush(o);
     wait_idle(o);
-    if (!o->err && fwrite(s, 1, n, o->f) != n) o->err = 1;
+    if (!o->err && fwrite(s, 1, n, o->f) != n) ob_fail(o, errno);
 }
 
 static void thread_end(struct outbuf *o) {
@@ -106,7 +111,7 @@ static void thread_end(struct outbuf *o) {
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
     pthread_join(t->th, NULL);
-    if (t->err) o->err = 1;
+    if (t->err) ob_fail(o, t->errnum);
     pthread_cond_destroy(&t->cv);
     pthread_mutex_destroy(&t->mu);
     free(t->spare);

@@ -4,9 +4,10 @@
  * order, that the plain outbuf writes: through small buffers (many
  * handovers), with writes larger than a buffer between them, into a file
  * and into a pipe whose reader is another thread; and a write error
- * sticks and is reported by ob_finish, without a hang.  Built with
+ * sticks and is reported by ob_finish, with its errno, without a hang.  Built with
  * outbuf.c and outbuf_thread.c themselves (internal to librecorder).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -128,7 +129,9 @@ int main(void) {
         REQUIRE(ob_init_thread(&o, full, 4096) == 0);
         feed(&o);
         CHECK(o.err);              /* seen at a later handover, not only at the end */
+        errno = 0;
         CHECK(ob_finish(&o) == -1);
+        CHECK(errno == ENOSPC);    /* the failed write's reason, for the message */
         fclose(full);
     }
 
