@@ -4,8 +4,9 @@
  * order, that the plain outbuf writes: through small buffers (many
  * handovers), with writes larger than a buffer between them, into a file
  * and into a pipe whose reader is another thread; and a write error
- * sticks and is reported by ob_finish, with its errno, without a hang.  Built with
- * outbuf.c and outbuf_thread.c themselves (internal to librecorder).
+ * sticks and is reported by ob_finish, with its errno, without a hang.
+ * Built with outbuf.c and outbuf_thread.c themselves (internal to
+ * librecorder).
  */
 #include <errno.h>
 #include <pthread.h>
