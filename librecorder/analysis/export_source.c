@@ -257,6 +257,7 @@ static int write_any(rec_export *x, enum rec_export_format f, FILE *out, struct 
         return r == 0 ? REC_OK : write_failed(err, errlen, werr);
     }
     rec_model *m = new_model(x);
+    if (m) m->no_stats = 1;   /* the sinks count for themselves; the plan has the statistics */
     struct xs *s = m ? xs_new(m, XS_WRITE, NULL, NULL, x->opts.lookahead) : NULL;
     if (!s) {
         rec_model_free(m);

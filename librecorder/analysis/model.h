@@ -258,6 +258,7 @@ struct rec_model {
     double ns_per_tick;
     uint64_t ticks0;
     rec_seg *conv;            /* during rec_model_poll_seg: the segment read */
+    int no_stats;             /* an export's second read: the per-name statistics are the plan's, not kept again */
 
     double newest_ns;         /* newest event seen; -inf before any */
     double set_now_ns;

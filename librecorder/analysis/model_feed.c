@@ -177,7 +177,7 @@ static void close_top(rec_model *m, struct trec *r, double end, unsigned flags) 
     }
     if (f->gap) flags |= REC_SLICE_GAP;
     if (f->seq != UINT64_MAX) elog_close(&m->log, f->seq, end, flags);
-    if (!flags) stats_slice_fast(m, r, f->node, m->node_name[f->node], end, dur, self);
+    if (!flags && !m->no_stats) stats_slice_fast(m, r, f->node, m->node_name[f->node], end, dur, self);
 }
 
 static void unmatched_end(rec_model *m, struct trec *r, int rec, uint32_t id, int wait, double ts) {

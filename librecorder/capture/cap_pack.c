@@ -82,6 +82,25 @@ static const unsigned char *get_varint(const unsigned char *p, const unsigned ch
     return NULL;
 }
 
+/* get_varint for the common case first: a capture's deltas and names
+ * mostly fit in one or two bytes (the point of packing), and this read
+ * runs for every entry of every export.  Both lengths are valid for any
+ * max_bits >= 14, which every caller asks for. */
+static inline const unsigned char *get_varint_fast(const unsigned char *p, const unsigned char *end, uint64_t *v,
+                                                   unsigned max_bits) {
+    if (end - p >= 2) {
+        if (p[0] < 0x80) {
+            *v = p[0];
+            return p + 1;
+        }
+        if (p[1] < 0x80) {
+            *v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+            return p + 2;
+        }
+    }
+    return get_varint(p, end, v, max_bits);
+}
+
 int rec_cap_unpack(const unsigned char *in, size_t len, struct rec_entry *out, size_t n) {
     const unsigned char *p = in, *end = in + len;
     uint64_t prev_ts = 0, prev[16] = {0};
@@ -102,12 +121,12 @@ int rec_cap_unpack(const unsigned char *in, size_t len, struct rec_entry *out, s
         }
         if (fl & ~(unsigned)REC_CAP_PK_SAME) return -1;
         uint64_t zz, pay;
-        if (!(p = get_varint(p, end, &zz, 64))) return -1;
+        if (!(p = get_varint_fast(p, end, &zz, 64))) return -1;
         int64_t d = (int64_t)(zz >> 1) ^ -(int64_t)(zz & 1);
         prev_ts += (uint64_t)d;
         if (fl & REC_CAP_PK_SAME) pay = prev[t];
         else {
-            if (!(p = get_varint(p, end, &pay, 56))) return -1;
+            if (!(p = get_varint_fast(p, end, &pay, 56))) return -1;
             prev[t] = pay;
         }
         out[i].w0 = prev_ts;
