@@ -82,10 +82,13 @@ def scan(path):
     """Streams the JSON: counts by phase, slices by (name, depth), strict
     pairing (name and category) and nesting per thread, and time never
     going back within a thread."""
-    n = dict.fromkeys("BEiCXstfM", 0)
+    nb = {p.encode(): 0 for p in "BEiCXstfM"}
     threads, names, stacks, last = set(), {}, {}, {}
     problems, disagree = [], []
     fm = LINE.fullmatch
+    # The thread of the line before and its state: lines of one thread come
+    # in runs, and three dict lookups a line were a third of the scan.
+    cur, st, prev = None, None, 0.0
     with open(path, "rb") as f:
         head = f.readline()
         require(head == b'{"traceEvents":[\n', f"the file starts with traceEvents ({head[:40]!r})")
@@ -110,17 +113,21 @@ def scan(path):
                 # keys as its partner read by the pattern does.
                 name = m.group(5) if m is not None else ev.get("name", "").encode() + b"|" + ev.get("cat", "").encode()
                 if ph == b"M":
-                    n["M"] += 1
+                    nb[b"M"] += 1
                     if ev["name"] == "thread_name":
                         threads.add(tid)
                     continue
-            n[ph.decode()] += 1
-            if ts < last.get(tid, 0.0):
+            nb[ph] += 1
+            if tid != cur:
+                if cur is not None:
+                    last[cur] = prev
+                cur, prev = tid, last.get(tid, 0.0)
+                st = stacks.get(tid)
+                if st is None:
+                    st = stacks[tid] = []
+            if ts < prev:
                 problems.append(f"line {k}: time goes back on tid {tid}")
-            last[tid] = ts
-            st = stacks.get(tid)
-            if st is None:
-                st = stacks[tid] = []
+            prev = ts
             if ph == b"B":   # a zero-length slice too: a B and an E at one time
                 st.append(name)
             elif ph == b"E":
@@ -130,6 +137,7 @@ def scan(path):
                     st.pop()
                     key = (name, len(st))
                     names[key] = names.get(key, 0) + 1
+    n = {p.decode(): v for p, v in nb.items()}
     open_left = {t: s for t, s in stacks.items() if s}
     check(not disagree, f"the line pattern reads lines as json.loads does ({disagree[:3]})")
     check(not open_left, f"every B is closed ({str(open_left)[:200]})")
