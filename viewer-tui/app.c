@@ -169,7 +169,7 @@ void app_free(struct app *a) {
     a->spans = NULL;
 }
 
-static void draw(struct app *a) {
+void app_draw(struct app *a) {
     erase();
     if (COLS < MIN_COLS || LINES < MIN_LINES) {
         chrome_draw_too_small(MIN_COLS, MIN_LINES);
@@ -382,7 +382,7 @@ int app_run(struct app *a) {
         if (t >= next_draw) {
             source_tick(src, t);
             if (!a->paused) app_snapshot(a);
-            draw(a);
+            app_draw(a);
             double took = mono_ns() - t;
             a->draw_s += took / 1e9;
             next_draw += draw_period_ns(draw_ns, took);
@@ -405,10 +405,13 @@ int app_run(struct app *a) {
         wint_t ch;
         int r;
         while (!a->quit && (r = get_wch(&ch)) != ERR) {
+            /* A click acts on where the last draw put things: draw what
+             * the keys before it changed first. */
+            if (keys && r == KEY_CODE_YES && ch == KEY_MOUSE) app_draw(a);
             on_key(a, (uint32_t)ch, r == KEY_CODE_YES);
             keys++;
         }
-        if (keys && !a->quit) draw(a);
+        if (keys && !a->quit) app_draw(a);
     }
     return 0;
 }

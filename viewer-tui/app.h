@@ -124,6 +124,9 @@ extern volatile sig_atomic_t app_interrupted;
 int app_run(struct app *a);
 void app_free(struct app *a);
 
+/* One frame: the views into curses' screen, then refresh(); records in
+ * a->hit where things went, for the mouse. */
+void app_draw(struct app *a);
 /* Re-query the model for the current window and thread. */
 void app_snapshot(struct app *a);
 /* Re-apply filter and sort to the snapshot (no model query). */
@@ -149,7 +152,8 @@ void view_details_draw(struct app *a, int y, int h);   /* over Top's rows */
 void view_help_draw(struct app *a);
 int view_help_key(struct app *a, enum action act);   /* 1: it scrolled */
 
-/* The mouse (mouse.c): enable it, and act on one KEY_MOUSE. */
+/* The mouse (mouse.c): enable it, and act on one KEY_MOUSE: every click
+ * curses queued for it, oldest first. */
 void mouse_init(void);
 void mouse_event(struct app *a);
 /* A view's list selection moved by act, as keys move it. */

@@ -7,6 +7,14 @@
  *
  * Terminals then keep the mouse for recorder-top: Shift-drag selects
  * text in xterm, GNOME Terminal, kitty and tmux.
+ *
+ * No click is lost when recorder-top is slower than the hand: curses
+ * turns the reports that arrived together into one KEY_MOUSE and queues
+ * the clicks among them, newest first for getmouse().  A reader that
+ * takes one event per KEY_MOUSE acts on the last click of a burst only,
+ * so mouse_event() empties the queue and acts on each click in the order
+ * it was made, redrawing between two so that each one meets the screen
+ * the one before it left.
  */
 #include <curses.h>
 
@@ -14,6 +22,7 @@
 #include "columns.h"
 
 #define WHEEL_STEP 3   /* rows per wheel notch, as most terminals' scrollback */
+#define BURST 16       /* events taken at once: more than curses queues (8) */
 
 #ifndef BUTTON5_PRESSED   /* ncurses built with the old mouse ABI: no wheel down */
 #define BUTTON5_PRESSED 0
@@ -56,9 +65,7 @@ static void sort_by(struct app *a, int col) {
     app_rows(a);
 }
 
-void mouse_event(struct app *a) {
-    MEVENT ev;
-    if (getmouse(&ev) != OK || a->filtering) return;
+static void mouse_one(struct app *a, MEVENT ev) {
     int page = LINES - 6 > 1 ? LINES - 6 : 1;
     int up = (ev.bstate & BUTTON4_PRESSED) != 0, down = BUTTON5_PRESSED && (ev.bstate & BUTTON5_PRESSED);
     if (up || down) {
@@ -87,4 +94,15 @@ void mouse_event(struct app *a) {
     }
     if (h->rows_n > 0 && ev.y >= h->rows_y && ev.y < h->rows_y + h->rows_n)
         select_row(a, h->rows_first + ev.y - h->rows_y);
+}
+
+void mouse_event(struct app *a) {
+    MEVENT ev[BURST];
+    int n = 0;
+    while (n < BURST && getmouse(&ev[n]) == OK) n++;
+    if (a->filtering) return;
+    for (int i = n - 1; i >= 0; i--) {
+        mouse_one(a, ev[i]);
+        if (i > 0) app_draw(a);
+    }
 }
