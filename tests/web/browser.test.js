@@ -12,7 +12,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { startTarget, startServer, run, stop, check, main, until, sleep, need } = require('./harness');
+const { startTarget, startServer, run, stop, check, main, until, sleep, need, shownText } = require('./harness');
 
 const { launchPage, closeBrowser } = require('./chromium');   /* exits 77 without a browser */
 
@@ -36,9 +36,11 @@ main(async () => {
     }, 60000, 200);
     let s = await state();
     check(up, 'the page connects and events stream in', { connected: s.connected, lanes: s.lanes.length, events: s.events });
-    check((await page.textContent('#conn')).includes('connected'), 'the status says connected');
-    check((await page.textContent('#proc-name')) === 'web_target' && (await page.textContent('#proc-pid')) === 'pid ' + target.pid,
-      'the header names the program and its pid');
+    check((await shownText(page, '#conn', (t) => t.includes('connected'))).includes('connected'), 'the status says connected');
+    const procName = await shownText(page, '#proc-name', (t) => t === 'web_target');
+    const procPid = await shownText(page, '#proc-pid', (t) => t === 'pid ' + target.pid);
+    check(procName === 'web_target' && procPid === 'pid ' + target.pid, 'the header names the program and its pid',
+      { procName, procPid });
     const lanes = s.lanes.map((l) => l.name);
     check(['dispatcher', 'worker-0', 'worker-1', 'worker-2'].every((n) => lanes.includes(n)), 'a lane per thread, by name', lanes);
     check(s.lanes.every((l) => l.tid > 0), 'each lane knows its thread id', s.lanes);

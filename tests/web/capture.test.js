@@ -26,7 +26,7 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { startServer, run, stop, check, main, until, need } = require('./harness');
+const { startServer, run, stop, check, main, until, need, shownText } = require('./harness');
 const { launchPage } = require('./chromium');   /* exits 77 without a browser */
 
 const shots = need('WEB_SCREENSHOTS');
@@ -48,6 +48,8 @@ function jsonCounts(file) {
   const counter = { n: qd.length, min: Math.min(...qd), max: Math.max(...qd) };
   return { events: n('B') + n('E') + n('i') + n('I') + n('C') + n('X'), ph, slices, counter };
 }
+
+const FILE_POS = /^t \d+\.\d{3} s – \d+\.\d{3} s of \d+\.\d{3} s$/;
 
 main(async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webhist-capture-'));
@@ -94,15 +96,16 @@ main(async () => {
     });
 
     /* ---- the header: a file, not a live program ---- */
-    const conn = await page.textContent('#conn'), pid = await page.textContent('#proc-pid');
+    const conn = await shownText(page, '#conn', (t) => t === 'capture file');
+    const pid = await shownText(page, '#proc-pid', (t) => t.includes('file ' + rec));
     check(conn === 'capture file', 'the header says capture file', conn);
     check(pid.includes('file ' + rec), 'the header names the file', pid);
     /* File controls, not the live ones. */
     const vis = async (sel) => page.isVisible(sel);
     const ctl = { file: await vis('#file-ctl'), pause: await vis('#btn-pause'), mode: await vis('#view-state'),
-      rate: await vis('#m-rate-box'), pos: await page.textContent('#file-pos') };
+      rate: await vis('#m-rate-box'), pos: await shownText(page, '#file-pos', (t) => FILE_POS.test(t)) };
     check(ctl.file && !ctl.pause && !ctl.mode && !ctl.rate, 'a file shows file controls, not Pause, "following" or events/s', ctl);
-    check(/^t \d+\.\d{3} s – \d+\.\d{3} s of \d+\.\d{3} s$/.test(ctl.pos), 'the file controls say where the view is in the file', ctl.pos);
+    check(FILE_POS.test(ctl.pos), 'the file controls say where the view is in the file', ctl.pos);
     await page.click('#btn-file-start');
     const atStart = await state(), fileStart = await page.evaluate(() => window.__recorder.store.lodMsg.t0);
     check(!atStart.live && Math.abs(atStart.t0 - fileStart) < 1e6, '"Start" moves the view to the file\'s start',

@@ -166,6 +166,16 @@ async function until(cond, ms, step = 50) {
   }
 }
 
+/* The text of selector sel once ok(text) holds, or the last one read when
+ * ms pass.  The page shows a change of its state on its next frame, later
+ * on a loaded machine: what a test checks on screen, it waits for, as for
+ * any other condition. */
+async function shownText(page, sel, ok, ms = 20000) {
+  let text = '';
+  await until(async () => ok(text = (await page.textContent(sel).catch(() => '')) || ''), ms, 50);
+  return text;
+}
+
 /* Resident memory of a process, kB (VmRSS in /proc/PID/status). */
 function rssKb(pid) {
   const m = require('fs').readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);
@@ -207,4 +217,4 @@ async function stopClean(srv) {
     { code, stderr: srv.stderr.text.slice(-800) });
 }
 
-module.exports = { startTargetLines, cpuSeconds, stopClean, lineMatching, rssKb, sanitizer, quiet, need, startTarget, startServer, run, stop, request, check, main, sleep, until };
+module.exports = { shownText, startTargetLines, cpuSeconds, stopClean, lineMatching, rssKb, sanitizer, quiet, need, startTarget, startServer, run, stop, request, check, main, sleep, until };

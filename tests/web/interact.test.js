@@ -19,7 +19,7 @@
 const fs = require('fs');
 const path = require('path');
 const { spawn } = require('child_process');
-const { lineMatching, startServer, stopClean, stop, check, main, until, sleep, need } = require('./harness');
+const { lineMatching, startServer, stopClean, stop, check, main, until, sleep, need, shownText } = require('./harness');
 const { launchPage, closeBrowser } = require('./chromium');   /* exits 77 without a browser */
 
 const shots = need('WEB_SCREENSHOTS');
@@ -142,8 +142,8 @@ main(async () => {
 
     /* The flame graph: the time inside the range, parse under req. */
     const fr = u.flame.find((f) => f.name === 'req' && f.parent === ''), fp = u.flame.find((f) => f.name === 'parse');
-    check(/time inside the range/.test(await page.textContent('#flame-sub')), 'the flame graph\'s heading says it shows the range',
-      await page.textContent('#flame-sub'));
+    const flameSub = await shownText(page, '#flame-sub', (t) => /time inside the range/.test(t));
+    check(/time inside the range/.test(flameSub), 'the flame graph\'s heading says it shows the range', flameSub);
     check(fr && close(fr.total, exp.inside.req) && fp && fp.parent === 'req' && close(fp.total, exp.inside.parse),
       'the flame graph shows the time inside the range, parse under req', { req: fr, parse: fp, want: exp.inside });
 

@@ -12,7 +12,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { startTarget, startServer, stop, check, main, until, sleep, need } = require('./harness');
+const { startTarget, startServer, stop, check, main, until, sleep, need, shownText } = require('./harness');
 const { launchPage, closeBrowser } = require('./chromium');   /* exits 77 without a browser */
 
 const shots = need('WEB_SCREENSHOTS');
@@ -47,7 +47,8 @@ main(async () => {
       gaps: s.gapsSeen, partial: s.partial, rows: s.topRows });
 
     /* ---- the header: lost and not kept, apart ---- */
-    const lostText = await page.textContent('#m-lost'), notKeptText = await page.textContent('#m-notkept');
+    const lostText = await shownText(page, '#m-lost', (t) => t !== '' && t !== '0');
+    const notKeptText = await shownText(page, '#m-notkept', (t) => t !== '' && t !== '0');
     check(lostText !== '0' && notKeptText !== '0', 'the header shows lost and not kept', { lostText, notKeptText });
     const lostTip = await page.getAttribute('#m-lost-box', 'title'), notKeptTip = await page.getAttribute('#m-notkept-box', 'title');
     check(/^lost: \d+ entries written since recorder-web attached/.test(lostTip) && /overwritten/.test(lostTip),
@@ -67,7 +68,7 @@ main(async () => {
     check(/entries lost/.test(badgeTip) && /decoded/.test(badgeTip), 'hovering the badge says what partial means', badgeTip);
     check(s.topMarked > 0 && s.topMarked === s.tableRows.length, 'every top-table row is marked partial',
       { marked: s.topMarked, rows: s.tableRows.length });
-    check(/partial/.test(await page.textContent('#top-sub')), 'the top table\'s heading says partial');
+    check(/partial/.test(await shownText(page, '#top-sub', (t) => /partial/.test(t))), 'the top table\'s heading says partial');
     check(/partial/.test(s.flameSub), 'the flame graph says partial', s.flameSub);
 
     /* ---- the timeline: shifted live frames equal full repaints, with

@@ -15,7 +15,7 @@
 const fs = require('fs');
 const path = require('path');
 const { spawn } = require('child_process');
-const { startTarget, startServer, run, stop, check, main, until, sleep, need, lineMatching } = require('./harness');
+const { startTarget, startServer, run, stop, check, main, until, sleep, need, lineMatching, shownText } = require('./harness');
 const { launchPage } = require('./chromium');   /* exits 77 without a browser */
 
 const shots = need('WEB_SCREENSHOTS');
@@ -78,7 +78,7 @@ main(async () => {
       return s.connected && s.procs.length === 2 && s.lanes.length === 7 && s.lanes.every((L) => L.slices > 0 || /dispatcher/.test(L.name));
     }, 30000, 200);
     check(up, 'both programs\' lanes, with slices', s && { procs: s.procs, lanes: s.lanes });
-    const pidText = await page.textContent('#proc-pid');
+    const pidText = await shownText(page, '#proc-pid', (t) => t === `pids ${a.pid}, ${b.pid}`);
     check(pidText === `pids ${a.pid}, ${b.pid}`, 'the header names both pids', pidText);
     const wrong = s.lanes.filter((L) => (L.pid !== a.pid && L.pid !== b.pid) || !fs.existsSync(`/proc/${L.pid}/task/${L.tid}`));
     check(wrong.length === 0 && s.lanes.filter((L) => L.pid === a.pid).length === 3 && s.lanes.filter((L) => L.pid === b.pid).length === 4,
