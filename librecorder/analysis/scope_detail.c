@@ -84,17 +84,56 @@ static void gather(rec_model *m, const struct agg *a, int series, uint32_t name,
 struct named {
     uint32_t name;
     uint64_t calls;
-    float p99;
 };
-static int cmp_calls(const void *a, const void *b) {
-    const struct named *x = a, *y = b;
-    return (x->calls < y->calls) - (x->calls > y->calls);
-}
 static int cmp_name(const void *a, const void *b) {
     const struct p99_ent *x = a, *y = b;
     return (x->name > y->name) - (x->name < y->name);
 }
+/* The order names are kept in: more calls first, then the lower name. */
+static int busier(const struct named *x, const struct named *y) {
+    return x->calls != y->calls ? x->calls > y->calls : x->name < y->name;
+}
+/* h[0, n) is a heap whose root is the least busy: restore it below i. */
+static void heap_down(struct named *h, size_t n, size_t i) {
+    for (;;) {
+        size_t l = 2 * i + 1, least = i;
+        if (l < n && busier(&h[least], &h[l])) least = l;
+        if (l + 1 < n && busier(&h[least], &h[l + 1])) least = l + 1;
+        if (least == i) return;
+        struct named t = h[i];
+        h[i] = h[least];
+        h[least] = t;
+        i = least;
+    }
+}
 
+/* The busiest P99_NAMES names of tot (name -> calls) into h; their count.
+ * A heap of the kept, the least busy at its root: O(n log P99_NAMES) for
+ * n names, where sorting them all cost O(n log n) (a million names). */
+static size_t busiest(const struct u64map *tot, struct named *h) {
+    size_t n = 0;
+    for (size_t j = 0; j < tot->cap; j++) {
+        if (tot->keys[j] == U64MAP_EMPTY) continue;
+        struct named x = {(uint32_t)tot->keys[j], tot->vals[j]};
+        if (n < P99_NAMES) {
+            size_t i = n++;   /* sift up */
+            while (i > 0 && busier(&h[(i - 1) / 2], &x)) {
+                h[i] = h[(i - 1) / 2];
+                i = (i - 1) / 2;
+            }
+            h[i] = x;
+        } else if (busier(&x, &h[0])) {
+            h[0] = x;
+            heap_down(h, n, 0);
+        }
+    }
+    return n;
+}
+
+/* Keeps the P99 of the busiest P99_NAMES names of a second (the 10 s
+ * ring's bucket a about to be cleared), ties to the lower name.  Three
+ * passes over its cells, none sorting them all: each name's calls; the
+ * busiest; then only their cells, sorted to find each one's P99. */
 void p99_evict(rec_model *m, const struct agg *a) {
     if (!a->cells.n) return;
     if (!m->p99) {
@@ -104,45 +143,55 @@ void p99_evict(rec_model *m, const struct agg *a) {
     }
     struct p99_sec *ps = &m->p99->s[((a->id % REC_HISTORY_SECS) + REC_HISTORY_SECS) % REC_HISTORY_SECS];
     if (ps->sec != INT64_MIN && ps->sec > a->id) return;
-    struct cellv *c = malloc(a->cells.n * sizeof *c);
-    struct named *nm = malloc(a->cells.n * sizeof *nm);
-    if (!c || !nm) {
-        free(c);
-        free(nm);
-        return;
-    }
-    size_t nc = 0;
-    for (size_t j = 0; j < a->cells.cap; j++) {
+    struct u64map tot = {0}, kept = {0};
+    struct named *h = malloc(P99_NAMES * sizeof *h);
+    struct cellv *c = NULL;
+    int isnew, ok = h != NULL;
+    for (size_t j = 0; ok && j < a->cells.cap; j++) {
         uint64_t key = a->cells.keys[j];
         if (key == U64MAP_EMPTY || key >> 32) continue;   /* series 0: all threads */
+        uint64_t *v = u64map_put(&tot, (uint32_t)key >> HIST_BIN_BITS, &isnew);
+        if (!v) ok = 0;
+        else *v += a->cells.vals[j];
+    }
+    size_t nn = ok ? busiest(&tot, h) : 0;
+    for (size_t i = 0; ok && i < nn; i++)
+        if (!u64map_put(&kept, h[i].name, &isnew)) ok = 0;
+    size_t nc = 0;
+    if (ok && nn) c = malloc(a->cells.n * sizeof *c);
+    for (size_t j = 0; c && j < a->cells.cap; j++) {
+        uint64_t key = a->cells.keys[j];
+        if (key == U64MAP_EMPTY || key >> 32) continue;
         uint32_t low = (uint32_t)key;
-        c[nc++] = (struct cellv){low >> HIST_BIN_BITS, low & (NBINS - 1), a->cells.vals[j]};
+        if (u64map_get(&kept, low >> HIST_BIN_BITS))
+            c[nc++] = (struct cellv){low >> HIST_BIN_BITS, low & (NBINS - 1), a->cells.vals[j]};
     }
-    qsort(c, nc, sizeof *c, model_cmp_cell);
-    size_t nn = 0;
-    for (size_t i = 0; i < nc;) {
-        size_t j = i;
-        uint64_t total = 0;
-        while (j < nc && c[j].name == c[i].name) total += c[j++].count;
-        uint64_t rank = (uint64_t)ceil(0.99 * (double)total - 1e-7), cum = 0;
-        if (rank < 1) rank = 1;
-        double v = 0;
-        for (size_t k = i; k < j; k++)
-            if ((cum += c[k].count) >= rank) {
-                v = hist_mid(c[k].bin);
-                break;
-            }
-        nm[nn++] = (struct named){c[i].name, total, (float)v};
-        i = j;
+    if (c || !nn) {
+        if (nc > 1) qsort(c, nc, sizeof *c, model_cmp_cell);   /* by name, then bin: ps->e comes out by name */
+        uint32_t n = 0;
+        for (size_t i = 0; i < nc;) {
+            size_t j = i;
+            uint64_t total = 0;
+            while (j < nc && c[j].name == c[i].name) total += c[j++].count;
+            uint64_t rank = (uint64_t)ceil(0.99 * (double)total - 1e-7), cum = 0;
+            if (rank < 1) rank = 1;
+            double v = 0;
+            for (size_t k = i; k < j; k++)
+                if ((cum += c[k].count) >= rank) {
+                    v = hist_mid(c[k].bin);
+                    break;
+                }
+            ps->e[n++] = (struct p99_ent){c[i].name, (float)v};
+            i = j;
+        }
+        ps->sec = a->id;
+        ps->n = n;
+        ps->partial = cover_lost_in(a, 0) > 0;
     }
-    if (nn > P99_NAMES) qsort(nm, nn, sizeof *nm, cmp_calls);   /* keep the busiest */
-    ps->sec = a->id;
-    ps->n = (uint32_t)(nn < P99_NAMES ? nn : P99_NAMES);
-    ps->partial = cover_lost_in(a, 0) > 0;
-    for (uint32_t i = 0; i < ps->n; i++) ps->e[i] = (struct p99_ent){nm[i].name, nm[i].p99};
-    qsort(ps->e, ps->n, sizeof ps->e[0], cmp_name);
     free(c);
-    free(nm);
+    free(h);
+    u64map_free(&tot);
+    u64map_free(&kept);
 }
 
 void p99_free(rec_model *m) {

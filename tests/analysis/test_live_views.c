@@ -222,6 +222,50 @@ static void test_scope_detail(void) {
     rec_model_free(m);
 }
 
+/* A second of more names than the minute keeps for each (P99_NAMES,
+ * 1024, in scope_detail.c): the busiest are kept once the second leaves
+ * the 10 s ring, ties to the name seen first, each with its own P99. */
+static void span_id(rec_model *m, uint64_t b, uint64_t e, uint32_t id) {
+    struct rec_event x = tu_ev(REC_EV_BEGIN, b, NULL);
+    x.name_id = id;
+    tu_feed1(m, 0, x);
+    x = tu_ev(REC_EV_END, e, NULL);
+    x.name_id = id;
+    tu_feed1(m, 0, x);
+}
+
+static void test_p99_busiest(void) {
+    enum { KEEP = 1024, MORE = 200, ID = 200000 };
+    rec_model *m = tu_model(0, 0);
+    tu_start(m, 0, 0, 7, 1);
+    /* Names 0..999 three calls each, of (i % 5 + 1) us; names 1000 on
+     * two calls of 1 us: 24 of them fit, the ones seen first.  The calls
+     * are spread over second 0, name by name, in order. */
+    uint64_t t = 0;
+    for (uint32_t i = 0; i < KEEP + MORE; i++)
+        for (int k = 0; k < (i < 1000 ? 3 : 2); k++) {
+            uint64_t d = i < 1000 ? (i % 5 + 1) * 1000 : 1000;
+            span_id(m, t, t + d, ID + i);
+            t += d + 50000;
+        }
+    REQUIRE(t < SEC);
+    for (uint64_t sec = 10; sec <= 15; sec++)   /* second 10 takes second 0's place in the 10 s ring */
+        span_id(m, sec * SEC, sec * SEC + 1000, ID + 5000);
+    rec_model_set_now(m, 15.5 * SEC);
+    struct rec_scope_detail d;
+    int bad = 0;
+    for (uint32_t i = 0; i < KEEP + MORE; i++) {
+        REQUIRE(rec_model_scope_detail(m, REC_WIN_10S, -1, ID + i, &d) == 0);
+        double got = d.p99_sec[REC_HISTORY_SECS - 1 - 15];   /* second 0 */
+        double want = i < 1000 ? (i % 5 + 1) * 1000.0 : i < KEEP ? 1000.0 : NAN;
+        if (isnan(want) ? !isnan(got) : !NEAR(got, want, 0.03)) {
+            if (bad++ < 5) printf("name %u: p99 of second 0 = %g, want %g\n", i, got, want);
+        }
+    }
+    CHECK(bad == 0);
+    rec_model_free(m);
+}
+
 int main(void) {
     test_counters();
     test_counters_partial();
@@ -229,5 +273,6 @@ int main(void) {
     test_counters_hostile();
     test_messages();
     test_scope_detail();
+    test_p99_busiest();
     CHECK_DONE();
 }
