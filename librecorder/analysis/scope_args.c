@@ -52,7 +52,7 @@ uint32_t xs_scope_args(struct xs *x, uint32_t rec, uint32_t depth, const struct 
     uint32_t k = 0;
     while (k < R->nargs && R->args[R->nargs - 1 - k].depth == depth) k++;
     R->nargs -= k;   /* still readable until the next xs_arg_keep */
-    *out = R->args + R->nargs;
+    *out = R->args ? R->args + R->nargs : NULL;   /* no args yet: NULL + 0 is undefined */
     return k;
 }
 
