@@ -121,7 +121,10 @@ def test_fork_child_whole(tmp_path):
     assert q, ([p["pid"] for p in procs], child)
     nk = sum(t["not_kept"] for t in q[0]["threads"])
     dropped = sum(t["dropped"] for t in q[0]["threads"])
-    assert nk <= 8, nk   # captured from its first entries on
+    # Captured from its first entries on, as far as the capture keeps up:
+    # on a loaded machine it may come to the child after its ring wrapped,
+    # and then the loss is counted, never silent.
+    assert nk <= 8 or dropped > 0, (nk, dropped)
     n = calls(doc, child)
     assert n >= CALLS + 1 or dropped > 0, (n, dropped)   # lossless as far as the capture keeps up
 
@@ -132,7 +135,9 @@ def test_pool_workers_whole(tmp_path):
     for w in workers:
         q = [q for q in procs if q["pid"] == w]
         assert q, ([p["pid"] for p in procs], w)
-        assert sum(t["not_kept"] for t in q[0]["threads"]) <= 8, q[0]["threads"]
+        th = q[0]["threads"]
+        # From its first entries on, as far as the capture keeps up (above).
+        assert sum(t["not_kept"] for t in th) <= 8 or sum(t["dropped"] for t in th) > 0, th
     dropped = sum(t["dropped"] for q in procs for t in q["threads"])
     n = sum(1 for e in doc["traceEvents"] if e.get("ph") == "B" and e["name"] == "work")
     assert n == 20 or dropped > 0, (n, dropped)   # every task's call
