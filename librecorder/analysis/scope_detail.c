@@ -166,7 +166,7 @@ void p99_evict(rec_model *m, const struct agg *a) {
         if (u64map_get(&kept, low >> HIST_BIN_BITS))
             c[nc++] = (struct cellv){low >> HIST_BIN_BITS, low & (NBINS - 1), a->cells.vals[j]};
     }
-    if (c || !nn) {
+    if (ok && (c || !nn)) {   /* out of memory: the second is not kept, as it was not before */
         if (nc > 1) qsort(c, nc, sizeof *c, model_cmp_cell);   /* by name, then bin: ps->e comes out by name */
         uint32_t n = 0;
         for (size_t i = 0; i < nc;) {
