@@ -402,6 +402,42 @@ static int may_wrap(struct xs *x, uint32_t rec) {
     return p < 0 || x->whole->recs[p].unmatched > 0;
 }
 
+/* May R's slices enter the walker as they begin, before their end is
+ * known?  When the whole source shows that every one of them ends, in
+ * order, with no flag and no clipping: a thread (not a GPU lane, whose
+ * args wait in the queue) with no loss, no unmatched end, nothing open
+ * or too deep at its end, and no window.  Such a slice is entered as a
+ * forced one is (its B written with the flags it will end with) but not
+ * counted forced; its E comes when it ends.  Without this, a thread
+ * inside one long slice (a program's main(), a script's <module>) queued
+ * its whole run until that slice ended: tens of MiB copied and faulted
+ * in for nothing (about a seventh of `-o x.json`'s conversion). */
+static int eager(struct xs *x, uint32_t rec) {
+    if (!x->whole || x->whole == x->m || x->from != INT64_MIN || x->to != INT64_MAX) return 0;
+    long p = rec < x->m->n_recs ? xs_plan_rec(x->m, x->whole, rec) : -1;
+    if (p < 0) return 0;
+    const struct trec *t = &x->whole->recs[p];
+    return t->lane_kind == REC_LANE_THREAD && t->depth == 0 && !t->overflow && !t->too_deep && !t->unmatched &&
+           !t->flagged && !t->overwritten && !t->dropped && !t->bad && !t->history && t->gap_ns == 0 &&
+           !t->gap_frames && !t->pend_loss;
+}
+
+/* Where an item beginning at b meets an eager record's walker: 1 if a
+ * slice may enter before its end is known (the slices there that ended,
+ * ended before b: they leave whatever its length); 0 if it must wait for
+ * its end as usual (one ended at b: a slice of no length would go inside
+ * it, a longer one after it); -1 if any item must wait: the innermost
+ * open slice began at b, and if it ends there too it is a point, with
+ * what comes at that time after it, not inside it. */
+static int early_at(const struct xrec *R, int64_t b) {
+    for (uint32_t i = R->n; i-- > 0;) {
+        const struct xframe *f = &R->st[i];
+        if (f->e == XS_OPEN) return f->forced && f->b == b ? -1 : 1;
+        if (f->e >= b) return 0;
+    }
+    return 1;
+}
+
 uint64_t xs_add(struct xs *x, const struct litem *li, const char *msg, unsigned msg_len) {
     if (x->mode == XS_PLAN) {
         plan_add(x, li);
@@ -423,6 +459,7 @@ uint64_t xs_add(struct xs *x, const struct litem *li, const char *msg, unsigned 
         R->seen = 1;
         R->wraps = may_wrap(x, li->rec);
         if (R->wraps) R->hold = R->qtail;
+        R->eager = !R->wraps && eager(x, li->rec);
     }
     uint64_t handle = XS_NONE;
     int rc;
@@ -440,17 +477,20 @@ uint64_t xs_add(struct xs *x, const struct litem *li, const char *msg, unsigned 
         if (it.b < R->last_b) it.b = R->last_b;
         R->last_b = it.b;
         if (it.kind == REC_ITEM_LOSS && R->wraps && R->hold == XS_NONE) R->hold = R->qtail;
-        if (R->qhead == R->qtail && !R->nlate && R->hold == XS_NONE && ready(x, li->rec, R, &it)) {
-            /* Nothing queued or held before it and it is ready: it would
-             * be queued and taken back at once (flush), so it enters
-             * straight away at the position it would have had. */
+        int early = 0, at = R->eager && R->qhead == R->qtail ? early_at(R, it.b) : 1;
+        if (at < 0 && R->hold == XS_NONE) R->hold = R->qtail;   /* released when that slice ends (xs_close) */
+        if (R->qhead == R->qtail && !R->nlate && R->hold == XS_NONE &&
+            (ready(x, li->rec, R, &it) || (early = at > 0 && R->eager && it.kind == REC_ITEM_SLICE && it.e == XS_OPEN))) {
+            /* Nothing queued or held before it and it is ready (or may go
+             * early): it would be queued and taken back at once (flush),
+             * so it enters straight away at the position it would have had. */
             uint64_t pos = R->qtail++;
             R->qhead = R->qtail;
             R->added++;
             R->passed++;
-            enter(x, li->rec, &it, pos, 0);
+            enter(x, li->rec, &it, pos, early);
             drain(x);
-            return XS_NONE;
+            return early ? (uint64_t)li->rec << POS_BITS | (pos & POS_MASK) : XS_NONE;
         }
         if (it.e == XS_OPEN) handle = (uint64_t)li->rec << POS_BITS | (R->qtail & POS_MASK);
         rc = q_push(x, R, &it);
@@ -509,6 +549,16 @@ void xs_close(struct xs *x, uint64_t handle, int64_t e, unsigned flags) {
     for (uint32_t i = R->n; i-- > 0;)
         if (R->st[i].dseq == pos && R->st[i].forced && R->st[i].e == XS_OPEN) {
             close_frame(x, R, i, e, flags);
+            /* One that entered early and took no time is the point it
+             * would have been had it waited: over before anything else at
+             * that time enters (it is the top: what it held ended first). */
+            if (R->eager && i + 1 == R->n && R->st[i].e == R->st[i].b && x->sink && !x->sink->push_points)
+                pop_frame(x, rec);
+            if (R->eager && R->hold != XS_NONE) {   /* what waited for this end (early_at) goes now */
+                R->hold = XS_NONE;
+                flush(x, rec);
+                drain(x);
+            }
             return;
         }
 }

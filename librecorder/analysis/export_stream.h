@@ -87,6 +87,7 @@ struct xrec {
     int seen;                 /* an item arrived */
     int queued;               /* on the worklist */
     int wraps;                /* unmatched ends may come: items are held (set with seen) */
+    int eager;                /* its slices enter as they begin (export_stream.c: eager; set with seen) */
     struct xarg *args;        /* scope arguments of the open slices, by depth (scope_args.c) */
     uint32_t nargs;
     size_t args_cap;

@@ -161,6 +161,8 @@ struct trec {
     double gap_ns;            /* time between a loss's last and next event, summed */
     uint64_t unmatched;       /* ends whose begin was never seen */
     uint64_t too_deep;        /* scopes nested past REC_MAX_NESTING (not tracked) */
+    uint64_t flagged;         /* slices that end with a flag: end lost, a gap, open when a newer
+                                 generation took the slot (export_stream.c: eager) */
     int seen;                 /* any event yet */
     uint64_t last_ticks;      /* per-thread time never goes back */
     double first_ns, last_ns;

@@ -76,6 +76,7 @@ void model_switch(rec_model *m, struct slot_state *s, int rec) {
     struct trec *old = model_rec(m, s->cur);
     if (old) {
         old->state = REC_SLOT_EXITED;
+        old->flagged += (uint64_t)old->depth;   /* they end open */
         old->depth = 0;
         old->overflow = 0;
     }
@@ -176,6 +177,7 @@ static void close_top(rec_model *m, struct trec *r, double end, unsigned flags) 
         if (gapped > 0) r->busy_ns -= gapped < dur ? gapped : dur;
     }
     if (f->gap) flags |= REC_SLICE_GAP;
+    if (flags) r->flagged++;
     if (f->seq != UINT64_MAX) elog_close(&m->log, f->seq, end, flags);
     if (!flags && !m->no_stats) stats_slice_fast(m, r, f->node, m->node_name[f->node], end, dur, self);
 }

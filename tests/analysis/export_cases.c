@@ -3,7 +3,8 @@
  * exporters (unmatched ends, ends naming deeper scopes, open scopes, reused
  * slots and clashing tids, --last cuts, flows that cannot bind, zero-length
  * and touching slices, extreme counter values, loss, deep nesting, time
- * going backwards, flows next to zero-length slices), each exported two
+ * going backwards, flows next to zero-length slices, ties on a thread with
+ * no loss), each exported two
  * ways:
  *
  *   OUTDIR/<case>.json .csv .folded      from a model that kept its log
@@ -216,6 +217,62 @@ static void case_zero(rec_model *m) {
     TU_E(m, 0, 500, "p");
 }
 
+/* same: begins, ends and instants at one time, on a thread with no loss
+ * (the stream enters its slices as they begin): a slice of no length
+ * holding one of no length, an instant at its time, a slice beginning
+ * where another ends, ties at the end of a longer one. */
+static void case_same(rec_model *m) {
+    tu_start(m, 0, 0, 1, 1);
+    TU_B(m, 0, 100, "p");
+    TU_B(m, 0, 100, "c");
+    TU_E(m, 0, 100, "c");
+    tu_feed1(m, 0, tu_ev(REC_EV_INSTANT, 100, "mark"));
+    TU_E(m, 0, 100, "p");
+    tu_feed1(m, 0, tu_ev(REC_EV_INSTANT, 100, "after"));
+    TU_B(m, 0, 100, "q");
+    tu_feed1(m, 0, tu_ev(REC_EV_INSTANT, 150, "in-q"));
+    TU_B(m, 0, 150, "r");
+    TU_E(m, 0, 200, "r");
+    tu_feed1(m, 0, tu_ev(REC_EV_INSTANT, 200, "end-r"));
+    slice(m, 0, 200, 200, "s");
+    TU_B(m, 0, 200, "t");
+    TU_E(m, 0, 250, "t");
+    TU_E(m, 0, 250, "q");
+    slice(m, 0, 250, 300, "u");
+}
+
+/* nested: random well-nested scopes with instants and counters, many at
+ * one time, on two threads with no loss: what the stream enters as it
+ * begins must come out as the log export writes it. */
+static void case_nested(rec_model *m) {
+    uint64_t x = 0x2545f4914f6cdd1dull, t[2] = {10, 10};
+    const char *names[4] = {"a", "b", "c", "d"};
+    const char *open[2][8];
+    int depth[2] = {0, 0};
+    tu_start(m, 0, 0, 1, 1);
+    tu_start(m, 1, 0, 2, 1);
+    for (int i = 0; i < 4000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t r = (uint32_t)(x >> 33), s = r & 1;
+        t[s] += (r >> 1) % 3;   /* a third of the events at the time of the one before */
+        uint32_t what = (r >> 3) % 8;
+        if (what < 3 && depth[s] < 8) {
+            open[s][depth[s]] = names[(r >> 6) % 4];
+            TU_B(m, s, t[s], open[s][depth[s]++]);
+        } else if (what < 6 && depth[s] > 0) {
+            TU_E(m, s, t[s], open[s][--depth[s]]);
+        } else if (what == 6) {
+            tu_feed1(m, s, tu_ev(REC_EV_INSTANT, t[s], "i"));
+        } else {
+            struct rec_event c = tu_ev(REC_EV_COUNTER, t[s], "n");
+            c.value = (double)(r % 100);
+            tu_feed1(m, s, c);
+        }
+    }
+    for (int s = 0; s < 2; s++)
+        while (depth[s] > 0) TU_E(m, s, ++t[s], open[s][--depth[s]]);
+}
+
 static void case_bind(rec_model *m) {
     /* bind: flows Perfetto must tie to the slice recorder means.  Flow 7
      * starts in "outer" right after a zero-length "tiny" at the same time,
@@ -313,7 +370,8 @@ static const struct {
     {"unmatched", case_unmatched, 0}, {"deeper", case_deeper, 0}, {"generations", case_generations, 0},
     {"last", case_last, 1.0},         {"flows", case_flows, 0},   {"zero", case_zero, 0},
     {"counters", case_counters, 0},   {"loss", case_loss, 0},     {"deep", case_deep, 0},
-    {"empty", case_empty, 0},         {"bind", case_bind, 0},
+    {"empty", case_empty, 0},         {"bind", case_bind, 0},     {"same", case_same, 0},
+    {"nested", case_nested, 0},
 };
 
 static const size_t lookaheads[] = {0, 1, 2, 3, 5};
