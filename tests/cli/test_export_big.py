@@ -185,8 +185,12 @@ def test_big():
     w = other["written"]
     check(len(threads) == nthreads and w["slices"] == n["B"] and w["instants"] == n["i"] and w["threads"] == nthreads,
           f"threads {threads}, otherData.written {w}")
-    check(other["forced_slices"] >= 1 and other["late_flags"] == 0,
-          "main outlived the lookahead: written early, and nothing learnt late")
+    # main is open around 9 M scopes, past the lookahead; its thread has no
+    # loss, so its slices go straight through (docs/analysis.md, "Clean
+    # threads go straight through"): nothing forced, nothing learnt late.
+    check(other["forced_slices"] == 0 and other["late_flags"] == 0,
+          f"main, open past the lookahead on a clean thread, written as it began: "
+          f"forced {other['forced_slices']}, late {other['late_flags']}")
     # The aggregates hold the same slices, in memory that does not grow with them.
     csvf = os.path.join(WORK, "big.csv")
     code, err, rss = rec("convert", cap, "-o", csvf)
