@@ -58,7 +58,7 @@ ALLOWED_WITHIN = {
 HEADERS = {
     "u64map.h": "util", "outbuf.h": "util", "grow.h": "util", "pyname.h": "util", "histogram.h": "util", "pb_write.h": "util",
     "model.h": "core", "model_write.h": "core", "aggregates.h": "aggregates", "view.h": "views",
-    "export_stream.h": "stream", "json_write.h": "encoders", "perfetto_write.h": "encoders",
+    "export_stream.h": "stream", "export_queue.h": "stream", "json_write.h": "encoders", "perfetto_write.h": "encoders",
 }
 # What only the model's write side, the feed and the drivers may include:
 # the exporters, views and aggregates' readers see the model through model.h.
