@@ -307,7 +307,7 @@ static int may_wrap(struct xs *x, uint32_t rec) {
  * counted forced; its E comes when it ends.  Without this, a thread
  * inside one long slice (a program's main(), a script's <module>) queued
  * its whole run until that slice ended: tens of MiB copied and faulted
- * in for nothing (about a seventh of `-o x.json`'s conversion). */
+ * in for nothing (about a sixth of `-o x.json`'s conversion time). */
 static int eager(struct xs *x, uint32_t rec) {
     if (!x->whole || x->whole == x->m || x->from != INT64_MIN || x->to != INT64_MAX) return 0;
     long p = rec < x->m->n_recs ? xs_plan_rec(x->m, x->whole, rec) : -1;
