@@ -327,6 +327,7 @@ window.__recorder = {
       fps: perf.fps,
       drawsPerSec: perf.drawsPerSec || 0,
       rafCount: perf.rafCount,
+      draws: timeline.draws || 0,   /* frames the timeline painted: a test waits for the one after its zoom */
       decodeErrors,
       /* GPU devices' header rows, each with its lanes, and the flow arrows last drawn. */
       groups: timeline.tracks.filter((t) => t.kind === 'group').map((t) => ({ title: t.title, sub: t.sub, y: t.y, lanes: t.lanes.map((L) => L.name) })),
