@@ -206,16 +206,36 @@ class User:
         cleanups.append(self.remove)
         import pwd
         self.uid = pwd.getpwnam(self.name).pw_uid
-        # The other user runs the build's programs: a build tree under a
-        # directory it cannot enter (a checkout in a 0700 mktemp directory)
-        # makes this case meaningless, not failed.
+        # The other user runs the build's programs.  A build tree under a
+        # folder others cannot enter (a checkout in ~ made 0700, or in a
+        # mktemp -d) is out of its reach: then the programs run from a
+        # copy in a root-owned 0755 folder, the layout their RUNPATH
+        # ($ORIGIN/..) expects, so that the case runs wherever the tree is.
+        if not all(self.can_run(exe) for exe in (A.recorder, A.craft, A.prog)):
+            self.stage()
+
+    def can_run(self, exe):
+        r = subprocess.run(["runuser", "-u", self.name, "--", "test", "-x", exe], capture_output=True)
+        return r.returncode == 0
+
+    def stage(self):
+        d = tempfile.mkdtemp(prefix="sec-user-bin-", dir="/tmp")   # not TMPDIR: it may be private too
+        cleanups.append(lambda: shutil.rmtree(d, ignore_errors=True))
+        os.chmod(d, 0o755)
+        os.mkdir(os.path.join(d, "bin"), 0o755)
+        lib = os.path.join(os.path.dirname(os.path.dirname(A.recorder)), "librecorder.so")
+        if os.path.exists(lib):
+            shutil.copy2(lib, d)
+        for attr in ("recorder", "craft", "prog"):
+            dst = os.path.join(d, "bin", os.path.basename(getattr(A, attr)))
+            shutil.copy2(getattr(A, attr), dst)
+            os.chmod(dst, 0o755)
+            setattr(A, attr, dst)
         for exe in (A.recorder, A.craft, A.prog):
-            r = subprocess.run(["runuser", "-u", self.name, "--", "test", "-x", exe], capture_output=True)
-            if r.returncode != 0:
+            if not self.can_run(exe):
                 self.remove()
                 cleanups.remove(self.remove)
-                raise Skip(f"another user cannot run {exe}: a parent directory of the build tree is not "
-                           "searchable by others")
+                raise Skip(f"another user cannot run {exe}, even copied to {d}")
 
     def remove(self):
         subprocess.run(["pkill", "-KILL", "-U", str(self.uid)], capture_output=True)

@@ -15,17 +15,26 @@ if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
 }
 
 /* The second user must reach web_target: every folder above it searchable
- * by others (a build tree under a private mktemp -d is not). */
+ * by others.  A build tree under a private folder (a checkout in a 0700
+ * home or mktemp -d) is not: then it runs from a copy in a root-owned 0755
+ * folder (web_target links nothing from the build tree). */
 {
   const fs = require('fs'), path = require('path');
   const exe = process.env.WEB_TARGET || '';
+  let reachable = true;
   for (let d = exe; d && d !== path.dirname(d); d = path.dirname(d)) {
     let st = null;
     try { st = fs.statSync(d); } catch (e) { break; }
-    if (!(st.mode & 0o001)) {
-      console.log(`SKIP: another user cannot run ${exe}: ${d} is not searchable by others`);
-      process.exit(77);
-    }
+    if (!(st.mode & 0o001)) reachable = false;
+  }
+  if (!reachable) {
+    const dir = fs.mkdtempSync('/tmp/web-owner-bin-')   /* not TMPDIR: it may be private too */;
+    fs.chmodSync(dir, 0o755);
+    const copy = path.join(dir, 'web_target');
+    fs.copyFileSync(exe, copy);
+    fs.chmodSync(copy, 0o755);
+    process.env.WEB_TARGET = copy;
+    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   }
 }
 
