@@ -59,7 +59,8 @@ main(async () => {
      * first 8 columns, where a counter's band starts from the value in
      * force at the edge rather than from the columns now scrolled off. */
     let same = 0, incr = 0, worst = [];
-    for (let i = 0; i < 6; i++) {
+    /* Six incremental frames, however long a loaded machine takes to draw them. */
+    for (let i = 0; i < 400 && incr < 6; i++) {
       await sleep(150);
       const r = await page.evaluate(() => window.__recorder.checkRepaint());
       if (r && r.incremental) {
@@ -107,10 +108,10 @@ main(async () => {
       await page.mouse.move(stepSlice.x, stepSlice.y);
       for (let i = 0; i < 4; i++) await page.mouse.wheel(0, -500);
     }
-    s = await state();
-    await sleep(100);
-    s = await state();
-    const named = ['step', 'layer', 'attention'].filter((n) => s.labels.includes(n));
+    /* The labels are those of the last frame painted: wait for one that has them. */
+    const labelled = () => ['step', 'layer', 'attention'].filter((n) => s.labels.includes(n));
+    await until(async () => { s = await state(); return labelled().length >= 2; }, 5000, 50);
+    const named = labelled();
     check(named.length >= 2, 'zoomed in, slices are labelled with their scope names', s.labels);
     const hit = await page.evaluate(() => window.__recorder.findSlice('layer'));
     check(hit !== null, 'a "layer" slice is on screen');

@@ -119,7 +119,7 @@ main(async () => {
       await sleep(100);
     };
     await drag(base + 1.2e9, base + 2.8e9, box.y + 12);
-    u = await ui();
+    await until(async () => { u = await ui(); return u.range !== null && u.tableWindow === 'range'; }, 5000, 50);
     check(u.range !== null && u.tableWindow === 'range', 'dragging on the ruler selects a range; the table shows it', { range: u.range, w: u.tableWindow });
     const { a, b } = u.range || { a: 0, b: 0 };
     check(!nearBurst(base, a, b) && b - a > 1e9, 'the range lies between bursts', { a: a - base, b: b - base });
@@ -194,8 +194,13 @@ main(async () => {
 
     /* ---- a range over a burst: partial, everywhere ---- */
     await drag(base + 2.6e9, base + 3.2e9, box.y + 12);
-    u = await ui();
-    const marks = await page.$$eval('#top-body tr:not([hidden]) .pmark', (els) => els.map((e) => e.textContent));
+    /* The panels follow the new range at the page's next frames: wait for them. */
+    let marks = [];
+    await until(async () => {
+      u = await ui();
+      marks = await page.$$eval('#top-body tr:not([hidden]) .pmark', (els) => els.map((e) => e.textContent));
+      return u.range && u.range.a > base + 2.5e9 && u.cover && u.cover.partial && marks.length > 0 && u.latency && u.latency.partial;
+    }, 5000, 50);
     check(u.cover && u.cover.partial && u.cover.lost > 0 && /partial/.test(u.tableSub) && /lost/.test(u.tableSub),
       'a range over lost entries is partial, and says how many were lost', { cover: u.cover, sub: u.tableSub });
     check(marks.length > 0 && marks.every((x) => x === '~'), 'every row of the range is marked ~', marks);

@@ -129,14 +129,9 @@ main(async () => {
       return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; });
     for (let i = 0; i < 60 && !folds(s.labels); i++) {
       const at = await page.evaluate(() => window.__recorder.findSlice('tick', 0));
+      await page.mouse.move(at ? at.x : box.x, at ? at.y : box.y);
       const before = (await state()).draws;
-      if (at) {
-        await page.mouse.move(at.x, at.y);
-        await page.mouse.wheel(0, -500);
-      } else {
-        await page.mouse.move(box.x, box.y);
-        await page.mouse.wheel(0, 500);
-      }
+      await page.mouse.wheel(0, at ? -500 : 500);
       await until(async () => (s = await state()).draws > before, 5000, 20);
     }
     check(s.labels.includes('x-*') || s.labels.includes('blk.*.attn_q'), 'the timeline labels slices with folded names', s.labels);
