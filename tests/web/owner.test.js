@@ -28,7 +28,7 @@ if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
     if (!(st.mode & 0o001)) reachable = false;
   }
   if (!reachable) {
-    const dir = fs.mkdtempSync('/tmp/web-owner-bin-')   /* not TMPDIR: it may be private too */;
+    const dir = fs.mkdtempSync('/tmp/web-owner-bin-');   /* not TMPDIR: it may be private too */
     fs.chmodSync(dir, 0o755);
     const copy = path.join(dir, 'web_target');
     fs.copyFileSync(exe, copy);
