@@ -125,8 +125,8 @@ main(async () => {
      * around a burst): then zoom out until one is in view.  Each step
      * waits for the frame painted after it, whatever the machine's pace. */
     const folds = (l) => l.includes('x-*') || l.includes('blk.*.attn_q');
-    const box = await page.evaluate(() => { const r = document.getElementById('tl-canvas').getBoundingClientRect();
-      return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; });
+    const bb = await page.locator('#tl-canvas').boundingBox();
+    const box = { x: bb.x + bb.width / 2, y: bb.y + bb.height / 2 };
     for (let i = 0; i < 60 && !folds(s.labels); i++) {
       const at = await page.evaluate(() => window.__recorder.findSlice('tick', 0));
       await page.mouse.move(at ? at.x : box.x, at ? at.y : box.y);
