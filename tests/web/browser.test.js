@@ -192,6 +192,12 @@ main(async () => {
     await stop(target.proc);
     const exited = await until(async () => (await page.textContent('#conn')).includes('exited'), 30000, 100);
     check(exited, 'when the program exits, the status says so');
+    /* Nothing moves: the loop sleeps on a timer between its paced
+     * redraws, asking the browser for no animation frame (each costs its
+     * whole rendering pipeline: docs/performance/watch.md).  A loop that
+     * asked for one every frame would never be seen asleep. */
+    check(await until(() => page.evaluate(() => window.__recorder.loop().asleep), 30000, 20),
+      'with nothing moving, the page asks for no animation frames between its redraws');
     await page.screenshot({ path: path.join(shots, 'exited.png') });
 
     /* ---- a thread flood: lanes are retired, and the page says how many ---- */

@@ -56,6 +56,7 @@ function connect() {
     perf.bytes += e.data.byteLength;
     try {
       decodeMessage(e.data, store);
+      dataCame();
     } catch (err) {
       decodeErrors++;
       console.error('recorder: bad message from the server:', err);
@@ -78,9 +79,9 @@ const pauseBtn = $('btn-pause');
 function showMode(live) {
   const file = !!(store.helloMsg && store.helloMsg.file);
   const btn = live ? 'Pause' : file ? 'Follow' : 'Live', label = live ? (file ? 'following' : 'live') : 'paused';
-  if (pauseBtn.textContent !== btn) pauseBtn.textContent = btn;
+  setText(pauseBtn, btn);
   pauseBtn.classList.toggle('paused', !live);
-  if ($('view-state').textContent !== label) $('view-state').textContent = label;
+  setText($('view-state'), label);
   $('view-state').classList.toggle('paused', !live);
 }
 timeline.onMode = showMode;
@@ -129,19 +130,17 @@ const CONNECTED = new Set(['live', 'exited', 'truncated', 'loading', 'file', 'fi
 function showPartial() {
   const st = store.statsMsg, badge = $('partial');
   const c = st && st.window === windowSel ? st.cover : null;
-  badge.hidden = !(c && c.partial);
+  setHidden(badge, !(c && c.partial));
   if (badge.hidden) return;
-  const text = 'partial: ' + fmtDecoded(c.decodedFrac) + ' decoded';
-  if (badge.textContent !== text) badge.textContent = text;
+  setText(badge, 'partial: ' + fmtDecoded(c.decodedFrac) + ' decoded');
   const win = ['last second', 'last 10 s', 'whole run'][st.window] || 'window';
-  badge.title = `Entries were lost in the ${win}: its statistics are computed from part of the data ` +
+  setTitle(badge, `Entries were lost in the ${win}: its statistics are computed from part of the data ` +
     `(${c.decoded} events decoded, ${c.lost} entries lost: overwritten, dropped or bad). Calls and calls/s count ` +
     `what was decoded; total% and self% are of the time the decoded data covers, not of the whole window ` +
-    `(${fmtDur(c.gapNs)} of it, summed over threads, is not covered).`;
+    `(${fmtDur(c.gapNs)} of it, summed over threads, is not covered).`);
 }
 function setMetric(id, text, cls, boxId) {
-  const el = $(id);
-  if (el.textContent !== text) el.textContent = text;
+  setText($(id), text);
   if (boxId) {
     const box = $(boxId);
     box.classList.toggle('bad', cls === 'bad');
@@ -156,15 +155,16 @@ function updateHeader() {
     /* Several programs: all of them; a capture file says so: it is a
      * recording, not a live program. */
     const several = h.procs && h.procs.length > 1;
-    $('proc-name').textContent = several ? h.procs.map((p) => p.name || '?').join(' + ') : h.name || '?';
-    $('proc-pid').textContent = several ? 'pids ' + h.procs.map((p) => p.pid).join(', ')
-      : (h.file ? 'file ' + h.path + ' · ' : '') + 'pid ' + h.pid;
+    setText($('proc-name'), several ? h.procs.map((p) => p.name || '?').join(' + ') : h.name || '?');
+    setText($('proc-pid'), several ? 'pids ' + h.procs.map((p) => p.pid).join(', ')
+      : (h.file ? 'file ' + h.path + ' · ' : '') + 'pid ' + h.pid);
     /* Root watching another user's program: say whose it is. */
     const owner = $('proc-owner');
-    owner.hidden = !h.foreign;
-    owner.textContent = h.foreign ? 'owned by uid ' + h.ownerUid : '';
-    owner.title = h.foreign ? `the segment belongs to uid ${h.ownerUid}, not to the user recorder-web runs as` : '';
-    document.title = (h.name || 'recorder') + ' · recorder';
+    setHidden(owner, !h.foreign);
+    setText(owner, h.foreign ? 'owned by uid ' + h.ownerUid : '');
+    setTitle(owner, h.foreign ? `the segment belongs to uid ${h.ownerUid}, not to the user recorder-web runs as` : '');
+    const title = (h.name || 'recorder') + ' · recorder';
+    if (document.title !== title) document.title = title;
   }
   /* Once connected: the program's state, a truncated segment first (the
    * page keeps what it has; nothing more can come). */
@@ -173,11 +173,11 @@ function updateHeader() {
       : st.truncated ? 'truncated' : st.alive ? 'live' : 'exited';
     if (want !== connState) setConn(want, CONN_TEXT[want]);
   }
-  $('conn').title = connState === 'truncated'
+  setTitle($('conn'), connState === 'truncated'
     ? 'the program shrank its segment file: nothing more can be read; the page keeps what it had'
     : connState === 'fileCut'
       ? "the capture file ends early (cut short, corrupt, or changed while read): shown up to its last good record; recorder-web's warning says where"
-      : "the page's connection to recorder-web";
+      : "the page's connection to recorder-web");
   setMetric('m-rate', fmtCount(perf.eventsPerSec));
   setMetric('m-recv', fmtCount(store.events));
   const lost = st ? st.lost : 0, notKept = st ? st.notKept : 0;
@@ -185,32 +185,32 @@ function updateHeader() {
   setMetric('m-notkept', fmtCount(notKept));
   /* Threads that got no ring recorded nothing: never silent. */
   const norec = st ? st.notRecorded : 0;
-  $('m-norec-box').hidden = !norec;
+  setHidden($('m-norec-box'), !norec);
   setMetric('m-norec', fmtCount(norec), norec ? 'bad' : '', 'm-norec-box');
-  $('m-norec-box').title = `${norec} thread${norec === 1 ? '' : 's'} not recorded: threads of the program that got no ring ` +
-    '(every thread slot in use: RECORDER_MAX_THREADS, or /dev/shm full); they recorded nothing';
+  setTitle($('m-norec-box'), `${norec} thread${norec === 1 ? '' : 's'} not recorded: threads of the program that got no ring ` +
+    '(every thread slot in use: RECORDER_MAX_THREADS, or /dev/shm full); they recorded nothing');
   /* Names recorded as <strings full>: counted, never silent (the words
    * of ls, dump, report and recorder-top). */
   const full = st ? st.namesFull : 0;
-  $('m-namesfull-box').hidden = !full;
+  setHidden($('m-namesfull-box'), !full);
   setMetric('m-namesfull', fmtCount(full), full ? 'bad' : '', 'm-namesfull-box');
-  $('m-namesfull-box').title = `${full} name${full === 1 ? '' : 's'} recorded as <strings full>: the program's string ` +
-    'table was at its limit (RECORDER_STRINGS_KB); their events show that placeholder instead of their names';
+  setTitle($('m-namesfull-box'), `${full} name${full === 1 ? '' : 's'} recorded as <strings full>: the program's string ` +
+    'table was at its limit (RECORDER_STRINGS_KB); their events show that placeholder instead of their names');
   const thin = st ? st.thinned : 0;
   setMetric('m-thin', fmtCount(thin), thin ? 'warn' : '', 'm-thin-box');
-  $('m-lost-box').title = st
+  setTitle($('m-lost-box'), st
     ? `lost: ${st.lost} entries written since recorder-web attached that it never read: ${st.overwritten} overwritten ` +
       `(the program lapped it), ${st.dropped} dropped (stream mode: the ring was full), ${st.bad} bad (cannot be right); ` +
       `${Math.max(0, st.lost - store.lostBase)} since this page connected`
-    : '';
-  $('m-notkept-box').title = st
+    : '');
+  setTitle($('m-notkept-box'), st
     ? `not kept: ${st.notKept} entries the rings had already overwritten when recorder-web first read them. ` +
       'A flight recorder keeps the last ring\'s worth: this history is older than recorder-web, not a loss'
-    : '';
+    : '');
   showPartial();
-  $('m-thin-box').title = st
+  setTitle($('m-thin-box'), st
     ? `events recorder-web skipped for this page because it fell behind: ${st.thinned} in ${st.thinnedFrames} frames`
-    : '';
+    : '');
   /* Lanes: never dropped silently.  Retired lanes (oldest exited threads,
    * past recorder-web's bound) and folded threads (no lane: too many alive
    * at once) are shown next to the count. */
@@ -219,19 +219,60 @@ function updateHeader() {
   if (ret) lanesText += ' · ' + fmtCount(ret) + ' retired';
   if (fold) lanesText += ' · ' + fmtCount(fold) + ' folded';
   setMetric('m-lanes', lanesText, fold ? 'warn' : '', 'm-lanes-box');
-  $('m-lanes-box').title = `${nl} thread lanes on this page. recorder-web keeps at most 4096: ` +
+  setTitle($('m-lanes-box'), `${nl} thread lanes on this page. recorder-web keeps at most 4096: ` +
     `${ret} lanes of exited threads were retired (their slices went with them); ` +
     `${fold} threads got no lane because more than 4096 were alive at once; ` +
-    `${st ? st.nolane : 0} events of threads without a lane were not sent, ${store.offLane} arrived after their lane was retired`;
-  $('view-span').textContent = fmtDur(timeline.span);
-  $('tl-empty').hidden = store.laneOrder.length > 0;
+    `${st ? st.nolane : 0} events of threads without a lane were not sent, ${store.offLane} arrived after their lane was retired`);
+  setText($('view-span'), fmtDur(timeline.span));
+  setHidden($('tl-empty'), store.laneOrder.length > 0);
 }
 
-/* ---- the frame loop ---- */
+/* ---- the frame loop ----
+ *
+ * An animation frame costs the browser a pass through its rendering
+ * pipeline (its compositor and its GPU process included) even when the
+ * page paints nothing: 0.05–0.07 of a core on the 2-core machine of
+ * docs/performance/watch.md, for a page that only waits.  So the loop
+ * asks for animation frames only while something moves (a panel to
+ * repaint, or within ACTIVE_MS of the user's last input), and otherwise
+ * sleeps on a timer until its next piece of work is due: a paced redraw,
+ * the header (4 a second), a figure that follows the data (interact.js).
+ * Input and new data wake it.  A hidden tab gets no frames at all: the
+ * timer only asks for one. */
 let lastTrim = 0, lastHeader = 0, lastFlameTree = null, lastDraw = 0;
-/* Redraw pacing (frame() below): 15 redraws/s with new data, 4/s without. */
-const LIVE_GAP_MS = 66, IDLE_GAP_MS = 250;
+/* Redraw pacing (frame() below): a view that follows the program, 5
+ * redraws/s with new data and 2/s without (its clock moves); a view held
+ * still gets new data (mostly what it asked for: a capture file's window)
+ * 15 times a second; a view the user moves, at once. */
+const LIVE_GAP_MS = 200, HELD_GAP_MS = 66, IDLE_GAP_MS = 500, HEADER_MS = 250, TRIM_MS = 1000, ACTIVE_MS = 500;
+const freshGap = () => (timeline.live ? LIVE_GAP_MS : HELD_GAP_MS);
+let frameAsked = false, sleepTimer = 0, sleepUntil = Infinity, lastInput = -Infinity;
+
+function wake() {
+  if (sleepTimer) { clearTimeout(sleepTimer); sleepTimer = 0; sleepUntil = Infinity; }
+  if (!frameAsked) { frameAsked = true; requestAnimationFrame(frame); }
+}
+/* A frame within ms from now (sooner if one is asked for already). */
+function wakeIn(ms) {
+  if (frameAsked) return;
+  const at = performance.now() + Math.max(0, ms);
+  if (sleepTimer && sleepUntil <= at) return;
+  if (sleepTimer) clearTimeout(sleepTimer);
+  sleepUntil = at;
+  sleepTimer = setTimeout(() => { sleepTimer = 0; sleepUntil = Infinity; wake(); }, Math.max(0, ms));
+}
+for (const type of ['pointerdown', 'pointermove', 'pointerup', 'wheel', 'keydown', 'keyup', 'input', 'change', 'click',
+  'dblclick', 'contextmenu', 'focus', 'blur', 'resize']) {
+  window.addEventListener(type, () => { lastInput = performance.now(); wake(); }, { capture: true, passive: true });
+}
+document.addEventListener('visibilitychange', () => wake());
+/* New data: a redraw, paced as frame() paces it. */
+function dataCame() {
+  wakeIn(lastDraw + Math.max(freshGap(), 3 * perf.drawMs) - performance.now());
+}
+
 function frame(now) {
+  frameAsked = false;
   perf.rafCount++;
   perf.frames++;
   if (now - perf.t0 >= 1000) {
@@ -244,7 +285,7 @@ function frame(now) {
     perf.t0 = now;
     perf.ev0 = store.events;
   }
-  if (now - lastTrim > 1000) { store.trim(); lastTrim = now; }
+  if (now - lastTrim > TRIM_MS) { store.trim(); lastTrim = now; }
   /* Paused, the table and the flame graph hold still with the timeline
    * (unless another window was asked for); a selected range replaces the
    * server's statistics with the page's own (interact.js). */
@@ -262,14 +303,14 @@ function frame(now) {
   }
   /* Redraw when something changed, at a rate that follows it: at once
    * when the user moves the view; otherwise new data at most every
-   * LIVE_GAP_MS, and a live view with nothing new (only its clock moves)
+   * freshGap(), and a live view with nothing new (only its clock moves)
    * every IDLE_GAP_MS; and never more than a quarter of the time drawing.
    * The page shares its machine with the program it watches: a redraw
    * per frame of a view that hardly changes took most of a core from it
    * (docs/performance/watch.md).  A hidden tab gets no frames at all. */
   const fresh = store.version !== timeline.drawnVersion;
   const wants = timeline.live || timeline.dirty || fresh;
-  const gap = timeline.dirty ? 0 : Math.max(fresh ? LIVE_GAP_MS : IDLE_GAP_MS, 3 * perf.drawMs);
+  const gap = timeline.dirty ? 0 : Math.max(fresh ? freshGap() : IDLE_GAP_MS, 3 * perf.drawMs);
   if (wants && now - lastDraw >= gap) {
     lastDraw = now;
     const t = performance.now();
@@ -282,8 +323,14 @@ function frame(now) {
   }
   interact.frame(now);
   if (flame.dirty && !$('flame').hidden) flame.draw();
-  if (now - lastHeader > 250) { updateHeader(); lastHeader = now; }
-  requestAnimationFrame(frame);
+  if (now - lastHeader > HEADER_MS) { updateHeader(); lastHeader = now; }
+  /* The next frame: now if something moves, else when work is due. */
+  const flameDirty = flame.dirty && !$('flame').hidden;
+  if (timeline.dirty || flameDirty || now - lastInput < ACTIVE_MS) { wake(); return; }
+  let next = Math.min(lastHeader + HEADER_MS, lastTrim + TRIM_MS, now + interact.due()) - now;
+  const unseen = store.version !== timeline.drawnVersion;
+  if (timeline.live || unseen) next = Math.min(next, lastDraw + Math.max(unseen ? freshGap() : IDLE_GAP_MS, 3 * perf.drawMs) - now);
+  wakeIn(next);
 }
 
 window.addEventListener('resize', () => { timeline.moved(); flame.dirty = true; interact.resize(); table.render(); });
@@ -360,6 +407,8 @@ window.__recorder = {
       flameNodes: flame.nodes.length,
     };
   },
+  /* The frame loop: an animation frame asked for, or asleep on a timer. */
+  loop: () => ({ frameAsked, asleep: !frameAsked && sleepTimer !== 0 }),
   findSlice: (name, minWidth) => timeline.findSlice(name, minWidth),
   fitRun: () => timeline.fitRun(),
   lodHatchedAt: (x) => timeline.lodHatchedAt(x),
@@ -371,4 +420,4 @@ window.__recorder = {
 
 showMode(true);
 connect();
-requestAnimationFrame(frame);
+wake();

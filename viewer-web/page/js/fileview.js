@@ -89,17 +89,17 @@ const fileView = {
   /* File controls instead of the live ones. */
   controls() {
     const file = this.isFile();
-    $('file-ctl').hidden = !file;
-    pauseBtn.hidden = file;
-    $('view-state').hidden = file;
-    $('view-state').nextElementSibling.hidden = file;   /* its separator */
-    $('m-rate-box').hidden = file;
+    setHidden($('file-ctl'), !file);
+    setHidden(pauseBtn, file);
+    setHidden($('view-state'), file);
+    setHidden($('view-state').nextElementSibling, file);   /* its separator */
+    setHidden($('m-rate-box'), file);
     if (!file) return;
     /* On the ruler's clock (time since the program's start), clamped to the file. */
     const m = store.lodMsg, start = m ? m.t0 : 0, end = store.liveNow();
     const text = 't ' + fmtTime(Math.min(end, Math.max(start, timeline.t0)), 1e6) + ' – ' +
       fmtTime(Math.max(start, Math.min(end, timeline.t1)), 1e6) + ' of ' + fmtTime(end, 1e6);
-    if ($('file-pos').textContent !== text) $('file-pos').textContent = text;
+    setText($('file-pos'), text);
   },
 
   /* Keep the span, move to the file's start or end. */

@@ -15,6 +15,7 @@ const interact = (() => {
   let tab = 'flame';
   let nextCompute = 0, computedVersion = -1;
   let nextCount = 0, countedVersion = -1;
+  const POLL_MS = 100;   /* due(): how often a following figure looks for work */
 
   const search = new Search($('search'), $('search-count'), $('search-prev'), $('search-next'), store, timeline, () => {
     table.filter = search.active ? (label) => search.test(label) : null;
@@ -147,6 +148,14 @@ const interact = (() => {
       if (tab === 'latency' && latency.dirty) timed(() => latency.draw())();
     },
     resize() { latency.dirty = true; },
+    /* How soon frame() has work (app.js's loop sleeps until then): at
+     * once for a plot to draw; every POLL_MS while a figure follows the
+     * data or the server is asked for latencies; else never. */
+    due() {
+      if (tab === 'latency' && latency.dirty) return 0;
+      const following = tab === 'latency' || ((range.active || picked) && timeline.live) || search.active;
+      return following ? POLL_MS : Infinity;
+    },
     /* What the tests read. */
     state() {
       const d = latency.data;

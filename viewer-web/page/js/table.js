@@ -142,38 +142,41 @@ class TopTable {
     const maxTotal = rows.reduce((m, r) => Math.max(m, r.totalFrac), 0) || 1;
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i], tr = this.row(i), cells = tr.cells_;
-      tr.hidden = false;
+      setHidden(tr, false);
       tr.row_ = r;
       tr.classList.toggle('picked', r.label === this.picked);
       tr.classList.toggle('partial', partial);
-      if (cells[0].pm.textContent !== mark) cells[0].pm.textContent = mark;
-      cells[0].sw.style.background = this.colors.of(r.name);
-      cells[0].title = r.label + (r.folded > 1 ? ` (${r.folded} names folded into one; no percentiles)` : '') +
-        (partial ? ' (partial: entries were lost in this window)' : '');
+      setText(cells[0].pm, mark);
+      setStyle(cells[0].sw, 'background', this.colors.of(r.name));
+      setTitle(cells[0], r.label + (r.folded > 1 ? ` (${r.folded} names folded into one; no percentiles)` : '') +
+        (partial ? ' (partial: entries were lost in this window)' : ''));
       /* The time itself, of the calls decoded, on the share's cell. */
-      cells[3].title = `${fmtDur(r.total)} inside it, ${fmtDur(r.self)} in its own code, in the calls decoded` +
-        (partial ? '; the share is of the time the decoded data covers' : '');
+      setTitle(cells[3], `${fmtDur(r.total)} inside it, ${fmtDur(r.self)} in its own code, in the calls decoded` +
+        (partial ? '; the share is of the time the decoded data covers' : ''));
       for (let j = 1; j < TOP_COLUMNS.length; j++) {
         const c = TOP_COLUMNS[j];
         const text = (r.calls === 0 && j > 2) || Number.isNaN(r[c.k]) ? '—' : c.fmt(r[c.k]);
-        if (cells[j].textContent !== text) cells[j].textContent = text;
+        setText(cells[j], text);
         if (c.bar) {
           const pct = Math.max(0, Math.min(100, (100 * r.totalFrac) / maxTotal));
           /* A thin bar under the number: share of the largest total. */
-          cells[j].style.backgroundImage = 'linear-gradient(#5c8fd6, #5c8fd6)';
-          cells[j].style.backgroundSize = `calc((100% - 12px) * ${(pct / 100).toFixed(3)}) 2px`;
+          setStyle(cells[j], 'backgroundImage', 'linear-gradient(#5c8fd6, #5c8fd6)');
+          setStyle(cells[j], 'backgroundSize', `calc((100% - 12px) * ${(pct / 100).toFixed(3)}) 2px`);
         }
       }
     }
-    for (let i = rows.length; i < this.rows.length; i++) this.rows[i].hidden = true;
+    for (let i = rows.length; i < this.rows.length; i++) setHidden(this.rows[i], true);
     this.showNames(rows);
     const win = st.range ? 'selected range' : ['last second', 'last 10 s', 'whole run'][st.window] || '';
     const text = `${rows.length} of ${st.total} scopes${nameFold.on ? ' (folded)' : ''}${this.filter ? ' (search)' : ''} · ${win}` + (st.span > 0 ? ` (${fmtDur(st.span)})` : '');
-    this.sub.title = 'total%: time inside the scope per unit of time, summed over threads (100% = one thread inside ' +
+    setTitle(this.sub, 'total%: time inside the scope per unit of time, summed over threads (100% = one thread inside ' +
       'it all the time)' + (partial ? '. Entries were lost in this window: every figure is computed from the part ' +
       'decoded; calls and calls/s count what was decoded, and total% and self% are of the time the decoded data ' +
-      'covers (each thread\'s window minus the stretches where its entries were lost), not of the whole window' : '');
+      'covers (each thread\'s window minus the stretches where its entries were lost), not of the whole window' : ''));
     /* When partial, what the mark means comes first. */
+    const subKey = (partial ? (st.range ? 'r' + coverText(st.cover) : 'p') : '') + '\n' + text;
+    if (subKey === this.subKey) return;
+    this.subKey = subKey;
     this.sub.replaceChildren();
     if (partial) {
       const pm = document.createElement('span');
