@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "aggregates.h"
+#include "grow.h"
 
 static void bucket_add(struct ctr_bucket *b, int64_t id, double v) {
     if (b->id != id) {
@@ -34,13 +35,9 @@ static struct ctr *ctr_of(rec_model *m, uint32_t name_id) {
     uint64_t *v = u64map_get(&c->idx, name_id);
     if (v) return &c->v[*v];
     if (c->n >= REC_COUNTERS_MAX) return NULL;
-    if (c->n == c->cap) {
-        size_t ncap = c->cap ? c->cap * 2 : 8;
-        struct ctr *p = realloc(c->v, ncap * sizeof *p);
-        if (!p) return NULL;
-        c->v = p;
-        c->cap = ncap;
-    }
+    struct ctr *p = grow_to(c->v, &c->cap, c->n + 1, sizeof *p, 8, 0);
+    if (!p) return NULL;
+    c->v = p;
     int isnew;
     v = u64map_put(&c->idx, name_id, &isnew);
     if (!v) return NULL;

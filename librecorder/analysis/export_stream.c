@@ -244,16 +244,12 @@ static void force(struct xs *x, uint32_t rec) {
 void xs_wake(struct xs *x, uint32_t rec) {
     struct xrec *R = &x->r[rec];
     if (R->queued) return;
-    if (x->nwork == x->wcap) {
-        size_t n = x->wcap ? x->wcap * 2 : 64;
-        uint32_t *p = realloc(x->work, n * sizeof *p);
-        if (!p) {
-            x->oom = 1;
-            return;
-        }
-        x->work = p;
-        x->wcap = n;
+    uint32_t *p = grow_to(x->work, &x->wcap, x->nwork + 1, sizeof *p, 64, 0);
+    if (!p) {
+        x->oom = 1;
+        return;
     }
+    x->work = p;
     R->queued = 1;
     x->work[x->nwork++] = rec;
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "model_write.h"
 
 #define SPECIAL_UNKNOWN 0u        /* local name 0: string id 0 */
@@ -22,15 +23,9 @@
 #define NODE_OTHER 1u             /* node 1: paths past NODE_MAX */
 #define UNKNOWN_TID_BASE 0x7fff0000 /* tids for threads whose THREAD_START was lost */
 
+/* The registries grow zeroed, from 16 entries (grow.h). */
 static void *grow_array(void *p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return p;
-    size_t ncap = *cap ? *cap : 16;
-    while (ncap < need) ncap *= 2;
-    void *q = realloc(p, ncap * elem);
-    if (!q) return NULL;
-    memset((char *)q + *cap * elem, 0, (ncap - *cap) * elem);
-    *cap = ncap;
-    return q;
+    return grow_to(p, cap, need, elem, 16, 1);
 }
 
 /* ---- names -------------------------------------------------------------- */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "aggregates.h"
+#include "grow.h"
 
 int model_cmp_cell(const void *a, const void *b) {
     const struct cellv *x = a, *y = b;
@@ -54,15 +55,12 @@ void stats_scratch_free(rec_model *m) {
     m->sq = NULL;
 }
 
+/* The queries' scratch grows from 1024 entries (grow.h): 0, or -1 with
+ * *p as it was. */
 static int grow(void **p, size_t *cap, size_t want, size_t sz, int zero) {
-    if (want <= *cap) return 0;
-    size_t c = *cap ? *cap : 1024;
-    while (c < want) c *= 2;
-    char *n = realloc(*p, c * sz);
+    void *n = grow_to(*p, cap, want, sz, 1024, zero);
     if (!n) return -1;
-    if (zero) memset(n + *cap * sz, 0, (c - *cap) * sz);
     *p = n;
-    *cap = c;
     return 0;
 }
 

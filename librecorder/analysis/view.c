@@ -13,16 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "view.h"
 
 int nest_push(struct nest *n, int64_t begin, int64_t end, uint32_t name_id, unsigned flags) {
-    if (n->n == n->cap) {
-        size_t ncap = n->cap ? n->cap * 2 : 64;
-        struct nest_frame *p = realloc(n->f, ncap * sizeof *p);
-        if (!p) return -1;
-        n->f = p;
-        n->cap = ncap;
-    }
+    struct nest_frame *p = grow_to(n->f, &n->cap, n->n + 1, sizeof *p, 64, 0);
+    if (!p) return -1;
+    n->f = p;
     n->f[n->n++] = (struct nest_frame){begin, end, 0, name_id, flags, 0};
     return 0;
 }

@@ -12,6 +12,7 @@
 
 #include "cap_format.h"
 #include "cap_read.h"
+#include "grow.h"
 #include "internal.h"
 
 int cap_seen_first(struct slotset *s, uint32_t slot) {
@@ -22,13 +23,9 @@ int cap_seen_first(struct slotset *s, uint32_t slot) {
         else hi = mid;
     }
     if (lo < s->n && s->v[lo] == slot) return 0;
-    if (s->n == s->cap) {
-        size_t n = s->cap ? s->cap * 2 : 8;
-        uint32_t *p = realloc(s->v, n * sizeof *p);
-        if (!p) return 0;
-        s->v = p;
-        s->cap = n;
-    }
+    uint32_t *p = grow_to(s->v, &s->cap, s->n + 1, sizeof *p, 8, 0);
+    if (!p) return 0;
+    s->v = p;
     memmove(s->v + lo + 1, s->v + lo, (s->n - lo) * sizeof *s->v);
     s->v[lo] = slot;
     s->n++;
@@ -51,13 +48,9 @@ static void swap_proc(rec_cap *c, struct cproc *p) {
 }
 
 int cap_add_run(rec_cap *c, uint64_t at, uint32_t seq, uint32_t k) {
-    if (c->nruns == c->runs_cap) {
-        size_t n = c->runs_cap ? c->runs_cap * 2 : 16;
-        struct cap_run *p = realloc(c->runs, n * sizeof *p);
-        if (!p) return -2;
-        c->runs = p;
-        c->runs_cap = n;
-    }
+    struct cap_run *p = grow_to(c->runs, &c->runs_cap, c->nruns + 1, sizeof *p, 16, 0);
+    if (!p) return -2;
+    c->runs = p;
     c->runs[c->nruns++] = (struct cap_run){at, seq, k};
     return 0;
 }

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "internal.h"
 #include "recorder/capture.h"
 
@@ -218,18 +219,14 @@ int rec_seg_list(const char *dir, struct rec_seg_entry **out, size_t *n, char *e
     const size_t plen = strlen(REC_SEG_PREFIX);
     while ((de = readdir(d)) != NULL) {
         if (strncmp(de->d_name, REC_SEG_PREFIX, plen) != 0 || !de->d_name[plen]) continue;
-        if (cnt == cap) {
-            size_t nc = cap ? cap * 2 : 32;
-            struct rec_seg_entry *p = realloc(v, nc * sizeof *p);
-            if (!p) {
-                free(v);
-                closedir(d);
-                if (err && errlen) snprintf(err, errlen, "out of memory");
-                return REC_ERR_NOMEM;
-            }
-            v = p;
-            cap = nc;
+        struct rec_seg_entry *p = grow_to(v, &cap, cnt + 1, sizeof *p, 32, 0);
+        if (!p) {
+            free(v);
+            closedir(d);
+            if (err && errlen) snprintf(err, errlen, "out of memory");
+            return REC_ERR_NOMEM;
         }
+        v = p;
         struct rec_seg_entry *e = &v[cnt++];
         memset(e, 0, sizeof *e);
         snprintf(e->name, sizeof e->name, "%s", de->d_name);
