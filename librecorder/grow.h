@@ -24,7 +24,8 @@
  * length, a power of two times first), or NULL with arr and *cap unchanged
  * (out of memory, or a size past SIZE_MAX).  With zero set, the entries
  * past the old *cap are zeroed.  The caller stores a non-NULL result in
- * place of arr. */
+ * place of arr.  need is at least 1, so that NULL always means failure
+ * (an array never allocated holds 0 entries, and would come back NULL). */
 static inline void *grow_to(void *arr, size_t *cap, size_t need, size_t elem, size_t first, int zero) {
     if (need <= *cap) return arr;
     size_t k = *cap ? *cap : first;

@@ -56,8 +56,10 @@ void stats_scratch_free(rec_model *m) {
 }
 
 /* The queries' scratch grows from 1024 entries (grow.h): 0, or -1 with
- * *p as it was. */
+ * *p as it was.  Asking for no more than it holds (none, say, while *p is
+ * still NULL) is not a failure. */
 static int grow(void **p, size_t *cap, size_t want, size_t sz, int zero) {
+    if (want <= *cap) return 0;
     void *n = grow_to(*p, cap, want, sz, 1024, zero);
     if (!n) return -1;
     *p = n;
