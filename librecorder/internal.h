@@ -111,7 +111,9 @@ int rec__open_user_file(const char *path, struct stat *st, char *err, size_t err
 /* The segment of process pid into path: /dev/shm/recorder.<pid> or the
  * name its writer fell back to (recorder.<pid>.<suffix>), preferring the
  * one whose header has the process's start time.  Returns 0, or -1 if
- * there is no candidate at all (path then holds the plain name). */
+ * there is no candidate at all (path then holds the plain name), or -2 if
+ * the process runs and only segments of earlier processes with its pid
+ * are there (path then holds the newest of them). */
 int rec__find_pid_segment(int pid, char *path, size_t cap);
 /* Whether process pid's own segment is published: a file of pid's, under
  * either name, whose header names pid and start (any start if 0), owned

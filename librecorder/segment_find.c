@@ -157,11 +157,22 @@ int rec__find_pid_segment(int pid, char *path, size_t cap) {
     uid_t owner;
     int best = -1;
     uint64_t best_start = 0;
+    /* A running process's segment has its start time: one with another is
+     * what an earlier process with this pid left (a crash, then the pid
+     * reused), never this process's data.  The newest such is named in
+     * the error (its name reads it), not opened for the pid. */
+    char earlier[512] = "";
+    uint64_t earlier_start = 0;
     /* The usual case: the plain name is this very process's. */
     if (header_of(plain, pid, &h, &owner)) {
-        best = score(&h, owner, euid, start, running);
-        best_start = h.proc_start;
-        if (best == 3 || (!running && best >= 2)) return 0;
+        if (running && h.proc_start != start) {
+            snprintf(earlier, sizeof earlier, "%s", plain);
+            earlier_start = h.proc_start;
+        } else {
+            best = score(&h, owner, euid, start, running);
+            best_start = h.proc_start;
+            if (best == 3 || (!running && best >= 2)) return 0;
+        }
     }
     char prefix[64];
     int plen = snprintf(prefix, sizeof prefix, REC_SEG_PREFIX "%d.", pid);
@@ -173,6 +184,13 @@ int rec__find_pid_segment(int pid, char *path, size_t cap) {
             char cand[512];
             snprintf(cand, sizeof cand, "/dev/shm/%.255s", de->d_name);
             if (!header_of(cand, pid, &h, &owner)) continue;
+            if (running && h.proc_start != start) {
+                if (!earlier[0] || h.proc_start > earlier_start) {
+                    snprintf(earlier, sizeof earlier, "%s", cand);
+                    earlier_start = h.proc_start;
+                }
+                continue;
+            }
             int sc = score(&h, owner, euid, start, running);
             if (sc > best || (sc == best && h.proc_start > best_start)) {
                 snprintf(path, cap, "%s", cand);
@@ -183,6 +201,10 @@ int rec__find_pid_segment(int pid, char *path, size_t cap) {
         closedir(d);
     }
     if (best >= 0) return 0;
+    if (earlier[0]) {
+        snprintf(path, cap, "%s", earlier);
+        return -2;
+    }
     struct stat lst;
     return lstat(plain, &lst) == 0 ? 0 : -1;
 }

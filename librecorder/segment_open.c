@@ -292,7 +292,15 @@ int rec_seg_open(const char *target, int flags, rec_seg **out, char *err, size_t
         long pid = strtol(target, NULL, 10);
         if (pid <= 0 || pid > 0x3fffffff)
             return rec__fail(err, errlen, REC_ERR_NOTFOUND, "no process %.20s", target);
-        if (rec__find_pid_segment((int)pid, path, sizeof path) != 0) {
+        int found = rec__find_pid_segment((int)pid, path, sizeof path);
+        if (found == -2) {
+            char shown[84];
+            return rec__fail(err, errlen, REC_ERR_NOTFOUND,
+                             "process %s has no segment of its own yet; %s is what an earlier process with that pid "
+                             "left (read it by that name; --wait waits for this one's first event)",
+                             target, rec__copy_printable(shown, sizeof shown, path, 80));
+        }
+        if (found != 0) {
             if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
                 return rec__fail(err, errlen, REC_ERR_NOTFOUND, "no process %s and no segment %s", target, path);
             return rec__fail(err, errlen, REC_ERR_NOTFOUND,

@@ -10,6 +10,10 @@ usage: test_text.py RECORDER CLI_PROG WORKDIR TEST
           come out escaped, each message still one line
   ls_dead a crashed (SIGSEGV) program and a pid-reused segment have no live
           threads, whatever their slots say
+  reused_pid
+          a crashed program's segment whose pid now names another running
+          process: `dump PID` opens nothing (that process has no segment of
+          its own), names the file, and the file's name still reads it
 
 Why: `recorder report` printed scope names with their escape sequences, CR
 and BEL, so a traced program could rewrite the terminal of whoever looks at
@@ -164,7 +168,44 @@ def test_ls_dead():
         remove_segment(pid)
 
 
-TESTS = {"names": test_names, "paths": test_paths, "ls_dead": test_ls_dead}
+def test_reused_pid():
+    """A pid names the running process: a segment an earlier process with
+    that pid left (crashed, then the pid reused) is not its data.  `dump`
+    by pid once read such a file for a live program that had not yet made
+    its own, so a script asking for `$(pidof app)` got another program's
+    trace (found by sec_launch_race, which met a stale segment of a
+    killed benchmark)."""
+    p = subprocess.run([PROG, "segv"], env=env_without_keep(SMALL), cwd=WORK, timeout=TIMEOUT, capture_output=True)
+    check(p.returncode == -signal.SIGSEGV, "cli_prog segv crashed")
+    dead = int(p.stdout.split()[1])
+    other = subprocess.Popen(["sleep", "600"])
+    planted = seg(other.pid)
+    out = os.path.join(WORK, "reused.json")
+    try:
+        require(not os.path.lexists(planted), f"{planted} is free")
+        with open(seg(dead), "rb") as f:
+            data = bytearray(f.read())
+        data[24:28] = struct.pack("<i", other.pid)        # rec_header.pid: the running process's
+        data[32:40] = struct.pack("<Q", 12345)            # rec_header.proc_start: not its start time
+        fd = os.open(planted, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        code, _, err = rec("dump", str(other.pid), "-o", out)
+        one_line_error(code, err, NOTFOUND, "dump of a running pid with only an earlier process's segment")
+        check(b"no segment of its own" in err and planted.encode() in err,
+              f"it says the process has no segment of its own and names the earlier one ({err.strip()!r})")
+        check(not os.path.exists(out), "and writes no trace")
+        code, _, err = rec("dump", planted, "-o", out)
+        check(code == OK and os.path.exists(out), f"by its name, the earlier process's segment reads ({err.strip()!r})")
+    finally:
+        other.kill()
+        other.wait()
+        remove_segment(dead)
+        if os.path.lexists(planted):
+            os.unlink(planted)
+
+
+TESTS = {"names": test_names, "paths": test_paths, "ls_dead": test_ls_dead, "reused_pid": test_reused_pid}
 
 if __name__ == "__main__":
     main(TESTS)

@@ -370,7 +370,11 @@ def case_launch_race():
     attached (its start and name recorded, a thread in the trace) before
     its first scope begins: a dump in between has the thread and no
     scope, which is right (this case once wanted "0 events, 0 threads"
-    only, and failed on that at load)."""
+    only, and failed on that at load).  A segment that an earlier process
+    with the same pid left in /dev/shm (another run's crash or kill) is
+    not the program's: "has no segment of its own yet" (it once dumped
+    that other program's trace, and this case failed with a CPU hog
+    beside it, the launches reusing such a pid)."""
     outcomes = {"trace": 0, "empty trace": 0, "no segment": 0}
     for i in range(50):
         p = subprocess.Popen([A.prog, "race"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
