@@ -245,7 +245,9 @@ let lastTrim = 0, lastHeader = 0, lastFlameTree = null, lastDraw = 0;
  * still gets new data (mostly what it asked for: a capture file's window)
  * 15 times a second; a view the user moves, at once. */
 const LIVE_GAP_MS = 200, HELD_GAP_MS = 66, IDLE_GAP_MS = 500, HEADER_MS = 250, TRIM_MS = 1000, ACTIVE_MS = 500;
-const freshGap = () => (timeline.live ? LIVE_GAP_MS : HELD_GAP_MS);
+/* The time between redraws: by what is new, and never more than a
+ * quarter of the time drawing. */
+const redrawGap = (fresh) => Math.max(fresh ? (timeline.live ? LIVE_GAP_MS : HELD_GAP_MS) : IDLE_GAP_MS, 3 * perf.drawMs);
 let frameAsked = false, sleepTimer = 0, sleepUntil = Infinity, lastInput = -Infinity;
 
 function wake() {
@@ -268,7 +270,7 @@ for (const type of ['pointerdown', 'pointermove', 'pointerup', 'wheel', 'keydown
 document.addEventListener('visibilitychange', () => wake());
 /* New data: a redraw, paced as frame() paces it. */
 function dataCame() {
-  wakeIn(lastDraw + Math.max(freshGap(), 3 * perf.drawMs) - performance.now());
+  wakeIn(lastDraw + redrawGap(true) - performance.now());
 }
 
 function frame(now) {
@@ -303,14 +305,14 @@ function frame(now) {
   }
   /* Redraw when something changed, at a rate that follows it: at once
    * when the user moves the view; otherwise new data at most every
-   * freshGap(), and a live view with nothing new (only its clock moves)
+   * redrawGap(true), and a live view with nothing new (only its clock moves)
    * every IDLE_GAP_MS; and never more than a quarter of the time drawing.
    * The page shares its machine with the program it watches: a redraw
    * per frame of a view that hardly changes took most of a core from it
    * (docs/performance/watch.md).  A hidden tab gets no frames at all. */
   const fresh = store.version !== timeline.drawnVersion;
   const wants = timeline.live || timeline.dirty || fresh;
-  const gap = timeline.dirty ? 0 : Math.max(fresh ? freshGap() : IDLE_GAP_MS, 3 * perf.drawMs);
+  const gap = timeline.dirty ? 0 : redrawGap(fresh);
   if (wants && now - lastDraw >= gap) {
     lastDraw = now;
     const t = performance.now();
@@ -325,11 +327,10 @@ function frame(now) {
   if (flame.dirty && !$('flame').hidden) flame.draw();
   if (now - lastHeader > HEADER_MS) { updateHeader(); lastHeader = now; }
   /* The next frame: now if something moves, else when work is due. */
-  const flameDirty = flame.dirty && !$('flame').hidden;
-  if (timeline.dirty || flameDirty || now - lastInput < ACTIVE_MS) { wake(); return; }
+  if (timeline.dirty || now - lastInput < ACTIVE_MS) { wake(); return; }
   let next = Math.min(lastHeader + HEADER_MS, lastTrim + TRIM_MS, now + interact.due()) - now;
   const unseen = store.version !== timeline.drawnVersion;
-  if (timeline.live || unseen) next = Math.min(next, lastDraw + Math.max(unseen ? freshGap() : IDLE_GAP_MS, 3 * perf.drawMs) - now);
+  if (timeline.live || unseen) next = Math.min(next, lastDraw + redrawGap(unseen) - now);
   wakeIn(next);
 }
 
