@@ -146,6 +146,13 @@ static int score(const struct rec_header *h, uid_t owner, long euid, uint64_t st
     return by_owner * 2 + exact;
 }
 
+/* Keeps in earlier the newest segment of an earlier process seen so far. */
+static void keep_newest(char *earlier, size_t cap, uint64_t *earlier_start, const char *cand, uint64_t start) {
+    if (earlier[0] && start <= *earlier_start) return;
+    snprintf(earlier, cap, "%s", cand);
+    *earlier_start = start;
+}
+
 int rec__find_pid_segment(int pid, char *path, size_t cap) {
     char plain[96];
     snprintf(plain, sizeof plain, "/dev/shm/" REC_SEG_PREFIX "%d", pid);
@@ -166,8 +173,7 @@ int rec__find_pid_segment(int pid, char *path, size_t cap) {
     /* The usual case: the plain name is this very process's. */
     if (header_of(plain, pid, &h, &owner)) {
         if (running && h.proc_start != start) {
-            snprintf(earlier, sizeof earlier, "%s", plain);
-            earlier_start = h.proc_start;
+            keep_newest(earlier, sizeof earlier, &earlier_start, plain, h.proc_start);
         } else {
             best = score(&h, owner, euid, start, running);
             best_start = h.proc_start;
@@ -185,10 +191,7 @@ int rec__find_pid_segment(int pid, char *path, size_t cap) {
             snprintf(cand, sizeof cand, "/dev/shm/%.255s", de->d_name);
             if (!header_of(cand, pid, &h, &owner)) continue;
             if (running && h.proc_start != start) {
-                if (!earlier[0] || h.proc_start > earlier_start) {
-                    snprintf(earlier, sizeof earlier, "%s", cand);
-                    earlier_start = h.proc_start;
-                }
+                keep_newest(earlier, sizeof earlier, &earlier_start, cand, h.proc_start);
                 continue;
             }
             int sc = score(&h, owner, euid, start, running);
