@@ -169,6 +169,11 @@ def _set(o, key, opt, v):
         if not items:
             raise UsageError(f"{opt} wants substrings, not {v!r}")
         getattr(o, key).extend(items)
+        # The writer's bound (recorder._native.MAX_FILTERS): refused here,
+        # before anything runs, rather than by the program's first enable().
+        from . import _native
+        if len(getattr(o, key)) > _native.MAX_FILTERS:
+            raise UsageError(f"{opt}: at most {_native.MAX_FILTERS} substrings, not {len(getattr(o, key))}")
     elif key == "max_depth":
         o.max_depth = _int(opt, v, 0, 1 << 30)
     elif key == "builtin_us":

@@ -42,17 +42,22 @@ int pyrec_names_init(void) {
 
 /* ---- filters ------------------------------------------------------------ */
 
-#define MAX_FILTERS 64
+/* configure() (module.c) refuses more than pyrec_max_filters items, so
+ * every item is here; none is dropped. */
 static struct {
     unsigned gen;
     int n_in, n_out;
-    char *in[MAX_FILTERS], *out[MAX_FILTERS];
-} flt = {~0u, 0, 0, {0}, {0}};
+    char **in, **out;
+} flt = {~0u, 0, 0, NULL, NULL};
 
-static int load_list(PyObject *tuple, char **dst) {
+static int load_list(PyObject *tuple, char ***dstp) {
     int n = 0;
-    if (!tuple) return 0;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple) && n < MAX_FILTERS; i++) {
+    free(*dstp);
+    *dstp = NULL;
+    if (!tuple || PyTuple_GET_SIZE(tuple) == 0) return 0;
+    char **dst = *dstp = (char **)calloc((size_t)PyTuple_GET_SIZE(tuple), sizeof *dst);
+    if (!dst) return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple); i++) {
         const char *s = PyUnicode_AsUTF8(PyTuple_GET_ITEM(tuple, i));
         if (!s) {
             PyErr_Clear();
@@ -67,8 +72,8 @@ static void filters_refresh(void) {
     if (flt.gen == pyrec_cfg.gen) return;
     for (int i = 0; i < flt.n_in; i++) free(flt.in[i]);
     for (int i = 0; i < flt.n_out; i++) free(flt.out[i]);
-    flt.n_in = load_list(pyrec_cfg.filter, flt.in);
-    flt.n_out = load_list(pyrec_cfg.filter_out, flt.out);
+    flt.n_in = load_list(pyrec_cfg.filter, &flt.in);
+    flt.n_out = load_list(pyrec_cfg.filter_out, &flt.out);
     flt.gen = pyrec_cfg.gen;
 }
 

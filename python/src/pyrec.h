@@ -27,6 +27,10 @@
 
 #include "recorder.h"
 
+/* At most this many --filter (and --filter-out) substrings: the writer's
+ * REC__MAX_FILTERS (writer.c). */
+extern const int pyrec_max_filters;
+
 #ifdef Py_GIL_DISABLED
 #error "recorder's Python hooks rely on the GIL: free-threaded builds are not supported"
 #endif

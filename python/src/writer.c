@@ -17,6 +17,10 @@
 #include "procs.h"
 #include "pyrec.h"
 
+/* The filters' bound is the writer's (RECORDER_FILTER's): module.c
+ * refuses more, so that no item is ever dropped unsaid. */
+const int pyrec_max_filters = REC__MAX_FILTERS;
+
 uint64_t pyrec_ring_bytes(void) {
     if (rec__ensure_init() != 0) return 0;
     return rec__g.hdr->ring_entries * sizeof(struct rec_entry);

@@ -88,6 +88,8 @@ with recorder.scope("produce"):
     ("recorder.thread_name(None)", "TypeError"),
     ("recorder.flow_begin('x')", "TypeError"),
     ("recorder.enable(filter='abc')", "TypeError"),
+    ("recorder.enable(filter_out=[f'x{i}' for i in range(65)])", "ValueError"),   # not dropped unsaid
+    ("recorder.Profiler(filter=['x'] * 33).enable()", "ValueError"),
     ("recorder.enable(hook='nope')", "ValueError"),
 ])
 def test_wrong_arguments(tmp_path, call, error):

@@ -255,6 +255,27 @@ def test_runner_filters(tmp_path):
     assert deepest == 2, deepest
 
 
+def test_filter_items_beyond_the_bound_are_refused(tmp_path):
+    """--filter and --filter-out hold at most 32 substrings each (the
+    writer's bound, REC__MAX_FILTERS): the last of 32 counts, and a 33rd is
+    refused before the program starts, never dropped unsaid (the extension
+    ignored every item after its own 64th, so a --filter-out module was
+    recorded)."""
+    (tmp_path / "mylib.py").write_text("def helper():\n    return 1\n")
+    code = "import mylib\nopen('started', 'w').close()\nmylib.helper()\n"
+    decoys = [f"zz{i}" for i in range(64)]
+    r = runner(tmp_path, "--filter-out", ",".join(decoys[:31] + ["mylib"]), "-o", "f.json", "prog.py", code=code)
+    assert r.returncode == 0, r.stderr
+    names = [n for _, n, _ in trace_slices(check_trace(tmp_path / "f.json"))]
+    assert "helper" not in names, names
+    os.unlink(tmp_path / "started")
+    for opt in ("--filter", "--filter-out"):
+        for n in (32, 64):
+            r = runner(tmp_path, opt, ",".join(decoys[:n] + ["mylib"]), "-o", "g.json", "prog.py", code=code)
+            assert r.returncode == 2 and f"{opt}: at most 32" in r.stderr, (opt, n, r.returncode, r.stderr)
+            assert not (tmp_path / "started").exists() and not (tmp_path / "g.json").exists()
+
+
 def test_json_args_from_every_export(tmp_path):
     """File and line are args in every JSON the exporter writes of a
     Python program, not only the runner's: `recorder convert` of its
