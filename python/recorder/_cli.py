@@ -249,6 +249,8 @@ def parse(argv):
     if o.lines and not o.partial:
         raise UsageError("-l (a scope per line) needs -p: lines are recorded only where profiling is enabled")
     # -o FILE itself is judged by `recorder check-output` (outer()).
+    if o.inner and o.output is not None:   # the inner never gets -o: it would be ignored unsaid
+        raise UsageError("--_inner is the runner's own inner process, which writes no -o FILE")
     if o.output is None and o.capture:
         raise UsageError("--capture needs -o FILE")
     if o.output is not None and o.keep:

@@ -222,6 +222,7 @@ def test_uncaught_exception(tmp_path):
     (["missing.py"], 2, "can't open file"),
     (["-o", "t.json", "missing.py"], 2, "can't open file"),
     (["-m", "no_such_module_here"], 1, "No module named"),
+    (["--_inner", "-o", "t.json", "prog.py"], 2, "--_inner"),   # the runner's own: -o would be ignored unsaid
 ])
 def test_usage_errors(tmp_path, args, status, message):
     r = runner(tmp_path, *args)
