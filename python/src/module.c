@@ -18,8 +18,8 @@ static PyObject *str_tuple(PyObject *o, const char *what) {
     if (o == NULL || o == Py_None) return NULL;
     PyObject *t = PySequence_Tuple(o);
     if (!t) return NULL;
-    if (PyTuple_GET_SIZE(t) > pyrec_max_filters) {   /* refused, never cut short */
-        PyErr_Format(PyExc_ValueError, "%s: at most %d substrings, not %zd", what, pyrec_max_filters,
+    if (PyTuple_GET_SIZE(t) > PYREC_MAX_FILTERS) {   /* refused, never cut short */
+        PyErr_Format(PyExc_ValueError, "%s: at most %d substrings, not %zd", what, PYREC_MAX_FILTERS,
                      PyTuple_GET_SIZE(t));
         Py_DECREF(t);
         return NULL;
@@ -227,7 +227,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         return NULL;
     }
     PyModule_AddIntConstant(m, "MSG_MAX", REC_MSG_MAX);
-    PyModule_AddIntConstant(m, "MAX_FILTERS", pyrec_max_filters);   /* the runner's --filter checks it */
+    PyModule_AddIntConstant(m, "MAX_FILTERS", PYREC_MAX_FILTERS);   /* the runner's --filter checks it */
     PyModule_AddIntConstant(m, "SITE_OFF_AFTER", PYREC_SITE_OFF_AFTER);   /* builtins.c */
     return m;
 }

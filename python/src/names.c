@@ -42,22 +42,18 @@ int pyrec_names_init(void) {
 
 /* ---- filters ------------------------------------------------------------ */
 
-/* configure() (module.c) refuses more than pyrec_max_filters items, so
- * every item is here; none is dropped. */
+/* configure() (module.c) refuses more than PYREC_MAX_FILTERS items, so
+ * every item fits here; none is dropped. */
 static struct {
     unsigned gen;
     int n_in, n_out;
-    char **in, **out;
-} flt = {~0u, 0, 0, NULL, NULL};
+    char *in[PYREC_MAX_FILTERS], *out[PYREC_MAX_FILTERS];
+} flt = {~0u, 0, 0, {0}, {0}};
 
-static int load_list(PyObject *tuple, char ***dstp) {
+static int load_list(PyObject *tuple, char **dst) {
     int n = 0;
-    free(*dstp);
-    *dstp = NULL;
-    if (!tuple || PyTuple_GET_SIZE(tuple) == 0) return 0;
-    char **dst = *dstp = (char **)calloc((size_t)PyTuple_GET_SIZE(tuple), sizeof *dst);
-    if (!dst) return 0;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple); i++) {
+    if (!tuple) return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple) && n < PYREC_MAX_FILTERS; i++) {
         const char *s = PyUnicode_AsUTF8(PyTuple_GET_ITEM(tuple, i));
         if (!s) {
             PyErr_Clear();
@@ -72,8 +68,8 @@ static void filters_refresh(void) {
     if (flt.gen == pyrec_cfg.gen) return;
     for (int i = 0; i < flt.n_in; i++) free(flt.in[i]);
     for (int i = 0; i < flt.n_out; i++) free(flt.out[i]);
-    flt.n_in = load_list(pyrec_cfg.filter, &flt.in);
-    flt.n_out = load_list(pyrec_cfg.filter_out, &flt.out);
+    flt.n_in = load_list(pyrec_cfg.filter, flt.in);
+    flt.n_out = load_list(pyrec_cfg.filter_out, flt.out);
     flt.gen = pyrec_cfg.gen;
 }
 

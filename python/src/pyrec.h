@@ -28,8 +28,8 @@
 #include "recorder.h"
 
 /* At most this many --filter (and --filter-out) substrings: the writer's
- * REC__MAX_FILTERS (writer.c). */
-extern const int pyrec_max_filters;
+ * REC__MAX_FILTERS (writer.c asserts they are equal). */
+#define PYREC_MAX_FILTERS 32
 
 #ifdef Py_GIL_DISABLED
 #error "recorder's Python hooks rely on the GIL: free-threaded builds are not supported"

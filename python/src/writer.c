@@ -19,7 +19,7 @@
 
 /* The filters' bound is the writer's (RECORDER_FILTER's): module.c
  * refuses more, so that no item is ever dropped unsaid. */
-const int pyrec_max_filters = REC__MAX_FILTERS;
+_Static_assert(PYREC_MAX_FILTERS == REC__MAX_FILTERS, "one bound for filters, the writer's");
 
 uint64_t pyrec_ring_bytes(void) {
     if (rec__ensure_init() != 0) return 0;
