@@ -155,11 +155,9 @@ void capture_set_consumers(rec_capture *cap, unsigned asked) {
 
 const char *capture_loss_words(const struct capture_end *e, char *buf, size_t cap) {
     const struct rec_capture_stats *st = &e->st;
-    snprintf(buf, cap,
-             "not kept %llu entries (overwritten before the capture began); lost %llu entries: %llu dropped, %llu "
-             "overwritten",
-             (unsigned long long)st->history, (unsigned long long)(st->dropped + st->overwritten),
-             (unsigned long long)st->dropped, (unsigned long long)st->overwritten);
+    char lost[128];
+    snprintf(buf, cap, "not kept %llu entries (overwritten before the capture began); %s",
+             (unsigned long long)st->history, cli_lost_words(lost, sizeof lost, st->dropped, st->overwritten));
     return buf;
 }
 

@@ -101,11 +101,11 @@ static void follow(struct capture_child *c, rec_capture *cap, int i, struct capt
 static void summary_line(const struct capture_child *c, const struct desc_seg *t, const char *how,
                          const struct rec_capture_stats *st) {
     if (c->quiet_tree) return;
+    char lost[128];
     fprintf(stderr, "recorder: added pid %d (%s): %llu events (%llu entries); not kept %llu entries "
-            "(overwritten before it was read); lost %llu entries: %llu dropped, %llu overwritten\n", t->pid, how,
-            (unsigned long long)st->events, (unsigned long long)st->entries, (unsigned long long)st->history,
-            (unsigned long long)(st->dropped + st->overwritten), (unsigned long long)st->dropped,
-            (unsigned long long)st->overwritten);
+            "(overwritten before it was read); %s\n", t->pid, how, (unsigned long long)st->events,
+            (unsigned long long)st->entries, (unsigned long long)st->history,
+            cli_lost_words(lost, sizeof lost, st->dropped, st->overwritten));
 }
 
 /* Its process is gone (or the capture ends): its last entries and END. */

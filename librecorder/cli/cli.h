@@ -61,6 +61,12 @@ int cli_wait(const char *target, double timeout, const volatile sig_atomic_t *st
 int cli_parse_double(const char *s, double *out);
 int cli_parse_uint(const char *s, unsigned long *out);
 
+/* The CLI's words for entries lost while reading, everywhere a summary
+ * says them: "lost N entries: D dropped, O overwritten".  What a ring had
+ * overwritten before a reader first looked is "not kept", never lost
+ * (docs/security.md, "One loss vocabulary").  Into buf, returned. */
+const char *cli_lost_words(char *buf, size_t cap, uint64_t dropped, uint64_t overwritten);
+
 /* 1234567 -> "1.23M"; bytes -> "12.3 MiB". Into buf, returned. */
 const char *cli_count(char *buf, size_t cap, double v);
 const char *cli_bytes(char *buf, size_t cap, double v);

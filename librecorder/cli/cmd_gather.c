@@ -194,7 +194,7 @@ static int convert(struct member *m, const char *dir) {
     int n = snprintf(m->conv, sizeof m->conv, "%s/%s", dir, m->name);
     if (n < 0 || (size_t)n >= sizeof m->conv)
         return cli_error(REC_ERR_USAGE, "%s: the temporary folder's path is too long", m->input);
-    struct cli_export_opts eo = {m->conv, REC_EXPORT_PERFETTO, 0, 0, 0, 0, NULL};
+    struct cli_export_opts eo = {m->conv, REC_EXPORT_PERFETTO, 0, 0, 0, 0, NULL, 0};
     return cli_export(m->input, &eo);
 }
 

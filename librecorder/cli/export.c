@@ -182,10 +182,10 @@ void cli_export_summary(const struct cli_export_opts *o, const char *path, const
     fprintf(stderr, "; %llu events read from %s", (unsigned long long)c->events_read, desc);
     if (o->source_note) fprintf(stderr, "; %s", o->source_note);
     print_window(o);
+    char lost[128];
     if (!o->source_note && (c->overwritten || c->dropped))
-        fprintf(stderr, "; %llu entries were lost (%llu overwritten, %llu dropped)",
-                (unsigned long long)rec_sat_add(c->overwritten, c->dropped), (unsigned long long)c->overwritten,
-                (unsigned long long)c->dropped);
+        fprintf(stderr, "; %s%s", o->losses_in_desc ? "in all, " : "",
+                cli_lost_words(lost, sizeof lost, c->dropped, c->overwritten));
     if (c->unbound_flows || c->too_deep || c->deep_scopes || c->nonfinite_counters || c->untracked_events)
         fprintf(stderr, "; left out: %llu flow events that cannot bind, %llu scopes nested past %d levels, "
                 "%llu NaN or infinite counter values, %llu events of threads past 65535",

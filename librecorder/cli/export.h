@@ -18,6 +18,8 @@ struct cli_export_opts {
     const char *source_note;  /* said of the source in the summary, NULL for none
                                  (run: what its capture did not get; then the
                                  export's own count of lost entries is left out) */
+    int losses_in_desc;       /* the source's description says each process's
+                                 losses: the summary's count is "in all" */
 };
 
 /* The JSON size past which a warning is printed, and past which --force

@@ -27,6 +27,7 @@ struct unit {
     const char *note;
     rec_export *x;
     struct rec_export_info in;
+    uint64_t dropped, overwritten;   /* what its part of a merged file lost */
 };
 
 struct units {
@@ -136,7 +137,7 @@ static void add_counts(struct rec_export_counts *t, const struct rec_export_coun
     t->untracked_events += c->untracked_events;
 }
 
-/* "3 processes: pid 10 (a), alive; pid 11 (b), dead[: NOTE]; ..." */
+/* "3 processes: pid 10 (a), alive; pid 11 (b), dead[, NOTE or its losses]; ..." */
 static char *describe(const struct units *us) {
     char *buf = NULL;
     size_t len = 0;
@@ -144,9 +145,12 @@ static char *describe(const struct units *us) {
     if (!f) return NULL;
     fprintf(f, "%zu processes: ", us->n);
     for (size_t i = 0; i < us->n; i++) {
-        char d[256];
-        fprintf(f, "%s%s", i ? "; " : "", cli_source_desc(&us->u[i].src, d, sizeof d));
-        if (us->u[i].note) fprintf(f, ", %s", us->u[i].note);
+        char d[256], lost[128];
+        const struct unit *u = &us->u[i];
+        fprintf(f, "%s%s", i ? "; " : "", cli_source_desc(&u->src, d, sizeof d));
+        if (u->note) fprintf(f, ", %s", u->note);   /* its capture's words, losses included */
+        else if (u->dropped || u->overwritten)
+            fprintf(f, ", %s", cli_lost_words(lost, sizeof lost, u->dropped, u->overwritten));
     }
     fclose(f);
     return buf;
@@ -197,7 +201,11 @@ static int write_merged(struct units *us, const struct cli_export_opts *o) {
             u->x = NULL;
         }
         if (e != REC_OK) rc = cli_error(e, "%s: %s (pid %d)", out.path, err, us->u[i].src.pid);
-        else add_counts(&total, &c);
+        else {
+            add_counts(&total, &c);
+            u->dropped = c.dropped;
+            u->overwritten = c.overwritten;
+        }
     }
     rec_export_part_free(&part);
     if (rc != REC_OK) {
@@ -209,6 +217,7 @@ static int write_merged(struct units *us, const struct cli_export_opts *o) {
         char *d = describe(us);
         struct cli_export_opts shown = *o;
         shown.source_note = NULL;   /* said per process, in d */
+        shown.losses_in_desc = 1;
         cli_export_summary(&shown, out.path, d ? d : "several processes", &total);
         free(d);
     }

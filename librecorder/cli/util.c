@@ -93,6 +93,13 @@ int cli_parse_uint(const char *s, unsigned long *out) {
     return 0;
 }
 
+const char *cli_lost_words(char *buf, size_t cap, uint64_t dropped, uint64_t overwritten) {
+    snprintf(buf, cap, "lost %llu entries: %llu dropped, %llu overwritten",
+             (unsigned long long)rec_sat_add(dropped, overwritten), (unsigned long long)dropped,
+             (unsigned long long)overwritten);
+    return buf;
+}
+
 const char *cli_count(char *buf, size_t cap, double v) {
     if (v < 10000) snprintf(buf, cap, "%.0f", v);
     else if (v < 1e6) snprintf(buf, cap, "%.1fk", v / 1e3);

@@ -291,6 +291,46 @@ def test_run_books():
         remove_segments(p.values())
 
 
+def losses_said(err):
+    """{pid: (dropped, overwritten)} that the summary line of `recorder
+    run` says for each process, and what it says in all (None if nothing
+    was lost anywhere)."""
+    line = next((l for l in err.splitlines() if l.startswith("recorder: wrote ")), "")
+    words = r"lost (\d+) entries: (\d+) dropped, (\d+) overwritten"
+    said = {}
+    for part in re.split(r"; (?=pid \d+ \()", line):
+        m, w = re.search(r"pid (\d+) \(", part), re.search(words, part.split("; in all, ")[0])
+        if m:
+            said[int(m.group(1))] = (int(w.group(2)), int(w.group(3))) if w else (0, 0)
+            if w:
+                check(int(w.group(1)) == int(w.group(2)) + int(w.group(3)), f"lost = dropped + overwritten ({part})")
+    total = re.search("in all, " + words, line)
+    return said, (int(total.group(2)), int(total.group(3))) if total else None
+
+
+def test_run_losses_per_process():
+    """With 4 KiB rings the forked child drops entries: the summary says
+    each process's losses in the CLI's one phrasing ("lost N entries: D
+    dropped, O overwritten"), as the file counts them, and their sum in
+    all (the child's used to be said only inside a total, in other
+    words)."""
+    out = os.path.join(WORK, "losses.json")
+    code, so, err = run("run", "--keep", "--ring-kb", "4", "-o", out, "--", PROG, "fork", BOOKS_N)
+    p = pids_of(so)
+    try:
+        check(code == OK, f"run exits 0 ({err.strip()[-300:]})")
+        procs = {q["pid"]: q for q in strict_json(out)["otherData"]["recorder"]["processes"]}
+        said, total = losses_said(err)
+        check(set(said) == set(procs) == {p["parent"], p["child"]}, f"each process is described ({said}, {sorted(procs)})")
+        in_file = {pid: (sum(t["dropped"] for t in q["threads"]), sum(t["overwritten"] for t in q["threads"]))
+                   for pid, q in procs.items()}
+        check(said == in_file, f"each process's losses are said as the file counts them ({said} vs {in_file})")
+        sums = (sum(d for d, _ in in_file.values()), sum(o for _, o in in_file.values()))
+        check(total == (sums if any(sums) else None), f"and in all ({total} vs {sums})")
+    finally:
+        remove_segments(p.values())
+
+
 def test_capture_books():
     """The same with `recorder capture -- CMD`: the child goes into the
     capture file, drained live.  RECORDER_KEEP=1 (the user's own) keeps
