@@ -81,6 +81,9 @@ void latlod_init(struct latlod *t, struct lat_pub *pub);
 void latlod_destroy(struct latlod *t);
 /* The bin of a duration (ns). */
 unsigned latlod_bin(int64_t dur);
+/* The same by a binary search over the edges: the reference latlod_bin is
+ * tested against (tests/web/latlod_bins.c). */
+unsigned latlod_bin_search(int64_t dur);
 /* A call of name from s to e; entries lost from a to b. */
 void latlod_call(struct latlod *t, struct lod *l, uint32_t name, int64_t s, int64_t e);
 void latlod_lost(struct latlod *t, struct lod *l, int64_t a, int64_t b);
