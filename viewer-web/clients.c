@@ -110,29 +110,53 @@ struct frame *client_dequeue(struct client *c) {
 
 int client_has_queued(struct client *c) { return !cds_wfcq_empty(&c->qhead, &c->qtail); }
 
+/* A frame's events are offered and then thinned or queued: STATUS must
+ * not see one without the other (client_accounts), so the reader makes
+ * acct_seq odd meanwhile (a seqlock; seq_cst, since TSan does not model
+ * fences).  The reader never waits: only STATUS retries. */
+#define acct_add(p, v) ((void)__atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST))
+
 /* Queue f for c unless that would overflow its bound; 1 if queued. */
 static int enqueue(struct clients *cs, struct client *c, struct frame *f) {
-    web_add(&c->offered_events, f->events);
     struct qitem *q = NULL;
     /* An empty queue takes any frame, so a page always makes progress. */
     unsigned long queued = web_load(&c->queued_bytes);
     if (queued == 0 || queued + f->len <= cs->limit) q = malloc(sizeof *q);
+    acct_add(&c->acct_seq, 1);
+    acct_add(&c->offered_events, f->events);
     if (!q) {
         /* Thinned: a slow page skips this frame and is told so. */
-        web_add(&c->thinned_events, f->events);
-        web_add(&c->thinned_frames, 1);
+        acct_add(&c->thinned_events, f->events);
+        acct_add(&c->thinned_frames, 1);
+        acct_add(&c->acct_seq, 1);
         return 0;
     }
+    acct_add(&c->queued_bytes, f->len);
+    acct_add(&c->acct_seq, 1);
     cds_wfcq_node_init(&q->node);
     frame_ref(f);
     q->f = f;
-    web_add(&c->queued_bytes, f->len);
     web_handoff(q);
     cds_wfcq_enqueue(&c->qhead, &c->qtail, &q->node);
     return 1;
 }
 
 int client_offer_one(struct clients *cs, struct client *c, struct frame *f) { return enqueue(cs, c, f); }
+
+void client_accounts(struct client *c, struct client_acct *a) {
+    /* The reader's section is a few additions: a stable read comes at
+     * once; the bound only keeps a STATUS from ever spinning long. */
+    for (int tries = 0; tries < 1000; tries++) {
+        unsigned long s = __atomic_load_n(&c->acct_seq, __ATOMIC_SEQ_CST);
+        a->offered = __atomic_load_n(&c->offered_events, __ATOMIC_SEQ_CST);
+        a->thinned_events = __atomic_load_n(&c->thinned_events, __ATOMIC_SEQ_CST);
+        a->thinned_frames = __atomic_load_n(&c->thinned_frames, __ATOMIC_SEQ_CST);
+        a->queued_bytes = __atomic_load_n(&c->queued_bytes, __ATOMIC_SEQ_CST);
+        if (!(s & 1) && s == __atomic_load_n(&c->acct_seq, __ATOMIC_SEQ_CST)) break;
+    }
+    /* Dequeued for sending, not sent: still queued, as far as the page knows. */
+    if (c->pending) a->queued_bytes += c->pending->len;
+}
 
 /* The newest history frames that fill at most half the queue bound. */
 static void replay(struct clients *cs, struct client *c, const struct history *h) {

@@ -41,6 +41,7 @@ struct client {
     unsigned long queued_bytes;
     unsigned long offered_events;     /* in frames offered since it joined */
     unsigned long thinned_events, thinned_frames;
+    unsigned long acct_seq;           /* odd while the reader changes the three above (client_accounts) */
     int closing;
     int wants_history;                /* just joined: replay recent frames first */
     /* The service thread's own. */
@@ -113,5 +114,14 @@ unsigned clients_offer(struct clients *cs, struct frame *f, const struct history
 unsigned clients_catch_up(struct clients *cs, const struct history *h);
 /* Reader thread: queue f for c alone (a RANGE answer); 1 if queued. */
 int client_offer_one(struct clients *cs, struct client *c, struct frame *f);
+
+/* What STATUS tells a page, read as one: offered = sent + thinned +
+ * what is queued, at every STATUS (docs/web.md, "Slow pages"). */
+struct client_acct {
+    uint64_t offered, thinned_events, thinned_frames, queued_bytes;
+};
+/* Service thread: its queued bytes count the frame it took off the queue
+ * and has not sent yet (c->pending). */
+void client_accounts(struct client *c, struct client_acct *a);
 
 #endif

@@ -118,11 +118,13 @@ static int send_status(struct lws *wsi, struct web *w, struct client *c) {
     wb_varint(b, web_load(&w->ctr.bad));
     wb_varint(b, web_load(&w->ctr.history));
     wb_varint(b, web_load(&w->ctr.unsent));
-    wb_varint(b, web_load(&c->offered_events));
-    wb_varint(b, web_load(&c->thinned_events));
-    wb_varint(b, web_load(&c->thinned_frames));
+    struct client_acct a;
+    client_accounts(c, &a);
+    wb_varint(b, a.offered);
+    wb_varint(b, a.thinned_events);
+    wb_varint(b, a.thinned_frames);
     wb_varint(b, c->events_sent);
-    wb_varint(b, web_load(&c->queued_bytes));
+    wb_varint(b, a.queued_bytes);
     wb_varint(b, web_load(&w->clients.count));
     wb_varint(b, web_load(&w->ctr.nolane));
     wb_varint(b, web_load(&w->ctr.not_recorded));

@@ -16,6 +16,14 @@ main(async () => {
   /* The slow page stops reading for a long while: it must not be dropped. */
   const srv = await startServer([String(target.pid), '--port', '0', '--client-queue', '64', '--client-timeout', '3600']);
   const slow = await Peer.open(srv.port, srv.token);
+  /* Every STATUS that says nothing is queued must balance: a frame taken
+   * off the queue but not yet sent (STATUS goes first) is still queued. */
+  const unbalanced = [];
+  const onStatus = slow.status.bind(slow);
+  slow.status = (s) => {
+    onStatus(s);
+    if (s.queued === 0 && s.offered !== s.sent + s.thinned) unbalanced.push(s);
+  };
   slow.ws.pause();
   const fast = await Peer.open(srv.port, srv.token);
 
@@ -50,6 +58,8 @@ main(async () => {
   check(s && s.thinned > 0 && s.thinnedFrames > 0, 'the slow page was thinned, and told so', s);
   check(s && slow.statusEvents === s.sent, 'it received exactly the events the server sent it', { received: slow.statusEvents, sent: s && s.sent });
   check(s && s.offered === s.sent + s.thinned, 'offered = sent + thinned: nothing lost silently', s);
+  check(unbalanced.length === 0, 'every STATUS with nothing queued has offered = sent + thinned',
+    unbalanced.slice(0, 3).map((x) => ({ offered: x.offered, sent: x.sent, thinned: x.thinned })));
   check(slow.errors.length === 0 && fast.errors.length === 0, 'every message decodes', slow.errors.concat(fast.errors).slice(0, 3));
   const f = fast.statusMsg;
   check(f && fast.statusEvents === f.sent && f.offered >= f.sent, 'the page that kept reading was served throughout', f);
