@@ -22,12 +22,17 @@
  *    from rec__hash for longer ones.
  * An entry is trusted only after its text is compared with the name; a
  * filtered name has no text (its 64-bit key and length must match), so it
- * is kept only by key.  24 KiB a thread: a model's few hundred op names
- * fit with few sets overflowing. */
-#define REC__DYN_BITS 10u
+ * is kept only by key.  100 KiB a thread that names scopes at run time:
+ * a model's per-layer names (a thousand or two: blk.N.attn_q, ...) fit.
+ * With 1,024 entries by key and 256 "next" entries (24 KiB), a buffer
+ * rewritten with 1,024 names in turn cost 306 instructions a scope, 181
+ * with 256 (ids are record offsets, a few apart, so 256 next entries held
+ * about 64 names); now 138 and 125 (docs/performance/hot-path.md,
+ * "Names that come round"). */
+#define REC__DYN_BITS 12u
 #define REC__DYN_CACHE (1u << REC__DYN_BITS)
 #define REC__DYN_PTR_BITS 8u
-#define REC__DYN_NEXT_BITS 8u
+#define REC__DYN_NEXT_BITS 11u
 struct rec__dyn_ent {
     uint64_t key;
     uint32_t id;                     /* REC_ID_FILTERED for a filtered name */
@@ -64,7 +69,9 @@ struct rec__dyn_cache {
 #define REC__DYN_SET(c, key) (&(c)->e[((key) >> (64 - REC__DYN_BITS)) & ~(uint64_t)1])
 #define REC__DYN_MATCH(e, key, len) ((e)->key == (key) && (e)->len == (len))
 #define REC__DYN_PTR(c, a) (&(c)->p[((a) >> 3) & ((1u << REC__DYN_PTR_BITS) - 1)])
-#define REC__DYN_NEXT(c, id) (&(c)->n[(id) & ((1u << REC__DYN_NEXT_BITS) - 1)])
+/* ids are offsets of records of 16 bytes or more, so their low bits are
+ * few: a multiplicative hash spreads them. */
+#define REC__DYN_NEXT(c, id) (&(c)->n[((uint32_t)(id) * 2654435761u) >> (32 - REC__DYN_NEXT_BITS)])
 
 /* What a call site or a name cache keeps for a name: REC_ID_FILTERED, or
  * its id with the subtree flag of its verdict (writer_config.h).  A name

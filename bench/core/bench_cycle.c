@@ -1,0 +1,63 @@
+/*
+ * bench_cycle.c -- instructions per dynamic scope when a program names
+ * its operations per layer and they come round in the same order, as a
+ * model's do every token: REC_SCOPE_DYN(buf), buf rewritten by snprintf
+ * with N names in turn (blk.L.ffn_K.w).  Counted by callgrind, run by
+ * cycle.sh, for N from 64 to 4096.
+ *
+ * Each N runs twice with collection on: the scopes, and the same loop
+ * with only the snprintf (the baseline); a scope costs the difference
+ * over the 4 x N scopes.  Every name is interned and seen three times
+ * first, so what is counted is the steady state.
+ *
+ *   bench_cycle N
+ */
+#define RECORDER_IMPLEMENTATION
+#include "recorder.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#if defined(BENCH_HAVE_CALLGRIND)
+#include <valgrind/callgrind.h>
+#define COLLECT() CALLGRIND_TOGGLE_COLLECT
+#define DUMP(label) CALLGRIND_DUMP_STATS_AT(label)
+#else
+#define COLLECT() ((void)0)
+#define DUMP(label) ((void)(label))
+#endif
+
+#define ROUNDS 4u
+
+static void name(char *buf, size_t cap, unsigned i) { snprintf(buf, cap, "blk.%u.ffn_%u.w", i % 61, i); }
+
+int main(int argc, char **argv) {
+    unsigned n = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 0;
+    if (n == 0 || n > 1000000 || rec_init() != 0) {
+        fprintf(stderr, "usage: bench_cycle N (1..1000000)\n");
+        return 2;
+    }
+    char buf[64];
+    for (unsigned r = 0; r < 3; r++)
+        for (unsigned i = 0; i < n; i++) {
+            name(buf, sizeof buf, i);
+            REC_SCOPE_DYN(buf);
+        }
+    COLLECT();
+    for (unsigned r = 0; r < ROUNDS; r++)
+        for (unsigned i = 0; i < n; i++) {
+            name(buf, sizeof buf, i);
+            REC_SCOPE_DYN(buf);
+        }
+    COLLECT();
+    DUMP("cycle scopes");
+    COLLECT();
+    for (unsigned r = 0; r < ROUNDS; r++)
+        for (unsigned i = 0; i < n; i++) {
+            name(buf, sizeof buf, i);
+            __asm__ volatile("" : : "r"(buf) : "memory");   /* the name made, not recorded */
+        }
+    COLLECT();
+    DUMP("cycle baseline");
+    return 0;
+}

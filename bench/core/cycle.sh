@@ -1,0 +1,24 @@
+#!/bin/sh
+# bench/core/cycle.sh BUILD -- instructions per dynamic scope when N
+# run-time names come round in the same order, a buffer rewritten per
+# scope (bench_cycle.c), under callgrind, for N = 64 .. 4096.  Use a
+# release build: meson setup build-rel --buildtype=release && ninja -C
+# build-rel bench/core/bench_cycle.  See docs/performance/hot-path.md,
+# "Names that come round".
+set -eu
+build=${1:-build-rel}
+exe="$(cd "$build" && pwd)/bench/core/bench_cycle"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo "command:  bench/core/cycle.sh $build"
+echo "commit:   $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) before"
+for n in 64 256 1024 2048 4096; do
+    (cd "$tmp" && RECORDER_NAME=bench-cycle.$$ valgrind --tool=callgrind --collect-atstart=no \
+        --callgrind-out-file="$tmp/cg.$n.%p" "$exe" "$n") >"$tmp/valgrind.log" 2>&1 ||
+        { tail -5 "$tmp/valgrind.log"; exit 1; }
+    cat "$tmp"/cg.$n.* | awk -v n="$n" '
+        /^desc: Trigger: Client Request: cycle /{k = $6}
+        /^summary:/{if (k == "scopes") s = $2; else if (k == "baseline") b = $2}
+        END {printf "%5d names  %7.1f instructions per scope (the snprintf left out)\n", n, (s - b) / (4 * n)}'
+done
