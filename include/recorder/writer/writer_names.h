@@ -22,16 +22,17 @@
  *    from rec__hash for longer ones.
  * An entry is trusted only after its text is compared with the name; a
  * filtered name has no text (its 64-bit key and length must match), so it
- * is kept only by key.  100 KiB a thread that names scopes at run time:
- * a model's per-layer names (a thousand or two: blk.N.attn_q, ...) fit.
- * With 1,024 entries by key and 256 "next" entries (24 KiB), a buffer
- * rewritten with 1,024 names in turn cost 306 instructions a scope, 181
- * with 256 (ids are record offsets, a few apart, so 256 next entries held
- * about 64 names); now 138 and 125 (docs/performance/hot-path.md,
- * "Names that come round"). */
+ * is kept only by key.  160 KiB a thread that names scopes at run time
+ * (mostly untouched: calloc maps it): a model's graph nodes or per-layer
+ * names, a thousand or two (Qcur-12, blk.12.attn_q, ...), fit.  With 256
+ * entries by address, 256 "next" entries and 1,024 by key (24 KiB), 1,024
+ * tensor names kept in place cost 228 instructions a scope and a buffer
+ * rewritten with them 304 (ids are record offsets, a few apart, so 256
+ * next entries held about 64 names); now 100 and 138
+ * (docs/performance/hot-path.md, "Names that come round"). */
 #define REC__DYN_BITS 12u
 #define REC__DYN_CACHE (1u << REC__DYN_BITS)
-#define REC__DYN_PTR_BITS 8u
+#define REC__DYN_PTR_BITS 12u
 #define REC__DYN_NEXT_BITS 11u
 struct rec__dyn_ent {
     uint64_t key;
