@@ -9,7 +9,7 @@
  *   new       N scopes of names never seen, the table past 10^6 - N names;
  *   seen      N scopes of 16 names the thread saw just before (its cache);
  *   seen_far  N scopes of names it saw long ago, in an order that defeats
- *             its 1,024-entry cache: the shared index finds them.
+ *             its caches (4,096 entries): the shared index finds them.
  * Each loop's instructions over N, the loop included, are the figure.
  */
 #define RECORDER_IMPLEMENTATION
