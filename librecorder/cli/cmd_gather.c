@@ -216,6 +216,26 @@ static int add_member(FILE *out, struct member *m, int64_t now, const char *outp
     return REC_OK;
 }
 
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Distinct machine ids of all the files, as the manifest names them (no
+ * cap: a count that stopped at 64 would understate a big job). */
+static size_t count_machines(const struct member *m, size_t n) {
+    size_t total = 0, k = 0, ns = 0;
+    for (size_t i = 0; i < n; i++) total += m[i].scan.n_ids;
+    uint32_t *all = malloc((total ? total : 1) * sizeof *all);
+    if (!all) return 0;
+    for (size_t i = 0; i < n; i++)
+        for (unsigned j = 0; j < m[i].scan.n_ids; j++) all[k++] = m[i].scan.ids[j];
+    qsort(all, total, sizeof *all, cmp_u32);
+    for (size_t i = 0; i < total; i++) ns += !i || all[i] != all[i - 1];
+    free(all);
+    return ns;
+}
+
 static int gather(struct member *m, size_t n, const char *outpath) {
     /* Captures first, into a directory of our own (mode 0700). */
     char dir[PATH_MAX] = "";
@@ -251,14 +271,7 @@ static int gather(struct member *m, size_t n, const char *outpath) {
         else cli_out_abort(&out);
         if (rc == REC_OK) {
             for (size_t i = 0; i < n; i++) say_member(&m[i]);
-            uint32_t seen[64];
-            size_t ns = 0;
-            for (size_t i = 0; i < n; i++)
-                for (unsigned j = 0; j < m[i].scan.n_ids; j++) {
-                    size_t k = 0;
-                    while (k < ns && seen[k] != m[i].scan.ids[j]) k++;
-                    if (k == ns && ns < 64) seen[ns++] = m[i].scan.ids[j];
-                }
+            size_t ns = count_machines(m, n);
             fprintf(stderr, "recorder: wrote %s: %zu traces from %zu machines, and perfetto_manifest.json; open it "
                     "with trace_processor or ui.perfetto.dev\n", out.path, n, ns);
         }

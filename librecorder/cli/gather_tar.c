@@ -137,7 +137,7 @@ static void note_id(struct gt_scan *s, uint32_t id) {
 /* One TracePacket's fields (len bytes at p): its machine_id, if any. */
 static int scan_packet(const unsigned char *p, size_t len, struct gt_scan *s) {
     const unsigned char *end = p + len;
-    int tagged = 0;
+    uint32_t id = 0;
     while (p < end) {
         uint64_t tag, v;
         size_t k = varint(p, end, &tag);
@@ -150,8 +150,7 @@ static int scan_packet(const unsigned char *p, size_t len, struct gt_scan *s) {
             p += k;
             if (field == 98) {
                 if (v > UINT32_MAX) return -1;
-                note_id(s, (uint32_t)v);
-                tagged = 1;
+                id = (uint32_t)v;   /* a field given twice: the last one counts */
             }
             break;
         case 1:
@@ -170,7 +169,10 @@ static int scan_packet(const unsigned char *p, size_t len, struct gt_scan *s) {
         default: return -1;   /* groups (3, 4) and wire types 6, 7: no TracePacket has them */
         }
     }
-    if (!tagged) s->untagged++;
+    /* An explicit 0 is the host, as no machine_id is: untagged, not a
+     * machine of its own (the manifest would name id 0 twice). */
+    if (id) note_id(s, id);
+    else s->untagged++;
     return 0;
 }
 

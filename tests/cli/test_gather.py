@@ -19,6 +19,9 @@ usage: test_gather.py RECORDER CLI_PROG WORKDIR TEST
   errors     what gather refuses, with one line and nothing written:
              names, extensions, FIFOs, files that are no trace, a packet
              length past the file, --offset mistakes; --offset written
+  manifest   crafted traces: an explicit machine_id 0 (the host) is no
+             machine of its own, the last of two counts, and the summary
+             counts every distinct machine of a big job (not 64 at most)
   fallback   (root: a mount namespace) /etc/machine-id a FIFO and
              /var/lib/dbus/machine-id missing: the host name is used,
              nothing blocks
@@ -268,6 +271,44 @@ def test_errors():
           f"--offset relates b's wall clock to a's, by machine ({f})")
 
 
+def _varint(x):
+    out = b""
+    while True:
+        b, x = x & 0x7F, x >> 7
+        if not x:
+            return out + bytes([b])
+        out += bytes([b | 0x80])
+
+
+def crafted_trace(path, *ids):
+    """One packet per entry: None, no machine_id; a list, each written."""
+    data = b""
+    for k, mid in enumerate(ids):
+        body = b"\x40" + _varint(k + 1)   # timestamp
+        for v in (mid or []):
+            body += _varint(98 << 3) + _varint(v)
+        data += b"\x0a" + _varint(len(body)) + body
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def test_manifest():
+    crafted_trace(w("z.pftrace"), [0], None, [5], [7, 0])
+    err = ok(["gather", "-o", w("z.tar"), w("z.pftrace")], "gather explicit ids of 0")
+    ids = [m["id"] for m in machines_of(manifest_of(w("z.tar")), "z.pftrace")]
+    check(ids == [5, 0], f"machine 5 and the host once: an explicit 0 and a 0 given last are untagged ({ids})")
+    check(b"from 1 machines" in err, f"one machine counted ({err.strip()[-200:]!r})")
+    files = []
+    for k in range(70):
+        files.append(w(f"n{k}.pftrace"))
+        crafted_trace(files[-1], [0x1000 + k])
+    err = ok(["gather", "-o", w("big.tar")] + files, "gather 70 machines")
+    check(b"70 traces from 70 machines" in err, f"every machine counted ({err.strip()[-200:]!r})")
+    man = manifest_of(w("big.tar"))
+    names = {m["name"] for f in man["files"] for m in f["machines"]}
+    check(len(names) == 70 and len(members(w("big.tar"))) == 71, f"70 machines named, 71 members ({len(names)})")
+
+
 def test_fallback():
     if os.geteuid() != 0:
         print("SKIP: needs root (a mount namespace to hide /etc/machine-id)")
@@ -296,4 +337,4 @@ def test_fallback():
 
 if __name__ == "__main__":
     main({"machines": test_machines, "same_pid": test_same_pid, "recorded": test_recorded, "errors": test_errors,
-          "fallback": test_fallback})
+          "manifest": test_manifest, "fallback": test_fallback})
