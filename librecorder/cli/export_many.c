@@ -33,6 +33,7 @@ struct unit {
 struct units {
     struct unit *u;
     size_t n;
+    size_t left_out;          /* processes not written (seen) */
 };
 
 static void close_units(struct units *us) {
@@ -45,14 +46,29 @@ static void close_units(struct units *us) {
     us->n = 0;
 }
 
-/* The same process twice (dump 12 12, or a pid and its segment's path)
- * is written once. */
-static int seen(const struct units *us, const struct cli_source *s) {
-    for (size_t i = 0; i < us->n; i++)
-        if (us->u[i].src.pid == s->pid && s->pid > 0) {
+/* The same process twice (dump 12 12, a pid and its segment's path, a
+ * capture given twice: the same pid and start, of an earlier target than
+ * base, the first unit of the one being added) is written once.  Another
+ * process of a pid already taken (a pid reused, a crafted file) cannot
+ * be: one trace tells processes apart by pid, --split names its files by
+ * it.  It is left out, said with its events, and counted (the command
+ * fails: nothing is lost silently).  1 if s is not to be added. */
+static int seen(struct units *us, const struct cli_source *s, size_t base) {
+    for (size_t i = 0; i < us->n; i++) {
+        const struct cli_source *o = &us->u[i].src;
+        if (o->pid != s->pid) continue;
+        if (i < base && o->proc_start == s->proc_start) {
             cli_warn("pid %d is given twice: written once", s->pid);
             return 1;
         }
+        char a[256], b[256], ev[48] = "";
+        if (s->cap) snprintf(ev, sizeof ev, " (%llu events)", (unsigned long long)rec_cap_get_info(s->cap)->events);
+        cli_warn("%s: %s%s is another process with the pid of %s: left out, as one trace and --split's file names "
+                 "tell processes apart by pid", s->path, cli_source_desc(s, a, sizeof a), ev,
+                 cli_source_desc(o, b, sizeof b));
+        us->left_out++;
+        return 1;
+    }
     return 0;
 }
 
@@ -63,7 +79,7 @@ static int add_target(struct units *us, const char *target, const char *note) {
     struct cli_source file;
     int rc = cli_source_open(target, &file);
     if (rc != REC_OK) return rc;
-    size_t procs = file.cap ? rec_cap_processes(file.cap) : 1;
+    size_t procs = file.cap ? rec_cap_processes(file.cap) : 1, base = us->n;
     for (size_t k = 0; k < procs && rc == REC_OK; k++) {
         if (us->n == MAX_UNITS) {
             rc = cli_error(REC_ERR_USAGE, "more than %d processes in one trace", MAX_UNITS);
@@ -77,7 +93,7 @@ static int add_target(struct units *us, const char *target, const char *note) {
         } else if ((rc = cli_source_open_process(&file, k, &u->src)) != REC_OK) {
             break;
         }
-        if (seen(us, &u->src)) {
+        if (seen(us, &u->src, base)) {
             cli_source_close(&u->src);
             continue;
         }
@@ -89,7 +105,7 @@ static int add_target(struct units *us, const char *target, const char *note) {
 }
 
 static int open_units(struct units *us, char *const *targets, const char *const *notes, size_t n) {
-    us->n = 0;
+    us->n = us->left_out = 0;
     us->u = calloc(MAX_UNITS, sizeof *us->u);
     if (!us->u) return cli_error(REC_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
@@ -236,6 +252,9 @@ int cli_export_many(char *const *targets, const char *const *notes, size_t n, co
         one.source_note = us.u[0].note;
         rc = cli_export_source(&us.u[0].src, &one);
     } else rc = split ? write_split(&us, o) : write_merged(&us, o);
+    if (rc == REC_OK && us.left_out)   /* written, but not whole: said above */
+        rc = cli_error(REC_ERR_FORMAT, "%zu process%s left out (said above)", us.left_out,
+                       us.left_out == 1 ? "" : "es");
     close_units(&us);
     return rc;
 }

@@ -50,6 +50,7 @@ static int open_segment(const char *target, struct cli_source *src) {
     rec_seg_get_info(src->seg, &info);
     snprintf(src->path, sizeof src->path, "%s", info.path);
     src->pid = info.pid;
+    src->proc_start = info.proc_start;
     memcpy(src->process_name, info.process_name, sizeof src->process_name);
     src->state = info.alive ? "alive" : info.closed ? "exited" : "dead";
     src->foreign_owner = info.foreign_owner;
@@ -86,6 +87,7 @@ static int open_capture(const char *path, struct cli_source *src) {
     if (in->warning[0]) cli_warn("%s", in->warning);
     snprintf(src->path, sizeof src->path, "%s", path);
     src->pid = in->pid;
+    src->proc_start = in->proc_start;
     memcpy(src->process_name, in->process_name, sizeof src->process_name);
     src->state = "capture";
     return REC_OK;
@@ -157,6 +159,7 @@ int cli_source_open_process(const struct cli_source *file, size_t k, struct cli_
     const struct rec_cap_info *in = rec_cap_get_info(src->cap);
     memcpy(src->path, file->path, sizeof src->path);
     src->pid = in->pid;
+    src->proc_start = in->proc_start;
     memcpy(src->process_name, in->process_name, sizeof src->process_name);
     src->state = file->state;
     src->is_capture = 1;
@@ -176,6 +179,7 @@ int cli_source_select(struct cli_source *src, size_t i) {
     if (!src->cap || rec_cap_select(src->cap, i) != REC_OK) return REC_ERR_USAGE;
     const struct rec_cap_info *in = rec_cap_get_info(src->cap);
     src->pid = in->pid;
+    src->proc_start = in->proc_start;
     memcpy(src->process_name, in->process_name, sizeof src->process_name);
     return REC_OK;
 }

@@ -15,6 +15,7 @@ struct cli_source {
     rec_model *model;
     char path[512];
     int pid;
+    uint64_t proc_start;      /* with pid, which process (a pid is reused) */
     char process_name[64];
     const char *state;        /* "alive", "dead", "capture", ... */
     int foreign_owner;        /* a segment of another user's (only root reads those) */

@@ -547,6 +547,51 @@ def test_run_untracked():
                 os.unlink(os.path.join("/dev/shm", f))
 
 
+def crafted_pair(path, pid0, pid1, start1):
+    """A capture of two processes (capfile.py): pid0 with one scope, pid1
+    (started at start1) with two."""
+    import struct
+    from capfile import Capture, entry, PROCESS
+
+    def src(pid, start, name):
+        return struct.pack("<iIQ64sdQQQIIQQQ256s", pid, 0, start, name, 1e9, 0, 0, 0, 8, 1, 1024, 0, 0,
+                           b"/dev/shm/crafted")
+    c = Capture().record(1, src(pid0, 1000, b"first"))
+    c.strings([(3, b"one")]).thread(0, pid0, b"main").chunk(0, [entry(1, 1000, 3), entry(2, 2000, 3)])
+    c.record(PROCESS, struct.pack("<II", 1, 0) + src(pid1, start1, b"second"))
+    c.strings([(3, b"two")], tag=0x100).thread(0, pid1, b"main", tag=0x100)
+    c.chunk(0, [entry(1, 1000, 3), entry(2, 2000, 3), entry(1, 3000, 3), entry(2, 4000, 3)], tag=0x100)
+    return c.end(tag=0x100).end().write(path)
+
+
+def test_pid_reuse():
+    """Two processes of one pid in a capture (a pid reused, a crafted
+    file): the second was dropped as "given twice" (pid 777), or, with
+    pid 0, --split wrote both to one name, the second replacing the
+    first, exit 0.  Now it is left out by name, with its events, and the
+    command fails; two pids are both written."""
+    from clitest import FORMAT
+    for name, pids in (("reuse", (777, 777)), ("zero", (0, 0)), ("two", (777, 778))):
+        cap = crafted_pair(os.path.join(WORK, name + ".rec"), pids[0], pids[1], 5000)
+        for split in (True, False):
+            out = os.path.join(WORK, f"{name}{'-s' if split else ''}.json")
+            code, _, err = run("convert", cap, "-o", out, *(["--split"] if split else []))
+            what = f"{name} {'--split' if split else 'merged'}"
+            written = sorted(f for f in os.listdir(WORK) if f.startswith(f"{name}{'-s' if split else ''}.")
+                             and f.endswith(".json"))
+            if pids[0] != pids[1]:
+                check(code == OK and len(written) == (2 if split else 1), f"{what}: both written ({code}, {written})")
+                continue
+            check(code == FORMAT, f"{what}: fails ({code}: {err.strip()[-300:]})")
+            check(f"pid {pids[1]} (second), capture (4 events) is another process" in err and "left out" in err
+                  and "given twice" not in err, f"{what}: the one left out said, with its events ({err.strip()!r})")
+            check(written == [os.path.basename(out).replace(".json", f".{pids[0]}.json") if split else
+                              os.path.basename(out)], f"{what}: the first written, once ({written})")
+            with open(os.path.join(WORK, written[0])) as f:
+                names = {e.get("name") for e in json.load(f)["traceEvents"] if e.get("ph") in ("B", "X")}
+            check(names == {"one"}, f"{what}: holds the first process's scope ({names})")
+
+
 if __name__ == "__main__":
     os.makedirs(WORK, exist_ok=True)
     globals()["test_" + TEST]()
