@@ -58,6 +58,7 @@ struct member {
     int has_offset;
     long long offset;
     uint64_t size;            /* bytes in the archive */
+    int rec;                  /* a capture: converted first */
 };
 
 /* What went in, said once the archive is complete (a write that fails at
@@ -76,16 +77,13 @@ static void say_member(const struct member *m) {
         cli_warn("%s holds compressed packets: machines named inside them are not in the manifest", m->input);
 }
 
-static int ends_with(const char *s, const char *suffix) {
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && !strcmp(s + n - k, suffix);
-}
-
-/* The member's name from the input's: its last component, .rec -> .pftrace. */
+/* The member's name from the input's: its last component, .rec -> .pftrace.
+ * What an input is, by export.c's one table of extensions. */
 static int member_name(struct member *m) {
     const char *slash = strrchr(m->input, '/'), *base = slash ? slash + 1 : m->input;
-    int rec = ends_with(base, ".rec");
-    if (!rec && !ends_with(base, ".pftrace") && !ends_with(base, ".perfetto-trace"))
+    int f = cli_export_format_of_path(base), rec = f == CLI_FORMAT_CAPTURE;
+    m->rec = rec;
+    if (!rec && f != REC_EXPORT_PERFETTO)
         return cli_usage("gather", "%s: gather takes Perfetto protobuf traces (.pftrace, .perfetto-trace) and "
                          "captures (.rec)", m->input);
     size_t n = strlen(base) - (rec ? 4 : 0);
@@ -241,7 +239,7 @@ static int gather(struct member *m, size_t n, const char *outpath) {
     char dir[PATH_MAX] = "";
     int rc = REC_OK;
     for (size_t i = 0; i < n && rc == REC_OK; i++) {
-        if (!ends_with(m[i].input, ".rec")) continue;
+        if (!m[i].rec) continue;
         if (!dir[0]) {
             const char *t = getenv("TMPDIR");
             snprintf(dir, sizeof dir, "%s/recorder-gather.XXXXXX", t && t[0] == '/' ? t : "/tmp");
@@ -307,9 +305,8 @@ int cmd_gather(int argc, char **argv) {
     if (!outpath) rc = cli_usage("gather", "missing -o OUT.tar");
     else if (n == 0) rc = cli_usage("gather", "which traces? recorder gather -o OUT.tar TRACE...");
     else {
-        const char *slash = strrchr(outpath, '/'), *base = slash ? slash + 1 : outpath, *dot = strrchr(base, '.');
-        if (strcmp(outpath, "-") && dot && dot != base && strcmp(dot, ".tar"))
-            rc = cli_usage("gather", "-o %s: gather writes a TAR archive: name it .tar", outpath);
+        int f;   /* export.c's one table: .tar, or a name without an extension */
+        rc = cli_out_format("gather", NULL, outpath, CLI_FORMAT_ARCHIVE, &f);
     }
     if (rc == REC_OK && !(m = calloc(n, sizeof *m))) rc = cli_error(REC_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n && rc == REC_OK; i++) {

@@ -40,7 +40,8 @@ int cli_export_option(const char *cmd, int c, const char *arg, struct cli_export
 
 /* The one table of output names and formats, for every command that
  * writes one (dump, convert, run, capture; docs/cli.md, "Output
- * formats"): a name says what the file holds, or it is refused. */
+ * formats"; gather's .tar too): a name says what the file holds, or it
+ * is refused. */
 static const struct {
     const char *ext, *name;   /* the extension, and the --format name (NULL: none) */
     int fmt;
@@ -48,6 +49,7 @@ static const struct {
     {"json", "json", REC_EXPORT_JSON},         {"pftrace", "perfetto", REC_EXPORT_PERFETTO},
     {"perfetto-trace", NULL, REC_EXPORT_PERFETTO}, {"csv", "csv", REC_EXPORT_CSV},
     {"folded", "folded", REC_EXPORT_FOLDED},   {"rec", NULL, CLI_FORMAT_CAPTURE},
+    {"tar", NULL, CLI_FORMAT_ARCHIVE},
 };
 #define N_FORMATS (sizeof formats / sizeof formats[0])
 
@@ -71,23 +73,32 @@ static const char *format_word(int f) {
            : f == REC_EXPORT_PERFETTO ? "Perfetto protobuf (.pftrace)"
            : f == REC_EXPORT_CSV      ? "CSV (.csv)"
            : f == REC_EXPORT_FOLDED   ? "folded stacks (.folded)"
+           : f == CLI_FORMAT_ARCHIVE  ? "a TAR archive (.tar)"
                                       : "a capture (.rec)";
 }
 
 int cli_out_format(const char *cmd, const char *fmt, const char *out, int dflt, int *f) {
     int capture = dflt == CLI_FORMAT_CAPTURE;   /* only capture writes captures */
-    const char *names = capture ? ".rec, .json, .pftrace, .perfetto-trace, .csv or .folded"
-                                : ".json, .pftrace, .perfetto-trace, .csv or .folded";
+    int archive = dflt == CLI_FORMAT_ARCHIVE;   /* gather writes archives, and only them */
+    const char *names = capture   ? ".rec, .json, .pftrace, .perfetto-trace, .csv or .folded"
+                        : archive ? ".tar"
+                                  : ".json, .pftrace, .perfetto-trace, .csv or .folded";
     int byname = fmt ? (int)cli_export_format(fmt) : 0;
     if (fmt && !byname) return cli_usage(cmd, "unknown format '%s' (json, perfetto, csv or folded)", fmt);
     int byext = cli_export_format_of_path(out);
     if (byext < 0)
         return cli_usage(cmd, "cannot tell the format from the name '%s': name it %s (%s)", out, names,
-                         capture ? "a name without an extension is a capture"
-                                 : "or give --format with a name without an extension");
+                         capture   ? "a name without an extension is a capture"
+                         : archive ? "or give a name without an extension"
+                                   : "or give --format with a name without an extension");
     if (byext == CLI_FORMAT_CAPTURE && !capture)
         return cli_usage(cmd, "'%s' names a capture (.rec), which `recorder capture` writes; %s writes %s", out, cmd,
                          names);
+    if (byext == CLI_FORMAT_ARCHIVE && !archive)
+        return cli_usage(cmd, "'%s' names a TAR archive (.tar), which `recorder gather` writes; %s writes %s", out,
+                         cmd, names);
+    if (archive && byext && byext != CLI_FORMAT_ARCHIVE)
+        return cli_usage(cmd, "'%s' names %s; %s writes a TAR archive: name it .tar", out, format_word(byext), cmd);
     if (byext && byname && byext != byname)
         return cli_usage(cmd, "'%s' names %s but --format %s says %s: give one or make them agree", out,
                          format_word(byext), fmt, format_word(byname));

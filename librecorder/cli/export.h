@@ -40,17 +40,22 @@ enum { CLI_OPT_FROM = 256, CLI_OPT_TO, CLI_OPT_FORCE };
 int cli_export_option(const char *cmd, int c, const char *arg, struct cli_export_opts *o);
 /* Not an export: a capture (.rec), which `recorder capture` writes. */
 #define CLI_FORMAT_CAPTURE 16
+/* Nor is a TAR archive (.tar), which `recorder gather` alone writes. */
+#define CLI_FORMAT_ARCHIVE 17
 /* The one table of output formats (export.c; docs/cli.md, "Output
  * formats").  A format by its --format name (json, perfetto, csv, folded;
  * 0 if none); by an output's extension (.json, .pftrace or
- * .perfetto-trace, .csv, .folded, .rec: CLI_FORMAT_CAPTURE): 0 for a name
+ * .perfetto-trace, .csv, .folded, .rec: CLI_FORMAT_CAPTURE, .tar:
+ * CLI_FORMAT_ARCHIVE): 0 for a name
  * without one ("-", "trace", /dev/null), -1 for one the table lacks. */
 enum rec_export_format cli_export_format(const char *name);
 int cli_export_format_of_path(const char *path);
 /* What cmd writes to out, into *f: the extension's format, or fmt's (the
  * --format name, may be NULL), or dflt (0: none; CLI_FORMAT_CAPTURE: cmd
- * is capture, which alone may write .rec).  An unknown extension, a .rec
- * from another command, or an extension that --format contradicts is a
+ * is capture, which alone may write .rec; CLI_FORMAT_ARCHIVE: cmd is
+ * gather, which writes .tar and nothing else).  An unknown extension, a
+ * .rec or .tar from another command, or an extension that --format
+ * contradicts is a
  * usage error (printed), the same words for every command. */
 int cli_out_format(const char *cmd, const char *fmt, const char *out, int dflt, int *f);
 /* dump's and run's format (cli_out_format, JSON by default) into o->fmt:

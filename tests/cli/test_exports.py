@@ -7,7 +7,7 @@ export commands write is what its name says, whole and the same each time:
                    module reads every cell back)
   formats_dump, formats_convert, formats_run, formats_capture
                    every command x every extension (.json, .pftrace,
-                   .perfetto-trace, .csv, .folded, .rec, an unknown one):
+                   .perfetto-trace, .csv, .folded, .rec, .tar, an unknown one):
                    the file is that format (parsed: JSON, the protobuf
                    decoder, csv, folded lines, a capture's magic), or the
                    command refuses (status 2, nothing written, no program
@@ -141,7 +141,7 @@ def test_csv_formula():
 
 
 # --- formats --------------------------------------------------------------------
-EXTS = ["json", "pftrace", "perfetto-trace", "csv", "folded", "rec", "txt"]
+EXTS = ["json", "pftrace", "perfetto-trace", "csv", "folded", "rec", "tar", "txt"]
 FMT_OF = {"json": "json", "pftrace": "perfetto", "perfetto-trace": "perfetto", "csv": "csv", "folded": "folded"}
 
 
@@ -177,6 +177,8 @@ def formats(cmd):
             check(not os.path.exists(marker), f"{cmd} -o {out}: the program was not started")
             if ext == "txt":
                 check(b"cannot tell the format from the name" in err, f"{cmd}: one wording for an unknown name")
+            if ext == "tar":   # the one table knows gather's archive too
+                check(b"which `recorder gather` writes" in err, f"{cmd}: .tar is gather's ({err.strip()!r})")
     if cmd != "capture":
         # --format that contradicts the name: refused; that agrees, or with no extension: written
         code, _, err = rec(*args("clash.csv", "json"))
