@@ -74,7 +74,7 @@ int cmd_convert(int argc, char **argv) {
     r = cli_export_check("convert", &eo);
     if (r != REC_OK) return r;
     if (split) {
-        if (!strcmp(eo.out, "-")) return cli_usage("convert", "--split writes files: give -o OUT");
+        if (cli_split_check("convert", eo.out) != REC_OK) return REC_ERR_USAGE;
         return cli_export_many(argv + optind, NULL, 1, &eo, 1);
     }
     return cli_export(argv[optind], &eo);

@@ -112,7 +112,7 @@ int cmd_dump(int argc, char **argv) {
     int n = argc - optind;
     if (tree && n > 1) return cli_usage("dump", "--tree takes one PID, not %d", n);
     if (wait && n > 1) return cli_usage("dump", "--wait waits for one program, not %d", n);
-    if (split && !strcmp(eo.out, "-")) return cli_usage("dump", "--split writes files: give -o FILE");
+    if (split && cli_split_check("dump", eo.out) != REC_OK) return REC_ERR_USAGE;
     int r = cli_export_timeline("dump", fmt, &eo);
     if (r == REC_OK) r = cli_export_check("dump", &eo);
     if (r != REC_OK) return r;

@@ -215,6 +215,7 @@ int cmd_run(int argc, char **argv) {
     if (bad != REC_OK) return bad;
     if (optind >= argc) return cli_usage("run", "which command? recorder run [OPTIONS] -- CMD [ARGS...]");
     if (!strcmp(eo.out, "-")) return cli_usage("run", "-o - is not supported: write the trace to a file");
+    if (split && cli_split_check("run", eo.out) != REC_OK) return REC_ERR_USAGE;
     /* An output that cannot or must not be written is found out before
      * the program runs (it may run for hours), not after. */
     char err[1400];

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 
 #include "cli.h"
@@ -273,6 +274,14 @@ int cli_export_source(struct cli_source *src, const struct cli_export_opts *o) {
     }
     rec_export_free(x);
     return rc;
+}
+
+int cli_split_check(const char *cmd, const char *out) {
+    struct stat st;
+    if (strcmp(out, "-") && (lstat(out, &st) != 0 || S_ISREG(st.st_mode))) return REC_OK;
+    return cli_usage(cmd, "--split writes one file per process named after -o (OUT.<pid>.json): give a file's "
+                     "name, not %s", !strcmp(out, "-") ? "- (stdout)" : S_ISLNK(st.st_mode) ? "a symbolic link"
+                     : S_ISDIR(st.st_mode) ? "a directory" : "a device or FIFO");
 }
 
 void cli_path_with_pid(const char *out, int pid, char *buf, size_t cap) {

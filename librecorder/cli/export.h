@@ -84,6 +84,10 @@ int cli_export_many(char *const *targets, const char *const *notes, size_t n, co
  * (a capture, "the run") holds procs of them and only the first's, pid,
  * is written. */
 void cli_export_first_only(const char *what, size_t procs, int pid, enum rec_export_format f);
+/* --split's -o: "-", a device, a FIFO, a link or a directory is a usage
+ * error (printed), not a name to put files beside (/dev/null.<pid> in
+ * /dev).  REC_OK for a new or regular file's name. */
+int cli_split_check(const char *cmd, const char *out);
 /* "trace.json" -> "trace.<pid>.json"; "trace" -> "trace.<pid>". */
 void cli_path_with_pid(const char *out, int pid, char *buf, size_t cap);
 /* What export.c does before and after writing, for export_many.c: the

@@ -592,6 +592,30 @@ def test_pid_reuse():
             check(names == {"one"}, f"{what}: holds the first process's scope ({names})")
 
 
+def test_split_target():
+    """--split puts OUT.<pid>.json beside OUT: a device, a FIFO, a link or
+    stdout as OUT is refused before anything runs (it wrote
+    /dev/null.<pid> files into /dev), for dump, convert and run alike."""
+    from clitest import USAGE
+    cap, marker = crafted_pair(os.path.join(WORK, "st.rec"), 777, 778, 5000), os.path.join(WORK, "ran")
+    for f in os.listdir(WORK):   # a rerun finds them
+        if f == "ran" or f[:5] in ("fifo.", "link."):
+            os.unlink(os.path.join(WORK, f))
+    os.mkfifo(os.path.join(WORK, "fifo.json"))
+    os.symlink("elsewhere.json", os.path.join(WORK, "link.json"))
+    for out in ("/dev/null", "-", os.path.join(WORK, "fifo.json"), os.path.join(WORK, "link.json")):
+        for args in (["convert", cap, "--split", "--format", "json", "-o", out],
+                     ["dump", "--split", "--format", "json", "-o", out, "1"],
+                     ["run", "--split", "--format", "json", "-o", out, "--", "touch", marker]):
+            code, _, err = run(*args)
+            said = "--split writes one file per process" in err or (out == "-" and "-o - is not supported" in err)
+            check(code == USAGE and said and not os.path.exists(marker),
+                  f"{' '.join(args[:2])} -o {out}: refused, nothing run ({code}, {err.strip()[-200:]!r})")
+    left = [f for f in os.listdir("/dev") if f.startswith("null.")] + \
+        [f for f in os.listdir(WORK) if f[:5] in ("fifo.", "link.") and f not in ("fifo.json", "link.json")]
+    check(not left, f"no file beside any of them ({left})")
+
+
 if __name__ == "__main__":
     os.makedirs(WORK, exist_ok=True)
     globals()["test_" + TEST]()
