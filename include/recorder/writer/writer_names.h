@@ -22,9 +22,9 @@
  *    from rec__hash for longer ones.
  * An entry is trusted only after its text is compared with the name; a
  * filtered name has no text (its 64-bit key and length must match), so it
- * is kept only by key.  160 KiB a thread that names scopes at run time
- * (mostly untouched: calloc maps it): a model's graph nodes or per-layer
- * names, a thousand or two (Qcur-12, blk.12.attn_q, ...), fit.  With 256
+ * is kept only by key.  160 KiB a thread that names scopes at run time:
+ * a model's graph nodes or per-layer names, a thousand or two (Qcur-12,
+ * blk.12.attn_q, ...), fit.  With 256
  * entries by address, 256 "next" entries and 1,024 by key (24 KiB), 1,024
  * tensor names kept in place cost 228 instructions a scope and a buffer
  * rewritten with them 304 (ids are record offsets, a few apart, so 256
