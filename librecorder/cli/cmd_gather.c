@@ -307,6 +307,11 @@ int cmd_gather(int argc, char **argv) {
     else {
         int f;   /* export.c's one table: .tar, or a name without an extension */
         rc = cli_out_format("gather", NULL, outpath, CLI_FORMAT_ARCHIVE, &f);
+        /* The output rule (outfile.h) before the captures are converted,
+         * which may take minutes: a refused -o is said first. */
+        char err[1400];
+        if (rc == REC_OK && strcmp(outpath, "-") && (rc = rec_out_check(outpath, err, sizeof err)) != REC_OK)
+            cli_error(rc, "%s", err);
     }
     if (rc == REC_OK && !(m = calloc(n, sizeof *m))) rc = cli_error(REC_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n && rc == REC_OK; i++) {

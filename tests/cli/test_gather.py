@@ -40,7 +40,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "perfetto"))
 import pftrace  # noqa: E402
 from capfile import Capture, entry  # noqa: E402
-from clitest import (FORMAT, IO, NOTFOUND, OK, PROG, RECORDER, SKIP, USAGE, WORK, check, env_without_keep,  # noqa: E402
+from clitest import (ACCESS, FORMAT, IO, NOTFOUND, OK, PROG, RECORDER, SKIP, USAGE, WORK, check, env_without_keep,  # noqa: E402
                      main, one_line_error, rec, remove_segment, require, run_prog)
 
 M64 = (1 << 64) - 1
@@ -255,6 +255,14 @@ def test_errors():
     for x in ("m.pftrace", "m.tar"):
         if os.path.exists(w(x)):
             os.unlink(w(x))
+    # -o is judged by the output rule before any capture is converted
+    ok(["capture", "-o", w("c.rec"), "--", PROG, "scopes", "5"], "a capture", "node-a")
+    os.symlink(w("elsewhere.tar"), w("planted.tar"))
+    code, _, err = rec("gather", "-o", w("planted.tar"), a, w("c.rec"), env=env())
+    one_line_error(code, err, ACCESS, "a planted link as -o")
+    check(b"recorder-gather." not in err and not os.path.exists(w("elsewhere.tar")),
+          f"a planted link as -o: refused before c.rec was converted, nothing written ({err.strip()!r})")
+    os.unlink(w("planted.tar"))
     refused(["gather", "-o", w("j.tar"), "--offset", "a.pftrace=5", a], USAGE, "--offset of the reference",
             b"reference")
     ok(["run", "-o", w("b.pftrace"), "--", PROG, "scopes", "5"], "a second trace", "node-b")
