@@ -12,7 +12,14 @@ HELD = "600000"   # ms: the workload records only when told (SIGUSR1)
 
 
 def held(a):
-    return subprocess.Popen([a.workload, "--delay-ms", HELD], stdout=subprocess.DEVNULL)
+    """The workload, once it catches SIGUSR1 (its "held" line): signalled
+    before, it would die of it, and --wait would wait on."""
+    p = subprocess.Popen([a.workload, "--delay-ms", HELD], stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline()   # the first line it prints; "" if it died
+    if not line.startswith("held "):
+        end(p)
+        raise Fail(f"the workload is not held: {line!r}")
+    return p
 
 
 def end(p):

@@ -14,7 +14,8 @@
  * for the same layers; 2: and one name longer than the details panel is wide at
  * 80 columns (tui_test.py's names cases).
  * --delay-ms: sleep before the first event (or until SIGUSR1), so that
- * there is no segment yet (recorder-top --wait).
+ * there is no segment yet (recorder-top --wait); prints "held PID" once
+ * SIGUSR1 is caught (signalled before, the program would die of it).
  * Prints "ready PID" once every worker has closed a step (so each scope
  * name is in the segment), then runs until SIGTERM or SIGINT and exits 0.
  * --comm sets the process name (what the segment records), so a test can
@@ -123,6 +124,10 @@ int main(int argc, char **argv) {
     memset(&su, 0, sizeof su);
     su.sa_handler = on_go;
     sigaction(SIGUSR1, &su, NULL);
+    if (delay_ms > 0) {   /* SIGUSR1 is caught from here on: a test waits for this line to send it */
+        printf("held %d\n", (int)getpid());
+        fflush(stdout);
+    }
     for (; delay_ms > 0 && !go && !stop; delay_ms -= 10) sleep_us(10000);
     if (stop) return 0;
     if (rec_init() != 0) {

@@ -11,9 +11,16 @@ const { need, run, stop, request, check, main } = require('./harness');
 
 const HELD = '600000';   /* ms: the target records only when told */
 
+/* The target, and a promise that it catches SIGUSR1 (its "held" line):
+ * signalled before, it would die of it, and --wait would wait on. */
 function held(env = {}) {
-  return spawn(need('WEB_TARGET'), ['--threads', '2', '--delay-ms', HELD],
+  const t = spawn(need('WEB_TARGET'), ['--threads', '2', '--delay-ms', HELD],
     { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.caught = new Promise((resolve) => {
+    readline.createInterface({ input: t.stdout }).on('line', (l) => { if (/^held /.test(l)) resolve(true); });
+    t.on('exit', () => resolve(false));
+  });
+  return t;
 }
 
 /* recorder-web with these arguments, and promises of its first stderr
@@ -41,6 +48,7 @@ main(async () => {
     const s = server(['--wait', String(t.pid), '--port', '0']);
     const first = await s.first;
     check(first.includes(`waiting for PID ${t.pid} to start recording`), '--wait says it waits', first);
+    check(await t.caught, 'the target is held');
     t.kill('SIGUSR1');
     const url = await s.url;
     check(url !== '', 'then serves the program', s.lines);
@@ -78,6 +86,7 @@ main(async () => {
     const s = server(['--wait', name, '--port', '0']);
     const first = await s.first;
     check(first.includes(`waiting for ${name} to start recording`), '--wait NAME says it waits', first);
+    check(await t3.caught, 'the target is held');
     t3.kill('SIGUSR1');
     check((await s.url) !== '', '--wait NAME: then serves it', s.lines);
     await stop(s.proc);

@@ -10,7 +10,9 @@
  *
  * --delay-ms: sleep before the first event (or until SIGUSR1), so that
  * there is no segment yet (recorder-web --wait).
- * Prints "ready PID" once every thread has recorded its first event.
+ * Prints "held PID" once SIGUSR1 is caught (with --delay-ms: signalled
+ * before, the program would die of it), and "ready PID" once every thread
+ * has recorded its first event.
  * With --events, each worker stops after about N events, the program
  * prints "done" and idles (alive, recording nothing) until --seconds or
  * SIGTERM.
@@ -141,6 +143,10 @@ int main(int argc, char **argv) {
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
     signal(SIGUSR1, on_go);
+    if (delay_ms > 0) {   /* SIGUSR1 is caught from here on: a test waits for this line to send it */
+        printf("held %d\n", (int)getpid());
+        fflush(stdout);
+    }
     for (; delay_ms > 0 && !atomic_load(&go) && !atomic_load(&stop); delay_ms -= 10) {
         struct timespec d = {0, 10000000L};
         nanosleep(&d, NULL);
