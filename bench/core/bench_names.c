@@ -18,14 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#if defined(BENCH_HAVE_CALLGRIND)
-#include <valgrind/callgrind.h>
-#define COLLECT() CALLGRIND_TOGGLE_COLLECT
-#define DUMP(label) CALLGRIND_DUMP_STATS_AT(label)
-#else
-#define COLLECT() ((void)0)
-#define DUMP(label) ((void)(label))
-#endif
+#include "collect.h"
 
 #define TOTAL 1000000u
 #define N 20000u
