@@ -113,26 +113,84 @@ static int should_pop(const struct xrec *R, int64_t b, int64_t e) {
 
 static void pop_frame(struct xs *x, uint32_t rec) {
     struct xrec *R = &x->r[rec];
-    struct xframe f = R->st[--R->n];
-    int64_t dur = f.e - f.b;
+    /* Read in place: the slot stays as it is until the next push, and a
+     * sink's pop never pushes (xs_wake only queues a record for later). */
+    const struct xframe *f = &R->st[--R->n];
+    int64_t dur = f->e - f->b;
     if (R->n) R->st[R->n - 1].child += dur;
-    if (x->sink && x->sink->pop) x->sink->pop(x, rec, &f, dur, dur - f.child);
-    if (f.e >= R->frontier) {
-        R->frontier = f.e;
+    if (x->sink && x->sink->pop) x->sink->pop(x, rec, f, dur, dur - f->child);
+    if (f->e >= R->frontier) {
+        R->frontier = f->e;
         R->frontier_is_end = 1;
     }
 }
 
-static int push_frame(struct xrec *R, const struct xframe *f) {
+/* The next frame of R's stack, grown if full (NULL: out of memory). */
+static struct xframe *push_slot(struct xrec *R) {
     if (R->n == R->cap) {
         uint32_t ncap = R->cap ? R->cap * 2 : 16;
         struct xframe *p = realloc(R->st, ncap * sizeof *p);
-        if (!p) return -1;
+        if (!p) return NULL;
         R->st = p;
         R->cap = ncap;
     }
-    R->st[R->n++] = *f;
-    return 0;
+    return &R->st[R->n++];
+}
+
+/* An item that goes to the sink as is, shown from b to e with flags. */
+static void show(struct xs *x, uint32_t rec, const struct xitem *it, int64_t b, int64_t e, unsigned flags,
+                 const char *msg) {
+    struct xitem shown = *it;
+    shown.b = b;
+    shown.e = e;
+    shown.flags = (uint8_t)flags;
+    if (x->sink && x->sink->item) x->sink->item(x, rec, &shown, msg);
+}
+
+/* A slice from *b to *e (XS_OPEN: not ended yet) cut to the window, and
+ * flagged ITEM_CLIPPED if it was; 0 if none of it is inside. */
+static inline int clip_slice(const struct xs *x, int64_t *b, int64_t *e, unsigned *fl) {
+    if ((*e != XS_OPEN && *e < x->from) || *b > x->to) return 0;
+    if (*b < x->from) {
+        *b = x->from;
+        *fl |= ITEM_CLIPPED;
+    }
+    if (*e != XS_OPEN && *e > x->to) {
+        *e = x->to;
+        *fl |= ITEM_CLIPPED;
+    }
+    return 1;
+}
+
+/* A slice enters the walker from b to e (e = XS_OPEN if its end is not
+ * known yet) with flags fl (window applied).  Inlined into its two
+ * callers: enter, and xs_add's path for a closed slice in order, which is
+ * nearly every item of an export. */
+static inline __attribute__((always_inline)) void enter_slice(struct xs *x, uint32_t rec, const struct xitem *it,
+                                                              int64_t b, int64_t e, unsigned fl, uint64_t pos,
+                                                              int forced) {
+    struct xrec *R = &x->r[rec];
+    while (R->n && should_pop(R, b, e)) pop_frame(x, rec);
+    if (b > R->frontier) {
+        R->frontier = b;
+        R->frontier_is_end = 0;
+    }
+    if (R->n && R->st[R->n - 1].e != XS_OPEN && e > R->st[R->n - 1].e) e = R->st[R->n - 1].e;
+    if (e == b && x->sink && !x->sink->push_points) {
+        show(x, rec, it, b, e, fl, "");
+        return;
+    }
+    if (R->n >= XS_MAX_DEPTH) {
+        x->too_deep++;
+        return;
+    }
+    struct xframe *f = push_slot(R);
+    if (!f) {
+        x->oom = 1;
+        return;
+    }
+    *f = (struct xframe){b, e, 0, pos, it->name_id, 0, (uint8_t)fl, 0, 0, (uint8_t)forced, 0};
+    if (x->sink && x->sink->push) x->sink->push(x, rec);
 }
 
 /* An item leaves R's queue into the walker (forced: an open slice whose B
@@ -140,56 +198,26 @@ static int push_frame(struct xrec *R, const struct xframe *f) {
 static void enter(struct xs *x, uint32_t rec, struct xitem *it, uint64_t pos, int forced) {
     struct xrec *R = &x->r[rec];
     R->done++;
+    int64_t b = it->b, e = it->e;
+    if (it->kind == REC_ITEM_SLICE) {
+        unsigned fl = it->flags;
+        if (!clip_slice(x, &b, &e, &fl)) return;
+        if (forced) fl &= ~REC_SLICE_OPEN;   /* its flags are those known so far */
+        enter_slice(x, rec, it, b, e, fl, pos, forced);
+        return;
+    }
     const char *msg = "";
     if (it->kind == REC_ITEM_INSTANT && it->u != XS_NONE) {   /* messages leave in the order they came */
         msg = R->msg[it->u & (R->mcap - 1)];
         R->mhead = it->u + 1;
     }
-    int slice = it->kind == REC_ITEM_SLICE;
-    int64_t b = it->b, e = it->e;
-    unsigned fl = slice ? it->flags : 0;
-    if (slice) {
-        if ((e != XS_OPEN && e < x->from) || b > x->to) return;
-        if (b < x->from) {
-            b = x->from;
-            fl |= ITEM_CLIPPED;
-        }
-        if (e != XS_OPEN && e > x->to) {
-            e = x->to;
-            fl |= ITEM_CLIPPED;
-        }
-        if (forced) fl &= ~REC_SLICE_OPEN;   /* its flags are those known so far */
-    } else if (b < x->from || b > x->to) {
-        return;
-    }
-    while (R->n && should_pop(R, b, slice ? e : b)) pop_frame(x, rec);
+    if (b < x->from || b > x->to) return;
+    while (R->n && should_pop(R, b, b)) pop_frame(x, rec);
     if (b > R->frontier) {
         R->frontier = b;
         R->frontier_is_end = 0;
     }
-    struct xitem shown = *it;
-    shown.b = b;
-    shown.e = e;
-    shown.flags = (uint8_t)(slice ? fl : it->flags);
-    if (!slice) {
-        if (x->sink && x->sink->item) x->sink->item(x, rec, &shown, msg);
-        return;
-    }
-    if (R->n && R->st[R->n - 1].e != XS_OPEN && e > R->st[R->n - 1].e) shown.e = e = R->st[R->n - 1].e;
-    if (e == b && x->sink && !x->sink->push_points) {
-        if (x->sink->item) x->sink->item(x, rec, &shown, msg);
-        return;
-    }
-    if (R->n >= XS_MAX_DEPTH) {
-        x->too_deep++;
-        return;
-    }
-    struct xframe f = {b, e, 0, pos, it->name_id, 0, (uint8_t)fl, 0, 0, (uint8_t)forced, 0};
-    if (push_frame(R, &f) != 0) {
-        x->oom = 1;
-        return;
-    }
-    if (x->sink && x->sink->push) x->sink->push(x, rec);
+    show(x, rec, it, b, e, it->flags, msg);
 }
 
 /* May it leave the queue now? */
@@ -338,6 +366,24 @@ uint64_t xs_add(struct xs *x, const struct litem *li, const char *msg, unsigned 
     struct xrec *R = rec_at(x, li->rec);
     if (!R) {
         x->oom = 1;
+        return XS_NONE;
+    }
+    if (li->kind == REC_ITEM_SLICE && !(li->flags & REC_SLICE_OPEN) && R->seen && !R->eager &&
+        li->ts >= R->last_b && li->ts >= x->t0 && R->qhead == R->qtail && !R->nlate && R->hold == XS_NONE) {
+        /* Nearly every item of an export: a closed slice, in order, on a
+         * thread with nothing queued or held.  What the general path
+         * below does with it (ready, so it enters at once), without the
+         * tests that cannot apply. */
+        struct xitem it = {li->ts, li->end < li->ts ? li->ts : li->end, li->u, li->name_id, 0, li->kind, li->flags};
+        R->last_b = li->ts;
+        R->qhead = ++R->qtail;
+        R->added++;
+        R->passed++;
+        R->done++;
+        int64_t b = it.b, e = it.e;
+        unsigned fl = it.flags;
+        if (clip_slice(x, &b, &e, &fl)) enter_slice(x, li->rec, &it, b, e, fl, R->qtail - 1, 0);
+        drain(x);
         return XS_NONE;
     }
     struct xitem it = {li->ts, li->ts, li->u, li->name_id, 0, li->kind, li->flags};

@@ -46,7 +46,7 @@ int xs_arg_keep(struct xs *x, uint32_t rec, const struct xitem *it, const char *
     return 1;
 }
 
-uint32_t xs_scope_args(struct xs *x, uint32_t rec, uint32_t depth, const struct xarg **out) {
+uint32_t xs_scope_args_take(struct xs *x, uint32_t rec, uint32_t depth, const struct xarg **out) {
     struct xrec *R = &x->r[rec];
     drop_stale(R, depth);
     uint32_t k = 0;
