@@ -44,7 +44,7 @@ static void emit_pending(struct pctx *c, uint32_t rec, struct prec *P) {
     for (uint32_t i = 0; i < R->n; i++) {
         struct xframe *f = &R->st[i];
         if (f->emitted) continue;
-        pf_slice(c, rec, P, TYPE_SLICE_BEGIN, f->b, f->name_id, f->wflags);
+        pf_slice_begin(c, rec, P, f->b, f->name_id, f->wflags);
         f->emitted = 1;
         P->pending--;
     }
@@ -64,7 +64,7 @@ static void p_push(struct xs *x, uint32_t rec) {
     emit_pending(c, rec, P);
     const char *args = xs_args_take(x, rec, f->b);   /* a GPU slice's: folded in */
     if (args) pf_slice_args(c, rec, P, f->b, f->name_id, f->wflags, args);
-    else pf_slice(c, rec, P, TYPE_SLICE_BEGIN, f->b, f->name_id, f->wflags);
+    else pf_slice_begin(c, rec, P, f->b, f->name_id, f->wflags);
 }
 
 static void p_pop(struct xs *x, uint32_t rec, const struct xframe *f, int64_t dur, int64_t self) {
@@ -80,12 +80,13 @@ static void p_pop(struct xs *x, uint32_t rec, const struct xframe *f, int64_t du
         if (f->outside) return;
         emit_pending(c, rec, P);
         unsigned ab = arg_bits(f->flags);
-        pf_slice(c, rec, P, TYPE_SLICE_BEGIN, f->b, f->name_id, ab);
-        pf_slice_end_args(c, rec, P, f->e, f->name_id, ab, a, na);
+        pf_slice_begin(c, rec, P, f->b, f->name_id, ab);
+        pf_slice_end_args(c, rec, P, f->e, a, na);
         return;
     }
     if (f->forced && arg_bits(f->flags) != f->wflags) pf_late_flags(c, rec, P, f);
-    pf_slice_end_args(c, rec, P, f->e, f->name_id, 0, a, na);
+    if (na) pf_slice_end_args(c, rec, P, f->e, a, na);
+    else pf_slice_end(c, rec, P, f->e);
 }
 
 /* Flows bind to the slice around them: one outside every slice of its
@@ -107,8 +108,8 @@ static void p_item(struct xs *x, uint32_t rec, const struct xitem *it, const cha
     case REC_ITEM_SLICE:   /* zero length: a slice all the same (docs/perfetto.md) */
         args = xs_args_take(x, rec, it->b);
         if (args) pf_slice_args(c, rec, P, it->b, it->name_id, arg_bits(it->flags), args);
-        else pf_slice(c, rec, P, TYPE_SLICE_BEGIN, it->b, it->name_id, arg_bits(it->flags));
-        pf_slice(c, rec, P, TYPE_SLICE_END, it->b, it->name_id, 0);
+        else pf_slice_begin(c, rec, P, it->b, it->name_id, arg_bits(it->flags));
+        pf_slice_end(c, rec, P, it->b);
         break;
     case REC_ITEM_INSTANT: pf_instant(c, rec, P, it, msg); break;
     case REC_ITEM_COUNTER: pf_counter(c, rec, P, it); break;

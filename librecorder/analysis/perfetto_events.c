@@ -235,6 +235,36 @@ static uint8_t *te_lit_name(uint8_t *p, const char *name) { return pb_bytes(p, T
 
 /* ---- events ---------------------------------------------------------------------- */
 
+/* A begin's name when it is not the common case (an interned name that
+ * is not a Python scope's): a Python scope's shows short, and its file
+ * and line are args, as in the JSON (pyname.c): interned once split, or
+ * split here for a name not published yet (as its text goes each time).
+ * Out of line: its buffers would cost every begin the stack check. */
+static __attribute__((noinline)) uint8_t *te_name_rare(struct pctx *c, struct prec *P, uint8_t *p,
+                                                       uint32_t name_id, uint64_t iid) {
+    struct pyname tmp;
+    const struct pyname *py = NULL;
+    if (iid) {   /* the model's name table only for a Python scope's */
+        if (c->name_py) py = pf_py_of(c, model_name(c->m, name_id));
+        p = pb_uint(p, TE_NAME_IID, iid);
+    } else {
+        const char *text = model_name_text(c->m, model_name(c->m, name_id));
+        size_t n = strnlen(text, PF_NAME_MAX);
+        if (pyname_split(text, n, &tmp)) py = &tmp;
+        uint8_t *s;
+        p = pb_open(p, TE_NAME, &s);
+        p += pf_shown_name((char *)p, text, py);
+        p = pb_close(p, s);
+    }
+    if (py && iid && P->da_names) {   /* the names interned (ev_open) */
+        p = pf_py_args_iid(p, py);
+    } else if (py) {
+        if (py->kind == PYNAME_LINE) p = pf_da_str(p, "function", py->func, py->func_len);
+        p = pf_da_uint(pf_da_str(p, "file", py->file, py->file_len), "line", py->line);
+    }
+    return p;
+}
+
 static inline __attribute__((always_inline)) void slice_event(struct pctx *c, uint32_t rec, struct prec *P,
                                                               int type, int64_t t, uint32_t name_id, unsigned ab) {
     uint64_t iid;
@@ -247,41 +277,22 @@ static inline __attribute__((always_inline)) void slice_event(struct pctx *c, ui
     p = pb_uint(p, TE_TYPE, (uint64_t)type);
     if (type != TYPE_SLICE_END) {
         if (ab) p = pb_uint(p, TE_CATEGORY_IIDS, ab);
-        /* A Python scope's name shows short, and its file and line are
-         * args, as in the JSON (pyname.c): interned once split, or split
-         * here for a name not published yet (as its text goes each time). */
-        struct pyname tmp;
-        const struct pyname *py = NULL;
-        if (iid) {   /* the model's name table only for a Python scope's */
-            if (c->name_py) py = pf_py_of(c, model_name(c->m, name_id));
-            p = pb_uint(p, TE_NAME_IID, iid);
-        } else {
-            const char *text = model_name_text(c->m, model_name(c->m, name_id));
-            size_t n = strnlen(text, PF_NAME_MAX);
-            if (pyname_split(text, n, &tmp)) py = &tmp;
-            uint8_t *s;
-            p = pb_open(p, TE_NAME, &s);
-            p += pf_shown_name((char *)p, text, py);
-            p = pb_close(p, s);
-        }
-        if (py && iid && P->da_names) {   /* the names interned (ev_open) */
-            p = pf_py_args_iid(p, py);
-        } else if (py) {
-            if (py->kind == PYNAME_LINE) p = pf_da_str(p, "function", py->func, py->func_len);
-            p = pf_da_uint(pf_da_str(p, "file", py->file, py->file_len), "line", py->line);
-        }
+        if (iid && !c->name_py) p = pb_uint(p, TE_NAME_IID, iid);
+        else p = te_name_rare(c, P, p, name_id, iid);
     }
     pf_pk_close(c, pb_close(p, te), pk);
     if (type == TYPE_SLICE_END) c->c.slices++;
     else if (type == TYPE_INSTANT) c->c.instants++;
 }
 
-/* A begin or an end: each compiled with its type known (the two that
+/* A begin and an end: each compiled with its type known (the two that
  * make nearly every event). */
-void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t, uint32_t name_id, unsigned ab) {
-    if (type == TYPE_SLICE_END) slice_event(c, rec, P, TYPE_SLICE_END, t, name_id, ab);
-    else if (type == TYPE_SLICE_BEGIN) slice_event(c, rec, P, TYPE_SLICE_BEGIN, t, name_id, ab);
-    else slice_event(c, rec, P, type, t, name_id, ab);
+void pf_slice_begin(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, uint32_t name_id, unsigned ab) {
+    slice_event(c, rec, P, TYPE_SLICE_BEGIN, t, name_id, ab);
+}
+
+void pf_slice_end(struct pctx *c, uint32_t rec, struct prec *P, int64_t t) {
+    slice_event(c, rec, P, TYPE_SLICE_END, t, UINT32_MAX, 0);
 }
 
 /* A GPU slice's begin with its "args" instant folded in (gpu_args.c), as
@@ -311,10 +322,9 @@ void pf_slice_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, uint
 /* A slice's end with its scope's arguments (REC_ARG) as debug
  * annotations (Perfetto merges an end's into its slice); without any, the
  * plain end pf_slice writes. */
-void pf_slice_end_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, uint32_t name_id, unsigned ab,
-                       const struct xarg *a, uint32_t n) {
+void pf_slice_end_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, const struct xarg *a, uint32_t n) {
     if (n == 0) {
-        pf_slice(c, rec, P, TYPE_SLICE_END, t, name_id, ab);
+        pf_slice_end(c, rec, P, t);
         return;
     }
     uint64_t iid;

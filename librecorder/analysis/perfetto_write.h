@@ -125,10 +125,10 @@ struct prec *pf_prec_new(struct pctx *c, uint32_t rec);
 static inline struct prec *pf_prec(struct pctx *c, uint32_t rec) {
     return rec < c->npr && c->pr[rec].uuid ? &c->pr[rec] : pf_prec_new(c, rec);
 }
-void pf_slice(struct pctx *c, uint32_t rec, struct prec *P, int type, int64_t t, uint32_t name_id, unsigned ab);
-/* A slice's end: with its scope's arguments if it has any, else pf_slice's. */
-void pf_slice_end_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, uint32_t name_id, unsigned ab,
-                       const struct xarg *a, uint32_t n);
+void pf_slice_begin(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, uint32_t name_id, unsigned ab);
+void pf_slice_end(struct pctx *c, uint32_t rec, struct prec *P, int64_t t);
+/* A slice's end: with its scope's arguments if it has any (n), else pf_slice_end's. */
+void pf_slice_end_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, const struct xarg *a, uint32_t n);
 void pf_slice_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, uint32_t name_id, unsigned ab,
                    const char *msg);
 void pf_instant(struct pctx *c, uint32_t rec, struct prec *P, const struct xitem *it, const char *msg);
