@@ -244,33 +244,63 @@ static void case_same(rec_model *m) {
 /* nested: random well-nested scopes with instants and counters, many at
  * one time, on two threads with no loss: what the stream enters as it
  * begins must come out as the log export writes it. */
-static void case_nested(rec_model *m) {
-    uint64_t x = 0x2545f4914f6cdd1dull, t[2] = {10, 10};
-    const char *names[4] = {"a", "b", "c", "d"};
+/* nested's threads as they are fed: what is open on each, since when. */
+struct nest {
+    rec_model *m;
+    FILE *want;
+    uint64_t t[2], begun[2][8];
     const char *open[2][8];
-    int depth[2] = {0, 0};
+    int depth[2];
+};
+
+static void nest_b(struct nest *n, uint32_t s, const char *name) {
+    n->begun[s][n->depth[s]] = n->t[s];
+    n->open[s][n->depth[s]++] = name;
+    TU_B(n->m, s, n->t[s], name);
+}
+
+/* An end, and the slice it closes as every export must show it. */
+static void nest_e(struct nest *n, uint32_t s) {
+    int d = --n->depth[s];
+    fprintf(n->want, "%u %s %llu %llu\n", s + 1, n->open[s][d], (unsigned long long)n->begun[s][d],
+            (unsigned long long)n->t[s]);
+    TU_E(n->m, s, n->t[s], n->open[s][d]);
+}
+
+static void case_nested(rec_model *m) {
+    uint64_t x = 0x2545f4914f6cdd1dull;
+    const char *names[4] = {"a", "b", "c", "d"};
+    /* nested.expect: each slice as fed (tid name b e, ns), which
+     * test_export_cases.py compares every export's with.  Each call
+     * writes the same lines. */
+    struct nest n = {m, open_out("nested", ".expect"), {10, 10}, {{0}}, {{0}}, {0, 0}};
+    if (!n.want) exit(1);
     tu_start(m, 0, 0, 1, 1);
     tu_start(m, 1, 0, 2, 1);
     for (int i = 0; i < 4000; i++) {
         x = x * 6364136223846793005ull + 1442695040888963407ull;
         uint32_t r = (uint32_t)(x >> 33), s = r & 1;
-        t[s] += (r >> 1) % 3;   /* a third of the events at the time of the one before */
+        n.t[s] += (r >> 1) % 3;   /* a third of the events at the time of the one before */
         uint32_t what = (r >> 3) % 8;
-        if (what < 3 && depth[s] < 8) {
-            open[s][depth[s]] = names[(r >> 6) % 4];
-            TU_B(m, s, t[s], open[s][depth[s]++]);
-        } else if (what < 6 && depth[s] > 0) {
-            TU_E(m, s, t[s], open[s][--depth[s]]);
+        if (what < 3 && n.depth[s] < 8) {
+            nest_b(&n, s, names[(r >> 6) % 4]);
+        } else if (what < 6 && n.depth[s] > 0) {
+            nest_e(&n, s);
         } else if (what == 6) {
-            tu_feed1(m, s, tu_ev(REC_EV_INSTANT, t[s], "i"));
+            tu_feed1(m, s, tu_ev(REC_EV_INSTANT, n.t[s], "i"));
         } else {
-            struct rec_event c = tu_ev(REC_EV_COUNTER, t[s], "n");
+            struct rec_event c = tu_ev(REC_EV_COUNTER, n.t[s], "n");
             c.value = (double)(r % 100);
             tu_feed1(m, s, c);
         }
     }
-    for (int s = 0; s < 2; s++)
-        while (depth[s] > 0) TU_E(m, s, ++t[s], open[s][--depth[s]]);
+    for (uint32_t s = 0; s < 2; s++) {
+        while (n.depth[s] > 0) {
+            n.t[s]++;
+            nest_e(&n, s);
+        }
+    }
+    if (fclose(n.want) != 0) exit(1);
 }
 
 static void case_bind(rec_model *m) {
