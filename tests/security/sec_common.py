@@ -234,8 +234,8 @@ class Tmux:
     def __init__(self, tag):
         if not shutil.which("tmux"):
             raise Skip("tmux is not installed")
-        self.sock = f"sec-{tag}-{os.getpid()}-{len(cleanups)}"
-        self.dir = tempfile.mkdtemp(prefix="sec-tmux-")
+        self.dir = tempfile.mkdtemp(prefix=f"sec-tmux-{tag}-")
+        self.sock = os.path.join(self.dir, "sock")   # removed with the directory: tmux leaves it behind
         self.conf = os.path.join(self.dir, "tmux.conf")
         with open(self.conf, "w") as f:
             f.write('set -g default-terminal "tmux-256color"\nset -g status off\nset -g remain-on-exit on\n'
@@ -245,7 +245,7 @@ class Tmux:
         cleanups.append(self.close)
 
     def tmux(self, *args):
-        return subprocess.run(["tmux", "-L", self.sock, "-f", self.conf, *args], capture_output=True, text=True,
+        return subprocess.run(["tmux", "-S", self.sock, "-f", self.conf, *args], capture_output=True, text=True,
                               timeout=TIMEOUT).stdout
 
     def start(self, argv):
@@ -303,7 +303,7 @@ class Tmux:
         self.close()
 
     def close(self):
-        subprocess.run(["tmux", "-L", self.sock, "kill-server"], capture_output=True)
+        subprocess.run(["tmux", "-S", self.sock, "kill-server"], capture_output=True)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

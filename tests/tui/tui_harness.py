@@ -8,6 +8,7 @@ import os
 import re
 import shlex
 import signal
+import shutil
 import subprocess
 import tempfile
 import time
@@ -56,7 +57,10 @@ class Tmux:
     """One tmux server on a private socket, one session, one pane."""
 
     def __init__(self, name, term="tmux-256color"):
-        self.sock = f"rtop-{name}-{os.getpid()}"
+        # The server's socket in a directory of our own, removed by close:
+        # tmux leaves a socket behind when its server is killed.
+        self.dir = tempfile.mkdtemp(prefix=f"rtop-{name}-")
+        self.sock = os.path.join(self.dir, "sock")
         self.conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
         # No status line: the pane is the whole window.  remain-on-exit
         # keeps a pane whose program ended, for the failure message.
@@ -67,7 +71,7 @@ class Tmux:
         self.last = ""
 
     def tmux(self, *args, check=True):
-        r = subprocess.run(["tmux", "-L", self.sock, "-f", self.conf.name, *args],
+        r = subprocess.run(["tmux", "-S", self.sock, "-f", self.conf.name, *args],
                            capture_output=True, text=True)
         if check and r.returncode != 0:
             raise Fail(f"tmux {' '.join(args)}: {r.stderr.strip()}")
@@ -161,6 +165,7 @@ class Tmux:
         for p in (self.conf.name, self.conf.name + ".status"):
             if os.path.exists(p):
                 os.unlink(p)
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 class Workload:

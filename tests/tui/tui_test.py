@@ -5,7 +5,7 @@
 
 Each case starts tests/tui/tui_workload (a multi-threaded instrumented
 program), runs recorder-top in a detached tmux session on a socket of its
-own (tmux -L, so cases run in parallel), sends keys and asserts on what
+own (tmux -S, so cases run in parallel), sends keys and asserts on what
 capture-pane shows.  Every wait polls the screen until the text appears,
 up to a generous deadline: nothing here measures time.  The harness is
 tui_harness.py; the hostile cases (tests/tui/tui_stress) are in
