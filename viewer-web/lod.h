@@ -70,6 +70,7 @@ struct lod_ctr {
 struct lod {
     int started;
     int64_t t0, width;        /* bucket i covers [t0 + i*width, t0 + (i+1)*width) */
+    unsigned shift;           /* width = LOD_WIDTH0_NS << shift */
     int64_t limit;            /* times past it are not summarised (bogus: from the future) */
     struct lod_lane **lane;   /* by lane handle */
     uint32_t n_handles;
