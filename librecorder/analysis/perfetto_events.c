@@ -321,7 +321,7 @@ void pf_slice_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, uint
 
 /* A slice's end with its scope's arguments (REC_ARG) as debug
  * annotations (Perfetto merges an end's into its slice); without any, the
- * plain end pf_slice writes. */
+ * plain end (pf_slice_end). */
 void pf_slice_end_args(struct pctx *c, uint32_t rec, struct prec *P, int64_t t, const struct xarg *a, uint32_t n) {
     if (n == 0) {
         pf_slice_end(c, rec, P, t);
