@@ -16,6 +16,7 @@ average printed beside them.
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,7 +24,7 @@ import time
 
 
 def tmux(sock, *args):
-    return subprocess.run(["tmux", "-L", sock, "-f", "/dev/null", *args], capture_output=True, text=True,
+    return subprocess.run(["tmux", "-S", sock, "-f", "/dev/null", *args], capture_output=True, text=True,
                           check=True).stdout
 
 
@@ -58,7 +59,8 @@ def main():
     else:
         out = subprocess.run([gen, cap, "scopes", str(a.scopes)], capture_output=True, text=True, check=True).stdout
         print(f"capture: {out.strip()}, {os.path.getsize(cap) / 1e6:.0f} MB")
-    sock = f"file-bench-{os.getpid()}"
+    sock_dir = tempfile.mkdtemp(prefix="file-bench-tmux-")   # tmux leaves its socket behind: removed with this
+    sock = os.path.join(sock_dir, "sock")
     try:
         for run in range(a.runs):
             stats = os.path.join(d, f"stats{run}.txt")
@@ -66,10 +68,15 @@ def main():
                  f"env LANG=C.UTF-8 {top} --stats {cap} 2>{stats}")
             wait_for(lambda: "│ t " in screen(sock), "the first window")
             t0 = time.monotonic()
-            tmux(sock, "send-keys", "-t", "b", ">")
-            wait_for(lambda: "reading" in screen(sock) or re.search(r"of [\d.]+ s", screen(sock).split("\n")[0])
-                     and "│ t 0" not in screen(sock), "reading to start")
-            wait_for(lambda: "reading" not in screen(sock).split("\n")[0], "the end")
+            # A capture shorter than the first window (10 s) is all in it:
+            # there is nothing to read on to (and > changes nothing).
+            w = re.search(r"│ t [\d.]+-([\d.]+) s of ([\d.]+) s", screen(sock).split("\n")[0])
+            whole = w and float(w.group(1)) >= float(w.group(2))
+            if not whole:
+                tmux(sock, "send-keys", "-t", "b", ">")
+                wait_for(lambda: "reading" in screen(sock) or re.search(r"of [\d.]+ s", screen(sock).split("\n")[0])
+                         and "│ t 0" not in screen(sock), "reading to start")
+                wait_for(lambda: "reading" not in screen(sock).split("\n")[0], "the end")
             to_end = time.monotonic() - t0
             head = screen(sock).split("\n")[0].strip()
             tmux(sock, "send-keys", "-t", "b", "q")
@@ -78,11 +85,13 @@ def main():
             ff = float(re.search(r"first_frame_s=([\d.]+)", st).group(1))
             rss = int(re.search(r"maxrss_kb=(\d+)", st).group(1))
             load = os.getloadavg()[0]
-            print(f"run {run}: first frame {ff:.2f} s, to the end {to_end:.1f} s, peak RSS {rss / 1024:.0f} MiB, "
+            end = "all in the first window (a capture under 10 s)" if whole else f"to the end {to_end:.1f} s"
+            print(f"run {run}: first frame {ff:.2f} s, {end}, peak RSS {rss / 1024:.0f} MiB, "
                   f"load {load:.1f}  [{head}]")
-            subprocess.run(["tmux", "-L", sock, "kill-server"], capture_output=True)
+            subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True)
     finally:
-        subprocess.run(["tmux", "-L", sock, "kill-server"], capture_output=True)
+        subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True)
+        shutil.rmtree(sock_dir, ignore_errors=True)
         for f in os.listdir(d):
             os.unlink(os.path.join(d, f))
         os.rmdir(d)

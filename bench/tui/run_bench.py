@@ -16,6 +16,7 @@ import argparse
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,7 +33,7 @@ def cpu_seconds(pid):
 
 
 def tmux(sock, *args):
-    return subprocess.run(["tmux", "-L", sock, "-f", "/dev/null", *args], capture_output=True, text=True,
+    return subprocess.run(["tmux", "-S", sock, "-f", "/dev/null", *args], capture_output=True, text=True,
                           check=True).stdout
 
 
@@ -65,7 +66,8 @@ def one(a, rate):
     if not m:
         sys.exit("run_bench: the writer did not start")
     wpid = int(m.group(1))
-    sock = f"rtop-bench-{os.getpid()}"
+    sock_dir = tempfile.mkdtemp(prefix="rtop-bench-")   # tmux leaves its socket behind: removed with this
+    sock = os.path.join(sock_dir, "sock")
     stats = tempfile.NamedTemporaryFile(delete=False)
     stats.close()
     # exec: the pane's pid is recorder-top's.
@@ -87,7 +89,8 @@ def one(a, rate):
         text = wait_for(lambda: open(stats.name).read() if "decoded=" in open(stats.name).read() else None,
                         "recorder-top's --stats line")
     finally:
-        subprocess.run(["tmux", "-L", sock, "kill-server"], capture_output=True)
+        subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True)
+        shutil.rmtree(sock_dir, ignore_errors=True)
         if w.poll() is None:
             w.kill()
     os.unlink(stats.name)

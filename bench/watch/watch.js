@@ -113,9 +113,11 @@ async function finish(w) {
 /* recorder-top in tmux, started through prefix (a priority). */
 async function watchTop(prefix) {
   const w = await startWork();
-  const sock = `watch-${process.pid}`;
-  const stats = path.join(os.tmpdir(), `watch-top-${process.pid}.stats`);
-  const tmux = (...a) => execFileSync('tmux', ['-L', sock, '-f', '/dev/null', ...a], { encoding: 'utf8' });
+  // tmux's socket in a directory of our own, removed at the end: tmux leaves it behind.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'watch-top-'));
+  const sock = path.join(dir, 'sock');
+  const stats = path.join(dir, 'stats');
+  const tmux = (...a) => execFileSync('tmux', ['-S', sock, '-f', '/dev/null', ...a], { encoding: 'utf8' });
   tmux('new-session', '-d', '-s', 'w', '-x', '120', '-y', '40',
     `exec ${prefix}env LANG=C.UTF-8 ${TOP} --stats ${w.pid} 2>${stats}`);
   try {
@@ -131,8 +133,8 @@ async function watchTop(prefix) {
     const m = /decoded=(\d+) lost=(\d+)/.exec(text);
     return { ...r, cpu, decoded: Number(m[1]), lost: Number(m[2]) };
   } finally {
-    try { execFileSync('tmux', ['-L', sock, 'kill-server'], { stdio: 'ignore' }); } catch (e) { /* gone */ }
-    fs.rmSync(stats, { force: true });
+    try { execFileSync('tmux', ['-S', sock, 'kill-server'], { stdio: 'ignore' }); } catch (e) { /* gone */ }
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
