@@ -48,7 +48,7 @@ int cmd_convert(int argc, char **argv) {
                                          {"split", no_argument, 0, 'S'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    struct cli_export_opts eo = {NULL, 0, 0, 0, 0, 0, NULL, 0};
+    struct cli_export_opts eo = {NULL, 0, 0, 0, 0, 0, NULL, 0, NULL};
     const char *fmt = NULL;
     int c, split = 0;
     optind = 0;

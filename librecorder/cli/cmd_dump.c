@@ -86,7 +86,7 @@ int cmd_dump(int argc, char **argv) {
                                          {"split", no_argument, 0, 'S'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    struct cli_export_opts eo = {"trace.json", REC_EXPORT_JSON, 0, 0, 0, 0, NULL, 0};
+    struct cli_export_opts eo = {"trace.json", REC_EXPORT_JSON, 0, 0, 0, 0, NULL, 0, NULL};
     const char *fmt = NULL;
     double wait_s = 0;
     int c, wait = 0, tree = 0, split = 0;

@@ -64,10 +64,13 @@ struct member {
 /* What went in, said once the archive is complete (a write that fails at
  * the end leaves one line: the error). */
 static void say_member(const struct member *m) {
-    char mach[64] = "", sz[32];
+    char mach[64] = "", sz[32], in[1024];
     for (unsigned j = 0; j < m->scan.n_ids && j < 4; j++)
         snprintf(mach + strlen(mach), sizeof mach - strlen(mach), "%s%08x", j ? ", " : "", m->scan.ids[j]);
-    fprintf(stderr, "recorder: gather: %s as %s (%s, %llu packets, machine %s)\n", m->input, m->name,
+    /* The name is the archive's (gt_name_ok: plain characters); the input's
+     * path may hold anything. */
+    fprintf(stderr, "recorder: gather: %s as %s (%s, %llu packets, machine %s)\n", cli_safe(in, sizeof in, m->input),
+            m->name,
             cli_bytes(sz, sizeof sz, (double)m->size), (unsigned long long)m->scan.packets,
             m->scan.n_ids ? mach : "not named");
     if (!m->scan.n_ids)
@@ -192,7 +195,11 @@ static int convert(struct member *m, const char *dir) {
     int n = snprintf(m->conv, sizeof m->conv, "%s/%s", dir, m->name);
     if (n < 0 || (size_t)n >= sizeof m->conv)
         return cli_error(REC_ERR_USAGE, "%s: the temporary folder's path is too long", m->input);
-    struct cli_export_opts eo = {m->conv, REC_EXPORT_PERFETTO, 0, 0, 0, 0, NULL, 0};
+    /* The summary names the input and its member, not the temporary file
+     * (removed once the archive is written). */
+    char in[1024], shown[1200];
+    snprintf(shown, sizeof shown, "gather: converted %s to %s", cli_safe(in, sizeof in, m->input), m->name);
+    struct cli_export_opts eo = {m->conv, REC_EXPORT_PERFETTO, 0, 0, 0, 0, NULL, 0, shown};
     return cli_export(m->input, &eo);
 }
 

@@ -183,7 +183,7 @@ int cmd_run(int argc, char **argv) {
                                          {"cuda", no_argument, 0, 'C'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    struct cli_export_opts eo = {"trace.json", REC_EXPORT_JSON, 0, 0, 0, 0, NULL, 0};
+    struct cli_export_opts eo = {"trace.json", REC_EXPORT_JSON, 0, 0, 0, 0, NULL, 0, NULL};
     const char *ring_kb = NULL;
     const char *fmt = NULL;
     int keep = 0, split = 0, cuda = 0, c;

@@ -176,20 +176,21 @@ static void print_window(const struct cli_export_opts *o) {
 
 void cli_export_summary(const struct cli_export_opts *o, const char *path, const char *desc,
                         const struct rec_export_counts *c) {
+    if (o->shown_as) fprintf(stderr, "recorder: %s", o->shown_as);
+    else fprintf(stderr, "recorder: wrote %s", path);
     if (o->fmt == REC_EXPORT_PERFETTO)
         fprintf(stderr,
-                "recorder: wrote %s (Perfetto protobuf): %llu slices, %llu instants, %llu counters, %llu flow events "
+                " (Perfetto protobuf): %llu slices, %llu instants, %llu counters, %llu flow events "
                 "(%llu track events), %llu threads",
-                path, (unsigned long long)c->slices, (unsigned long long)c->instants, (unsigned long long)c->counters,
+                (unsigned long long)c->slices, (unsigned long long)c->instants, (unsigned long long)c->counters,
                 (unsigned long long)c->flows, (unsigned long long)c->trace_events, (unsigned long long)c->threads);
     else if (o->fmt == REC_EXPORT_JSON)
         fprintf(stderr,
-                "recorder: wrote %s: %llu slices, %llu instants, %llu counters, %llu flow events (%llu trace events), "
-                "%llu threads",
-                path, (unsigned long long)c->slices, (unsigned long long)c->instants, (unsigned long long)c->counters,
+                ": %llu slices, %llu instants, %llu counters, %llu flow events (%llu trace events), %llu threads",
+                (unsigned long long)c->slices, (unsigned long long)c->instants, (unsigned long long)c->counters,
                 (unsigned long long)c->flows, (unsigned long long)c->trace_events, (unsigned long long)c->threads);
     else
-        fprintf(stderr, "recorder: wrote %s: %llu %s", path, (unsigned long long)c->rows,
+        fprintf(stderr, ": %llu %s", (unsigned long long)c->rows,
                 o->fmt == REC_EXPORT_CSV ? "rows (scope names)" : "lines (call paths)");
     fprintf(stderr, "; %llu events read from %s", (unsigned long long)c->events_read, desc);
     if (o->source_note) fprintf(stderr, "; %s", o->source_note);

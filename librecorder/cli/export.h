@@ -20,6 +20,9 @@ struct cli_export_opts {
                                  export's own count of lost entries is left out) */
     int losses_in_desc;       /* the source's description says each process's
                                  losses: the summary's count is "in all" */
+    const char *shown_as;     /* the summary's words for what was written, in place of
+                                 "wrote OUT" (gather: OUT is a temporary file), already
+                                 made safe to print; NULL for "wrote OUT" */
 };
 
 /* The JSON size past which a warning is printed, and past which --force

@@ -317,6 +317,23 @@ def test_manifest():
     check(len(names) == 70 and len(members(w("big.tar"))) == 71, f"70 machines named, 71 members ({len(names)})")
 
 
+def test_messages():
+    """What gather says names what the user gave and what the archive
+    holds, never its temporary files (removed once the archive is
+    written), and a path of control characters reaches the terminal
+    escaped (util.c's rule for every message)."""
+    d = w("d\x1b[31m\x07")
+    os.mkdir(d)
+    ok(["capture", "-o", os.path.join(d, "a.rec"), "--", PROG, "scopes", "5"], "capture")
+    err = ok(["gather", "-o", w("job.tar"), os.path.join(d, "a.rec")], "gather")
+    check(b"\x1b" not in err and b"\x07" not in err, f"no control character reaches stderr ({err!r})")
+    check(b"converted " in err and b"\\x1b[31m\\x07/a.rec to a.pftrace (Perfetto protobuf)" in err,
+          f"the conversion's summary names the input, escaped, and its member ({err!r})")
+    check(b"recorder-gather." not in err and err.count(b"wrote ") == 1 and b"wrote " + w("job.tar").encode() in err,
+          f"no temporary file is named: what was written is the archive ({err!r})")
+    check(set(members(w("job.tar"))) == {"a.pftrace", "perfetto_manifest.json"}, "the archive holds the trace")
+
+
 def test_fallback():
     if os.geteuid() != 0:
         print("SKIP: needs root (a mount namespace to hide /etc/machine-id)")
@@ -345,4 +362,4 @@ def test_fallback():
 
 if __name__ == "__main__":
     main({"machines": test_machines, "same_pid": test_same_pid, "recorded": test_recorded, "errors": test_errors,
-          "manifest": test_manifest, "fallback": test_fallback})
+          "manifest": test_manifest, "fallback": test_fallback, "messages": test_messages})
