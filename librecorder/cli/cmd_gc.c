@@ -174,8 +174,8 @@ static void gc_private(const char *dir, double stale_sec, int dry, size_t *remov
         double age = difftime(time(NULL), st.st_mtime);
         if (!gone && age < stale_sec) continue;
         if (!remove_judged(path, &st, dry, status)) continue;
-        char mem[32];
-        printf("%s %s (pid %ld, %s, %s)\n", dry ? "would remove" : "removed", path, pid,
+        char mem[32], shown[sizeof path * 4];
+        printf("%s %s (pid %ld, %s, %s)\n", dry ? "would remove" : "removed", cli_safe(shown, sizeof shown, path), pid,
                gone ? "never published, process gone" : "never published, unchanged",
                cli_bytes(mem, sizeof mem, (double)st.st_blocks * 512));
         (*removed)++;

@@ -84,6 +84,14 @@ def test_gc():
         code, out, _ = rec("gc", "--now", "--dir", d)
         check(code == OK and "nothing to remove" in out, "a second gc finds nothing")
         check(os.path.exists(seg(live)), "the live program's segment is untouched")
+        # A writer's private name left by a death, with a control sequence
+        # in it: removed, and named escaped.
+        odd = os.path.join(d, ".recorder-new.99999\x1b[2J\x07")
+        open(odd, "wb").close()
+        code, out, _ = rec("gc", "--now", "--dir", d)
+        check(code == OK and not os.path.exists(odd), "gc removed a private name left behind")
+        check("\x1b" not in out and "\x07" not in out and ".recorder-new.99999\\x1b[2J\\x07 (pid 99999" in out,
+              f"gc names it escaped ({out!r})")
     finally:
         reap(p)
         reap(q)
