@@ -162,6 +162,17 @@ static inline int clip_slice(const struct xs *x, int64_t *b, int64_t *e, unsigne
     return 1;
 }
 
+/* The walker moves on to an item from b to e: the slices it follows
+ * leave, and b is the farthest point written if it is. */
+static inline __attribute__((always_inline)) void advance(struct xs *x, uint32_t rec, int64_t b, int64_t e) {
+    struct xrec *R = &x->r[rec];
+    while (R->n && should_pop(R, b, e)) pop_frame(x, rec);
+    if (b > R->frontier) {
+        R->frontier = b;
+        R->frontier_is_end = 0;
+    }
+}
+
 /* A slice enters the walker from b to e (e = XS_OPEN if its end is not
  * known yet) with flags fl (window applied).  Inlined into its two
  * callers: enter, and xs_add's path for a closed slice in order, which is
@@ -170,11 +181,7 @@ static inline __attribute__((always_inline)) void enter_slice(struct xs *x, uint
                                                               int64_t b, int64_t e, unsigned fl, uint64_t pos,
                                                               int forced) {
     struct xrec *R = &x->r[rec];
-    while (R->n && should_pop(R, b, e)) pop_frame(x, rec);
-    if (b > R->frontier) {
-        R->frontier = b;
-        R->frontier_is_end = 0;
-    }
+    advance(x, rec, b, e);
     if (R->n && R->st[R->n - 1].e != XS_OPEN && e > R->st[R->n - 1].e) e = R->st[R->n - 1].e;
     if (e == b && x->sink && !x->sink->push_points) {
         show(x, rec, it, b, e, fl, "");
@@ -212,11 +219,7 @@ static void enter(struct xs *x, uint32_t rec, struct xitem *it, uint64_t pos, in
         R->mhead = it->u + 1;
     }
     if (b < x->from || b > x->to) return;
-    while (R->n && should_pop(R, b, b)) pop_frame(x, rec);
-    if (b > R->frontier) {
-        R->frontier = b;
-        R->frontier_is_end = 0;
-    }
+    advance(x, rec, b, b);
     show(x, rec, it, b, e, it->flags, msg);
 }
 
