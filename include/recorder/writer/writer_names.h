@@ -78,18 +78,18 @@ struct rec__dyn_cache {
  * its id with the subtree flag of its verdict (writer_config.h).  A name
  * that found the string table full keeps no flag: it is recorded as
  * "<strings full>" wherever it appears. */
-static REC__INLINE uint32_t rec__name_value_in(struct rec__global *g, const char *name, size_t len, int inl) {
+static REC__INLINE uint32_t rec__name_value_in(struct rec__global *g, const char *name, size_t len, uint64_t h,
+                                               int inl) {
     /* No filters (the common case): one test, not two loops' set-up. */
     unsigned v = (g->cfg.n_filter | g->cfg.n_filter_out) ? rec__verdict(&g->cfg, name) : REC__KEEP;
     if (v == REC__DROP) return REC_ID_FILTERED;
-    uint64_t h = rec__hash(name, len);
     uint32_t id = inl ? rec__intern_in(g, name, len, h) : rec__intern(g, name, len, h);
     if (REC_UNLIKELY(v != REC__KEEP) && id > REC_ID_OVERFLOW) id |= v == REC__COND ? REC__ID_COND : REC__ID_ROOT;
     return id;
 }
 /* The call sites' (a new dynamic name's inlines it all: rec__dyn_fill). */
 static uint32_t rec__name_value(struct rec__global *g, const char *name, size_t len) {
-    return rec__name_value_in(g, name, len, 0);
+    return rec__name_value_in(g, name, len, rec__hash(name, len), 0);
 }
 
 /* A call site's first event: its value, flags included (0 if filtered). */
@@ -170,8 +170,6 @@ void rec__sub_end(void) {
 #define REC__DYN_WORDS 8u  /* the scan's limit: names of up to 56-63 bytes */
 #define REC__ONES  UINT64_C(0x0101010101010101)
 #define REC__HIGHS UINT64_C(0x8080808080808080)
-#define REC__DYN_K UINT64_C(0x9e3779b97f4a7c15)
-#define REC__DYN_STEP UINT64_C(0x632be59bd9b4e019)
 
 /* Can the len + 1 bytes at address a be read, whatever the buffer holds
  * by then?  Yes if byte a + len is in the page of byte a, which the
@@ -203,19 +201,34 @@ static inline uint32_t rec__dyn_keep(struct rec__dyn_cache *c, struct rec__dyn_p
     return id == REC_ID_FILTERED ? 0 : id;
 }
 
-/* The cache miss path: intern (or filter) the name, remember it first in
- * its set and by its address.  The string table's work is inlined here
- * (rec__name_value_in), where a new name's instructions count. */
-static REC__NOINLINE uint32_t rec__dyn_fill(struct rec__dyn_cache *c, struct rec__dyn_ent *set,
-                                            struct rec__dyn_ptr *p, const char *name, size_t len, uint64_t key) {
+/* The cache miss path: intern (or filter) the name.  The string table's
+ * work is inlined here (rec__name_value_in), where a new name's
+ * instructions count; with three values live (not the cache's), it needs
+ * few registers.  The key of an 8-byte-aligned name is its rec__hash
+ * (rec__dyn_by_key's scan, or rec__dyn_long's), so the index's hash is
+ * computed again only for a name that is not. */
+static REC__NOINLINE uint32_t rec__dyn_new(const char *name, size_t len, uint64_t key) {
     struct rec__global *g = &rec__g;
     if (__atomic_load_n(&g->state, __ATOMIC_ACQUIRE) != REC__READY && rec__ensure_init() != 0) return 0;
-    uint32_t id = rec__name_value_in(g, name, len, 1);
+    uint64_t h = REC_LIKELY(((uintptr_t)name & 7u) == 0) ? key : rec__hash(name, len);
+    return rec__name_value_in(g, name, len, h, 1);
+}
+
+/* Remember a name just looked up in the index first in its set, and by
+ * its address. */
+static inline uint32_t rec__dyn_put(struct rec__dyn_cache *c, struct rec__dyn_ent *set, struct rec__dyn_ptr *p,
+                                    const char *name, size_t len, uint64_t key, uint32_t id) {
     set[1] = set[0];
     set[0].key = key;
     set[0].len = (uint32_t)len;
     set[0].id = id;
     return rec__dyn_keep(c, p, name, id, len);
+}
+
+/* The cache miss path whole, off the lookup by key's own miss. */
+static REC__NOINLINE uint32_t rec__dyn_fill(struct rec__dyn_cache *c, struct rec__dyn_ent *set,
+                                            struct rec__dyn_ptr *p, const char *name, size_t len, uint64_t key) {
+    return rec__dyn_put(c, set, p, name, len, key, rec__dyn_new(name, len, key));
 }
 
 /* A hit by key for a name not 8-byte aligned: compare, then keep or fill. */
@@ -259,55 +272,37 @@ static REC__NOINLINE uint32_t rec__dyn_first(const char *name) {
     return id == REC_ID_FILTERED ? 0 : id;
 }
 
-/* One word's share of a key: the 128-bit product of x and an odd constant,
- * folded to 64 bits, so a change anywhere in x changes every bit of the
- * result as often as not.  A key is the sum of its words' shares (their
- * positions go in through x): the multiplies overlap instead of forming a
- * chain, and the top bits, the set index, are as well mixed as the rest. */
-static inline uint64_t rec__dyn_fold(uint64_t x) {
-#if defined(__x86_64__) && defined(__GNUC__)
-    /* What the __int128 code below means; GCC 12 spills the product to the
-     * stack and back inside a loop, which costs more than the multiply. */
-    uint64_t hi, lo = x;
-    __asm__("mulq %2" : "+a"(lo), "=d"(hi) : "r"(REC__DYN_K) : "cc");
-    return hi ^ lo;
-#elif defined(__SIZEOF_INT128__)
-    unsigned __int128 m = (unsigned __int128)x * REC__DYN_K;
-    return (uint64_t)(m >> 64) ^ (uint64_t)m;
-#else
-    x = (x ^ (x >> 32)) * REC__DYN_K;  /* weaker, for 32-bit hosts */
-    x = (x ^ (x >> 29)) * REC__DYN_STEP;
-    return x ^ (x >> 32);
-#endif
-}
-
 /* The lookup by key: one pass over the name in aligned 8-byte words finds
  * its length (the first zero byte, 8 bytes at a time) and computes its
- * key; a hit is checked by comparing the same words with the text. */
+ * key with rec__hash's steps: for an 8-byte-aligned name (most: buffers
+ * and allocations are) the words are rec__hash's and so is the key, which
+ * a new name's index lookup then uses as is.  For a name r bytes into its
+ * first word, the key covers those bytes too (as 0xff), with r in the
+ * seed: a key for this cache, not the index.  A hit is checked by
+ * comparing the same words with the text. */
 static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_cache *c, struct rec__dyn_ptr *p,
                                                                const char *name) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     uintptr_t a = (uintptr_t)name;
     unsigned r = (unsigned)(a & 7u);                     /* bytes before the name */
     const char *q = name - r;
-    uint64_t w, z, key = 0, pos = UINT64_C(0x2545f4914f6cdd1d) ^ r;
+    uint64_t w, z, key = REC__H_SEED ^ r;
     unsigned k = 0;
     memcpy(&w, q, 8);
     w |= (UINT64_C(1) << (8 * r)) - 1;                  /* those are not zero bytes */
     REC__SHORT_LOOP
     while (!(z = (w - REC__ONES) & ~w & REC__HIGHS)) {   /* exact for the lowest zero */
-        key += rec__dyn_fold(w ^ pos);
-        pos += REC__DYN_STEP;
+        key = rec__hash_word(key, w);
         if (REC_UNLIKELY(++k == REC__DYN_WORDS)) return rec__dyn_long(c, p, name);
         memcpy(&w, q + 8 * k, 8);
     }
     uint64_t last = (z ^ (z - 1)) >> 8;                 /* bytes before the NUL */
     size_t len = 8u * k + ((unsigned)__builtin_ctzll(z) >> 3) - r;
-    key += rec__dyn_fold((w & last) ^ pos);
+    key = rec__hash_end(key, w & last, len);
     struct rec__dyn_ent *set = REC__DYN_SET(c, key), *e = set;
     if (REC_UNLIKELY(!REC__DYN_MATCH(e, key, len))) {
         e = set + 1;
-        if (!REC__DYN_MATCH(e, key, len)) return rec__dyn_fill(c, set, p, name, len, key);
+        if (!REC__DYN_MATCH(e, key, len)) return rec__dyn_put(c, set, p, name, len, key, rec__dyn_new(name, len, key));
     }
     uint32_t id = e->id;
     if (REC_UNLIKELY(id <= REC_ID_OVERFLOW)) {          /* no text to compare */

@@ -105,21 +105,29 @@ static REC__INLINE uint64_t rec__bytes_diff(const char *a, const char *b, size_t
 }
 
 /* A 64-bit hash, 8 bytes a step; not for adversaries, for names.  Every
- * copy of the implementation in a process must compute the same one (the
- * index is shared): the tail's loads changed, its value did not. */
-static inline uint64_t rec__hash(const char *s, size_t n) {
-    uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ (n * UINT64_C(0xff51afd7ed558ccd));
-    while (n >= 8) {
-        h = (h ^ rec__ld64(s)) * UINT64_C(0xbf58476d1ce4e5b9);
-        h ^= h >> 29;
-        s += 8;
-        n -= 8;
-    }
-    if (n) h = (h ^ rec__tail_word(s, n)) * UINT64_C(0x94d049bb133111eb);
+ * copy of the implementation in a process should compute the same one
+ * (the index is shared; a copy that hashes otherwise only interns its
+ * names again, under other ids that are as valid).  The length goes in
+ * last, so that the lookup by key's word scan, which finds the length at
+ * the end, computes the same value in the same pass (rec__dyn_by_key: a
+ * new name costs no second pass over it).  Word by word: */
+#define REC__H_SEED UINT64_C(0x9e3779b97f4a7c15)
+static REC__INLINE uint64_t rec__hash_word(uint64_t h, uint64_t w) {
+    h = (h ^ w) * UINT64_C(0xbf58476d1ce4e5b9);
+    return h << 29 | h >> 35;   /* the product's high bits into the next's low */
+}
+/* ... and the last 0-7 bytes (zero-extended) with the length n. */
+static REC__INLINE uint64_t rec__hash_end(uint64_t h, uint64_t tail, size_t n) {
+    h = ((h ^ tail) * UINT64_C(0x94d049bb133111eb)) ^ (n * UINT64_C(0xff51afd7ed558ccd));
     h ^= h >> 32;
     h *= UINT64_C(0xd6e8feb86659fd93);
-    h ^= h >> 32;
-    return h;
+    return h ^ (h >> 32);
+}
+static inline uint64_t rec__hash(const char *s, size_t n) {
+    uint64_t h = REC__H_SEED;
+    size_t m = n;
+    for (; m >= 8; m -= 8, s += 8) h = rec__hash_word(h, rec__ld64(s));
+    return rec__hash_end(h, rec__tail_word(s, m), n);
 }
 
 #define REC__MAX_PROBES 64u     /* per level (levels have 64 entries or more) */
@@ -294,9 +302,11 @@ static REC__INLINE uint32_t rec__intern_in(struct rec__global *g, const char *s,
     uint64_t r, hlo = (uint32_t)h;
     uint32_t *index = g->index;
     /* New names go to the newest level committed (rec__index_ready adds
-     * one when the names reach a quarter of the entries). */
+     * one when the names reach a quarter of the entries).  A segment of
+     * one level (!lv->grows, lv->count 1) has index_levels 1, or 0 from an
+     * older writer: top 0 either way. */
     uint32_t have = __atomic_load_n(&g->hdr->index_levels, __ATOMIC_ACQUIRE);
-    unsigned top = lv->grows && have - 1u < lv->count ? have - 1 : 0;
+    unsigned top = have - 1u < lv->count ? have - 1 : 0;
     /* The top level, then the others; past a crowded top, the next one. */
     for (;;) {
         r = rec__probe(g, index + lv->start[top], lv->size[top], (hlo * lv->size[top]) >> 32, s, len, h32);
