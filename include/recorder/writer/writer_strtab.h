@@ -116,12 +116,26 @@ static REC__INLINE uint64_t rec__hash_word(uint64_t h, uint64_t w) {
     h = (h ^ w) * UINT64_C(0xbf58476d1ce4e5b9);
     return h << 29 | h >> 35;   /* the product's high bits into the next's low */
 }
-/* ... and the last 0-7 bytes (zero-extended) with the length n. */
+/* ... and the last 0-7 bytes (zero-extended: its top byte is free for
+ * the length n) through one 64 x 64 -> 128-bit product folded to 64 bits,
+ * so that a change anywhere changes every bit as often as not, the top
+ * bits (a name cache's set) and the low ones (the index's slot) alike. */
 static REC__INLINE uint64_t rec__hash_end(uint64_t h, uint64_t tail, size_t n) {
-    h = ((h ^ tail) * UINT64_C(0x94d049bb133111eb)) ^ (n * UINT64_C(0xff51afd7ed558ccd));
-    h ^= h >> 32;
-    h *= UINT64_C(0xd6e8feb86659fd93);
-    return h ^ (h >> 32);
+    uint64_t x = h ^ tail ^ ((uint64_t)n << 52);
+#if defined(__x86_64__) && defined(__GNUC__)
+    /* What the __int128 code below means; GCC 12 spills the product to the
+     * stack and back, which costs more than the multiply. */
+    uint64_t hi, lo = x;
+    __asm__("mulq %2" : "+a"(lo), "=d"(hi) : "r"(UINT64_C(0xd6e8feb86659fd93)) : "cc");
+    return hi ^ lo;
+#elif defined(__SIZEOF_INT128__)
+    unsigned __int128 m = (unsigned __int128)x * UINT64_C(0xd6e8feb86659fd93);
+    return (uint64_t)(m >> 64) ^ (uint64_t)m;
+#else
+    x = (x ^ (x >> 32)) * UINT64_C(0xd6e8feb86659fd93);  /* weaker, for 32-bit hosts */
+    x = (x ^ (x >> 29)) * UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 32);
+#endif
 }
 static inline uint64_t rec__hash(const char *s, size_t n) {
     uint64_t h = REC__H_SEED;
