@@ -116,8 +116,8 @@ static REC__INLINE uint64_t rec__hash_word(uint64_t h, uint64_t w) {
     h = (h ^ w) * UINT64_C(0xbf58476d1ce4e5b9);
     return h << 29 | h >> 35;   /* the product's high bits into the next's low */
 }
-/* ... and the last 0-7 bytes (zero-extended: its top byte is free for
- * the length n) through one 64 x 64 -> 128-bit product folded to 64 bits,
+/* ... and the last 0-7 bytes (zero-extended), with the length n in the
+ * high bits, through one 64 x 64 -> 128-bit product folded to 64 bits,
  * so that a change anywhere changes every bit as often as not, the top
  * bits (a name cache's set) and the low ones (the index's slot) alike. */
 static REC__INLINE uint64_t rec__hash_end(uint64_t h, uint64_t tail, size_t n) {
