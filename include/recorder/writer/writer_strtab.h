@@ -161,6 +161,7 @@ static struct rec__geo {
     unsigned grows;             /* 0: one level, committed at creation */
     uint64_t ids;               /* ids below this have a record's tag in the region */
     uint64_t start[REC__LEVELS_MAX], size[REC__LEVELS_MAX];
+    uint64_t full[REC__LEVELS_MAX]; /* level k + 1 opens at this many names: level k's end / REC__INDEX_LOAD */
 } rec__geo;
 
 static void rec__geo_set(const struct rec_header *h) {
@@ -174,6 +175,7 @@ static void rec__geo_set(const struct rec_header *h) {
         if (end > t || lv->count + 1 == REC__LEVELS_MAX) end = t;
         lv->start[lv->count] = start;
         lv->size[lv->count] = end - start;
+        lv->full[lv->count] = (end + REC__INDEX_LOAD - 1) / REC__INDEX_LOAD;
         start = end;
         end <<= REC__INDEX_GROWTH;
     }
@@ -296,7 +298,10 @@ static inline uint64_t rec__probe(const struct rec__global *g, const uint32_t *l
     for (uint32_t probe = 0; probe < REC__MAX_PROBES; probe++) {
         uint32_t v = __atomic_load_n(&level[i], __ATOMIC_ACQUIRE);
         if (v == 0) return i << 32;
-        if (v < rec__geo.ids && (uint32_t)(__atomic_load_n(&rec__str(g, v)->tag, __ATOMIC_ACQUIRE) >> 32) == h32 &&
+        /* v is an index entry, not a cache's: no flags to mask (rec__str). */
+        if (v < rec__geo.ids &&
+            (uint32_t)(__atomic_load_n(&((const struct rec_str *)(g->strings + (uint64_t)v * 8u))->tag,
+                                       __ATOMIC_ACQUIRE) >> 32) == h32 &&
             rec__str_equal(g, v, s, len, h32))
             return v;
         if (++i == size) i = 0;
@@ -348,7 +353,7 @@ static REC__INLINE uint32_t rec__intern_in(struct rec__global *g, const char *s,
         uint64_t at = REC__PROBE_AT(r);
         if (__atomic_compare_exchange_n(&level[at], &expect, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
             uint64_t names = __atomic_add_fetch(&g->hdr->index_names, 1, __ATOMIC_RELAXED);
-            if (REC_UNLIKELY(names * REC__INDEX_LOAD >= rec__level_end(top)) && top + 1 < lv->count)
+            if (REC_UNLIKELY(names >= lv->full[top]) && top + 1 < lv->count)
                 rec__index_ready(g, top + 1);
             return mine;
         }
