@@ -25,6 +25,7 @@ struct rec__config {
     int32_t launcher_pid;            /* RECORDER_LAUNCHER=pid:start, 0 if none */
     uint64_t launcher_start;
     int n_filter, n_filter_out;
+    int filtering;                   /* n_filter or n_filter_out: one test on a new name's path */
     char *filter[REC__MAX_FILTERS];
     char *filter_out[REC__MAX_FILTERS];
     unsigned char filter_sub[REC__MAX_FILTERS]; /* filter[i] keeps its subtree */
@@ -131,6 +132,7 @@ static void rec__config_free(struct rec__config *c) {
     for (int i = 0; i < c->n_filter; i++) free(c->filter[i]);
     for (int i = 0; i < c->n_filter_out; i++) free(c->filter_out[i]);
     c->n_filter = c->n_filter_out = 0;
+    c->filtering = 0;
 }
 
 /* RECORDER_LAUNCHER=PID:START: set by `recorder run` and `recorder capture
@@ -195,6 +197,7 @@ static void rec__env_filter_mode(struct rec__config *c) {
         if (c->filter_out[i][len - 1] == '/')
             rec__warn("RECORDER_FILTER_OUT", c->filter_out[i], "a trailing '/' means nothing here; matched as written");
     }
+    c->filtering = c->n_filter > 0 || c->n_filter_out > 0;
 }
 
 /* The string table's geometry (writer_strtab.h): level 0 of the index is

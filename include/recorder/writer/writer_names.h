@@ -78,16 +78,20 @@ struct rec__dyn_cache {
  * its id with the subtree flag of its verdict (writer_config.h).  A name
  * that found the string table full keeps no flag: it is recorded as
  * "<strings full>" wherever it appears. */
-static REC__INLINE uint32_t rec__name_value_in(struct rec__global *g, const char *name, size_t len, uint64_t h,
-                                               int inl) {
-    /* No filters (the common case): one test, not two loops' set-up. */
-    unsigned v = (g->cfg.n_filter | g->cfg.n_filter_out) ? rec__verdict(&g->cfg, name) : REC__KEEP;
+static uint32_t rec__name_value_filtered(struct rec__global *g, const char *name, size_t len, uint64_t h) {
+    unsigned v = rec__verdict(&g->cfg, name);
     if (v == REC__DROP) return REC_ID_FILTERED;
-    uint32_t id = inl ? rec__intern_in(g, name, len, h) : rec__intern(g, name, len, h);
-    if (REC_UNLIKELY(v != REC__KEEP) && id > REC_ID_OVERFLOW) id |= v == REC__COND ? REC__ID_COND : REC__ID_ROOT;
+    uint32_t id = rec__intern(g, name, len, h);
+    if (v != REC__KEEP && id > REC_ID_OVERFLOW) id |= v == REC__COND ? REC__ID_COND : REC__ID_ROOT;
     return id;
 }
-/* The call sites' (a new dynamic name's inlines it all: rec__dyn_fill). */
+static REC__INLINE uint32_t rec__name_value_in(struct rec__global *g, const char *name, size_t len, uint64_t h,
+                                               int inl) {
+    /* No filters (the common case): one test, the filters' work apart. */
+    if (REC_UNLIKELY(g->cfg.filtering)) return rec__name_value_filtered(g, name, len, h);
+    return inl ? rec__intern_in(g, name, len, h) : rec__intern(g, name, len, h);
+}
+/* The call sites' (a new dynamic name's inlines it all: rec__dyn_new). */
 static uint32_t rec__name_value(struct rec__global *g, const char *name, size_t len) {
     return rec__name_value_in(g, name, len, rec__hash(name, len), 0);
 }
@@ -214,13 +218,17 @@ static REC__NOINLINE uint32_t rec__dyn_new(const char *name, size_t len, uint64_
     return rec__name_value_in(g, name, len, h, 1);
 }
 
-/* Remember a name just looked up in the index first in its set, and by
- * its address. */
-static inline uint32_t rec__dyn_put(struct rec__dyn_cache *c, struct rec__dyn_ent *set, struct rec__dyn_ptr *p,
-                                    const char *name, size_t len, uint64_t key, uint32_t id) {
+/* A name the cache misses: intern it, and remember it first in its set
+ * and by its address.  The set's entry is written before the interning
+ * (so that neither the key nor the set is held across the call), with id
+ * 0 (never a match) until the id is known. */
+static inline uint32_t rec__dyn_miss_key(struct rec__dyn_cache *c, struct rec__dyn_ent *set, struct rec__dyn_ptr *p,
+                                         const char *name, size_t len, uint64_t key) {
     set[1] = set[0];
     set[0].key = key;
     set[0].len = (uint32_t)len;
+    set[0].id = 0;
+    uint32_t id = rec__dyn_new(name, len, key);
     set[0].id = id;
     return rec__dyn_keep(c, p, name, id, len);
 }
@@ -228,7 +236,7 @@ static inline uint32_t rec__dyn_put(struct rec__dyn_cache *c, struct rec__dyn_en
 /* The cache miss path whole, off the lookup by key's own miss. */
 static REC__NOINLINE uint32_t rec__dyn_fill(struct rec__dyn_cache *c, struct rec__dyn_ent *set,
                                             struct rec__dyn_ptr *p, const char *name, size_t len, uint64_t key) {
-    return rec__dyn_put(c, set, p, name, len, key, rec__dyn_new(name, len, key));
+    return rec__dyn_miss_key(c, set, p, name, len, key);
 }
 
 /* A hit by key for a name not 8-byte aligned: compare, then keep or fill. */
@@ -280,11 +288,11 @@ static REC__NOINLINE uint32_t rec__dyn_first(const char *name) {
  * first word, the key covers those bytes too (as 0xff), with r in the
  * seed: a key for this cache, not the index.  A hit is checked by
  * comparing the same words with the text. */
-static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_cache *c, struct rec__dyn_ptr *p,
-                                                               const char *name) {
+static REC__NO_SANITIZE REC__INLINE uint32_t rec__dyn_by_key_in(struct rec__dyn_cache *c, struct rec__dyn_ptr *p,
+                                                               const char *name, int aligned) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     uintptr_t a = (uintptr_t)name;
-    unsigned r = (unsigned)(a & 7u);                     /* bytes before the name */
+    unsigned r = aligned ? 0 : (unsigned)(a & 7u);       /* bytes before the name */
     const char *q = name - r;
     uint64_t w, z, key = REC__H_SEED ^ r;
     unsigned k = 0;
@@ -302,7 +310,7 @@ static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_c
     struct rec__dyn_ent *set = REC__DYN_SET(c, key), *e = set;
     if (REC_UNLIKELY(!REC__DYN_MATCH(e, key, len))) {
         e = set + 1;
-        if (!REC__DYN_MATCH(e, key, len)) return rec__dyn_put(c, set, p, name, len, key, rec__dyn_new(name, len, key));
+        if (!REC__DYN_MATCH(e, key, len)) return rec__dyn_miss_key(c, set, p, name, len, key);
     }
     uint32_t id = e->id;
     if (REC_UNLIKELY(id <= REC_ID_OVERFLOW)) {          /* no text to compare */
@@ -325,8 +333,20 @@ static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_c
     if (REC_LIKELY(diff == 0)) return rec__dyn_keep(c, p, name, id, len);
     return rec__dyn_fill(c, set, p, name, len, key);
 #else
+    (void)aligned;
     return rec__dyn_long(c, p, name);
 #endif
+}
+/* A name that starts on an 8-byte boundary (nearly all) takes a copy of
+ * the lookup with nothing to shift or mask for its first word. */
+static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key_shifted(struct rec__dyn_cache *c,
+                                                                       struct rec__dyn_ptr *p, const char *name) {
+    return rec__dyn_by_key_in(c, p, name, 0);
+}
+static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key(struct rec__dyn_cache *c, struct rec__dyn_ptr *p,
+                                                               const char *name) {
+    if (REC_UNLIKELY((uintptr_t)name & 7u)) return rec__dyn_by_key_shifted(c, p, name);
+    return rec__dyn_by_key_in(c, p, name, 1);
 }
 
 /* A rewritten buffer (by address, its mode not REC__DYN_KEPT): guess the

@@ -27,7 +27,7 @@ static struct rec__global {
     unsigned char *parent_base;      /* after fork(): the parent's mapping */
     size_t parent_size;
 } rec__g = {REC__UNINIT, -1, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, "", "",
-            {0, 0, 0, 0, 0, 0, 0, 0, "", 0, 0, 0, 0, {0}, {0}, {0}, 0}, 0, 0, 0, NULL, 0};
+            {0, 0, 0, 0, 0, 0, 0, 0, "", 0, 0, 0, 0, 0, {0}, {0}, {0}, 0}, 0, 0, 0, NULL, 0};
 
 static struct rec_slot rec__dummy_slot;
 static const uint64_t rec__zero_limit = 0;

@@ -334,10 +334,11 @@ static REC__INLINE uint32_t rec__intern_in(struct rec__global *g, const char *s,
         top++;
     }
     if (v > 1) return v;
-    /* The older levels, each at most a quarter full: mostly the name's
-     * slot is empty there, which a relaxed load may tell (a slot that is
-     * not is probed again with acquire loads before its record is read). */
-    for (unsigned k = 0; k < top; k++) {
+    /* The older levels, newest (largest, most names) first, each at most
+     * a quarter full: mostly the name's slot is empty there, which a
+     * relaxed load may tell (a slot that is not is probed again with
+     * acquire loads before its record is read). */
+    for (unsigned k = top; k-- > 0;) {
         uint64_t size = lv->size[k], i = (hlo * size) >> 32;
         const uint32_t *level = index + lv->start[k];
         if (REC_LIKELY(__atomic_load_n(&level[i], __ATOMIC_RELAXED) == 0)) continue;
