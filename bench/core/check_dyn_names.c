@@ -64,6 +64,23 @@ static void every_length_and_alignment(void) {
     CHECK_EQ_U(rec__intern_dyn(buf), id);
 }
 
+/* The same, with the dynamic lookup first: a name it interns (with the
+ * hash its word scan computed, for an aligned name) is found by the string
+ * table's own lookup (rec__hash), at every length and alignment. */
+static void dynamic_first(void) {
+    static char buf[96 + 16] __attribute__((aligned(16)));
+    for (size_t len = 0; len <= 80; len++) {
+        for (unsigned r = 0; r < 8; r++) {
+            char *p = buf + r;
+            fill(p, len, (unsigned)len * 8 + r + 1000);   /* names every_length_and_alignment did not make */
+            p[0] = len ? 'Z' : 0;
+            uint32_t a = rec__intern_dyn(p);
+            CHECK_EQ_U(canonical(p), a);
+            CHECK(text_is(a, p));
+        }
+    }
+}
+
 /* One buffer rewritten with other names (how ggml builds op names): every
  * call sees the current text, not the previous one, whether the names come
  * in the same order as before (the guess by address is right) or not. */
@@ -276,6 +293,7 @@ int main(void) {
     REQUIRE(rec_init() == 0);
     REQUIRE(rec__intern_dyn("first") == canonical("first"));  /* allocates the cache */
     every_length_and_alignment();
+    dynamic_first();
     one_buffer_many_names();
     cache_entries_are_checked(0);
     cache_entries_are_checked(1);
