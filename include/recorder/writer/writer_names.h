@@ -337,8 +337,9 @@ static REC__NO_SANITIZE REC__INLINE uint32_t rec__dyn_by_key_in(struct rec__dyn_
     return rec__dyn_long(c, p, name);
 #endif
 }
-/* A name that starts on an 8-byte boundary (nearly all) takes a copy of
- * the lookup with nothing to shift or mask for its first word. */
+/* The lookup by key in two copies: a name that starts on an 8-byte
+ * boundary (nearly all) takes one with nothing to shift or mask for its
+ * first word (rec__dyn_by_key), the others the general one. */
 static REC__NO_SANITIZE REC__NOINLINE uint32_t rec__dyn_by_key_shifted(struct rec__dyn_cache *c,
                                                                        struct rec__dyn_ptr *p, const char *name) {
     return rec__dyn_by_key_in(c, p, name, 0);
