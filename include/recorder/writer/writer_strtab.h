@@ -286,17 +286,17 @@ static int rec__str_equal(const struct rec__global *g, uint32_t id, const char *
            ((tag >> 8) & 0xffffff) == len && !rec__bytes_diff(rec_str_text(r), s, len);
 }
 
-/* Looks for s in one level from slot i: returns its id, or 0 at the first
+/* Looks for s in one level from slot i (rec__probe_from: from slot i's
+ * entry v, which the caller loaded): returns its id, or 0 at the first
  * empty slot, or 1 if REC__MAX_PROBES slots hold other names; the slot it
  * stopped at in the high 32 bits (returned, not stored through a pointer,
  * so the caller's frame needs no stack slot).  The hash half in each
  * record's tag is compared before the text. */
 #define REC__PROBE_ID(r) ((uint32_t)(r))
 #define REC__PROBE_AT(r) ((r) >> 32)
-static inline uint64_t rec__probe(const struct rec__global *g, const uint32_t *level, uint64_t size, uint64_t i,
-                                  const char *s, size_t len, uint32_t h32) {
-    for (uint32_t probe = 0; probe < REC__MAX_PROBES; probe++) {
-        uint32_t v = __atomic_load_n(&level[i], __ATOMIC_ACQUIRE);
+static inline uint64_t rec__probe_from(const struct rec__global *g, const uint32_t *level, uint64_t size,
+                                       uint64_t i, uint32_t v, const char *s, size_t len, uint32_t h32) {
+    for (uint32_t probe = 1;; probe++) {   /* v: slot i's entry, loaded with acquire */
         if (v == 0) return i << 32;
         /* v is an index entry, not a cache's: no flags to mask (rec__str). */
         if (v < rec__geo.ids &&
@@ -304,9 +304,14 @@ static inline uint64_t rec__probe(const struct rec__global *g, const uint32_t *l
                                        __ATOMIC_ACQUIRE) >> 32) == h32 &&
             rec__str_equal(g, v, s, len, h32))
             return v;
+        if (probe == REC__MAX_PROBES) return 1;
         if (++i == size) i = 0;
+        v = __atomic_load_n(&level[i], __ATOMIC_ACQUIRE);
     }
-    return 1;
+}
+static inline uint64_t rec__probe(const struct rec__global *g, const uint32_t *level, uint64_t size, uint64_t i,
+                                  const char *s, size_t len, uint32_t h32) {
+    return rec__probe_from(g, level, size, i, __atomic_load_n(&level[i], __ATOMIC_ACQUIRE), s, len, h32);
 }
 
 /* The id of s, interning it if new.  Never fails: a full table yields
@@ -335,14 +340,15 @@ static REC__INLINE uint32_t rec__intern_in(struct rec__global *g, const char *s,
     }
     if (v > 1) return v;
     /* The older levels, newest (largest, most names) first, each at most
-     * a quarter full: mostly the name's slot is empty there, which a
-     * relaxed load may tell (a slot that is not is probed again with
-     * acquire loads before its record is read). */
+     * a quarter full: mostly the name's slot is empty there, one load and
+     * one test (with acquire: the probe goes on from the entry it read,
+     * whose record it may read). */
     for (unsigned k = top; k-- > 0;) {
         uint64_t size = lv->size[k], i = (hlo * size) >> 32;
         const uint32_t *level = index + lv->start[k];
-        if (REC_LIKELY(__atomic_load_n(&level[i], __ATOMIC_RELAXED) == 0)) continue;
-        uint32_t w = REC__PROBE_ID(rec__probe(g, level, size, i, s, len, h32));
+        uint32_t e = __atomic_load_n(&level[i], __ATOMIC_ACQUIRE);
+        if (REC_LIKELY(e == 0)) continue;
+        uint32_t w = REC__PROBE_ID(rec__probe_from(g, level, size, i, e, s, len, h32));
         if (w > 1) return w;
     }
     if (!(mine = rec__alloc_str(g, s, len, h32))) return REC_ID_OVERFLOW;
