@@ -15,8 +15,8 @@
 # verbatim: nothing is computed or rounded here.  "load" is the 1-minute
 # load average before and after the command: figures taken at load are
 # not quiet figures (docs/performance.md says which were).  --only AREA
-# (hot path, comparison, export, capture, recorder-top, Python,
-# recorder-web, watching; repeatable) runs those rows alone.  A benchmark
+# (hot path, comparison, export, capture, recorder-top, "viewers, 1 M
+# names", Python, recorder-web, watching; repeatable) runs those rows alone.  A benchmark
 # whose tools are missing (LTTng and valgrind for the hot path, chromium
 # for recorder-web) says so in its own output, as it does when run alone.
 #
@@ -45,6 +45,7 @@ rows=(
 "hot path|≤ 32 bytes per scope|core|^variant |^rec "
 "hot path|filtered-out name ≤ 1 ns|core|filtered (static|dynamic) name"
 "hot path|instructions per scope (callgrind)|core|^(variant|floor|rec|rec_dyn) "
+"hot path|a dynamic scope at 1 M distinct names: ≤ 400 instructions for a new name|names|instructions per scope"
 "comparison|mutex-protected buffer / LTTng-UST with an active session|core|^(variant|floor|mutex|lttng)"
 "export|≥ 10 M events/s into JSON|export|^target: JSON|JSON export, (wall|CPU)"
 "export|Perfetto protobuf: ≥ 40 M events/s into a sink|perfetto|^target: Perfetto|Perfetto protobuf export, (wall|CPU)"
@@ -53,8 +54,10 @@ rows=(
 "export|Perfetto protobuf: convert a 100 M-event capture with RSS < 512 MB|rss|^perfetto +peak RSS"
 "capture|lossless, one thread at full speed (capture -- CMD)|capture-launch|^median|^consumer alone"
 "capture|attaching to a running program, default 1 MiB ring|capture-attach|^median"
+"capture|several consumer threads: per-thread throughput as consumers are added; 8 writers lossless with ≤ 4 (16 cores)|consumers,scale|^consumers|^[0-9]+ +[0-9]"
 "recorder-top|keeps up with ≥ 20 M events/s using < ½ core (drain)|top-drain|^(rec_decode|rec_model_poll_seg) |^one core drains"
 "recorder-top|keeps up with ≥ 20 M events/s using < ½ core (end to end, 4 and 1 threads)|top-4,top-1|^recorder-top against|M/s +[0-9.]+ M "
+"viewers, 1 M names|recorder-top and recorder-web keep up with 1 M events/s of 1 M names at ≤ ½ core|names-viewers|^ *viewer|recorder-(top|web) "
 "Python|added cost per call ≤ 0.5× cProfile's and ≤ 0.3× a no-op hook's; lines; scope()|python|ratio|cProfile|line_profiler|floor"
 "recorder-web|≥ 1 M events/s delivered, nothing lost silently; page ≥ 30 fps|web|delivered|fps|lost in the rings|recorder-web CPU"
 "recorder-web history|10 M slices: pan/zoom ≥ 30 fps; 100 M-event capture: first frame ≤ 3 s|web|redraws|first frame|panzoom|history"
@@ -71,6 +74,10 @@ command_of() {
         rss) echo "ninja -C $B librecorder/cli/recorder tests/cli/gen_capture >/dev/null && bench/export/export_rss.py --build $B --scopes 50000000 --dir \${TMPDIR:-/tmp}" ;;
         capture-launch) echo "ninja -C $B bench/export/capture_bench librecorder/cli/recorder >/dev/null && ./$B/bench/export/capture_bench $B/librecorder/cli/recorder -n 100000000 -r 5 --launch" ;;
         capture-attach) echo "ninja -C $B bench/export/capture_bench librecorder/cli/recorder >/dev/null && ./$B/bench/export/capture_bench $B/librecorder/cli/recorder -n 100000000 -r 5" ;;
+        names) echo "ninja -C $B bench/core/bench_names >/dev/null && bench/core/names.sh $B" ;;
+        consumers) echo "ninja -C $B bench/capture/cap_consumers_bench >/dev/null && ./$B/bench/capture/cap_consumers_bench -w 4 -n 4 -r 6" ;;
+        scale) echo "ninja -C $B bench/capture/cap_consumers_bench librecorder/cli/recorder >/dev/null && bench/capture/scale.sh $B 8 20000000 4" ;;
+        names-viewers) echo "ninja -C $B >/dev/null && python3 bench/tui/names_bench.py --build $B --seconds 10" ;;
         top-drain) echo "ninja -C $B bench/tui/tui_bench_drain >/dev/null && ./$B/bench/tui/tui_bench_drain" ;;
         top-4|top-1) echo "ninja -C $B viewer-tui/recorder-top bench/tui/tui_bench_writer >/dev/null && python3 bench/tui/run_bench.py --top $B/viewer-tui/recorder-top --writer $B/bench/tui/tui_bench_writer --threads ${1#top-} --rate 20e6 --seconds 10" ;;
         python) echo "ninja -C $B >/dev/null && PYTHONPATH=$B/python /usr/bin/python3 bench/python/bench.py" ;;
