@@ -8,12 +8,9 @@
 # "Names that come round".
 set -eu
 build=${1:-build-rel}
-exe="$(cd "$build" && pwd)/bench/core/bench_cycle"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-echo "command:  bench/core/cycle.sh $build"
-echo "commit:   $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) before"
+# shellcheck source=SCRIPTDIR/cg_header.sh
+. "$(dirname "$0")/cg_header.sh"
+cg_header cycle.sh "$build" bench_cycle
 for n in 64 256 1024 2048 4096; do
     (cd "$tmp" && RECORDER_NAME=bench-cycle.$$ valgrind --tool=callgrind --collect-atstart=no \
         --callgrind-out-file="$tmp/cg.$n.%p" "$exe" "$n") >"$tmp/valgrind.log" 2>&1 ||
