@@ -32,16 +32,41 @@ const os = require('os');
 const path = require('path');
 const { spawn, execFileSync } = require('child_process');
 
-function arg(name, def) {
-  const i = process.argv.indexOf('--' + name);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
+const USAGE = `usage: node bench/watch/watch.js [--rounds R] [--seconds S] [--work-us US] [--threads N]
+                                [--modes top,top-nice,top-idle,web,web-remote,capture]
+  --rounds R     rounds, each mode once per round (default 5; 6 or more for an interval)
+  --seconds S    how long the workload runs per mode and round (default 5)
+  --work-us US   arithmetic per thread per op, microseconds (default 20)
+  --threads N    workload threads in lock step (default: the CPUs, ${os.cpus().length})
+  --modes LIST   the viewers to measure (default: all); the workload alone always runs`;
+const MODES = ['top', 'top-nice', 'top-idle', 'web', 'web-remote', 'capture'];
+function usageError(msg) {
+  console.error(`watch.js: ${msg}\n${USAGE}`);
+  process.exit(2);
 }
-const rounds = arg('rounds', 5);
-const modesAt = process.argv.indexOf('--modes');
-const only = modesAt > 0 ? (process.argv[modesAt + 1] || '').split(',').filter(Boolean) : [];
-const seconds = arg('seconds', 5);
-const workUs = arg('work-us', 20);
-const threads = arg('threads', os.cpus().length);
+const opts = { rounds: 5, seconds: 5, 'work-us': 20, threads: os.cpus().length, modes: '' };
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  if (a === '--help' || a === '-h') {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const name = a.startsWith('--') ? a.slice(2) : null;
+  if (!name || !(name in opts)) usageError(`unknown argument '${a}'`);
+  const v = process.argv[++i];
+  if (v === undefined) usageError(`${a} wants a value`);
+  if (name === 'modes') {
+    opts.modes = v;
+  } else {
+    const x = Number(v);
+    if (!(x > 0) || !Number.isFinite(x) || (name !== 'seconds' && name !== 'work-us' && !Number.isInteger(x)))
+      usageError(`${a} wants a positive number${name === 'seconds' || name === 'work-us' ? '' : ' (whole)'}, not '${v}'`);
+    opts[name] = x;
+  }
+}
+const only = opts.modes.split(',').filter(Boolean);
+for (const m of only) if (!MODES.includes(m)) usageError(`--modes: no mode '${m}' (${MODES.join(', ')})`);
+const { rounds, seconds } = opts, workUs = opts['work-us'], threads = opts.threads;
 
 function need(name) {
   const v = process.env[name];
@@ -49,13 +74,6 @@ function need(name) {
   return v;
 }
 const [WORK, RECORDER, TOP, WEB] = ['WATCH_WORK', 'RECORDER_CLI', 'RECORDER_TOP', 'RECORDER_WEB'].map((n) => path.resolve(need(n)));
-let chromium;
-try {
-  ({ chromium } = require(path.join(__dirname, '../../tests/node/node_modules/playwright-core')));
-} catch (e) {
-  console.log('SKIP: playwright-core is not installed (run scripts/deps)');
-  process.exit(77);
-}
 
 const harness = require('../../tests/web/harness');
 const { sleep } = harness;
@@ -260,7 +278,17 @@ function verdict(ci, limit) {
   return `cannot tell within ${limit * 100}% at this noise`;
 }
 
-(async () => {
+/* Chromium only for the mode that draws the page: an idle headless
+ * browser still wakes its threads, and would take its share of every
+ * other mode's rounds (the workload alone's included). */
+async function startBrowser() {
+  let chromium;
+  try {
+    ({ chromium } = require(path.join(__dirname, '../../tests/node/node_modules/playwright-core')));
+  } catch (e) {
+    console.log('SKIP: playwright-core is not installed (run scripts/deps)');
+    process.exit(77);
+  }
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'recorder-watch-'));
   const ctx = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -273,8 +301,18 @@ function verdict(ci, limit) {
       return execFileSync('pgrep', ['-f', profile], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
     } catch (e) { return []; }
   };
-  const browser = { newPage: (o) => ctx.newPage(o) };
+  return {
+    newPage: (o) => ctx.newPage(o),
+    close: async () => {
+      await ctx.close().catch(() => {});
+      fs.rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+(async () => {
   const names = Object.keys(modes).filter((n) => n === 'alone' || !only.length || only.includes(n));
+  const browser = names.includes('web') ? await startBrowser() : null;
   const got = Object.fromEntries(names.map((n) => [n, []]));
   console.log(`watch_work: ${threads} threads in lock step (spinning barrier), ${workUs} us per op, ` +
     `${seconds} s per run, ${rounds} rounds, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}`);
@@ -287,8 +325,7 @@ function verdict(ci, limit) {
         .map((n) => `${n} ${(got[n][r].opsPerS / alone).toFixed(3)}`).join(', '));
     }
   } finally {
-    await ctx.close().catch(() => {});
-    fs.rmSync(profile, { recursive: true, force: true });
+    if (browser) await browser.close();
   }
   const res = { threads, work_us: workUs, seconds, rounds, alone_ops_per_s: Math.round(median(got.alone.map((x) => x.opsPerS))),
     events_per_s: Math.round(median(got.alone.map((x) => x.events / seconds))) };
