@@ -466,8 +466,10 @@ static void read_file(struct reader *r) {
 }
 
 /* The windows pages asked for (range.h): each page's newest question,
- * once the file is read.  Answered once; a page asks again if its answer
- * was thinned away. */
+ * once the file is read, answered once.  A page whose queue holds
+ * anything is answered on a later pass: an empty queue takes any frame
+ * (clients.c) and only this thread queues, so an answer is never thinned
+ * (it would count as a stream frame thinned, with no events in it). */
 static void serve_ranges(struct reader *r) {
     struct web *w = r->w;
     unsigned n = 0;
@@ -476,7 +478,7 @@ static void serve_ranges(struct reader *r) {
     for (size_t i = 0; set && i < set->n; i++) {
         struct client *c = set->c[i];
         uint64_t v = __atomic_load_n(&c->range_ver, __ATOMIC_ACQUIRE);
-        if (v == c->range_done || web_load(&c->closing)) continue;
+        if (v == c->range_done || web_load(&c->closing) || web_load(&c->queued_bytes)) continue;
         uint64_t a = web_load(&c->range_t0), b = web_load(&c->range_t1);
         uint32_t id = web_load(&c->range_id);
         if (__atomic_load_n(&c->range_ver, __ATOMIC_ACQUIRE) != v) continue;   /* being asked anew */
