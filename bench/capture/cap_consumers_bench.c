@@ -15,7 +15,7 @@
  *     each other's way (the lock around the file, shared cache lines).
  *     It is what a loaded machine can still tell.
  *
- *   cap_consumers_bench [-w WRITERS] [-n MAX_CONSUMERS] [-r ROUNDS]
+ *   cap_consumers_bench [-w WRITERS] [-n MAX_CONSUMERS] [-r ROUNDS]   (--help: the defaults)
  *
  * With --writer W SCOPES it is instead the program a capture starts:
  * W threads write SCOPES scopes each, flat out, at once (scale.sh runs
@@ -24,6 +24,8 @@
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,8 @@
 
 #include "recorder/capture.h"
 #include "recorder/reader.h"
+
+#include "../bench_args.h"
 
 static int writers = 8, max_n = 4, rounds = 10;
 static uint64_t per_writer;
@@ -79,16 +83,47 @@ static int writer_mode(int w, long long scopes) {
     return 0;
 }
 
+#define USAGE "usage: cap_consumers_bench [-w WRITERS] [-n MAX_CONSUMERS] [-r ROUNDS]\n" \
+              "       cap_consumers_bench --writer W SCOPES\n"
+
+static void usage(FILE *f) {
+    fprintf(f, USAGE
+               "  -w WRITERS        writer threads, 1-64 (default 8)\n"
+               "  -n MAX_CONSUMERS  consumer threads 1 .. this, 1-64 (default 4)\n"
+               "  -r ROUNDS         rounds, each N drained once a round, at least 1 (default 10)\n"
+               "  --writer W SCOPES the program a capture starts: W threads (1-256) write\n"
+               "                    SCOPES scopes each, flat out (scale.sh)\n"
+               "  -h, --help        this text\n");
+}
+
+/* A bad command line: why, the usage line, exit status 2 (bench_args.h). */
+static int bad(const char *why, const char *arg) { return bench_bad("cap_consumers_bench", USAGE, why, arg); }
+
 int main(int argc, char **argv) {
-    if (argc == 4 && !strcmp(argv[1], "--writer")) return writer_mode(atoi(argv[2]), atoll(argv[3]));
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "-w")) writers = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-n")) max_n = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-r")) rounds = atoi(argv[i + 1]);
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        }
+    if (argc > 1 && !strcmp(argv[1], "--writer")) {
+        long long w, scopes;
+        if (argc != 4) return bad("--writer wants W SCOPES and nothing else", NULL);
+        if (bench_parse_ll(argv[2], 1, 256, &w)) return bad("--writer W wants an integer from 1 to 256", argv[2]);
+        if (bench_parse_ll(argv[3], 1, LLONG_MAX, &scopes)) return bad("--writer SCOPES wants a positive integer", argv[3]);
+        return writer_mode((int)w, scopes);
     }
-    if (writers < 1 || writers > 64 || max_n < 1 || max_n > 64 || rounds < 1) {
-        fprintf(stderr, "usage: cap_consumers_bench [-w WRITERS 1-64] [-n MAX_CONSUMERS 1-64] [-r ROUNDS]\n");
-        return 2;
+    for (int i = 1; i < argc; i++) {
+        int *v = !strcmp(argv[i], "-w")   ? &writers
+                 : !strcmp(argv[i], "-n") ? &max_n
+                 : !strcmp(argv[i], "-r") ? &rounds
+                                          : NULL;
+        long long x;
+        if (!v) return bad("unknown option", argv[i]);
+        if (i + 1 == argc) return bad("missing value after", argv[i]);
+        if (bench_parse_ll(argv[++i], 1, v == &rounds ? INT_MAX : 64, &x))
+            return bad(v == &rounds ? "-r wants a positive integer" : "-w and -n want an integer from 1 to 64",
+                       argv[i]);
+        *v = (int)x;
     }
     setenv("RECORDER_RING_KB", "16384", 1);   /* 1 M entries a ring: each fill is 0.5 M */
     setenv("RECORDER_MAX_THREADS", "80", 1);

@@ -13,11 +13,16 @@
  * open (the machine is shared: compare within one run).
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "recorder/capture.h"
+
+#include "../bench_args.h"
 
 static double now(clockid_t id) {
     struct timespec ts;
@@ -40,23 +45,57 @@ static int die(const char *what, const char *err) {
     return 1;
 }
 
+#define USAGE "usage: cap_open_bench [--] FILE.rec [RUNS]\n"
+
+static void usage(FILE *f) {
+    fprintf(f, USAGE
+               "  FILE.rec    the capture to open\n"
+               "  RUNS        how many times, at least 1 (default 3)\n"
+               "  -h, --help  this text\n");
+}
+
+/* A bad command line: why, the usage line, exit status 2 (bench_args.h). */
+static int bad(const char *why, const char *arg) { return bench_bad("cap_open_bench", USAGE, why, arg); }
+
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        fprintf(stderr, "usage: cap_open_bench FILE.rec [RUNS]\n");
-        return 2;
+    const char *pos[2];
+    int npos = 0, opts = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (opts && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
+            usage(stdout);
+            return 0;
+        } else if (opts && !strcmp(a, "--")) {
+            opts = 0;
+        } else if (opts && a[0] == '-' && a[1]) {
+            return bad("unknown option", a);
+        } else if (npos == 2) {
+            return bad("too many arguments", a);
+        } else {
+            pos[npos++] = a;
+        }
     }
-    int runs = argc > 2 ? atoi(argv[2]) : 3;
+    if (npos == 0) return bad("no FILE.rec given", NULL);
+    const char *file = pos[0];
+    int runs = 3;
+    if (npos == 2) {
+        char *end = NULL;
+        errno = 0;
+        long r = strtol(pos[1], &end, 10);
+        if (errno || end == pos[1] || *end || r < 1 || r > INT_MAX) return bad("RUNS wants a positive integer", pos[1]);
+        runs = (int)r;
+    }
     char err[512];
     for (int i = 0; i < runs; i++) {
         rec_cap *c;
         struct lap t = start();
-        if (rec_cap_open(argv[1], &c, err, sizeof err) != REC_OK) return die("rec_cap_open", err);
+        if (rec_cap_open(file, &c, err, sizeof err) != REC_OK) return die("rec_cap_open", err);
         struct lap full = since(t);
         unsigned long long entries = (unsigned long long)rec_cap_get_info(c)->entries;
         rec_cap_close(c);
 
         t = start();
-        if (rec_cap_open_lazy(argv[1], &c, err, sizeof err) != REC_OK) return die("rec_cap_open_lazy", err);
+        if (rec_cap_open_lazy(file, &c, err, sizeof err) != REC_OK) return die("rec_cap_open_lazy", err);
         struct lap lazy = since(t);
         struct rec_cap_item it;
         int r;

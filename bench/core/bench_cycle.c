@@ -19,6 +19,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "collect.h"
 
@@ -33,6 +34,12 @@ struct tensor {   /* the size of ggml's (336 bytes on x86-64), the name inside *
 static void name(char *buf, size_t cap, unsigned i) { snprintf(buf, cap, "blk.%u.ffn_%u.w", i % 61, i); }
 
 int main(int argc, char **argv) {
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: bench_cycle N (1..1000000)\n"
+               "  N           names that come round in order (no default; cycle.sh runs 64 .. 4096)\n"
+               "  -h, --help  this text\n");
+        return 0;
+    }
     unsigned n = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 0;
     if (n == 0 || n > 1000000 || rec_init() != 0) {
         fprintf(stderr, "usage: bench_cycle N (1..1000000)\n");

@@ -11,12 +11,15 @@
  *   seen_far  N scopes of names it saw long ago, in an order that defeats
  *             its caches (4,096 entries): the shared index finds them.
  * Each loop's instructions over N, the loop included, are the figure.
+ *
+ *   bench_names          (no options: names.sh runs it under callgrind)
  */
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "collect.h"
 
@@ -25,7 +28,19 @@
 
 static char (*names)[32];
 
-int main(void) {
+#define USAGE "usage: bench_names   (no options; bench/core/names.sh BUILD runs it under callgrind)\n"
+
+int main(int argc, char **argv) {
+    if (argc > 1) {
+        if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+            fputs(USAGE "  1,000,000 names, 20,000 scopes a case (static, new, seen, seen_far)\n"
+                        "  -h, --help  this text\n", stdout);
+            return 0;
+        }
+        fprintf(stderr, "bench_names: %s: %s\n" USAGE, argv[1][0] == '-' ? "unknown option" : "no arguments taken",
+                argv[1]);
+        return 2;
+    }
     names = malloc((size_t)TOTAL * sizeof *names);
     if (!names || rec_init() != 0) return 1;
     for (unsigned i = 0; i < TOTAL; i++) snprintf(names[i], sizeof names[i], "blk.%u.ffn_%u.w", i % 61, i);

@@ -198,8 +198,8 @@ static int parse_u(const char *s, unsigned long long lo, unsigned long long hi, 
     return 0;
 }
 
-static void usage(void) {
-    fprintf(stderr,
+static void usage(FILE *f) {
+    fprintf(f,
             "usage: bench_scope [--rounds R] [--scopes N] [--instr-file F] [--raw]\n"
             "       bench_scope --instr [--scopes N]   (under valgrind --tool=callgrind)\n"
             "       bench_scope --list\n");
@@ -211,7 +211,17 @@ int main(int argc, char **argv) {
     int instr = 0, raw = 0, scopes_set = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--list")) {
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            printf("  --rounds R      rounds, 3-100000 (default 101)\n"
+                   "  --scopes N      scopes per trial, 100-1e9 (default 20000)\n"
+                   "  --instr-file F  instruction counts from --instr, for the report (default none)\n"
+                   "  --raw           also print every round's figures\n"
+                   "  --instr         count instructions per variant, under callgrind\n"
+                   "  --list          the variants\n"
+                   "  -h, --help      this text\n");
+            return 0;
+        } else if (!strcmp(a, "--list")) {
             for (size_t v = 0; v < NV; v++) printf("%-12s %s\n", variants[v]->key, variants[v]->what);
             return 0;
         } else if (!strcmp(a, "--instr")) {
@@ -232,7 +242,7 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--instr-file") && i + 1 < argc) {
             instr_file = argv[++i];
         } else {
-            usage();
+            usage(stderr);
             return 2;
         }
     }

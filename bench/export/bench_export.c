@@ -187,7 +187,19 @@ int main(int argc, char **argv) {
     const char *out = NULL;
     int feed_only = 0, pf_only = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-n") && i + 1 < argc) total = strtoull(argv[++i], NULL, 10);
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: bench_export [-n EVENTS] [-t THREADS] [-r ROUNDS] [-o FILE] "
+                   "[--feed-only|--feed-log|--perfetto-only]\n"
+                   "  -n EVENTS        events, at least 1000 (default 20000000)\n"
+                   "  -t THREADS       threads they are spread over, 1-64 (default 4)\n"
+                   "  -r ROUNDS        rounds, 1-50 (default 3)\n"
+                   "  -o FILE          the JSON export into FILE (default: a counting sink, no I/O)\n"
+                   "  --feed-only      time only the viewer's feed (no event log)\n"
+                   "  --feed-log       time only the export model's feed (with the log)\n"
+                   "  --perfetto-only  time only the Perfetto protobuf export\n"
+                   "  -h, --help       this text\n");
+            return 0;
+        } else if (!strcmp(argv[i], "-n") && i + 1 < argc) total = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "-t") && i + 1 < argc) threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-r") && i + 1 < argc) rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];

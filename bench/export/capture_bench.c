@@ -29,6 +29,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -42,6 +43,8 @@
 
 #include "recorder/capture.h"
 #include "recorder/reader.h"
+
+#include "../bench_args.h"
 
 extern char **environ;
 
@@ -288,30 +291,69 @@ static int cmp_d(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+#define USAGE "usage: capture_bench RECORDER [-n ENTRIES] [-r RUNS] [-k RING_KB] [-o FILE] [--raw] [--launch]\n"
+
+static void usage(FILE *f) {
+    fprintf(f, USAGE
+               "  RECORDER    the recorder CLI to capture with (BUILD/librecorder/cli/recorder)\n"
+               "  -n ENTRIES  entries written per run, at least 2 (default 200000000)\n"
+               "  -r RUNS     runs, at least 1 (default 3)\n"
+               "  -k RING_KB  the writer's ring, KiB (default 1024; 65536 with --launch)\n"
+               "  -o FILE     the capture's file, removed at the end (default /dev/shm/capture_bench.rec)\n"
+               "  --raw       capture unpacked (default: packed)\n"
+               "  --launch    the capture starts the writer (`capture -- CMD`; default: it attaches)\n"
+               "  -h, --help  this text\n"
+               "(capture_bench --writer ITERS FD is the writer --launch starts.)\n");
+}
+
+/* A bad command line: why, the usage line, exit status 2 (bench_args.h). */
+static int bad(const char *why, const char *arg) { return bench_bad("capture_bench", USAGE, why, arg); }
+
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        fprintf(stderr, "usage: capture_bench RECORDER [-n ENTRIES] [-r RUNS] [-k RING_KB] [-o FILE] [--raw] [--launch]\n");
-        return 2;
-    }
-    const char *recorder = argv[1], *out = "/dev/shm/capture_bench.rec", *ring = "1024";
-    long entries = 200000000;
-    int runs = 3, raw = 0, launch = 0, ring_given = 0;
-    if (argc == 4 && !strcmp(argv[1], "--writer")) {   /* the command of --launch */
-        writer(atol(argv[2]), -1, atoi(argv[3]));
+    if (argc > 1 && !strcmp(argv[1], "--writer")) {   /* the command of --launch */
+        long long iters, fd;
+        if (argc != 4 || bench_parse_ll(argv[2], 0, LONG_MAX, &iters) || bench_parse_ll(argv[3], 0, INT_MAX, &fd))
+            return bad("--writer wants ITERS FD", NULL);
+        writer(iters, -1, (int)fd);
         return 0;
     }
-    for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "-n") && i + 1 < argc) entries = atol(argv[++i]);
-        else if (!strcmp(argv[i], "-r") && i + 1 < argc) runs = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-k") && i + 1 < argc) ring = argv[++i], ring_given = 1;
-        else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
-        else if (!strcmp(argv[i], "--raw")) raw = 1;
-        else if (!strcmp(argv[i], "--launch")) launch = 1;
-        else {
-            fprintf(stderr, "capture_bench: unknown argument %s\n", argv[i]);
-            return 2;
+    const char *recorder = NULL, *out = "/dev/shm/capture_bench.rec", *ring = "1024";
+    long long entries = 200000000;
+    int runs = 3, raw = 0, launch = 0, ring_given = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        long long x;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--raw")) {
+            raw = 1;
+        } else if (!strcmp(a, "--launch")) {
+            launch = 1;
+        } else if (!strcmp(a, "-n") || !strcmp(a, "-r") || !strcmp(a, "-k") || !strcmp(a, "-o")) {
+            if (i + 1 == argc) return bad("missing value after", a);
+            const char *v = argv[++i];
+            if (a[1] == 'o') {
+                out = v;
+            } else if (a[1] == 'n') {
+                if (bench_parse_ll(v, 2, LONG_MAX, &entries)) return bad("-n wants an integer of at least 2", v);
+            } else if (bench_parse_ll(v, 1, INT_MAX, &x)) {
+                return bad(a[1] == 'r' ? "-r wants a positive integer" : "-k wants a positive integer", v);
+            } else if (a[1] == 'r') {
+                runs = (int)x;
+            } else {
+                ring = v, ring_given = 1;
+            }
+        } else if (a[0] == '-') {
+            return bad("unknown option", a);
+        } else if (recorder) {
+            return bad("unexpected argument", a);
+        } else {
+            recorder = a;
         }
     }
+    if (!recorder) return bad("no RECORDER given", NULL);
+    if (access(recorder, X_OK) != 0) return bad("cannot run", recorder);
     if (launch && !ring_given) ring = "65536";   /* what `capture -- CMD` gives */
     char self[4096];
     ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);

@@ -26,12 +26,16 @@
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "recorder/analysis.h"
+
+#include "../bench_args.h"
 
 #define BURST 16384            /* scopes per burst: 32768 entries, half a 1 MiB ring */
 #define ROWS 5000
@@ -52,19 +56,57 @@ static double peak_rss_mib(void) {
     return kb / 1024;
 }
 
+#define USAGE "usage: names_drain [--names N] [--events N] [--frame N] [--rate R] [--all 0|1]\n"
+
+static void usage(FILE *f) {
+    fprintf(f, USAGE
+               "  --names N   distinct run-time names, taken in turn (default 1000000)\n"
+               "  --events N  events to write and feed (default 4000000)\n"
+               "  --frame N   events between two frames' queries (default 100000)\n"
+               "  --rate R    events/s the cores needed are given for (default 1e6)\n"
+               "  --all 0|1   also time the frame of every row sorted (default 1)\n"
+               "  -h, --help  this text\n");
+}
+
+/* A bad command line: why, the usage line, exit status 2 (bench_args.h). */
+static int bad(const char *why, const char *arg) { return bench_bad("names_drain", USAGE, why, arg); }
+
 int main(int argc, char **argv) {
     unsigned names = 1000000;
     uint64_t want = 4000000, frame = 100000;
     double rate = 1e6;
     int all = 1;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--names")) names = (unsigned)strtoul(argv[i + 1], NULL, 10);
-        else if (!strcmp(argv[i], "--events")) want = strtoull(argv[i + 1], NULL, 10);
-        else if (!strcmp(argv[i], "--frame")) frame = strtoull(argv[i + 1], NULL, 10);
-        else if (!strcmp(argv[i], "--rate")) rate = atof(argv[i + 1]);
-        else if (!strcmp(argv[i], "--all")) all = atoi(argv[i + 1]);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long long x;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(a, "--names") && strcmp(a, "--events") && strcmp(a, "--frame") && strcmp(a, "--rate") &&
+            strcmp(a, "--all"))
+            return bad("unknown option", a);
+        if (!v) return bad("missing value after", a);
+        i++;
+        if (!strcmp(a, "--rate")) {
+            char *end = NULL;
+            rate = strtod(v, &end);
+            if (end == v || *end || !(rate >= 0 && rate < 1e15)) return bad("--rate wants a number of events/s", v);
+        } else if (!strcmp(a, "--all")) {
+            if (bench_parse_ll(v, 0, 1, &x)) return bad("--all wants 0 or 1", v);
+            all = (int)x;
+        } else if (!strcmp(a, "--names")) {
+            if (bench_parse_ll(v, 1, UINT_MAX, &x)) return bad("--names wants a positive integer", v);
+            names = (unsigned)x;
+        } else if (bench_parse_ll(v, 1, LLONG_MAX, &x)) {
+            return bad(!strcmp(a, "--events") ? "--events wants a positive integer" : "--frame wants a positive integer",
+                       v);
+        } else if (!strcmp(a, "--events")) {
+            want = x;
+        } else {
+            frame = x;
+        }
     }
-    if (!names || !frame) return 2;
     setenv("RECORDER_RING_KB", "1024", 1);
     if (rec_init() != 0) return 1;
     rec_seg *s;

@@ -15,6 +15,7 @@
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@
 #include <unistd.h>
 
 #include "recorder/analysis.h"
+
+#include "../bench_args.h"
 
 #define BURST 16384            /* scopes per burst: 32768 entries, half a 1 MiB ring */
 
@@ -47,11 +50,28 @@ static rec_model *new_model(rec_seg *s) {
     return rec_model_new_seg(s, &o);
 }
 
+#define USAGE "usage: tui_bench_drain [--events N]\n"
+
+/* A bad command line: why, the usage line, exit status 2 (bench_args.h). */
+static int bad(const char *why, const char *arg) { return bench_bad("tui_bench_drain", USAGE, why, arg); }
+
 int main(int argc, char **argv) {
     double target = 20e6;
     uint64_t want = 8000000;
-    for (int i = 1; i + 1 < argc; i += 2)
-        if (!strcmp(argv[i], "--events")) want = strtoull(argv[i + 1], NULL, 10);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(USAGE "  --events N  events to write and read back, each stage timed (default 8000000)\n"
+                        "  -h, --help  this text\n", stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--events")) return bad("unknown option", argv[i]);
+        if (i + 1 == argc) return bad("missing value after", argv[i]);
+        const char *v = argv[++i];
+        char *end = NULL;
+        errno = 0;
+        want = strtoull(v, &end, 10);
+        if (errno || end == v || *end || v[0] == '-' || want < 1) return bad("--events wants a positive integer", v);
+    }
     setenv("RECORDER_RING_KB", "1024", 1);
     if (rec_init() != 0) return 1;
     rec_seg *s;

@@ -19,12 +19,16 @@
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../bench_args.h"
 
 static double rate_per_thread;   /* events/s; 0 = full speed */
 static double seconds = 10;
@@ -96,23 +100,46 @@ static void *run(void *arg) {
     return NULL;
 }
 
+#define USAGE "usage: tui_bench_writer [--threads N] [--rate EV/S] [--seconds S] [--names N]\n"
+
+static void usage(FILE *f) {
+    fprintf(f, USAGE
+               "  --threads N    writer threads, 1-64 (default 4)\n"
+               "  --rate EV/S    events per second, all threads together; 0 = full speed (default 20e6)\n"
+               "  --seconds S    how long to write once started (default 10)\n"
+               "  --names N      run-time names, N distinct ones; 0 = four static names (default 0)\n"
+               "  -h, --help     this text\n"
+               "It prints \"ready PID\", writes once a line comes on stdin, then prints what it wrote.\n");
+}
+
+/* A bad command line: why, the usage line, exit status 2 (bench_args.h). */
+static int bad(const char *why, const char *arg) { return bench_bad("tui_bench_writer", USAGE, why, arg); }
+
 int main(int argc, char **argv) {
     int threads = 4;
     double rate = 20e6;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--rate")) rate = atof(argv[i + 1]);
-        else if (!strcmp(argv[i], "--seconds")) seconds = atof(argv[i + 1]);
-        else if (!strcmp(argv[i], "--names")) n_names = (unsigned)strtoul(argv[i + 1], NULL, 10);
-        else {
-            fprintf(stderr,
-                    "usage: tui_bench_writer [--threads N] [--rate EV/S, 0 = full speed] [--seconds S] [--names N]\n");
-            return 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        long long x;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
         }
-    }
-    if (threads < 1 || threads > 64 || rate < 0 || seconds <= 0) {
-        fprintf(stderr, "tui_bench_writer: bad arguments\n");
-        return 2;
+        if (strcmp(a, "--threads") && strcmp(a, "--rate") && strcmp(a, "--seconds") && strcmp(a, "--names"))
+            return bad("unknown option", a);
+        if (i + 1 == argc) return bad("missing value after", a);
+        const char *v = argv[++i];
+        if (!strcmp(a, "--rate")) {
+            if (bench_parse_d(v, 0, 1e12, &rate)) return bad("--rate wants events/s, 0 or more", v);
+        } else if (!strcmp(a, "--seconds")) {
+            if (bench_parse_d(v, 0, 1e9, &seconds) || seconds <= 0) return bad("--seconds wants a number above 0", v);
+        } else if (!strcmp(a, "--threads")) {
+            if (bench_parse_ll(v, 1, 64, &x)) return bad("--threads wants an integer from 1 to 64", v);
+            threads = (int)x;
+        } else {
+            if (bench_parse_ll(v, 0, UINT_MAX, &x)) return bad("--names wants an integer, 0 or more", v);
+            n_names = (unsigned)x;
+        }
     }
     rate_per_thread = rate / threads;
     n_threads = threads;

@@ -10,6 +10,8 @@
  *
  *   bench_latlod [--calls N] [--scopes S] [--seconds T]
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,8 @@
 #include "latlod.h"
 #include "lod.h"
 #include "shared.h"
+
+#include "../bench_args.h"
 
 #ifdef WEB_TSAN
 char web_grace_period;   /* main.c's, for frame.c's RCU callbacks under TSan */
@@ -57,18 +61,45 @@ static double pass(long calls, unsigned scopes, double seconds, int with_lat, st
     return took;
 }
 
+#define USAGE "usage: bench_latlod [--calls N] [--scopes S] [--seconds T]\n"
+
+static void usage(FILE *f) {
+    fprintf(f, USAGE
+               "  --calls N    calls fed, at least 1 (default 20000000)\n"
+               "  --scopes S   scopes they are spread over, at least 1 (default 64)\n"
+               "  --seconds T  the run they are spread over, seconds (default 1800)\n"
+               "  -h, --help   this text\n");
+}
+
+/* A bad command line: why, the usage line, exit status 2 (bench_args.h). */
+static int bad(const char *why, const char *arg) { return bench_bad("bench_latlod", USAGE, why, arg); }
+
 int main(int argc, char **argv) {
     long calls = 20000000;
     unsigned scopes = 64;
     double seconds = 1800;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--calls")) calls = atol(argv[i + 1]);
-        else if (!strcmp(argv[i], "--scopes")) scopes = (unsigned)atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--seconds")) seconds = atof(argv[i + 1]);
-    }
-    if (calls <= 0 || scopes == 0 || seconds <= 0) {
-        fprintf(stderr, "bench_latlod: bad arguments\n");
-        return 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(a, "--calls") && strcmp(a, "--scopes") && strcmp(a, "--seconds")) return bad("unknown option", a);
+        if (i + 1 == argc) return bad("missing value after", a);
+        const char *v = argv[++i];
+        char *end = NULL;
+        errno = 0;
+        if (!strcmp(a, "--seconds")) {
+            seconds = strtod(v, &end);
+            if (end == v || *end || !(seconds > 0 && seconds < 1e9)) return bad("--seconds wants a number above 0", v);
+            continue;
+        }
+        int is_scopes = !strcmp(a, "--scopes");
+        long x = strtol(v, &end, 10);
+        if (errno || end == v || *end || x < 1 || (is_scopes && x > INT_MAX))
+            return bad(is_scopes ? "--scopes wants a positive integer" : "--calls wants a positive integer", v);
+        if (is_scopes) scopes = (unsigned)x;
+        else calls = x;
     }
     rcu_register_thread();
     static struct lat_pub pub;
