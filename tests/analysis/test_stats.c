@@ -109,6 +109,45 @@ static void test_percentiles(void) {
     rec_model_free(m);
 }
 
+/* A window of several buckets holds the same bin of a name in several
+ * tables; its percentiles must be those of the same slices in one table.
+ * Every slice ends inside the 10 s window, so that window and the whole
+ * run hold the same slices: each name's percentiles must be equal, in the
+ * default order and ordered by P99 (whose key is computed per name). */
+static void test_window_percentiles(void) {
+    enum { NAMES = 40, PER = 250 };   /* model_util.h's table holds 56 names */
+    static char names[NAMES][16];
+    rec_model *m = tu_model(0, 0);
+    tu_start(m, 0, 0, 1, 1);
+    uint64_t x = 987654321, t = 3050 * MS;
+    for (int i = 0; i < NAMES; i++) snprintf(names[i], sizeof names[i], "n%d", i);
+    for (int i = 0; i < NAMES * PER; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        /* 1 us .. 200 us, log-uniform: dozens of bins a name */
+        uint64_t d = (uint64_t)(1000 * pow(200.0, (double)(x >> 11) / 9007199254740992.0));
+        slice(m, 0, t, t + d, names[(x >> 20) % NAMES]);
+        t += d + 840000;   /* 10,000 slices over about 8.8 s */
+    }
+    REQUIRE(t < 12 * SEC);
+    rec_model_set_now(m, 12.0 * SEC);
+    static struct rec_stat w[NAMES + 1], a[NAMES + 1];
+    size_t tw, ta;
+    const struct rec_stat_order by_total = {REC_KEY_TOTAL, 0, NULL, NULL}, by_p99 = {REC_KEY_P99, 0, NULL, NULL};
+    const struct rec_stat_order *orders[2] = {&by_total, &by_p99};
+    for (int o = 0; o < 2; o++) {
+        size_t nw = rec_model_stats_top(m, REC_WIN_10S, -1, orders[o], w, NAMES + 1, &tw, NULL);
+        size_t na = rec_model_stats_top(m, REC_WIN_ALL, -1, orders[o], a, NAMES + 1, &ta, NULL);
+        REQUIRE(nw == NAMES && na == NAMES);
+        size_t same = 0;
+        for (size_t i = 0; i < NAMES; i++)
+            same += !strcmp(w[i].name, a[i].name) && w[i].calls == a[i].calls && w[i].p50_ns == a[i].p50_ns &&
+                    w[i].p95_ns == a[i].p95_ns && w[i].p99_ns == a[i].p99_ns && w[i].min_ns <= w[i].p50_ns &&
+                    w[i].p50_ns <= w[i].p95_ns && w[i].p95_ns <= w[i].p99_ns && w[i].p99_ns <= w[i].max_ns;
+        CHECK_EQ_U(same, NAMES);
+    }
+    rec_model_free(m);
+}
+
 static const struct rec_tree_node *child(const struct rec_tree_node *t, uint32_t parent, const char *name) {
     for (uint32_t c = t[parent].first_child; c; c = t[c].next_sibling)
         if (!strcmp(t[c].name, name)) return &t[c];
@@ -197,6 +236,7 @@ static void test_utilization(void) {
 int main(void) {
     test_windows();
     test_percentiles();
+    test_window_percentiles();
     test_tree();
     test_utilization();
     CHECK_DONE();
