@@ -13,7 +13,6 @@
  * open (the machine is shared: compare within one run).
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,10 +78,8 @@ int main(int argc, char **argv) {
     const char *file = pos[0];
     int runs = 3;
     if (npos == 2) {
-        char *end = NULL;
-        errno = 0;
-        long r = strtol(pos[1], &end, 10);
-        if (errno || end == pos[1] || *end || r < 1 || r > INT_MAX) return bad("RUNS wants a positive integer", pos[1]);
+        long long r;
+        if (bench_parse_ll(pos[1], 1, INT_MAX, &r)) return bad("RUNS wants a positive integer", pos[1]);
         runs = (int)r;
     }
     char err[512];

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../bench_args.h"
 #include "collect.h"
 
 #define TOTAL 1000000u
@@ -37,9 +38,7 @@ int main(int argc, char **argv) {
                         "  -h, --help  this text\n", stdout);
             return 0;
         }
-        fprintf(stderr, "bench_names: %s: %s\n" USAGE, argv[1][0] == '-' ? "unknown option" : "no arguments taken",
-                argv[1]);
-        return 2;
+        return bench_bad("bench_names", USAGE, argv[1][0] == '-' ? "unknown option" : "no arguments taken", argv[1]);
     }
     names = malloc((size_t)TOTAL * sizeof *names);
     if (!names || rec_init() != 0) return 1;
