@@ -31,20 +31,8 @@
 
 /* ---- per-second rings (utilization, event rate) ------------------------- */
 
-/* Top-level time [b, e] of a thread (or, wait, time in its outermost
- * wait scopes, which busy figures take off again): intervals arrive in
- * time order, and an unmatched end may cover intervals already added, so
- * only the part after the last one counts. */
-static void add_time(struct trec *r, double b, double e, int wait) {
-    double *until = wait ? &r->wait_until : &r->busy_until;
-    if (b < *until) b = *until;
-    if (e <= b) return;
-    *until = e;
-    *(wait ? &r->wait_ns : &r->busy_ns) += e - b;
-    if (b >= r->sec_lo && e < r->sec_hi) {   /* within the current second */
-        *(wait ? &r->secs[r->sec_i].wait_ns : &r->secs[r->sec_i].busy_ns) += e - b;
-        return;
-    }
+/* The part of [b, e) in each second it crosses (at most the last 60). */
+static __attribute__((noinline)) void add_secs(struct trec *r, double b, double e, int wait) {
     int64_t last = (int64_t)floor(e / 1e9);
     double lo = (double)(last - 59) * 1e9;
     if (b < lo) b = lo;
@@ -54,6 +42,24 @@ static void add_time(struct trec *r, double b, double e, int wait) {
         struct sec_slot *ss = y > x ? model_sec_at(r, sec) : NULL;
         if (ss) *(wait ? &ss->wait_ns : &ss->busy_ns) += y - x;
     }
+}
+
+/* Top-level time [b, e] of a thread (or, wait, time in its outermost
+ * wait scopes, which busy figures take off again): intervals arrive in
+ * time order, and an unmatched end may cover intervals already added, so
+ * only the part after the last one counts.  Inline, with wait a
+ * constant at each call: it runs once or twice a slice, and nearly every
+ * interval lies in the current second. */
+static inline __attribute__((always_inline)) void add_time(struct trec *r, double b, double e, int wait) {
+    double *until = wait ? &r->wait_until : &r->busy_until;
+    if (b < *until) b = *until;
+    if (e <= b) return;
+    *until = e;
+    *(wait ? &r->wait_ns : &r->busy_ns) += e - b;
+    if (b >= r->sec_lo && e < r->sec_hi)   /* within the current second */
+        *(wait ? &r->secs[r->sec_i].wait_ns : &r->secs[r->sec_i].busy_ns) += e - b;
+    else
+        add_secs(r, b, e, wait);
 }
 
 static void add_busy(struct trec *r, double b, double e) { add_time(r, b, e, 0); }
