@@ -121,12 +121,22 @@ void app_detail(struct app *a) {
                         rec_model_scope_detail(a->src->model, a->win, a->tid, a->top_sel_id, &a->snap.detail) == 0;
 }
 
+void app_set_view(struct app *a, enum view v) {
+    a->view = v;
+    if (v == VIEW_FLAME && !a->snap.tree_ok) app_snapshot(a);
+}
+
 void app_snapshot(struct app *a) {
     struct snap *s = &a->snap;
     rec_model *m = a->src->model;
+    /* The call tree only where it is shown: the flame view, or a pause
+     * (any view may be picked then, and shows the paused moment).  It was
+     * a twentieth of recorder-top's CPU watching a busy program. */
+    s->tree_ok = a->view == VIEW_FLAME || a->paused;
+    s->n_tree = 0;
     /* A tree as large as the buffer may have been cut: grow and ask again. */
-    if (!s->cap_tree) reserve((void **)&s->tree, &s->cap_tree, 1024, sizeof *s->tree);
-    for (;;) {
+    if (s->tree_ok && !s->cap_tree) reserve((void **)&s->tree, &s->cap_tree, 1024, sizeof *s->tree);
+    while (s->tree_ok) {
         s->n_tree = s->cap_tree ? rec_model_tree(m, a->win, a->tid, s->tree, s->cap_tree) : 0;
         if (s->n_tree < s->cap_tree || s->cap_tree >= (1u << 18)) break;
         if (!reserve((void **)&s->tree, &s->cap_tree, s->cap_tree * 4, sizeof *s->tree)) break;
@@ -268,13 +278,13 @@ static void on_key(struct app *a, uint32_t ch, int code) {
     if (cursor_key(a, act) || proc_view_key(a, act)) return;
     switch (act) {
     case ACT_QUIT: a->quit = 1; return;
-    case ACT_VIEW_NEXT: a->view = (enum view)((a->view + 1) % VIEW_COUNT); return;
-    case ACT_VIEW_PREV: a->view = (enum view)((a->view + VIEW_COUNT - 1) % VIEW_COUNT); return;
-    case ACT_VIEW_TOP: a->view = VIEW_TOP; return;
-    case ACT_VIEW_FLAME: a->view = VIEW_FLAME; return;
-    case ACT_VIEW_THREADS: a->view = VIEW_THREADS; return;
-    case ACT_VIEW_COUNTERS: a->view = VIEW_COUNTERS; return;
-    case ACT_VIEW_MESSAGES: a->view = VIEW_MESSAGES; return;
+    case ACT_VIEW_NEXT: app_set_view(a, (enum view)((a->view + 1) % VIEW_COUNT)); return;
+    case ACT_VIEW_PREV: app_set_view(a, (enum view)((a->view + VIEW_COUNT - 1) % VIEW_COUNT)); return;
+    case ACT_VIEW_TOP: app_set_view(a, VIEW_TOP); return;
+    case ACT_VIEW_FLAME: app_set_view(a, VIEW_FLAME); return;
+    case ACT_VIEW_THREADS: app_set_view(a, VIEW_THREADS); return;
+    case ACT_VIEW_COUNTERS: app_set_view(a, VIEW_COUNTERS); return;
+    case ACT_VIEW_MESSAGES: app_set_view(a, VIEW_MESSAGES); return;
     case ACT_WINDOW:
         a->win = (enum rec_window)((a->win + 1) % 3);
         app_snapshot(a);
@@ -301,8 +311,10 @@ static void on_key(struct app *a, uint32_t ch, int code) {
         app_snapshot(a);
         return;
     case ACT_PAUSE:
+        /* Paused: this moment, the call tree included (any view may be
+         * picked while paused). */
         a->paused = !a->paused;
-        if (!a->paused) app_snapshot(a);
+        app_snapshot(a);
         return;
     case ACT_FOLD:
         rec_model_set_fold(a->src->model, !rec_model_fold(a->src->model));

@@ -31,6 +31,7 @@ struct snap {
     size_t n_rows, cap_rows;
     struct rec_tree_node *tree;
     size_t n_tree, cap_tree;
+    int tree_ok;              /* tree is this snapshot's: built for the flame view or a pause only */
     struct rec_model_thread *threads;
     size_t n_threads, cap_threads;
     struct rec_window_cover *thr_cover;   /* each thread's last second (UTIL, EV/S) */
@@ -128,6 +129,8 @@ void app_free(struct app *a);
  * a->hit where things went, for the mouse. */
 void app_draw(struct app *a);
 /* Re-query the model for the current window and thread. */
+/* Show view v (the flame view builds its tree first if the snapshot has none). */
+void app_set_view(struct app *a, enum view v);
 void app_snapshot(struct app *a);
 /* Re-apply filter and sort to the snapshot (no model query). */
 void app_rows(struct app *a);

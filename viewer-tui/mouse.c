@@ -85,7 +85,7 @@ static void mouse_one(struct app *a, MEVENT ev) {
     const struct hit *h = &a->hit;
     if (ev.y == 1) {
         for (int v = 0; v < VIEW_COUNT; v++)
-            if (ev.x >= h->tab_x[v] && ev.x < h->tab_x[v + 1]) a->view = (enum view)v;
+            if (ev.x >= h->tab_x[v] && ev.x < h->tab_x[v + 1]) app_set_view(a, (enum view)v);
         return;
     }
     if (a->view == VIEW_TOP && ev.y == h->head_y) {
