@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../bench_args.h"
 #include "bench_run.h"
 #include "variants.h"
 
@@ -189,15 +190,6 @@ static int read_instr(const char *path, struct bench_run *r) {
     return 0;
 }
 
-static int parse_u(const char *s, unsigned long long lo, unsigned long long hi, unsigned long long *out) {
-    char *end = NULL;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || x < lo || x > hi) return -1;
-    *out = x;
-    return 0;
-}
-
 static void usage(FILE *f) {
     fprintf(f,
             "usage: bench_scope [--rounds R] [--scopes N] [--instr-file F] [--raw]\n"
@@ -206,7 +198,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
-    unsigned long long rounds = 101, scopes = 20000;
+    long long rounds = 101, scopes = 20000;
     const char *instr_file = NULL;
     int instr = 0, raw = 0, scopes_set = 0;
     for (int i = 1; i < argc; i++) {
@@ -214,7 +206,7 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             printf("  --rounds R      rounds, 3-100000 (default 101)\n"
-                   "  --scopes N      scopes per trial, 100-1e9 (default 20000)\n"
+                   "  --scopes N      scopes per trial, 100-1000000000 (default 20000)\n"
                    "  --instr-file F  instruction counts from --instr, for the report (default none)\n"
                    "  --raw           also print every round's figures\n"
                    "  --instr         count instructions per variant, under callgrind\n"
@@ -229,14 +221,14 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--raw")) {
             raw = 1;
         } else if (!strcmp(a, "--rounds") && i + 1 < argc) {
-            if (parse_u(argv[++i], 3, 100000, &rounds)) {
+            if (bench_parse_ll(argv[++i], 3, 100000, &rounds)) {
                 fprintf(stderr, "bench_scope: --rounds wants an integer from 3 to 100000\n");
                 return 2;
             }
         } else if (!strcmp(a, "--scopes") && i + 1 < argc) {
             scopes_set = 1;
-            if (parse_u(argv[++i], 100, 1000000000ull, &scopes)) {
-                fprintf(stderr, "bench_scope: --scopes wants an integer from 100 to 1e9\n");
+            if (bench_parse_ll(argv[++i], 100, 1000000000, &scopes)) {
+                fprintf(stderr, "bench_scope: --scopes wants an integer from 100 to 1000000000\n");
                 return 2;
             }
         } else if (!strcmp(a, "--instr-file") && i + 1 < argc) {

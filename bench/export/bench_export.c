@@ -28,6 +28,7 @@
  * before/after ratio of docs/performance/export.md).
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@
 #include <unistd.h>
 
 #include "recorder/analysis.h"
+
+#include "../bench_args.h"
 
 #define N_NAMES 40
 static char names[N_NAMES][32];
@@ -181,6 +184,9 @@ static void summary_low(const char *what, double *v, int n, const char *unit) {
     printf("  %-34s median %10.2f  best %10.2f  %s\n", what, v[n / 2], v[0], unit);
 }
 
+#define USAGE                                                                              \
+    "usage: bench_export [-n EVENTS] [-t THREADS] [-r ROUNDS] [-o FILE] [--feed-only|--feed-log|--perfetto-only]\n"
+
 int main(int argc, char **argv) {
     size_t total = 20000000;
     int threads = 4, rounds = 3;
@@ -188,8 +194,7 @@ int main(int argc, char **argv) {
     int feed_only = 0, pf_only = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: bench_export [-n EVENTS] [-t THREADS] [-r ROUNDS] [-o FILE] "
-                   "[--feed-only|--feed-log|--perfetto-only]\n"
+            printf(USAGE
                    "  -n EVENTS        events, at least 1000 (default 20000000)\n"
                    "  -t THREADS       threads they are spread over, 1-64 (default 4)\n"
                    "  -r ROUNDS        rounds, 1-50 (default 3)\n"
@@ -199,18 +204,28 @@ int main(int argc, char **argv) {
                    "  --perfetto-only  time only the Perfetto protobuf export\n"
                    "  -h, --help       this text\n");
             return 0;
-        } else if (!strcmp(argv[i], "-n") && i + 1 < argc) total = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "-t") && i + 1 < argc) threads = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-r") && i + 1 < argc) rounds = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+        } else if ((!strcmp(argv[i], "-n") || !strcmp(argv[i], "-t") || !strcmp(argv[i], "-r")) && i + 1 < argc) {
+            char o = argv[i][1];
+            long long x;
+            if (bench_parse_ll(argv[++i], o == 'n' ? 1000 : 1, o == 'n' ? LLONG_MAX : o == 't' ? 64 : 50, &x))
+                return bench_bad("bench_export", USAGE,
+                                 o == 'n'   ? "-n wants a whole number of events, at least 1000"
+                                 : o == 't' ? "-t wants 1-64 threads"
+                                            : "-r wants 1-50 rounds",
+                                 argv[i]);
+            if (o == 'n') total = (size_t)x;
+            else if (o == 't') threads = (int)x;
+            else rounds = (int)x;
+        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(argv[i], "--feed-only")) feed_only = 1;
         else if (!strcmp(argv[i], "--feed-log")) feed_only = 2;
         else if (!strcmp(argv[i], "--perfetto-only")) pf_only = 1;
-        else {
-            fprintf(stderr, "usage: bench_export [-n EVENTS] [-t THREADS] [-r ROUNDS] [-o FILE] "
-                            "[--feed-only|--feed-log|--perfetto-only]\n");
-            return 2;
-        }
+        else
+            return bench_bad("bench_export", USAGE,
+                             strlen(argv[i]) == 2 && strchr("ntro", argv[i][1]) && argv[i][0] == '-'
+                                 ? "missing value after"
+                                 : "unknown option",
+                             argv[i]);
     }
     if (threads < 1 || threads > 64 || rounds < 1 || rounds > 50 || total < 1000) {
         fprintf(stderr, "bench_export: need 1-64 threads, 1-50 rounds, at least 1000 events\n");

@@ -15,7 +15,7 @@
 #define RECORDER_IMPLEMENTATION
 #include "recorder.h"
 
-#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,10 +67,9 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--events")) return bad("unknown option", argv[i]);
         if (i + 1 == argc) return bad("missing value after", argv[i]);
         const char *v = argv[++i];
-        char *end = NULL;
-        errno = 0;
-        want = strtoull(v, &end, 10);
-        if (errno || end == v || *end || v[0] == '-' || want < 1) return bad("--events wants a positive integer", v);
+        long long x;
+        if (bench_parse_ll(v, 1, LLONG_MAX, &x)) return bad("--events wants a positive integer", v);
+        want = (uint64_t)x;
     }
     setenv("RECORDER_RING_KB", "1024", 1);
     if (rec_init() != 0) return 1;

@@ -87,19 +87,16 @@ int main(int argc, char **argv) {
         if (strcmp(a, "--calls") && strcmp(a, "--scopes") && strcmp(a, "--seconds")) return bad("unknown option", a);
         if (i + 1 == argc) return bad("missing value after", a);
         const char *v = argv[++i];
-        char *end = NULL;
-        errno = 0;
         if (!strcmp(a, "--seconds")) {
-            seconds = strtod(v, &end);
-            if (end == v || *end || !(seconds > 0 && seconds < 1e9)) return bad("--seconds wants a number above 0", v);
+            if (bench_parse_d(v, 1e-9, 1e9, &seconds)) return bad("--seconds wants a number above 0", v);
             continue;
         }
         int is_scopes = !strcmp(a, "--scopes");
-        long x = strtol(v, &end, 10);
-        if (errno || end == v || *end || x < 1 || (is_scopes && x > INT_MAX))
+        long long x;
+        if (bench_parse_ll(v, 1, is_scopes ? INT_MAX : LONG_MAX, &x))
             return bad(is_scopes ? "--scopes wants a positive integer" : "--calls wants a positive integer", v);
         if (is_scopes) scopes = (unsigned)x;
-        else calls = x;
+        else calls = (long)x;
     }
     rcu_register_thread();
     static struct lat_pub pub;
