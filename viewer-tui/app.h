@@ -128,9 +128,9 @@ void app_free(struct app *a);
 /* One frame: the views into curses' screen, then refresh(); records in
  * a->hit where things went, for the mouse. */
 void app_draw(struct app *a);
-/* Re-query the model for the current window and thread. */
 /* Show view v (the flame view builds its tree first if the snapshot has none). */
 void app_set_view(struct app *a, enum view v);
+/* Re-query the model for the current window and thread. */
 void app_snapshot(struct app *a);
 /* Re-apply filter and sort to the snapshot (no model query). */
 void app_rows(struct app *a);
