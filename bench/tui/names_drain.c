@@ -118,11 +118,11 @@ int main(int argc, char **argv) {
     struct rec_model_opts o = {0, 0, NULL};
     rec_model *m = rec_model_new_seg(s, &o);
     static struct rec_entry ent[2 * BURST + 64];
-    static struct rec_stat rows[ROWS];
     struct rec_thread_info th;
     REC_THREAD_NAME("bench");
     rec_seg_threads(s, &th, 1);
 #ifndef NAMES_DRAIN_BEFORE
+    static struct rec_stat rows[ROWS];
     struct rec_stat_order top = {REC_KEY_TOTAL, 0, NULL, NULL};
 #endif
     struct rec_stat *every = NULL;
