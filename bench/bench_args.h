@@ -16,6 +16,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* 1 if arg asks for the usage (--help or -h). */
+static inline int bench_is_help(const char *arg) { return !strcmp(arg, "--help") || !strcmp(arg, "-h"); }
 
 /* The bad command line's message; returns 2, main's status. */
 static inline int bench_bad(const char *prog, const char *usage_line, const char *why, const char *arg) {

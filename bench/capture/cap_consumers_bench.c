@@ -101,7 +101,7 @@ static int bad(const char *why, const char *arg) { return bench_bad("cap_consume
 
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+        if (bench_is_help(argv[i])) {
             usage(stdout);
             return 0;
         }

@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
     int npos = 0, opts = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (opts && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
+        if (opts && bench_is_help(a)) {
             usage(stdout);
             return 0;
         } else if (opts && !strcmp(a, "--")) {

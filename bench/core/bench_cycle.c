@@ -23,6 +23,8 @@
 
 #include "collect.h"
 
+#include "../bench_args.h"
+
 #define ROUNDS 4u
 
 struct tensor {   /* the size of ggml's (336 bytes on x86-64), the name inside */
@@ -34,7 +36,7 @@ struct tensor {   /* the size of ggml's (336 bytes on x86-64), the name inside *
 static void name(char *buf, size_t cap, unsigned i) { snprintf(buf, cap, "blk.%u.ffn_%u.w", i % 61, i); }
 
 int main(int argc, char **argv) {
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    if (argc > 1 && bench_is_help(argv[1])) {
         printf("usage: bench_cycle N (1..1000000)\n"
                "  N           names that come round in order (no default; cycle.sh runs 64 .. 4096)\n"
                "  -h, --help  this text\n");

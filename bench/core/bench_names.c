@@ -33,7 +33,7 @@ static char (*names)[32];
 
 int main(int argc, char **argv) {
     if (argc > 1) {
-        if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        if (bench_is_help(argv[1])) {
             fputs(USAGE "  1,000,000 names, 20,000 scopes a case (static, new, seen, seen_far)\n"
                         "  -h, --help  this text\n", stdout);
             return 0;

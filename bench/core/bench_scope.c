@@ -203,7 +203,7 @@ int main(int argc, char **argv) {
     int instr = 0, raw = 0, scopes_set = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        if (bench_is_help(a)) {
             usage(stdout);
             printf("  --rounds R      rounds, 3-100000 (default 101)\n"
                    "  --scopes N      scopes per trial, 100-1000000000 (default 20000)\n"

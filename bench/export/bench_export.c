@@ -193,7 +193,7 @@ int main(int argc, char **argv) {
     const char *out = NULL;
     int feed_only = 0, pf_only = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+        if (bench_is_help(argv[i])) {
             printf(USAGE
                    "  -n EVENTS        events, at least 1000 (default 20000000)\n"
                    "  -t THREADS       threads they are spread over, 1-64 (default 4)\n"

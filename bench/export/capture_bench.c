@@ -323,7 +323,7 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         long long x;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        if (bench_is_help(a)) {
             usage(stdout);
             return 0;
         } else if (!strcmp(a, "--raw")) {

@@ -79,7 +79,7 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long long x;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        if (bench_is_help(a)) {
             usage(stdout);
             return 0;
         }

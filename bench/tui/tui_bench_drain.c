@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
     double target = 20e6;
     uint64_t want = 8000000;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+        if (bench_is_help(argv[i])) {
             fputs(USAGE "  --events N  events to write and read back, each stage timed (default 8000000)\n"
                         "  -h, --help  this text\n", stdout);
             return 0;

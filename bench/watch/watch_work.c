@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../bench_args.h"
+
 #define MAX_THREADS 64
 
 static int nthreads;
@@ -136,7 +138,7 @@ int main(int argc, char **argv) {
     double work_us = 20;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { usage(stdout); return 0; }
+        if (bench_is_help(argv[i])) { usage(stdout); return 0; }
         if (!v) { usage(stderr); return 2; }
         if (!strcmp(argv[i], "--threads")) nthreads = atoi(v);
         else if (!strcmp(argv[i], "--seconds")) seconds = atof(v);

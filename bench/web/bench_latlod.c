@@ -80,7 +80,7 @@ int main(int argc, char **argv) {
     double seconds = 1800;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        if (bench_is_help(a)) {
             usage(stdout);
             return 0;
         }
