@@ -99,7 +99,7 @@ static int new_block(struct elog *l) {
     return *b ? 0 : -1;
 }
 
-uint64_t elog_add(struct elog *l, const struct litem *it, const char *msg, unsigned msg_len) {
+uint64_t elog_add_slow(struct elog *l, const struct litem *it, const char *msg, unsigned msg_len) {
     if (l->tap) return l->tap->add(l->tap_ctx, it, msg, msg_len);
     if (!l->max) return UINT64_MAX;
     if (l->tail - l->head >= l->max) drop_head(l);
