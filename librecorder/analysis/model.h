@@ -261,6 +261,7 @@ struct rec_model {
     uint64_t ticks0;
     rec_seg *conv;            /* during rec_model_poll_seg: the segment read */
     int no_stats;             /* an export's second read: the per-name statistics are the plan's, not kept again */
+    int no_shortcut;          /* tests only: every event takes feed_one's dispatch (test_feed_entries) */
 
     double newest_ns;         /* newest event seen; -inf before any */
     double set_now_ns;

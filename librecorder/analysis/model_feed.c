@@ -431,6 +431,24 @@ static void feed_one(rec_model *m, struct slot_state *s, uint32_t slot, const st
     process(m, r, idx, e);
 }
 
+/* Nearly every event: a begin or an end of the slot's current thread, with
+ * no loss to place before it, straight to its stack, as feed_one would
+ * take it but without filling or dispatching on a struct rec_event (both
+ * feeds below).  Returns 0 for anything else, which takes feed_one's
+ * path. */
+static inline int feed_slice(rec_model *m, struct slot_state *s, unsigned type, uint64_t ticks, uint32_t id,
+                             int wait, int lossy) {
+    int idx = s->cur;
+    struct trec *r;
+    if ((type != REC_EV_BEGIN && type != REC_EV_END) || lossy || idx < 0 || (s->latest != idx && s->latest >= 0) ||
+        (r = model_rec(m, idx)) == NULL)
+        return 0;
+    double ts = event_time(m, r, idx, ticks);
+    if (type == REC_EV_BEGIN) on_begin(m, r, idx, id, wait, ts);
+    else on_end(m, r, idx, id, wait, ts);
+    return 1;
+}
+
 /* The slot's loss so far; *over and *drop are placed at its next event. */
 /* Where a read's loss goes.  Overwritten entries and history are older
  * than everything the read returned: they go before its first event.
@@ -469,7 +487,11 @@ void rec_model_feed(rec_model *m, uint32_t slot, const struct rec_event *ev, siz
     model_invalidate(m);
     uint64_t over, drop, hist;
     take_loss(s, loss, &over, &drop, &hist);
-    for (size_t i = 0; i < n; i++) feed_one(m, s, slot, &ev[i], &over, &drop, &hist);
+    for (size_t i = 0; i < n; i++) {
+        const struct rec_event *e = &ev[i];
+        if (m->no_shortcut || !feed_slice(m, s, e->type, e->ticks, e->name_id, e->wait, (over | drop | hist) != 0))
+            feed_one(m, s, slot, e, &over, &drop, &hist);
+    }
     keep_loss(m, s, over, drop, hist, loss);
     if (loss && loss->bad) rec_model_add_bad(m, slot, loss->bad);
 }
@@ -500,19 +522,8 @@ size_t rec_model_feed_entries(rec_model *m, uint32_t slot, const struct rec_entr
     take_loss(s, loss, &over, &drop, &hist);
     while (i < n) {
         const struct rec_entry *e = &in[i];
-        unsigned type = REC_EV_TYPE(e->w1);
-        int idx = s->cur;
-        struct trec *r;
-        if ((type == REC_EV_BEGIN || type == REC_EV_END) && idx >= 0 && (s->latest == idx || s->latest < 0) &&
-            (r = model_rec(m, idx)) != NULL) {
-            if (over || drop || hist) {
-                mark_gap(r, over, drop, hist);
-                over = drop = hist = 0;
-            }
-            double ts = event_time(m, r, idx, e->w0);
-            int wait = (e->w1 & REC_EV_WAIT) != 0;
-            if (type == REC_EV_BEGIN) on_begin(m, r, idx, REC_EV_ID(e->w1), wait, ts);
-            else on_end(m, r, idx, REC_EV_ID(e->w1), wait, ts);
+        if (feed_slice(m, s, REC_EV_TYPE(e->w1), e->w0, REC_EV_ID(e->w1), (e->w1 & REC_EV_WAIT) != 0,
+                       (over | drop | hist) != 0)) {
             i++;
             events++;
             continue;
