@@ -487,9 +487,10 @@ void rec_model_feed(rec_model *m, uint32_t slot, const struct rec_event *ev, siz
     model_invalidate(m);
     uint64_t over, drop, hist;
     take_loss(s, loss, &over, &drop, &hist);
+    const int plain = m->no_shortcut;   /* read once: the calls below could change it, for all the compiler knows */
     for (size_t i = 0; i < n; i++) {
         const struct rec_event *e = &ev[i];
-        if (m->no_shortcut || !feed_slice(m, s, e->type, e->ticks, e->name_id, e->wait, (over | drop | hist) != 0))
+        if (plain || !feed_slice(m, s, e->type, e->ticks, e->name_id, e->wait, (over | drop | hist) != 0))
             feed_one(m, s, slot, e, &over, &drop, &hist);
     }
     keep_loss(m, s, over, drop, hist, loss);
