@@ -127,8 +127,7 @@ static int rehash(struct strtab *t) {
 
 static uint32_t lookup(struct strtab *t, const struct wsrc *src, uint32_t seg_id, const char *name) {
     if (seg_id == 0 || t->identity) return seg_id;
-    /* Most events reuse a handful of names: one compare, usually. */
-    uint32_t c = (seg_id ^ (seg_id >> 8)) & (STRTAB_CACHE - 1);
+    uint32_t c = strtab_slot(seg_id);
     if (t->ckey[c] == seg_id) return t->cval[c];
     uint32_t i = hash32(seg_id) & t->mask;
     for (; t->keys[i]; i = (i + 1) & t->mask)
@@ -152,7 +151,7 @@ static uint32_t lookup(struct strtab *t, const struct wsrc *src, uint32_t seg_id
     return id;
 }
 
-uint32_t strtab_id(struct strtab *t, const struct wsrc *src, uint32_t seg_id) { return lookup(t, src, seg_id, NULL); }
+uint32_t strtab_id_miss(struct strtab *t, const struct wsrc *src, uint32_t seg_id) { return lookup(t, src, seg_id, NULL); }
 
 uint32_t strtab_id_named(struct strtab *t, uint32_t seg_id, const char *name) {
     return lookup(t, NULL, seg_id, name);
