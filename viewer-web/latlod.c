@@ -146,7 +146,7 @@ static void left_out(struct latlod *t) {
 void latlod_call(struct latlod *t, struct lod *l, uint32_t name, int64_t s, int64_t e) {
     int k = lod_bucket(l, e);
     if (k < 0 || !name) return;   /* from the future (the LOD skips it too), or nameless */
-    if (t->width != l->width) sync_grid(t, l);   /* rarely: a call per slice cost 2% of the server */
+    if (t->width != l->width) sync_grid(t, l);   /* rarely: a call per slice was 1% of the server's instructions */
     struct lat_scope *sc = scope_of(t, name);
     if (sc && !sc->h[k]) sc->h[k] = hist_new(t);
     if (!sc || !sc->h[k]) {

@@ -151,7 +151,9 @@ static uint32_t lookup(struct strtab *t, const struct wsrc *src, uint32_t seg_id
     return id;
 }
 
-uint32_t strtab_id_miss(struct strtab *t, const struct wsrc *src, uint32_t seg_id) { return lookup(t, src, seg_id, NULL); }
+uint32_t strtab_id_miss(struct strtab *t, const struct wsrc *src, uint32_t seg_id) {
+    return lookup(t, src, seg_id, NULL);
+}
 
 uint32_t strtab_id_named(struct strtab *t, uint32_t seg_id, const char *name) {
     return lookup(t, NULL, seg_id, name);

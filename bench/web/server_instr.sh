@@ -31,7 +31,8 @@ if [ -z "$file" ]; then
     wait
 fi
 # "recorder report: pid P (NAME), capture: N threads, E events"
-events=$("$build/librecorder/cli/recorder" report "$file" | awk 'NR == 1 {for (i = 2; i <= NF; i++) if ($i ~ /^events/) {print $(i - 1); exit}}')
+events=$("$build/librecorder/cli/recorder" report "$file" |
+    awk 'NR == 1 {for (i = 2; i <= NF; i++) if ($i ~ /^events/) {print $(i - 1); exit}}')
 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$tmp/cg.out" \
     "$build/viewer-web/recorder-web" "$file" --port 0 >"$tmp/vg.log" 2>&1 &
 vg=$!

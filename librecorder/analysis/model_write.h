@@ -51,8 +51,9 @@ uint64_t elog_add_slow(struct elog *l, const struct litem *it, const char *msg, 
 static inline uint64_t elog_add(struct elog *l, const struct litem *it, const char *msg, unsigned msg_len) {
     /* Inline for the common case, an item that stays within its block:
      * the caller's fields are then stored straight into the log, not
-     * built on the stack and copied (issue 22: a tenth of recorder-web's
-     * reader).  An empty log's tail stays 0, a block boundary. */
+     * built on the stack and copied (1% of recorder-web's instructions,
+     * bench/web/server_instr.sh).  An empty log's tail stays 0, a block
+     * boundary. */
     uint64_t t = l->tail;
     if (l->tap || !(t & (ELOG_BLOCK - 1)) || it->kind == REC_ITEM_INSTANT ||
         (t - l->head >= l->max && !((l->head + 1) & (ELOG_BLOCK - 1))))

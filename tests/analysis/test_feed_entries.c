@@ -7,7 +7,7 @@
  * slot's current thread straight to its stack (feed_slice, model_feed.c)
  * and everything else down the dispatch of feed_one.  A reference model
  * fed the decoded events with the shortcut turned off (no_shortcut,
- * internal: this test is built from librecorder's sources) must agree
+ * internal: this test is linked with librecorder's objects) must agree
  * with both.  Random entry streams mix every event type with the awkward
  * cases: END 0, ends naming a deeper or no scope, time going back,
  * instants with continuations (and with a bad length), stray
@@ -150,8 +150,6 @@ static char *export_all(rec_model *m, size_t *len) {
     return buf;
 }
 
-/* Feeds both models the same chunks; cut_events lets a chunk end inside
- * an event, as no reader does but a hostile source might. */
 /* Both exports equal, or a report of where they part. */
 static void same(const char *what, const char *xa, size_t la, const char *xb, size_t lb, int keep_log, int announce,
                  int cut_events) {
@@ -164,6 +162,8 @@ static void same(const char *what, const char *xa, size_t la, const char *xb, si
     check_failures++;
 }
 
+/* Feeds the three models the same chunks; cut_events lets a chunk end
+ * inside an event, as no reader does but a hostile source might. */
 static void run(int keep_log, int announce, int cut_events) {
     /* a: the reference, b: fused, c: decoded with the shortcut */
     rec_model *a = tu_model(keep_log, 0), *b = tu_model(keep_log, 0), *c = tu_model(keep_log, 0);
