@@ -125,28 +125,40 @@ static void *run(void *arg) {
     return NULL;
 }
 
+#define USAGE "usage: watch_work [--threads N] [--seconds S] [--work-us US]\n"
+
 static void usage(FILE *f) {
-    fprintf(f, "usage: watch_work [--threads N] [--seconds S] [--work-us US]\n"
-               "  --threads N   threads in lock step (default: the CPUs online)\n"
-               "  --seconds S   how long to run after the go line (default 5)\n"
-               "  --work-us US  arithmetic per thread per op, microseconds (default 20)\n");
+    fprintf(f, USAGE "  --threads N   threads in lock step, 1-64 (default: the CPUs online)\n"
+                     "  --seconds S   how long to run after the go line, above 0 (default 5)\n"
+                     "  --work-us US  arithmetic per thread per op, microseconds, above 0 (default 20)\n");
 }
+
+static int bad(const char *why, const char *arg) { return bench_bad("watch_work", USAGE, why, arg); }
 
 int main(int argc, char **argv) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     nthreads = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
     double work_us = 20;
     for (int i = 1; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (bench_is_help(argv[i])) { usage(stdout); return 0; }
-        if (!v) { usage(stderr); return 2; }
-        if (!strcmp(argv[i], "--threads")) nthreads = atoi(v);
-        else if (!strcmp(argv[i], "--seconds")) seconds = atof(v);
-        else if (!strcmp(argv[i], "--work-us")) work_us = atof(v);
-        else { usage(stderr); return 2; }
-        i++;
+        const char *a = argv[i];
+        if (bench_is_help(a)) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(a, "--threads") && strcmp(a, "--seconds") && strcmp(a, "--work-us"))
+            return bad("unknown option", a);
+        if (i + 1 == argc) return bad("missing value after", a);
+        const char *v = argv[++i];
+        long long n;
+        if (!strcmp(a, "--threads")) {
+            if (bench_parse_ll(v, 1, MAX_THREADS, &n)) return bad("--threads wants 1-64", v);
+            nthreads = (int)n;
+        } else if (!strcmp(a, "--seconds")) {
+            if (bench_parse_d(v, 1e-9, 1e9, &seconds)) return bad("--seconds wants a number above 0", v);
+        } else if (bench_parse_d(v, 1e-9, 1e9, &work_us)) {
+            return bad("--work-us wants a number above 0", v);
+        }
     }
-    if (nthreads < 1 || nthreads > MAX_THREADS || !(seconds > 0) || !(work_us > 0)) { usage(stderr); return 2; }
 
     /* Calibrate the arithmetic to work_us on this machine. */
     long probe = 1 << 20;
