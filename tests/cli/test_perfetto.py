@@ -113,7 +113,13 @@ def test_convert():
     # the clock snapshot's BOOTTIME is read at export time: compare the rest
     check(len(a) == len(b) and a[:16] != b"" and pftrace.counts(pftrace.decode(os.path.join(WORK, "c.perfetto-trace")))
           == pftrace.counts(pftrace.decode(os.path.join(WORK, "c.pftrace"))), ".perfetto-trace is the same format")
-    js = os.path.getsize(os.path.join(WORK, "c.json"))
+    # The JSON writes the pid and tid in decimal on every event, the
+    # protobuf once per track: its size follows how many digits this run's
+    # pids have (a 3-digit pid made it 2 KB smaller than a 5-digit one, and
+    # the check below failed on a machine whose pids had wrapped).  Sized
+    # as if every pid and tid had 5 digits (pid_max's kernel default, 32768).
+    jtext = open(os.path.join(WORK, "c.json"), "rb").read()
+    js = len(jtext) + sum(5 - len(m) for m in re.findall(rb'"(?:pid|tid)":(\d+)', jtext))
     # every packet carries the machine id (docs/scale.md, "Cost"): 2 bytes
     # of tag and the id's varint; the encoding of the events is the rest
     doc = pftrace.trace_class().FromString(a)
@@ -122,7 +128,7 @@ def test_convert():
     mbytes = len(doc.packet) * (2 + (mid.bit_length() + 6) // 7)
     check((len(a) - mbytes) * 4 <= js and len(a) * 5 <= js * 2,
           f"the protobuf is at most 40% of the JSON, a quarter without its machine ids: {len(a)} "
-          f"({mbytes} of them the machine) vs {js} bytes")
+          f"({mbytes} of them the machine) vs {js} bytes (pids and tids as 5 digits; {len(jtext)} as written)")
 
 
 def test_run():
