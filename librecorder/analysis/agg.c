@@ -1,13 +1,18 @@
 /*
  * agg.c -- statistics tables and the window rings.
  *
- * A completed slice updates, for its thread's series and for series 0
- * (all threads), one sum per call-path node and one histogram cell per
- * name, in three tables: the whole run, the 100 ms bucket of the 1 s
- * window ring and the 1 s bucket of the 10 s window ring (keyed by the
- * slice's end).  That is a dozen hash updates per slice whatever the
- * history, and a bucket that comes round again is cleared, so memory
- * depends on what happens within 10 s, not on how long the run is.
+ * A completed slice updates, for its thread's series, one sum per
+ * call-path node and one histogram cell per name, in three tables: the
+ * whole run, the 100 ms bucket of the 1 s window ring and the 1 s bucket
+ * of the 10 s window ring (keyed by the slice's end).  That is six hash
+ * updates per slice whatever the history, and a bucket that comes round
+ * again is cleared, so memory depends on what happens within 10 s, not on
+ * how long the run is.
+ *
+ * All threads (series 0) are not stored: a query for them sums every
+ * series' entries (agg_in_series).  Stored, they doubled the updates and
+ * the entries of a table that, at a million names, misses the caches on
+ * every update (docs/performance/names.md).
  *
  * Per-name totals are sums over the nodes of that name: a name that
  * nests inside itself counts each level (as most profilers do).
@@ -49,14 +54,14 @@ void agg_reset(struct agg *a, int64_t id) {
 
 /* The acc of key, created empty; NULL if memory ran out.  Slices that
  * come as node 1 (the model's registries were full: model.c) or that a
- * full table gives its series' (other) are counted (of all threads,
- * series 0, once), so that (other) says how much it holds. */
+ * full table gives its series' (other) are counted (each slice merges
+ * into one key of a table), so that (other) says how much it holds. */
 static struct acc *acc_at(struct agg *a, uint64_t key, uint64_t calls) {
     int isnew;
     if ((uint32_t)key == 1) {
-        if (!(key >> 32)) a->over += calls;
+        a->over += calls;
     } else if (a->acc_idx.n >= a->max && !u64map_get(&a->acc_idx, key)) {
-        if (!(key >> 32)) a->over += calls;
+        a->over += calls;
         key = OTHER_OF(key, 1);
     }
     uint64_t *v = u64map_put(&a->acc_idx, key, &isnew);
@@ -101,13 +106,9 @@ static void cell_add(struct agg *a, uint64_t key, uint64_t n) {
 void agg_add(struct agg *a, uint16_t series, uint32_t node, uint32_t name, unsigned bin, double dur,
              double self, double share) {
     struct acc x = {1, dur, self, dur, dur, share, dur > 0 ? self * (share / dur) : 0};
-    uint64_t cell = (uint64_t)name << HIST_BIN_BITS | bin;
-    acc_merge(a, node, &x);
-    cell_add(a, cell, 1);
-    if (series) {   /* 0 is all threads, just done */
-        acc_merge(a, (uint64_t)series << 32 | node, &x);
-        cell_add(a, (uint64_t)series << 32 | cell, 1);
-    }
+    uint64_t key = (uint64_t)series << 32;
+    acc_merge(a, key | node, &x);
+    cell_add(a, key | (uint64_t)name << HIST_BIN_BITS | bin, 1);
 }
 
 struct agg *agg_ring_bucket(struct ring *w, int64_t id) {
@@ -131,15 +132,11 @@ void stats_fold(rec_model *m, struct trec *r) {
         if (!t[k]) continue;
         for (uint32_t i = 0; i < r->n_touched; i++) {
             uint32_t node = r->touched[i];
-            acc_merge(t[k], node, &r->pacc[node]);
             acc_merge(t[k], series | node, &r->pacc[node]);
         }
         const struct u64map *c = &r->pcells;
-        for (size_t i = 0; i < c->cap; i++) {
-            if (c->keys[i] == U64MAP_EMPTY) continue;
-            cell_add(t[k], c->keys[i], c->vals[i]);
-            cell_add(t[k], series | c->keys[i], c->vals[i]);
-        }
+        for (size_t i = 0; i < c->cap; i++)
+            if (c->keys[i] != U64MAP_EMPTY) cell_add(t[k], series | c->keys[i], c->vals[i]);
     }
     for (uint32_t i = 0; i < r->n_touched; i++) r->pacc[r->touched[i]].calls = 0;
     r->n_touched = 0;
@@ -187,7 +184,6 @@ void stats_share_before(rec_model *m, struct trec *r, uint32_t node, double begi
     double k = dur > 0 ? self / dur : 0;
     uint64_t series = (uint64_t)r->series << 32;
     struct acc x = {0, 0, 0, INFINITY, -INFINITY, part, part * k};
-    acc_merge(&m->all, node, &x);
     acc_merge(&m->all, series | node, &x);
     /* Only the last WIN_BUCKETS of each ring can be in a window. */
     struct ring *rings[2] = {&m->w1, &m->w10};
@@ -201,7 +197,6 @@ void stats_share_before(rec_model *m, struct trec *r, uint32_t node, double begi
             struct agg *t = x1 > x0 ? agg_ring_bucket(rings[w], id) : NULL;
             if (!t) continue;
             struct acc y = {0, 0, 0, INFINITY, -INFINITY, x1 - x0, (x1 - x0) * k};
-            acc_merge(t, node, &y);
             acc_merge(t, series | node, &y);
         }
     }

@@ -12,7 +12,8 @@
  * Layout of the state:
  *   names    string id -> a dense local index, the text (copied once)
  *   nodes    call paths (parent node, name) -> node: the tree's skeleton
- *   series   statistics are kept per tid and for all threads (series 0)
+ *   series   statistics are kept per tid; all threads (series 0) is their
+ *            sum, made when asked
  *   aggs     one table of per-(series, node) sums and per-(series, name,
  *            bin) histogram cells for the whole run, and one per time
  *            bucket in two rings (10 x 100 ms for the 1 s window, 10 x 1 s
@@ -89,6 +90,13 @@ struct agg {
     uint32_t max;             /* entries of acc_idx, and of cells (AGG_MAX_*) */
     uint64_t over;            /* slices put in (other) because the table was full */
 };
+
+/* Whether a table key (series << 32 | ...) counts for a query of series:
+ * its own entries, or for series 0 (all threads) every series' (they are
+ * stored once, under the slice's thread: agg.c). */
+static inline int agg_in_series(uint64_t key, int series) {
+    return !series || (int)(key >> 32) == series;
+}
 
 struct ring {
     double width_ns;          /* 1e8 or 1e9 */

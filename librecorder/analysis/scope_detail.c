@@ -61,7 +61,7 @@ static void gather(rec_model *m, const struct agg *a, int series, uint32_t name,
                    double *mn, double *mx) {
     for (size_t j = 0; j < a->cells.cap; j++) {
         uint64_t key = a->cells.keys[j];
-        if (key == U64MAP_EMPTY || (int)(key >> 32) != series) continue;
+        if (key == U64MAP_EMPTY || !agg_in_series(key, series)) continue;
         uint32_t low = (uint32_t)key;
         if (as_name(m, low >> HIST_BIN_BITS) != name) continue;
         bins[low & (NBINS - 1)] += a->cells.vals[j];
@@ -69,7 +69,7 @@ static void gather(rec_model *m, const struct agg *a, int series, uint32_t name,
     }
     for (size_t j = 0; j < a->acc_idx.cap; j++) {
         uint64_t key = a->acc_idx.keys[j];
-        if (key == U64MAP_EMPTY || a->acc_idx.vals[j] == UINT64_MAX || (int)(key >> 32) != series) continue;
+        if (key == U64MAP_EMPTY || a->acc_idx.vals[j] == UINT64_MAX || !agg_in_series(key, series)) continue;
         uint32_t node = (uint32_t)key;
         if (node >= m->n_nodes || as_name(m, m->node_name[node]) != name) continue;
         const struct acc *c = &a->accs[a->acc_idx.vals[j]];
@@ -149,7 +149,7 @@ void p99_evict(rec_model *m, const struct agg *a) {
     int isnew, ok = h != NULL;
     for (size_t j = 0; ok && j < a->cells.cap; j++) {
         uint64_t key = a->cells.keys[j];
-        if (key == U64MAP_EMPTY || key >> 32) continue;   /* series 0: all threads */
+        if (key == U64MAP_EMPTY) continue;   /* every thread's cells */
         uint64_t *v = u64map_put(&tot, (uint32_t)key >> HIST_BIN_BITS, &isnew);
         if (!v) ok = 0;
         else *v += a->cells.vals[j];
@@ -161,7 +161,7 @@ void p99_evict(rec_model *m, const struct agg *a) {
     if (ok && nn) c = malloc(a->cells.n * sizeof *c);
     for (size_t j = 0; c && j < a->cells.cap; j++) {
         uint64_t key = a->cells.keys[j];
-        if (key == U64MAP_EMPTY || key >> 32) continue;
+        if (key == U64MAP_EMPTY) continue;
         uint32_t low = (uint32_t)key;
         if (u64map_get(&kept, low >> HIST_BIN_BITS))
             c[nc++] = (struct cellv){low >> HIST_BIN_BITS, low & (NBINS - 1), a->cells.vals[j]};

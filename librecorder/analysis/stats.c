@@ -225,7 +225,8 @@ static int sum_accs(struct query *x, struct agg **aggs, size_t na, int series, i
             if (key == U64MAP_EMPTY || a->acc_idx.vals[j] == UINT64_MAX) continue;
             int ks = (int)(key >> 32);
             int share = series ? ks == series : ks != 0;
-            if (ks != series && !share) continue;
+            int mine = agg_in_series(key, series);
+            if (!mine && !share) continue;
             uint32_t name = keys_are_names ? (uint32_t)key : m->node_name[(uint32_t)key];
             if (name >= nn) continue;
             if (m->fold_on) name = model_fold_rep(m, name);
@@ -249,7 +250,7 @@ static int sum_accs(struct query *x, struct agg **aggs, size_t na, int series, i
                 s->sf += cov > 0 ? c->self_share / cov : 0;
                 thread_shares = 1;
             }
-            if (ks != series) continue;
+            if (!mine) continue;
             if (s->calls == 0 || c->min < s->min) s->min = c->min;
             if (s->calls == 0 || c->max > s->max) s->max = c->max;
             s->calls += c->calls;
@@ -267,7 +268,7 @@ static int sum_accs(struct query *x, struct agg **aggs, size_t na, int series, i
         const struct agg *a_ = (aggs)[i_];                                                                  \
         for (size_t j_ = 0; j_ < a_->cells.cap; j_++) {                                                      \
             uint64_t key_ = a_->cells.keys[j_];                                                              \
-            if (key_ == U64MAP_EMPTY || (int)(key_ >> 32) != (series)) continue;                            \
+            if (key_ == U64MAP_EMPTY || !agg_in_series(key_, (series))) continue;                            \
             uint32_t low_ = (uint32_t)key_, name = low_ >> HIST_BIN_BITS;                                   \
             if (name >= m->n_names) continue;                                                               \
             if (m->fold_on) name = model_fold_rep(m, name);                                                 \

@@ -62,7 +62,7 @@ size_t rec_model_tree(rec_model *m, enum rec_window w, int tid, struct rec_tree_
             const struct agg *a = aggs[i];
             for (size_t j = 0; j < a->acc_idx.cap; j++) {
                 uint64_t key = a->acc_idx.keys[j];
-                if (key == U64MAP_EMPTY || (int)(key >> 32) != series || a->acc_idx.vals[j] == UINT64_MAX) continue;
+                if (key == U64MAP_EMPTY || !agg_in_series(key, series) || a->acc_idx.vals[j] == UINT64_MAX) continue;
                 uint32_t node = (uint32_t)key;
                 const struct acc *c = &a->accs[a->acc_idx.vals[j]];
                 calls[node] += c->calls;

@@ -8,6 +8,10 @@
  * The viewers ask for their rows through the same queries (recorder-top:
  * rec_model_stats_top; recorder-web: rec_model_stats), so the rows they
  * can hold are bounded by what is checked here.
+ *
+ * One thread, then two, call the same million names: the tables hold
+ * (thread, path) sums, all threads being their sum when asked (agg.c), so
+ * one thread's million paths fit the run's table and two threads' do not.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +22,7 @@
 
 #define NAMES 1000000u
 #define BASE 16
-#define RUN_MAX (1u << 20)      /* AGG_MAX_RUN: (series, path) sums, a thread's and all threads' */
+#define RUN_MAX (1u << 20)      /* AGG_MAX_RUN: (thread, path) sums */
 #define BUCKET_MAX (1u << 15)   /* AGG_MAX_BUCKET */
 
 static const char *name_of(void *ctx, uint32_t id) {
@@ -29,7 +33,10 @@ static const char *name_of(void *ctx, uint32_t id) {
     return buf;
 }
 
-static void check_window(rec_model *m, enum rec_window w, size_t max_rows) {
+/* The rows of window w: at most max_rows, every call of the threads'
+ * slices in one, and (other) exactly what is counted past the limit (of
+ * which there is some if past_expected). */
+static void check_window(rec_model *m, enum rec_window w, unsigned threads, size_t max_rows, int past_expected) {
     size_t total = 0;
     rec_model_stats(m, w, -1, NULL, 0, &total);
     CHECK(total <= max_rows);
@@ -42,15 +49,17 @@ static void check_window(rec_model *m, enum rec_window w, size_t max_rows) {
         if (st[i].name_id == UINT32_MAX) other += st[i].calls;   /* (other)'s string id */
     }
     uint64_t past = rec_model_stats_past_limit(m, w);
-    fprintf(stderr, "window %d: %zu rows (bound %zu), %llu calls, (other) %llu, past the limit %llu\n", (int)w, n,
-            max_rows, (unsigned long long)calls, (unsigned long long)other, (unsigned long long)past);
-    CHECK_EQ_U(calls, NAMES);      /* nothing dropped */
-    CHECK(past > 0);               /* a million names are past the bound */
+    fprintf(stderr, "%u thread(s), window %d: %zu rows (bound %zu), %llu calls, (other) %llu, past the limit %llu\n",
+            threads, (int)w, n, max_rows, (unsigned long long)calls, (unsigned long long)other,
+            (unsigned long long)past);
+    CHECK_EQ_U(calls, (uint64_t)threads * NAMES);   /* nothing dropped */
+    CHECK(past_expected ? past > 0 : past == 0);
     CHECK_EQ_U(other, past);       /* and (other) is exactly them */
     free(st);
 }
 
-int main(void) {
+/* A model fed one slice of each name on each of threads threads. */
+static rec_model *feed(unsigned threads) {
     struct rec_source_info src;
     memset(&src, 0, sizeof src);
     src.pid = 4242;
@@ -62,27 +71,42 @@ int main(void) {
     enum { CHUNK = 4096 };
     static struct rec_event ev[2 * CHUNK];
     memset(ev, 0, sizeof ev);
-    ev[0].type = REC_EV_THREAD_START;
-    ev[0].tid = 1;
-    ev[0].gen = 1;
-    rec_model_feed(m, 0, ev, 1, NULL);
-    /* One slice per name, 2 us each: the run lasts about 2.5 s, so the
-     * 10 s window holds three 1 s buckets and the 1 s window ten. */
+    for (uint32_t th = 0; th < threads; th++) {
+        ev[0] = (struct rec_event){.type = REC_EV_THREAD_START, .tid = (int32_t)(th + 1), .gen = 1};
+        rec_model_feed(m, th, ev, 1, NULL);
+    }
+    /* 2 us each, the threads side by side: the run lasts about 2.5 s, so
+     * the 10 s window holds three 1 s buckets and the 1 s window ten. */
     uint64_t t = 1000;
     for (uint32_t i = 0; i < NAMES; i += CHUNK) {
-        size_t k = 0;
-        for (uint32_t j = i; j < i + CHUNK && j < NAMES; j++) {
-            ev[k] = (struct rec_event){.type = REC_EV_BEGIN, .ticks = t, .name_id = BASE + j};
-            ev[k + 1] = (struct rec_event){.type = REC_EV_END, .ticks = t + 2000, .name_id = BASE + j};
-            k += 2;
-            t += 2500;
+        uint64_t t0 = t;
+        for (uint32_t th = 0; th < threads; th++) {
+            size_t k = 0;
+            t = t0;
+            for (uint32_t j = i; j < i + CHUNK && j < NAMES; j++) {
+                ev[k] = (struct rec_event){.type = REC_EV_BEGIN, .ticks = t, .name_id = BASE + j};
+                ev[k + 1] = (struct rec_event){.type = REC_EV_END, .ticks = t + 2000, .name_id = BASE + j};
+                k += 2;
+                t += 2500;
+            }
+            rec_model_feed(m, th, ev, k, NULL);
         }
-        rec_model_feed(m, 0, ev, k, NULL);
     }
     rec_model_set_now(m, (double)t);
-    /* Rows: names (one path each, under the root), plus (other). */
-    check_window(m, REC_WIN_ALL, RUN_MAX / 2 + 1);
-    check_window(m, REC_WIN_10S, 3 * (BUCKET_MAX / 2) + 1);
+    return m;
+}
+
+int main(void) {
+    /* Rows: names (one path each, under the root), plus (other); a table
+     * holds at most its bound of (thread, path) sums, so at most that many
+     * names.  One thread's million paths fit the run's table. */
+    rec_model *m = feed(1);
+    check_window(m, REC_WIN_ALL, 1, NAMES + 1, 0);
+    check_window(m, REC_WIN_10S, 1, 3 * BUCKET_MAX + 1, 1);
+    rec_model_free(m);
+    m = feed(2);
+    check_window(m, REC_WIN_ALL, 2, RUN_MAX + 1, 1);
+    check_window(m, REC_WIN_10S, 2, 3 * BUCKET_MAX + 1, 1);
     rec_model_free(m);
     CHECK_DONE();
 }

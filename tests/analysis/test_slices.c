@@ -184,6 +184,47 @@ static void test_generations(void) {
     rec_model_free(m);
 }
 
+/* All threads are not stored but summed when asked (agg.c): each query
+ * for tid -1 (the rows, the call tree, one scope's details) must give the
+ * threads' sums, minimum, maximum and histogram together. */
+static void test_all_threads(void) {
+    rec_model *m = tu_model(1, 0);
+    tu_start(m, 1, 10, 11, 1);
+    tu_start(m, 2, 10, 22, 1);
+    TU_B(m, 1, 100, "job");
+    TU_B(m, 1, 120, "io");
+    TU_E(m, 1, 150, "io");
+    TU_E(m, 1, 200, "job");
+    TU_B(m, 2, 300, "job");
+    TU_E(m, 2, 1300, "job");
+    rec_model_set_now(m, 2000);
+
+    struct rec_stat st[4];
+    size_t total;
+    REQUIRE(rec_model_stats(m, REC_WIN_ALL, -1, st, 4, &total) == 2);
+    CHECK(!strcmp(st[0].name, "job") && st[0].calls == 2 && st[0].total_ns == 1100);
+    CHECK(st[0].min_ns == 100 && st[0].max_ns == 1000 && st[0].self_ns == 1070);
+    CHECK(!strcmp(st[1].name, "io") && st[1].calls == 1 && st[1].total_ns == 30);
+    uint32_t job = st[0].name_id;
+    REQUIRE(rec_model_stats(m, REC_WIN_ALL, 11, st, 4, &total) == 2);
+    CHECK(st[0].calls == 1 && st[0].total_ns == 100);
+    REQUIRE(rec_model_stats(m, REC_WIN_ALL, 22, st, 4, &total) == 1);
+    CHECK(st[0].calls == 1 && st[0].total_ns == 1000);
+
+    struct rec_tree_node t[4];
+    REQUIRE(rec_model_tree(m, REC_WIN_ALL, -1, t, 4) == 3);
+    CHECK(!strcmp(t[1].name, "job") && t[1].calls == 2 && t[1].total_ns == 1100 && t[1].self_ns == 1070);
+    CHECK(!strcmp(t[2].name, "io") && t[2].calls == 1 && t[2].parent == 1);
+
+    struct rec_scope_detail d;
+    REQUIRE(rec_model_scope_detail(m, REC_WIN_ALL, -1, job, &d) == 0);
+    CHECK(d.calls == 2 && d.min_ns == 100 && d.max_ns == 1000);
+    CHECK(d.octave[6] == 1 && d.octave[9] == 1);   /* 100 in [64, 128), 1000 in [512, 1024) */
+    REQUIRE(rec_model_scope_detail(m, REC_WIN_ALL, 22, job, &d) == 0);
+    CHECK(d.calls == 1 && d.min_ns == 1000 && d.octave[9] == 1 && d.octave[6] == 0);
+    rec_model_free(m);
+}
+
 /* rec_model_thread announces a generation whose THREAD_START was lost:
  * events from its start_head on are its, earlier ones an older thread's. */
 static void test_announced_generation(void) {
@@ -328,6 +369,7 @@ int main(void) {
     test_end_names_deeper();
     test_depth_overflow();
     test_generations();
+    test_all_threads();
     test_announced_generation();
     test_loss();
     test_log_bound();
