@@ -93,14 +93,19 @@ static uint32_t add_node(rec_model *m, uint32_t parent, uint32_t name) {
     return n;
 }
 
-uint32_t model_node(rec_model *m, uint32_t parent, uint32_t name) {
+uint32_t model_node(rec_model *m, uint32_t parent, uint32_t id) {
     /* Past a full registry, a scope and all it calls are node 1, where the
      * statistics count them (agg.c) instead of under a path of its own. */
-    if (parent == NODE_OTHER || name == SPECIAL_OTHER) return NODE_OTHER;
-    uint64_t key = (uint64_t)parent << 32 | name;
+    if (parent == NODE_OTHER) return NODE_OTHER;
+    /* Keyed by the string id, not the name's local index: a path seen
+     * before costs one lookup, not the name's and then the path's (two
+     * cache misses each at a million names).  Ids and local names are one
+     * to one (model_name), so the paths are the same. */
+    uint64_t key = (uint64_t)parent << 32 | id;
     uint64_t *v = u64map_get(&m->node_idx, key);
     if (v) return (uint32_t)*v;
-    if (m->n_nodes >= NODE_MAX) return NODE_OTHER;
+    uint32_t name = model_name(m, id);
+    if (name == SPECIAL_OTHER || m->n_nodes >= NODE_MAX) return NODE_OTHER;
     int isnew;
     v = u64map_put(&m->node_idx, key, &isnew);
     if (!v) return NODE_OTHER;

@@ -284,7 +284,7 @@ struct rec_model {
     struct u64map fold_idx;   /* fold.c: folded text's hash -> representative */
     int fold_on;              /* rec_model_set_fold */
 
-    struct u64map node_idx;   /* parent << 32 | name -> node */
+    struct u64map node_idx;   /* parent << 32 | string id -> node */
     struct node_cache {
         uint64_t key;         /* parent << 32 | string id */
         uint32_t node;

@@ -16,7 +16,7 @@
 /* model.c: the registries */
 int model_registries_init(rec_model *m);   /* fixed entries; 0 or -1 */
 void model_registries_free(rec_model *m);
-uint32_t model_node(rec_model *m, uint32_t parent, uint32_t name_local);
+uint32_t model_node(rec_model *m, uint32_t parent, uint32_t id);   /* by string id */
 uint16_t model_series(rec_model *m, int tid);
 int model_record(rec_model *m, uint32_t slot, uint32_t gen); /* -1 if out of room */
 void model_invalidate(rec_model *m);
@@ -29,7 +29,7 @@ static inline uint32_t model_node_of(rec_model *m, uint32_t parent, uint32_t id)
     uint64_t key = (uint64_t)parent << 32 | id;
     struct node_cache *c = &m->ncache[(key * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - NODE_CACHE_BITS)];
     if (c->key != key) {
-        c->node = model_node(m, parent, model_name(m, id));
+        c->node = model_node(m, parent, id);
         c->key = key;
     }
     return c->node;

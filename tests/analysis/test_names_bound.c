@@ -21,6 +21,8 @@
 #include "recorder/analysis.h"
 
 #define NAMES 1000000u
+#define REGISTRY (1u << 20)   /* NAME_MAX_LOCAL and NODE_MAX, two of them fixed entries */
+#define PAST_REGISTRY (REGISTRY + 4096)
 #define BASE 16
 #define RUN_MAX (1u << 20)      /* AGG_MAX_RUN: (thread, path) sums */
 #define BUCKET_MAX (1u << 15)   /* AGG_MAX_BUCKET */
@@ -28,7 +30,7 @@
 static const char *name_of(void *ctx, uint32_t id) {
     static char buf[24];   /* the model copies it at once */
     (void)ctx;
-    if (id < BASE || id >= BASE + NAMES) return NULL;
+    if (id < BASE || id >= BASE + PAST_REGISTRY) return NULL;
     snprintf(buf, sizeof buf, "name-%07u", id - BASE);
     return buf;
 }
@@ -36,7 +38,8 @@ static const char *name_of(void *ctx, uint32_t id) {
 /* The rows of window w: at most max_rows, every call of the threads'
  * slices in one, and (other) exactly what is counted past the limit (of
  * which there is some if past_expected). */
-static void check_window(rec_model *m, enum rec_window w, unsigned threads, size_t max_rows, int past_expected) {
+static uint64_t check_window(rec_model *m, enum rec_window w, unsigned threads, uint32_t names, size_t max_rows,
+                             int past_expected) {
     size_t total = 0;
     rec_model_stats(m, w, -1, NULL, 0, &total);
     CHECK(total <= max_rows);
@@ -52,14 +55,15 @@ static void check_window(rec_model *m, enum rec_window w, unsigned threads, size
     fprintf(stderr, "%u thread(s), window %d: %zu rows (bound %zu), %llu calls, (other) %llu, past the limit %llu\n",
             threads, (int)w, n, max_rows, (unsigned long long)calls, (unsigned long long)other,
             (unsigned long long)past);
-    CHECK_EQ_U(calls, (uint64_t)threads * NAMES);   /* nothing dropped */
+    CHECK_EQ_U(calls, (uint64_t)threads * names);   /* nothing dropped */
     CHECK(past_expected ? past > 0 : past == 0);
     CHECK_EQ_U(other, past);       /* and (other) is exactly them */
     free(st);
+    return past;
 }
 
-/* A model fed one slice of each name on each of threads threads. */
-static rec_model *feed(unsigned threads) {
+/* A model fed one slice of each of names names on each of threads threads. */
+static rec_model *feed(unsigned threads, uint32_t names) {
     struct rec_source_info src;
     memset(&src, 0, sizeof src);
     src.pid = 4242;
@@ -78,12 +82,12 @@ static rec_model *feed(unsigned threads) {
     /* 2 us each, the threads side by side: the run lasts about 2.5 s, so
      * the 10 s window holds three 1 s buckets and the 1 s window ten. */
     uint64_t t = 1000;
-    for (uint32_t i = 0; i < NAMES; i += CHUNK) {
+    for (uint32_t i = 0; i < names; i += CHUNK) {
         uint64_t t0 = t;
         for (uint32_t th = 0; th < threads; th++) {
             size_t k = 0;
             t = t0;
-            for (uint32_t j = i; j < i + CHUNK && j < NAMES; j++) {
+            for (uint32_t j = i; j < i + CHUNK && j < names; j++) {
                 ev[k] = (struct rec_event){.type = REC_EV_BEGIN, .ticks = t, .name_id = BASE + j};
                 ev[k + 1] = (struct rec_event){.type = REC_EV_END, .ticks = t + 2000, .name_id = BASE + j};
                 k += 2;
@@ -100,13 +104,20 @@ int main(void) {
     /* Rows: names (one path each, under the root), plus (other); a table
      * holds at most its bound of (thread, path) sums, so at most that many
      * names.  One thread's million paths fit the run's table. */
-    rec_model *m = feed(1);
-    check_window(m, REC_WIN_ALL, 1, NAMES + 1, 0);
-    check_window(m, REC_WIN_10S, 1, 3 * BUCKET_MAX + 1, 1);
+    rec_model *m = feed(1, NAMES);
+    check_window(m, REC_WIN_ALL, 1, NAMES, NAMES + 1, 0);
+    check_window(m, REC_WIN_10S, 1, NAMES, 3 * BUCKET_MAX + 1, 1);
     rec_model_free(m);
-    m = feed(2);
-    check_window(m, REC_WIN_ALL, 2, RUN_MAX + 1, 1);
-    check_window(m, REC_WIN_10S, 2, 3 * BUCKET_MAX + 1, 1);
+    m = feed(2, NAMES);
+    check_window(m, REC_WIN_ALL, 2, NAMES, RUN_MAX + 1, 1);
+    check_window(m, REC_WIN_10S, 2, NAMES, 3 * BUCKET_MAX + 1, 1);
+    rec_model_free(m);
+    /* Past the registries of names and paths: each name past them is one
+     * slice in (other), counted; the ones before fill the run's table
+     * without overflowing it. */
+    m = feed(1, PAST_REGISTRY);
+    uint64_t past = check_window(m, REC_WIN_ALL, 1, PAST_REGISTRY, REGISTRY - 1, 1);
+    CHECK_EQ_U(past, PAST_REGISTRY - (REGISTRY - 2));
     rec_model_free(m);
     CHECK_DONE();
 }
