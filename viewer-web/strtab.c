@@ -64,14 +64,6 @@ void strtab_destroy(struct strtab *t) {
     free(t->vals);
 }
 
-static uint32_t hash32(uint32_t x) {
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    return x ^ (x >> 16);
-}
-
 static void free_pub_arrays(struct rcu_head *h) {
     web_after_grace(h);
     struct strtab_pub *p = caa_container_of(h, struct strtab_pub, rcu);
@@ -112,7 +104,7 @@ static int rehash(struct strtab *t) {
     }
     for (uint32_t i = 0; i <= t->mask; i++) {
         if (!t->keys[i]) continue;
-        uint32_t j = hash32(t->keys[i]) & (n - 1);
+        uint32_t j = strtab_hash(t->keys[i]) & (n - 1);
         while (k[j]) j = (j + 1) & (n - 1);
         k[j] = t->keys[i];
         v[j] = t->vals[i];
@@ -129,7 +121,7 @@ static uint32_t lookup(struct strtab *t, const struct wsrc *src, uint32_t seg_id
     if (seg_id == 0 || t->identity) return seg_id;
     uint32_t c = strtab_slot(seg_id);
     if (t->ckey[c] == seg_id) return t->cval[c];
-    uint32_t i = hash32(seg_id) & t->mask;
+    uint32_t i = strtab_hash(seg_id) & t->mask;
     for (; t->keys[i]; i = (i + 1) & t->mask)
         if (t->keys[i] == seg_id) {
             t->ckey[c] = seg_id;

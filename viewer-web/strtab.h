@@ -43,6 +43,26 @@ int strtab_init_shared(struct strtab *t, struct strtab_pub **slot);
 void strtab_destroy(struct strtab *t);
 /* The slot of seg_id in the cache in front of the map. */
 static inline uint32_t strtab_slot(uint32_t seg_id) { return (seg_id ^ (seg_id >> 8)) & (STRTAB_CACHE - 1); }
+/* Where seg_id's probe starts in the map. */
+static inline uint32_t strtab_hash(uint32_t x) {
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    return x ^ (x >> 16);
+}
+/* Starts loading the map's slot of seg_id, the name of an event a few
+ * ahead of the one being handled, when the cache does not hold it: with a
+ * million names the map is far larger than the caches, and each lookup
+ * waited for its slot (18% of recorder-web's time at 1 M names,
+ * docs/performance/names.md).  Always inlined: GCC 12 takes a function
+ * that only prefetches for one without effect and drops its calls. */
+static inline __attribute__((always_inline)) void strtab_prefetch(const struct strtab *t, uint32_t seg_id) {
+    if (t->identity || t->ckey[strtab_slot(seg_id)] == seg_id) return;
+    uint32_t i = strtab_hash(seg_id) & t->mask;
+    __builtin_prefetch(&t->keys[i]);
+    __builtin_prefetch(&t->vals[i]);
+}
 /* strtab_id past the cache: the map, interning on first use. */
 uint32_t strtab_id_miss(struct strtab *t, const struct wsrc *src, uint32_t seg_id);
 /* The dense id of a source's string id (0 for 0); interns it on first use.
