@@ -35,6 +35,27 @@ static int by_parent(const void *a, const void *b) {
     return by_size(a, b);
 }
 
+/* Offers t to h[0, *n), which keeps the k first in by_size's order (a
+ * strict order: ties go by depth, then node), the last of them at h[0]. */
+static void keep_largest(struct tsort *h, size_t *n, size_t k, struct tsort t) {
+    size_t i;
+    if (*n < k) {
+        for (i = (*n)++; i > 0 && by_size(&h[(i - 1) / 2], &t) < 0; i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
+        h[i] = t;
+        return;
+    }
+    if (!k || by_size(&t, &h[0]) > 0) return;
+    for (i = 0;;) {   /* t replaces the root and sinks below any that sort after it */
+        size_t c = 2 * i + 1;
+        if (c >= k) break;
+        if (c + 1 < k && by_size(&h[c + 1], &h[c]) > 0) c++;
+        if (by_size(&h[c], &t) <= 0) break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = t;
+}
+
 size_t rec_model_tree(rec_model *m, enum rec_window w, int tid, struct rec_tree_node *out, size_t cap) {
     if (cap == 0) return 0;
     size_t N = m->n_nodes;
@@ -81,12 +102,12 @@ size_t rec_model_tree(rec_model *m, enum rec_window w, int tid, struct rec_tree_
     tot[0] = kids[0];
 
     /* The cap keeps the largest nodes; a child is never larger than its
-     * parent (and ties go to the shallower), so the kept set is a tree. */
+     * parent (and ties go to the shallower), so the kept set is a tree.
+     * They are picked by a bounded heap (keep_largest), not by sorting
+     * every node: with a million paths the sort took most of a query. */
     size_t ns = 0;
     for (uint32_t n = 1; n < N; n++)
-        if (present[n]) sel[ns++] = (struct tsort){n, m->node_parent[n], m->node_depth[n], tot[n]};
-    qsort(sel, ns, sizeof *sel, by_size);
-    if (ns > cap - 1) ns = cap - 1;
+        if (present[n]) keep_largest(sel, &ns, cap - 1, (struct tsort){n, m->node_parent[n], m->node_depth[n], tot[n]});
     qsort(sel, ns, sizeof *sel, by_parent);
     for (size_t i = ns; i-- > 0;) {
         first[sel[i].parent] = (uint32_t)i;

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "model_util.h"
@@ -233,11 +234,71 @@ static void test_utilization(void) {
     rec_model_free(m);
 }
 
+/* Names "n0", "n1"... for ids from 16 (the model copies them at once). */
+static const char *num_name(void *ctx, uint32_t id) {
+    static char b[16];
+    (void)ctx;
+    if (id < 16 || id >= 16 + 4096) return NULL;
+    snprintf(b, sizeof b, "n%u", id - 16);
+    return b;
+}
+
+/* Larger total first; of equal totals the shallower (rec_model_tree's order). */
+static int by_total(const void *a, const void *b) {
+    const struct rec_tree_node *x = a, *y = b;
+    if (x->total_ns != y->total_ns) return x->total_ns > y->total_ns ? -1 : 1;
+    return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+/* A cap smaller than the tree keeps exactly its cap - 1 largest nodes, as
+ * sorting every node and cutting would (rec_model_tree picks them with a
+ * bounded heap): 300 top-level paths of distinct totals, every third with
+ * a child of half its time. */
+static void test_tree_cap(void) {
+    struct rec_source_info src;
+    memset(&src, 0, sizeof src);
+    src.pid = 4242;
+    src.ticks_per_sec = 1e9;
+    struct rec_model_opts o = {0, 0, ""};
+    rec_model *m = rec_model_new(&src, num_name, NULL, &o);
+    REQUIRE(m);
+    static struct rec_event ev[1300];
+    size_t k = 0;
+    ev[k++] = (struct rec_event){.type = REC_EV_THREAD_START, .tid = 1, .gen = 1};
+    uint64_t t = 100;
+    for (uint32_t i = 0; i < 300; i++) {
+        uint64_t d = 10 * (1 + (i * 7) % 1009);
+        ev[k++] = (struct rec_event){.type = REC_EV_BEGIN, .ticks = t, .name_id = 16 + i};
+        if (i % 3 == 0) {
+            ev[k++] = (struct rec_event){.type = REC_EV_BEGIN, .ticks = t + 1, .name_id = 16 + 300 + i};
+            ev[k++] = (struct rec_event){.type = REC_EV_END, .ticks = t + 1 + d / 2, .name_id = 16 + 300 + i};
+        }
+        ev[k++] = (struct rec_event){.type = REC_EV_END, .ticks = t + d, .name_id = 16 + i};
+        t += d + 1;
+    }
+    rec_model_feed(m, 0, ev, k, NULL);
+    rec_model_set_now(m, (double)t);
+    static struct rec_tree_node all[1024], cut[50];
+    size_t n = rec_model_tree(m, REC_WIN_ALL, -1, all, 1024);
+    CHECK_EQ_U(n, 401);
+    qsort(all + 1, n - 1, sizeof *all, by_total);
+    size_t nc = rec_model_tree(m, REC_WIN_ALL, -1, cut, 50);
+    CHECK_EQ_U(nc, 50);
+    for (size_t i = 1; i < nc; i++) {
+        int found = 0;
+        for (size_t j = 1; j < 50; j++) found |= !strcmp(cut[i].name, all[j].name) && cut[i].total_ns == all[j].total_ns;
+        CHECK(found);
+        CHECK(cut[i].parent < i);
+    }
+    rec_model_free(m);
+}
+
 int main(void) {
     test_windows();
     test_percentiles();
     test_window_percentiles();
     test_tree();
+    test_tree_cap();
     test_utilization();
     CHECK_DONE();
 }
