@@ -50,7 +50,7 @@ struct client {
     uint32_t strings_sent;
     uint64_t threads_ver, stats_ver, lod_ver;
     double lod_ms;                    /* when the last LOD went (lws_now_usecs, ms) */
-    unsigned window;                  /* enum rec_window the page shows */
+    unsigned window;                  /* enum rec_window the page shows (the reader reads it) */
     int hello_sent, status_due, pong_due;
     uint32_t pong_nonce;
     uint64_t events_sent, frames_sent, bytes_sent;

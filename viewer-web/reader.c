@@ -36,6 +36,7 @@
  * more than the table needs twice a second (issue 22). */
 #define STATS_MAX_SHARE 0.1
 #define FIRST_STATS_MS 100     /* a capture file's first statistics and summary */
+#define ALL_WINDOWS 7u         /* a file's statistics: every window, a few times in all */
 /* Rest between passes (docs/web.md, "How it reads"): until a ring would
  * be a quarter full at the rate the last pass saw, 1 ms at least, a flush
  * period at most.  Each wake-up preempts a thread of a program that keeps
@@ -75,6 +76,7 @@ struct reader {
     int loading;              /* a capture file is being read: frames go to the history only */
     size_t file_flush;        /* then, the size at which a batch becomes a frame */
     struct range range;       /* a capture file: its time index, and windows read on demand */
+    unsigned stats_mask;      /* the windows whose statistics are published (publish_windows) */
     int range_ok;
 };
 
@@ -297,7 +299,34 @@ static void check_truncated(struct reader *r) {
     web_store(&r->w->truncated, 1);
 }
 
-static void publish_stats(struct reader *r, double now) {
+/* The windows (bit 1 << enum rec_window) some page shows.  Only those are
+ * added up: with a million names one window of the whole run took 0.6 s
+ * here, and the rings overflowed while the reader was at it. */
+static unsigned windows_viewed(struct web *w) {
+    unsigned mask = 0;
+    web_read_lock();
+    const struct client_set *set = web_subscribe(&w->clients.set);
+    for (size_t i = 0; set && i < set->n; i++) {
+        unsigned k = web_load(&set->c[i]->window);
+        if (k < 3 && !web_load(&set->c[i]->closing)) mask |= 1u << k;
+    }
+    web_read_unlock();
+    return mask;
+}
+
+/* The statistics of the windows in mask; the others' are withdrawn, so
+ * that a page that turns to one gets it fresh (reader_main publishes a
+ * window as soon as a page shows it), never as it stood long ago. */
+static void publish_windows(struct reader *r, double now, unsigned mask) {
+    struct web *w = r->w;
+    for (int k = 0; k < 3; k++) {
+        if (mask & 1u << k) aggregate_publish(&r->agg, r->model, &r->names, (enum rec_window)k, now, &w->stats[k]);
+        else if (r->stats_mask & 1u << k) frame_publish(&w->stats[k], NULL);
+    }
+    r->stats_mask = mask;
+}
+
+static void publish_stats(struct reader *r, double now, unsigned mask) {
     struct web *w = r->w;
     if (w->src.cap) {
         /* What its segment could not record, as the file carries it. */
@@ -305,8 +334,7 @@ static void publish_stats(struct reader *r, double now) {
         web_store(&w->ctr.names_full, w->info.strings_dropped);
         /* A file: its windows end at its last event (or its end record). */
         rec_model_set_now(r->model, now);
-        for (int k = 0; k < 3; k++)
-            aggregate_publish(&r->agg, r->model, &r->names, (enum rec_window)k, now, &w->stats[k]);
+        publish_windows(r, now, mask);
         lanes_publish(&r->lanes);
         lod_publish(&r->lod, &r->lanes);
         lws_cancel_service(w->ctx);
@@ -340,7 +368,7 @@ static void publish_stats(struct reader *r, double now) {
     else if (r->alive && !r->truncated && !r->n_lapping) rec_model_set_now_live(r->model, w->seg);
     else if (r->alive && !r->truncated) rec_model_set_now(r->model, r->max_ts);
     else rec_model_set_now(r->model, now);
-    for (int k = 0; k < 3; k++) aggregate_publish(&r->agg, r->model, &r->names, (enum rec_window)k, now, &w->stats[k]);
+    publish_windows(r, now, mask);
     lanes_publish(&r->lanes);
     lod_publish(&r->lod, &r->lanes);
     lws_cancel_service(w->ctx);
@@ -442,7 +470,7 @@ static void read_file(struct reader *r) {
         if ((++k & 63) == 0 && mono_ms() >= next) {
             set_now(w, r->max_ts);
             flush(r, r->max_ts);
-            publish_stats(r, r->max_ts);
+            publish_stats(r, r->max_ts, ALL_WINDOWS);
             int req = web_xchg(&w->export_req, 0);
             if (req) answer_export(r, req);
             latlod_publish(&r->lat, &r->lod, mono_ms());
@@ -459,7 +487,7 @@ static void read_file(struct reader *r) {
     r->max_ts = now;
     set_now(w, now);
     flush(r, now);
-    publish_stats(r, now);
+    publish_stats(r, now, ALL_WINDOWS);
     r->loading = 0;
     web_store(&w->loading, 0);
     if (clients_catch_up(&w->clients, &r->hist)) lws_cancel_service(w->ctx);
@@ -517,10 +545,13 @@ static void *reader_main(void *arg) {
             flush(r, now);
             next_flush = t + w->opts.flush_ms;
         }
-        if (t >= next_stats && !w->src.cap) {   /* a file's were published once it was read */
+        /* A file's were published once it was read.  A window a page
+         * turned to is published at once, whatever the pace. */
+        unsigned viewed = w->src.cap ? 0 : windows_viewed(w);
+        if (!w->src.cap && (t >= next_stats || (viewed & ~r->stats_mask))) {
             check_truncated(r);
-            publish_stats(r, now);
-            next_stats = t + stats_period_ms(mono_ms() - t);
+            publish_stats(r, now, viewed);
+            if (t >= next_stats) next_stats = t + stats_period_ms(mono_ms() - t);
         }
         int req = web_xchg(&w->export_req, 0);
         if (req) answer_export(r, req);

@@ -300,7 +300,7 @@ static int command(struct lws *wsi, struct client *c) {
     c->rx_len = 0;
     if (n == 2 && m[0] == CMSG_SET_WINDOW && m[1] <= 2) {
         if (c->window != m[1]) {
-            c->window = m[1];
+            web_store(&c->window, m[1]);   /* the reader reads it (windows_viewed) */
             c->stats_ver = 0;
         }
     } else if (n == 5 && m[0] == CMSG_PING) {

@@ -3,13 +3,15 @@
 figures in docs/performance/names.md)
 
     names_bench.py --build BUILD [--names 1000000] [--rate 1e6] [--threads 2]
-                   [--seconds 10] [--rounds 1]
+                   [--seconds 10] [--rounds 1] [--only top|web] [--window 1s|10s|all]
 
 tui_bench_writer writes --rate events/s, every scope of a run-time name
 (REC_SCOPE_DYN) out of --names distinct ones.  Against it, one after the
 other in the same run: recorder-top (in tmux, as run_bench.py does) and
 recorder-web with one page-like client (bench/web/names_peer.js: the
-page's decoder, no browser).  For each it reports its CPU while the
+page's decoder, no browser), which shows --window (10s, what the page
+shows first: the server adds up only the windows pages show).  For each
+it reports its CPU while the
 writer ran (utime + stime over wall time: cores), the fraction of the
 written events it decoded, and its peak resident memory, with the load
 and the commit.  Ratios, not timed asserts: the machine may be shared.
@@ -44,7 +46,8 @@ def web_one(a, build):
                 break
         if not url:
             sys.exit("names_bench: recorder-web did not start")
-        peer = subprocess.Popen(["node", os.path.join(HERE, "../web/names_peer.js"), url], stdin=subprocess.PIPE,
+        win = str(["1s", "10s", "all"].index(a.window))
+        peer = subprocess.Popen(["node", os.path.join(HERE, "../web/names_peer.js"), url, win], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, text=True)
         if peer.stdout.readline().strip() != "connected":
             sys.exit("names_bench: the client did not connect")
@@ -78,6 +81,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--only", choices=["top", "web"])
+    ap.add_argument("--window", choices=["1s", "10s", "all"], default="10s",
+                    help="the statistics window recorder-web's client shows (default 10s, as the page)")
     a = ap.parse_args()
     a.top = os.path.join(a.build, "viewer-tui/recorder-top")
     a.writer = os.path.join(a.build, "bench/tui/tui_bench_writer")
@@ -86,6 +91,7 @@ def main():
     dirty = subprocess.run(["git", "-C", HERE, "status", "--porcelain", "--untracked-files=no"], capture_output=True,
                            text=True).stdout.strip()
     print(f"names_bench: {a.names} names, {a.rate / 1e6:g} M events/s asked, {a.threads} threads, {a.seconds:g} s, "
+          f"web window {a.window}, "
           f"commit {commit}{'+changes' if dirty else ''}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
     print(f"{'viewer':>13} {'written ev/s':>13} {'decoded':>9} {'lost':>9} {'cpu (cores)':>11} {'peak RSS':>9}")
     for _ in range(a.rounds):
