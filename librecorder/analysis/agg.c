@@ -31,15 +31,18 @@ void agg_init(struct agg *a) {
 
 void agg_free(struct agg *a) {
     uint32_t max = a->max;
+    uint64_t stamp = a->stamp;
     u64map_free(&a->acc_idx);
     u64map_free(&a->cells);
     u64map_free(&a->cov);
     free(a->accs);
     agg_init(a);
     a->max = max;
+    a->stamp = stamp + 1;   /* never back to a value a cached query saw */
 }
 
 void agg_reset(struct agg *a, int64_t id) {
+    a->stamp++;
     u64map_clear(&a->acc_idx);
     u64map_clear(&a->cells);
     u64map_clear(&a->cov);
@@ -84,6 +87,7 @@ static struct acc *acc_at(struct agg *a, uint64_t key, uint64_t calls) {
 }
 
 static void acc_merge(struct agg *a, uint64_t key, const struct acc *x) {
+    a->stamp++;
     struct acc *c = acc_at(a, key, x->calls);
     if (!c) return;
     c->calls += x->calls;
@@ -97,6 +101,7 @@ static void acc_merge(struct agg *a, uint64_t key, const struct acc *x) {
 
 static void cell_add(struct agg *a, uint64_t key, uint64_t n) {
     int isnew;
+    a->stamp++;
     if (a->cells.n >= a->max && ((uint32_t)key >> HIST_BIN_BITS) != 1 && !u64map_get(&a->cells, key))
         key = OTHER_OF(key, 1u << HIST_BIN_BITS | (key & ((1u << HIST_BIN_BITS) - 1)));
     uint64_t *v = u64map_put(&a->cells, key, &isnew);

@@ -31,6 +31,7 @@ enum { COV_EVENTS = 0, COV_LOST = 1, COV_GAP = 2 };
 static void cov_add(struct agg *a, uint16_t series, unsigned kind, uint64_t v) {
     if (!a || !v) return;
     int isnew;
+    a->stamp++;
     uint64_t *p = u64map_put(&a->cov, (uint64_t)series << 2 | kind, &isnew);
     if (p) *p = rec_sat_add(*p, v);
     if (series) {   /* and series 0, all threads */

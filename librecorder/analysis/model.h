@@ -89,6 +89,8 @@ struct agg {
     struct u64map cov;        /* series << 2 | kind -> events, lost entries, gap ns (cover.c) */
     uint32_t max;             /* entries of acc_idx, and of cells (AGG_MAX_*) */
     uint64_t over;            /* slices put in (other) because the table was full */
+    uint64_t stamp;           /* moves on at every change (agg.c, cover.c): stats.c's sums of
+                                 a window are reused while their tables' stamps stand */
 };
 
 /* Whether a table key (series << 32 | ...) counts for a query of series:

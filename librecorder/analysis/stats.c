@@ -40,8 +40,22 @@ struct nsum {
     uint32_t row, cell0, ncell, seen;
 };
 
+/* The query whose sums the scratch holds.  The next query of the same
+ * tables, none changed since (their stamps), for the same series, span and
+ * folding, takes them as they are: recorder-web asks a window's rows and
+ * then its tree's names' shares, and at a million names each pass over
+ * the tables took a tenth of a second. */
+struct sums_key {
+    int valid;
+    size_t na;
+    const struct agg *aggs[WIN_BUCKETS];
+    uint64_t stamps[WIN_BUCKETS];
+    int series, keys_are_names, fold_on, shares;
+    double span_ns;
+};
+
 struct stats_scratch {
-    struct nsum *sum;         /* by local name; zero outside a query */
+    struct nsum *sum;         /* by local name; outside a query zero, or key's sums */
     size_t cap;
     uint32_t *present;        /* names with sums in this query */
     size_t n_present, cap_present;
@@ -50,6 +64,7 @@ struct stats_scratch {
     struct cellv *picked;     /* gather_cells: the shown rows' cells, as found */
     size_t cap_picked;
     uint64_t *bins;           /* percentiles' counts by bin; zero outside one */
+    struct sums_key key;      /* what sum holds when key.valid */
 };
 
 void stats_scratch_free(rec_model *m) {
@@ -81,14 +96,41 @@ static struct stats_scratch *scratch(rec_model *m, size_t nn) {
     if (!q->bins && !(q->bins = calloc((size_t)1 << HIST_BIN_BITS, sizeof *q->bins))) return NULL;
     if (grow((void **)&q->sum, &q->cap, nn, sizeof *q->sum, 1) != 0) return NULL;
     if (grow((void **)&q->present, &q->cap_present, nn, sizeof *q->present, 0) != 0) return NULL;
-    q->n_present = 0;
     return q;
 }
 
-/* Back to all zero: only the names this query touched. */
+/* Back to all zero: only the names the last query touched. */
 static void scratch_clear(struct stats_scratch *q) {
     for (size_t i = 0; i < q->n_present; i++) memset(&q->sum[q->present[i]], 0, sizeof q->sum[0]);
     q->n_present = 0;
+    q->key.valid = 0;
+}
+
+/* The key of a query's sums. */
+static struct sums_key sums_key_of(rec_model *m, struct agg **aggs, size_t na, int series, int keys_are_names,
+                                   double span_ns) {
+    struct sums_key k;
+    memset(&k, 0, sizeof k);
+    k.valid = na <= WIN_BUCKETS;
+    k.na = na;
+    for (size_t i = 0; k.valid && i < na; i++) {
+        k.aggs[i] = aggs[i];
+        k.stamps[i] = aggs[i]->stamp;
+    }
+    k.series = series;
+    k.keys_are_names = keys_are_names;
+    k.fold_on = m->fold_on;
+    k.span_ns = span_ns;
+    return k;
+}
+
+static int same_sums(const struct sums_key *a, const struct sums_key *b) {
+    if (!a->valid || !b->valid || a->na != b->na || a->series != b->series ||
+        a->keys_are_names != b->keys_are_names || a->fold_on != b->fold_on || a->span_ns != b->span_ns)
+        return 0;
+    for (size_t i = 0; i < a->na; i++)
+        if (a->aggs[i] != b->aggs[i] || a->stamps[i] != b->stamps[i]) return 0;
+    return 1;
 }
 
 static struct nsum *touch(struct stats_scratch *q, uint32_t name) {
@@ -353,11 +395,21 @@ size_t stats_top(rec_model *m, struct agg **aggs, size_t na, int series, int key
     if (n_kept) *n_kept = 0;
     struct query x = {m, scratch(m, m->n_names), o, span_ns / 1e9};
     if (!x.q) return 0;
-    int shares = sum_accs(&x, aggs, na, series, keys_are_names, span_ns);
+    struct sums_key key = sums_key_of(m, aggs, na, series, keys_are_names, span_ns);
+    int shares;
+    if (same_sums(&x.q->key, &key)) {
+        shares = x.q->key.shares;
+    } else {
+        scratch_clear(x.q);
+        shares = sum_accs(&x, aggs, na, series, keys_are_names, span_ns);
+        key.shares = shares;
+    }
     int by_pct = o->key == REC_KEY_P50 || o->key == REC_KEY_P95 || o->key == REC_KEY_P99;
     struct cand *h = malloc((cap ? cap : 1) * sizeof *h);
+    uint32_t *rows = malloc((cap ? cap : 1) * sizeof *rows);   /* each row's name, to unmark them after */
     size_t nh = 0, total = 0, kept = 0, k = 0;
-    if (!h || (by_pct && group_cells(&x, aggs, na, series) != 0)) goto done;
+    int keep_sums = 0;
+    if (!h || !rows || (by_pct && group_cells(&x, aggs, na, series) != 0)) goto done;
     for (size_t i = 0; i < x.q->n_present; i++) {
         uint32_t name = x.q->present[i];
         if (!x.q->sum[name].calls) continue;
@@ -370,6 +422,7 @@ size_t stats_top(rec_model *m, struct agg **aggs, size_t na, int series, int key
     for (k = nh; k > 0; k--) {
         fill_row(&x, h[0].name, shares, span_ns, &out[k - 1]);
         x.q->sum[h[0].name].row = (uint32_t)k;
+        rows[k - 1] = h[0].name;
         h[0] = h[--nh];
         sift_down(&x, h, nh, 0);
     }
@@ -380,9 +433,15 @@ size_t stats_top(rec_model *m, struct agg **aggs, size_t na, int series, int key
     free(at);
     if (n_total) *n_total = total;
     if (n_kept) *n_kept = kept;
+    /* The sums stay for the next query; what this one marked goes (a
+     * grouping by percentile marked every name: then all of it goes). */
+    for (size_t r = 0; r < k; r++) x.q->sum[rows[r]].row = 0;
+    keep_sums = !by_pct;
 done:
     free(h);
-    scratch_clear(x.q);
+    free(rows);
+    if (keep_sums) x.q->key = key;
+    else scratch_clear(x.q);
     return k;
 }
 

@@ -293,12 +293,81 @@ static void test_tree_cap(void) {
     rec_model_free(m);
 }
 
+static int all_but_b(void *ctx, uint32_t name_id, const char *name) {
+    (void)ctx;
+    (void)name_id;
+    return strcmp(name, "b") != 0;
+}
+
+/* A query reuses the sums of the one before it when none of their tables
+ * changed (stats.c): the second of two queries, one of another order or
+ * filter, one after more slices, one for a thread, one by a percentile
+ * and one after the clock moved must each give what a model fed the same
+ * gives from sums it adds up anew (a query of other tables comes first). */
+static void check_rows(rec_model *m, rec_model *fresh, int tid, const struct rec_stat_order *o) {
+    struct rec_stat a[8], b[8];
+    size_t ta = 0, tb = 0;
+    size_t na = rec_model_stats_top(m, REC_WIN_ALL, tid, o, a, 8, &ta, NULL);
+    rec_model_stats(fresh, REC_WIN_1S, -1, b, 8, &tb);   /* other tables: fresh's next sums are new */
+    size_t nb = rec_model_stats_top(fresh, REC_WIN_ALL, tid, o, b, 8, &tb, NULL);
+    CHECK_EQ_U(na, nb);
+    CHECK_EQ_U(ta, tb);
+    for (size_t i = 0; i < na && i < nb; i++) {
+        CHECK(!strcmp(a[i].name, b[i].name) && a[i].calls == b[i].calls && a[i].total_ns == b[i].total_ns);
+        CHECK(a[i].p99_ns == b[i].p99_ns && a[i].total_frac == b[i].total_frac && a[i].calls_per_sec == b[i].calls_per_sec);
+    }
+}
+
+static void feed_some(rec_model *m, uint64_t t0) {
+    slice(m, 0, t0, t0 + 100, "a");
+    slice(m, 0, t0 + 200, t0 + 250, "b");
+    slice(m, 1, t0, t0 + 400, "a");
+    slice(m, 1, t0 + 500, t0 + 530, "c");
+}
+
+static void test_sums_reuse(void) {
+    rec_model *m = tu_model(0, 0);
+    for (uint32_t s = 0; s < 2; s++) tu_start(m, s, 0, (int)s + 1, 1);
+    feed_some(m, 1000);
+    rec_model_set_now(m, 5000);
+    struct rec_stat_order total = {REC_KEY_TOTAL, 0, NULL, NULL}, calls = {REC_KEY_CALLS, 1, all_but_b, NULL},
+                          p99 = {REC_KEY_P99, 0, NULL, NULL};
+    rec_model *f = tu_model(0, 0);
+    for (uint32_t s = 0; s < 2; s++) tu_start(f, s, 0, (int)s + 1, 1);
+    feed_some(f, 1000);
+    rec_model_set_now(f, 5000);
+    check_rows(m, f, -1, &total);
+    check_rows(m, f, -1, &calls);   /* another order and a filter, the same sums */
+    check_rows(m, f, -1, &total);
+    check_rows(m, f, 2, &total);    /* one thread */
+    check_rows(m, f, -1, &p99);
+    check_rows(m, f, -1, &total);
+    feed_some(m, 2000);             /* more slices, the same span: the sums are stale */
+    feed_some(f, 2000);
+    check_rows(m, f, -1, &total);
+    feed_some(m, 6000);
+    feed_some(f, 6000);
+    rec_model_set_now(m, 7000);
+    rec_model_set_now(f, 7000);
+    check_rows(m, f, -1, &total);
+    rec_model_set_now(m, 9000);     /* the clock moved: rates and shares change */
+    rec_model_set_now(f, 9000);
+    check_rows(m, f, -1, &total);
+    struct rec_stat st[4];
+    size_t n_all = 0;
+    REQUIRE(rec_model_stats(m, REC_WIN_ALL, -1, st, 4, &n_all) == 3);
+    CHECK(!strcmp(st[0].name, "a") && st[0].calls == 6 && st[0].total_ns == 1500);
+    rec_model_free(m);
+    rec_model_free(f);
+}
+
 int main(void) {
     test_windows();
     test_percentiles();
     test_window_percentiles();
     test_tree();
     test_tree_cap();
+    test_sums_reuse();
     test_utilization();
     CHECK_DONE();
 }
