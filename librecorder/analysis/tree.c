@@ -68,9 +68,13 @@ size_t rec_model_tree(rec_model *m, enum rec_window w, int tid, struct rec_tree_
     double *total = calloc(N, sizeof *total), *self = calloc(N, sizeof *self);
     double *tot = calloc(N, sizeof *tot), *kids = calloc(N, sizeof *kids);
     char *present = calloc(N, 1);
-    uint32_t *pos = calloc(N, sizeof *pos), *first = calloc(N, sizeof *first), *nkids = calloc(N, sizeof *nkids);
-    struct tsort *sel = malloc(N * sizeof *sel);
-    uint32_t *stack = malloc(N * sizeof *stack);
+    uint32_t *first = calloc(N, sizeof *first), *nkids = calloc(N, sizeof *nkids);
+    uint32_t *pos = malloc(N * sizeof *pos);   /* set for each node output before it is read */
+    /* The kept nodes and the walk's stack: at most cap (root included),
+     * not one per node (a million paths: 28 MB a call). */
+    size_t room = cap < N + 1 ? cap : N + 1;
+    struct tsort *sel = malloc(room * sizeof *sel);
+    uint32_t *stack = malloc(room * sizeof *stack);
     size_t n_out = 0;
     if (!calls || !total || !self || !tot || !kids || !present || !pos || !first || !nkids || !sel || !stack)
         goto done;
