@@ -530,7 +530,7 @@ static void *reader_main(void *arg) {
     struct web *w = r->w;
     rcu_register_thread();
     if (w->src.cap) read_file(r);
-    double next_flush = 0, next_stats = 0, last_pass = mono_ms(), rest = MIN_REST_MS;
+    double next_flush = 0, next_stats = 0, next_turn = 0, last_pass = mono_ms(), rest = MIN_REST_MS;
     while (!web_load(&w->stop)) {
         int more = 0;
         r->pass_entries = 0;
@@ -546,12 +546,16 @@ static void *reader_main(void *arg) {
             next_flush = t + w->opts.flush_ms;
         }
         /* A file's were published once it was read.  A window a page
-         * turned to is published at once, whatever the pace. */
+         * turned to is published at once, unless the last publication has
+         * not had its STATS_MAX_SHARE of time yet: a page that flips
+         * between windows cannot keep the reader adding up. */
         unsigned viewed = w->src.cap ? 0 : windows_viewed(w);
-        if (!w->src.cap && (t >= next_stats || (viewed & ~r->stats_mask))) {
+        if (!w->src.cap && (t >= next_stats || ((viewed & ~r->stats_mask) && t >= next_turn))) {
             check_truncated(r);
             publish_stats(r, now, viewed);
-            if (t >= next_stats) next_stats = t + stats_period_ms(mono_ms() - t);
+            double took = mono_ms() - t;
+            next_turn = t + took / STATS_MAX_SHARE;
+            if (t >= next_stats) next_stats = t + stats_period_ms(took);
         }
         int req = web_xchg(&w->export_req, 0);
         if (req) answer_export(r, req);
