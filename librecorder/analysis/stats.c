@@ -396,14 +396,13 @@ size_t stats_top(rec_model *m, struct agg **aggs, size_t na, int series, int key
     struct query x = {m, scratch(m, m->n_names), o, span_ns / 1e9};
     if (!x.q) return 0;
     struct sums_key key = sums_key_of(m, aggs, na, series, keys_are_names, span_ns);
-    int shares;
     if (same_sums(&x.q->key, &key)) {
-        shares = x.q->key.shares;
+        key.shares = x.q->key.shares;
     } else {
         scratch_clear(x.q);
-        shares = sum_accs(&x, aggs, na, series, keys_are_names, span_ns);
-        key.shares = shares;
+        key.shares = sum_accs(&x, aggs, na, series, keys_are_names, span_ns);
     }
+    int shares = key.shares;   /* kept with the sums for the next query (below) */
     int by_pct = o->key == REC_KEY_P50 || o->key == REC_KEY_P95 || o->key == REC_KEY_P99;
     struct cand *h = malloc((cap ? cap : 1) * sizeof *h);
     uint32_t *rows = malloc((cap ? cap : 1) * sizeof *rows);   /* each row's name, to unmark them after */

@@ -318,11 +318,18 @@ static void check_rows(rec_model *m, rec_model *fresh, int tid, const struct rec
     }
 }
 
+/* Slices on two threads, the second losing entries between two of them:
+ * its data then covers less than the window, and a row's share of the
+ * window is each thread's time over the time its data covers, not the
+ * total over the span. */
 static void feed_some(rec_model *m, uint64_t t0) {
     slice(m, 0, t0, t0 + 100, "a");
     slice(m, 0, t0 + 200, t0 + 250, "b");
     slice(m, 1, t0, t0 + 400, "a");
-    slice(m, 1, t0 + 500, t0 + 530, "c");
+    struct rec_loss lost = {5, 0, 0, 0};
+    struct rec_event c = tu_ev(REC_EV_BEGIN, t0 + 500, "c");
+    rec_model_feed(m, 1, &c, 1, &lost);
+    TU_E(m, 1, t0 + 530, "c");
 }
 
 static void test_sums_reuse(void) {
