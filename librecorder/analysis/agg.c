@@ -127,25 +127,69 @@ struct agg *agg_ring_bucket(struct ring *w, int64_t id) {
 
 /* ---- the per-thread pending bucket ---------------------------------------- */
 
+/* How far ahead the fold prefetches: enough keys in flight to cover a
+ * miss to memory with the updates of those before. */
+#define FOLD_AHEAD 12u
+/* A thread's pending slices past the dense range (struct trec's plog):
+ * at most this many (32 bytes each) before they are folded early. */
+#define PLOG_MAX 16384u
+
+/* One table's share of the pending bucket.  At a million names every key
+ * misses the caches (a table of the whole run is tens of MB); the keys
+ * are all known here, so each is prefetched FOLD_AHEAD updates before
+ * its own (docs/performance/names.md). */
+static void fold_into(struct agg *t, struct trec *r, uint64_t series) {
+    const struct u64map *ai = &t->acc_idx;
+    for (uint32_t i = 0; i < r->n_touched; i++) {
+        if (i + FOLD_AHEAD < r->n_touched) u64map_prefetch(ai, series | r->touched[i + FOLD_AHEAD]);
+        uint32_t node = r->touched[i];
+        acc_merge(t, series | node, &r->pacc[node]);
+    }
+    for (uint32_t i = 0; i < r->n_plog; i++) {
+        if (i + FOLD_AHEAD < r->n_plog) u64map_prefetch(ai, series | r->plog[i + FOLD_AHEAD].node);
+        const struct pslice *p = &r->plog[i];
+        struct acc x = {1, p->dur, p->self, p->dur, p->dur, p->share, p->dur > 0 ? p->self * (p->share / p->dur) : 0};
+        acc_merge(t, series | p->node, &x);
+    }
+    /* The cells' map is at most half full: the slot 2 * FOLD_AHEAD on is
+     * about FOLD_AHEAD cells ahead. */
+    const struct u64map *c = &r->pcells;
+    for (size_t i = 0; i < c->cap; i++) {
+        size_t j = i + 2 * FOLD_AHEAD;
+        if (j < c->cap && c->keys[j] != U64MAP_EMPTY) u64map_prefetch(&t->cells, series | c->keys[j]);
+        if (c->keys[i] != U64MAP_EMPTY) cell_add(t, series | c->keys[i], c->vals[i]);
+    }
+}
+
 void stats_fold(rec_model *m, struct trec *r) {
-    if (!r->n_touched && !r->pcells.n) return;
+    if (!r->n_touched && !r->pcells.n && !r->n_plog) return;
     /* 100 ms bucket id -> the 1 s window's bucket and the 10 s window's */
     int64_t id = r->pend_id, sec = (int64_t)floor((double)id / 10.0);
     struct agg *t[3] = {&m->all, agg_ring_bucket(&m->w1, id), agg_ring_bucket(&m->w10, sec)};
     uint64_t series = (uint64_t)r->series << 32;
-    for (int k = 0; k < 3; k++) {
-        if (!t[k]) continue;
-        for (uint32_t i = 0; i < r->n_touched; i++) {
-            uint32_t node = r->touched[i];
-            acc_merge(t[k], series | node, &r->pacc[node]);
-        }
-        const struct u64map *c = &r->pcells;
-        for (size_t i = 0; i < c->cap; i++)
-            if (c->keys[i] != U64MAP_EMPTY) cell_add(t[k], series | c->keys[i], c->vals[i]);
-    }
+    for (int k = 0; k < 3; k++)
+        if (t[k]) fold_into(t[k], r, series);
     for (uint32_t i = 0; i < r->n_touched; i++) r->pacc[r->touched[i]].calls = 0;
     r->n_touched = 0;
+    r->n_plog = 0;
     u64map_clear(&r->pcells);
+}
+
+/* Room for one more slice in the plog, folding it when full; 0 if memory
+ * ran out. */
+static int plog_room(rec_model *m, struct trec *r) {
+    if (r->n_plog < r->cap_plog) return 1;
+    if (r->cap_plog < PLOG_MAX) {
+        uint32_t ncap = r->cap_plog ? r->cap_plog * 2 : 256;
+        struct pslice *p = realloc(r->plog, ncap * sizeof *p);
+        if (p) {
+            r->plog = p;
+            r->cap_plog = ncap;
+            return 1;
+        }
+    }
+    stats_fold(m, r);
+    return r->n_plog < r->cap_plog;
 }
 
 void stats_fold_all(rec_model *m) {
@@ -221,6 +265,12 @@ void stats_slice(rec_model *m, struct trec *r, uint32_t node, uint32_t name, dou
     if (begin < r->pend_lo) {
         stats_share_before(m, r, node, begin, r->pend_lo, dur, self);
         in_bucket = end - r->pend_lo;
+    }
+    if (!pend_room(r, node) && plog_room(m, r)) {
+        /* Past the dense range: logged, its cell counted as any slice's. */
+        r->plog[r->n_plog++] = (struct pslice){node, dur, self, in_bucket};
+        stats_cell_slow(r, name, dur);
+        return;
     }
     if (!pend_room(r, node)) {
         int64_t id = r->pend_id, sec = (int64_t)floor((double)id / 10.0);

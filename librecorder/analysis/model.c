@@ -214,6 +214,7 @@ void model_registries_free(rec_model *m) {
         free(m->recs[i].stack);
         free(m->recs[i].pacc);
         free(m->recs[i].touched);
+        free(m->recs[i].plog);
         u64map_free(&m->recs[i].pcells);
     }
     free(m->recs);

@@ -79,6 +79,12 @@ struct acc {
     double share, self_share;      /* the part of slices' time that lies in it (TOTAL%) */
 };
 
+/* A pending slice of a node past the dense range (struct trec's plog). */
+struct pslice {
+    uint32_t node;
+    double dur, self, share;
+};
+
 /* One table: the whole run, or one time bucket of a window ring. */
 struct agg {
     int64_t id;               /* time-bucket index held (rings); INT64_MIN = empty */
@@ -211,6 +217,11 @@ struct trec {
     uint32_t *touched;        /* nodes with pacc[node].calls > 0 */
     uint32_t n_touched, cap_touched;
     struct u64map pcells;     /* name << 11 | bin -> count */
+    /* Slices of nodes past the dense range (a million names), as they
+     * came: adding them to the tables when the bucket closes, with every
+     * key known in advance, lets the fold prefetch (agg.c). */
+    struct pslice *plog;
+    uint32_t n_plog, cap_plog;
     /* the per-second slot events are counted in, and its [lo, hi); an
      * index, not a pointer: records move when their array grows */
     int sec_i;

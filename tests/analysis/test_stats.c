@@ -368,6 +368,105 @@ static void test_sums_reuse(void) {
     rec_model_free(f);
 }
 
+/* Names for test_sparse_nodes: "d0".."d63" (ids 16..79), "s0".."s63"
+ * (80..143), then fillers "f0".. (the model copies them at once). */
+#define SP_PAIRS 64u
+#define SP_FILLERS 86000u
+static const char *sparse_name(void *ctx, uint32_t id) {
+    static char b[16];
+    (void)ctx;
+    if (id < 16 || id >= 16 + 2 * SP_PAIRS + SP_FILLERS) return NULL;
+    id -= 16;
+    if (id < SP_PAIRS) snprintf(b, sizeof b, "d%u", id);
+    else if (id < 2 * SP_PAIRS) snprintf(b, sizeof b, "s%u", id - SP_PAIRS);
+    else snprintf(b, sizeof b, "f%u", id - 2 * SP_PAIRS);
+    return b;
+}
+
+static void sp_slice(rec_model *m, uint32_t slot, uint64_t b, uint64_t e, uint32_t id) {
+    struct rec_event ev[2] = {{.type = REC_EV_BEGIN, .ticks = b, .name_id = id}, {.type = REC_EV_END, .ticks = e, .name_id = id}};
+    rec_model_feed(m, slot, ev, 2, NULL);
+}
+
+static int not_filler(void *ctx, uint32_t name_id, const char *name) {
+    (void)ctx;
+    (void)name_id;
+    return name[0] != 'f';
+}
+
+/* Nodes past the dense pending range (a million names) wait in a log of
+ * slices until their bucket closes, and are folded with prefetching
+ * (agg.c); below it they are summed in place.  Thread 1's names "d" get
+ * the first nodes, thread 2's "s" come after more fillers than the dense
+ * range holds (more than the log holds too: it folds early); then each
+ * "s" slice mirrors a "d" slice to the nanosecond, some across 100 ms and
+ * 1 s buckets, so every figure of every window must be the same for d_i
+ * and s_i. */
+static void test_sparse_nodes(void) {
+    struct rec_source_info src;
+    memset(&src, 0, sizeof src);
+    src.pid = 4242;
+    src.ticks_per_sec = 1e9;
+    struct rec_model_opts o = {0, 0, ""};
+    rec_model *m = rec_model_new(&src, sparse_name, NULL, &o);
+    REQUIRE(m);
+    tu_start(m, 0, 0, 1, 1);
+    tu_start(m, 1, 0, 2, 1);
+    uint64_t t = 1000;
+    for (uint32_t i = 0; i < SP_PAIRS; i++, t += 100) sp_slice(m, 0, t, t + 50, 16 + i);
+    uint64_t tf = t;
+    for (uint32_t i = 0; i < SP_FILLERS; i++, t += 10) sp_slice(m, 0, t, t + 5, 16 + 2 * SP_PAIRS + i);
+    for (uint32_t i = 0; i < SP_PAIRS; i++, tf += 100) sp_slice(m, 1, tf - SP_PAIRS * 100, tf - SP_PAIRS * 100 + 50, 16 + SP_PAIRS + i);
+    /* Mirrored slices, in time order, across buckets of 100 ms and 1 s. */
+    uint64_t at = 50 * MS;
+    for (int round = 0; round < 3; round++) {
+        for (uint32_t i = 0; i < SP_PAIRS; i++) {
+            uint64_t d = (uint64_t)(1 + (i * 37 + (uint32_t)round * 11) % 97) * 3 * MS / 2 + i * 1000;
+            sp_slice(m, 0, at, at + d, 16 + i);
+            sp_slice(m, 1, at, at + d, 16 + SP_PAIRS + i);
+            at += d + 7 * MS;
+        }
+    }
+    rec_model_set_now(m, (double)at + 1000);
+    struct rec_stat_order ord = {REC_KEY_TOTAL, 0, not_filler, NULL};
+    enum rec_window wins[3] = {REC_WIN_1S, REC_WIN_10S, REC_WIN_ALL};
+    static struct rec_stat rows[2 * SP_PAIRS];
+    for (int w = 0; w < 3; w++) {
+        size_t total = 0;
+        size_t n = rec_model_stats_top(m, wins[w], -1, &ord, rows, 2 * SP_PAIRS, &total, NULL);
+        CHECK(n > 0 && n % 2 == 0);
+        size_t pairs = 0;
+        for (size_t a = 0; a < n; a++) {
+            if (rows[a].name[0] != 'd') continue;
+            for (size_t b = 0; b < n; b++) {
+                if (rows[b].name[0] != 's' || strcmp(rows[a].name + 1, rows[b].name + 1)) continue;
+                const struct rec_stat *x = &rows[a], *y = &rows[b];
+                CHECK(x->calls == y->calls && x->total_ns == y->total_ns && x->self_ns == y->self_ns);
+                CHECK(x->min_ns == y->min_ns && x->max_ns == y->max_ns && x->p50_ns == y->p50_ns && x->p99_ns == y->p99_ns);
+                CHECK(fabs(x->total_frac - y->total_frac) <= 1e-12 * fabs(x->total_frac));
+                CHECK(fabs(x->self_frac - y->self_frac) <= 1e-12 * fabs(x->self_frac));
+                pairs++;
+            }
+        }
+        CHECK_EQ_U(2 * pairs, n);
+        if (wins[w] == REC_WIN_ALL) CHECK_EQ_U(n, 2 * SP_PAIRS);
+    }
+    /* The fillers, those past the log's bound included, are there: one
+     * call each. */
+    size_t total = 0, cap = 2 * SP_PAIRS + SP_FILLERS;
+    struct rec_stat *all = malloc(cap * sizeof *all);
+    REQUIRE(all);
+    size_t n = rec_model_stats(m, REC_WIN_ALL, -1, all, cap, &total);
+    CHECK_EQ_U(n, cap);
+    CHECK_EQ_U(total, cap);
+    uint64_t fillers = 0;
+    for (size_t i = 0; i < n; i++)
+        if (all[i].name[0] == 'f') fillers += all[i].calls == 1;
+    CHECK_EQ_U(fillers, SP_FILLERS);
+    free(all);
+    rec_model_free(m);
+}
+
 int main(void) {
     test_windows();
     test_percentiles();
@@ -375,6 +474,7 @@ int main(void) {
     test_tree();
     test_tree_cap();
     test_sums_reuse();
+    test_sparse_nodes();
     test_utilization();
     CHECK_DONE();
 }
