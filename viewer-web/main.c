@@ -49,6 +49,9 @@ static const char usage_text[] =
     "  --client-timeout S  drop a page that takes nothing for S seconds (default 30)\n"
     "  --max-pages N       pages at once, 1-256 (default 16)\n"
     "  --flush-ms N        how often events are sent, 5-1000 ms (default 50)\n"
+    "  --spill-ms N        when adding up statistics took N ms or more, read the\n"
+    "                      rings on a second thread meanwhile, 0-10000 (default 10;\n"
+    "                      0 = every time)\n"
     "  --max-downloads N   snapshot downloads at once, 1-64 (default 4); more get 503\n"
     "  --download-timeout S  cut a download that takes nothing for S seconds (default 10)\n"
     "  -w, --wait[=S]      the program has not recorded yet (no segment): wait for\n"
@@ -98,7 +101,7 @@ static int number(const char *s, long lo, long hi, long *out) {
     return 0;
 }
 
-enum { OPT_BIND = 256, OPT_LOG, OPT_QUEUE, OPT_FLUSH, OPT_MAXDL, OPT_DLTIMEOUT, OPT_CTIMEOUT, OPT_MAXPAGES, OPT_TREE };
+enum { OPT_BIND = 256, OPT_LOG, OPT_QUEUE, OPT_FLUSH, OPT_MAXDL, OPT_DLTIMEOUT, OPT_CTIMEOUT, OPT_MAXPAGES, OPT_TREE, OPT_SPILL };
 
 static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
     static const struct option longopts[] = {
@@ -107,7 +110,7 @@ static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
         {"flush-ms", required_argument, NULL, OPT_FLUSH}, {"verbose", no_argument, NULL, 'v'},
         {"max-downloads", required_argument, NULL, OPT_MAXDL},
         {"client-timeout", required_argument, NULL, OPT_CTIMEOUT},
-        {"max-pages", required_argument, NULL, OPT_MAXPAGES},
+        {"max-pages", required_argument, NULL, OPT_MAXPAGES}, {"spill-ms", required_argument, NULL, OPT_SPILL},
         {"download-timeout", required_argument, NULL, OPT_DLTIMEOUT},
         {"wait", optional_argument, NULL, 'w'},  {"tree", required_argument, NULL, OPT_TREE},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
@@ -116,6 +119,7 @@ static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
     o->log_events = 1000000;
     o->client_queue = 8192u << 10;
     o->flush_ms = 50;
+    o->spill_ms = 10;
     o->max_downloads = 4;
     o->client_timeout = 30;
     o->max_pages = 16;
@@ -147,6 +151,10 @@ static int parse(int argc, char **argv, struct web_opts *o, int *port_given) {
         case OPT_FLUSH:
             if (number(optarg, 5, 1000, &v)) return usage_error("--flush-ms wants 5-1000, not '%s'", optarg);
             o->flush_ms = (int)v;
+            break;
+        case OPT_SPILL:
+            if (number(optarg, 0, 10000, &v)) return usage_error("--spill-ms wants 0-10000, not '%s'", optarg);
+            o->spill_ms = (int)v;
             break;
         case OPT_MAXDL:
             if (number(optarg, 1, 64, &v)) return usage_error("--max-downloads wants 1-64, not '%s'", optarg);

@@ -9,8 +9,8 @@
  * One round reads every slot once; a slot that had more than one read's
  * worth is read again at once.  Every flush period (or sooner when a
  * batch gets large) the batch becomes one EVENTS frame offered to every
- * client; every 500 ms the statistics are published.  The thread never
- * blocks on a client: frames are offered, never waited on.
+ * client; every 500 ms the statistics are published (reader_pub.c).  The
+ * thread never blocks on a client: frames are offered, never waited on.
  */
 #define _GNU_SOURCE
 #include <libwebsockets.h>
@@ -20,15 +20,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "batch.h"
 #include "clamp.h"
-#include "lanes.h"
-#include "lod.h"
-#include "range.h"
 #include "reader.h"
+#include "reader_int.h"
 #include "shared.h"
 
-#define READ_CAP 65536u        /* entries per read */
 #define FLUSH_BYTES (256u << 10)
 #define STATS_MS 500
 /* The statistics take at most this share of a core: with a million names
@@ -45,59 +41,12 @@
 #define TARGET_FILL 0.25
 #define FUTURE_SLACK_NS 1e9    /* calibration error we accept in event times */
 
-struct reader {
-    struct web *w;
-    pthread_t thread;
-    int started;
-    rec_model *model;
-    struct strtab names;
-    struct strtab *src_names; /* several programs: each one's names into the same table */
-    struct lanes lanes;
-    struct batch batch;
-    struct aggregate agg;
-    struct history hist;
-    struct lod lod;
-    struct latlod lat;
-    struct rec_entry *ents;
-    struct rec_event *evs;
-    struct rec_thread_info *ti, *known;  /* this round's threads; last reported to the model */
-    uint8_t *known_ok;
-    /* By slot: its writer is lapping us -- its last read could not
-     * return everything (lost entries, or, the first time, history) -- so
-     * what it writes after the newest event we have will probably be lost
-     * too (publish_stats). */
-    uint8_t *lapping;
-    uint32_t n_lapping;
-    uint64_t pass_entries;    /* read or lost this pass: the writers' pace */
-    uint64_t seq;
-    double max_ts;
-    int alive;
-    int truncated;            /* the segment shrank: nothing more is read */
-    int loading;              /* a capture file is being read: frames go to the history only */
-    size_t file_flush;        /* then, the size at which a batch becomes a frame */
-    struct range range;       /* a capture file: its time index, and windows read on demand */
-    unsigned stats_mask;      /* the windows whose statistics are published (publish_windows) */
-    int range_ok;
-};
-
-static double mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* The time to the next statistics: STATS_MS, or longer when publishing
  * took more than STATS_MAX_SHARE of it. */
 static double stats_period_ms(double took_ms) {
     double need = took_ms / STATS_MAX_SHARE;
     return need > STATS_MS ? need : STATS_MS;
-}
-
-/* CLOCK_MONOTONIC as the segment's ns (time 0 = its calibration point). */
-static double clock_ns(const struct web *w) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec - (double)w->info.mono_ns0;
 }
 
 /* Several programs: the model's names are dense ids. */
@@ -114,7 +63,9 @@ struct reader *reader_new(struct web *w, char *err, size_t errlen) {
     r->known = calloc(mt, sizeof *r->known);
     r->known_ok = calloc(mt, 1);
     r->lapping = calloc(mt, 1);
-    if (!r->ents || !r->evs || !r->ti || !r->known || !r->known_ok || !r->lapping) goto oom;
+    r->spill_slots = calloc(mt ? mt : 1, sizeof *r->spill_slots);
+    if (!r->ents || !r->evs || !r->ti || !r->known || !r->known_ok || !r->lapping || !r->spill_slots) goto oom;
+    if (spill_init(&r->spill, &w->src, mt) != 0) goto oom;
     if (strtab_init(&r->names, &w->names) != 0) goto oom;
     if (w->src.n > 1) {
         /* Events reach the encoder and the model with dense names. */
@@ -211,14 +162,48 @@ static void count_loss(struct web *w, const struct rec_loss *loss) {
     if (loss->history) web_count(&w->ctr.history, loss->history);
 }
 
+/* What one read of a ring returned (rec_seg_read's entries from first,
+ * and its loss), whether the reader made it or the spill thread did while
+ * the reader was busy (spill.h): counted, decoded, fed and encoded.
+ * Returns 0 if the read found the ring empty, with nothing lost.
+ * A batch past FLUSH_BYTES goes out at once: a frame is at most that
+ * plus one read (docs/web.md, "Bounds"). */
+int reader_take_read(struct reader *r, uint32_t slot, const struct rec_entry *ents, size_t got, uint64_t first,
+                     const struct rec_loss *loss) {
+    struct web *w = r->w;
+    uint32_t k = wsrc_which(&w->src, slot);
+    /* "From the future" is judged by the clock read after the copy:
+     * every true event was written before it.  Read once a pass, a
+     * pass slower than the slack (a sanitizer, a loaded machine)
+     * left real events out of the summary. */
+    r->lod.limit = web_ns(clock_ns(w) + FUTURE_SLACK_NS);
+    r->pass_entries = rec_sat_add(r->pass_entries, rec_sat_add(got, rec_sat_add(loss->overwritten, loss->dropped)));
+    count_loss(w, loss);
+    int lap = loss->overwritten || loss->dropped || loss->history;
+    if (lap != r->lapping[slot]) {
+        r->n_lapping += lap ? 1u : (uint32_t)-1;
+        r->lapping[slot] = (uint8_t)lap;
+    }
+    if (!got && !loss->overwritten && !loss->dropped && !loss->bad && !loss->history) return 0;
+    size_t used = 0;
+    uint64_t bad = 0;
+    size_t n = rec_decode(ents, got, first, r->evs, READ_CAP, &used, &bad);
+    if (w->src.n > 1) wsrc_rebase(&w->src, k, &r->src_names[k], r->evs, n);
+    take(r, slot, n, loss);
+    if (bad) {
+        web_count(&w->ctr.bad, bad);
+        rec_model_add_bad(r->model, slot, bad);
+    }
+    if (batch_bytes(&r->batch) >= FLUSH_BYTES) flush(r, source_now(r));
+    return 1;
+}
+
 /* Read one slot until it has nothing more (at most a few reads, so one
  * busy thread cannot starve the others); returns 1 if it may have more.
  * A writer that lapped us (entries overwritten) has more: the read is
  * cut short by what it overwrote meanwhile, and every millisecond we
  * sleep is a stretch of its time we will know nothing about (as
- * recorder-top's drain does).
- * A batch past FLUSH_BYTES goes out at once: a frame is at most that
- * plus one read (docs/web.md, "Bounds"). */
+ * recorder-top's drain does). */
 static int read_slot(struct reader *r, uint32_t slot) {
     struct web *w = r->w;
     uint32_t k = wsrc_which(&w->src, slot);
@@ -226,29 +211,7 @@ static int read_slot(struct reader *r, uint32_t slot) {
         uint64_t first;
         struct rec_loss loss = {0};
         size_t got = rec_seg_read(w->src.segs[k], slot - w->src.base[k], r->ents, READ_CAP, &first, &loss);
-        /* "From the future" is judged by the clock read after the copy:
-         * every true event was written before it.  Read once a pass, a
-         * pass slower than the slack (a sanitizer, a loaded machine)
-         * left real events out of the summary. */
-        r->lod.limit = web_ns(clock_ns(w) + FUTURE_SLACK_NS);
-        r->pass_entries = rec_sat_add(r->pass_entries, rec_sat_add(got, rec_sat_add(loss.overwritten, loss.dropped)));
-        count_loss(w, &loss);
-        int lap = loss.overwritten || loss.dropped || loss.history;
-        if (lap != r->lapping[slot]) {
-            r->n_lapping += lap ? 1u : (uint32_t)-1;
-            r->lapping[slot] = (uint8_t)lap;
-        }
-        if (!got && !loss.overwritten && !loss.dropped && !loss.bad && !loss.history) return 0;
-        size_t used = 0;
-        uint64_t bad = 0;
-        size_t n = rec_decode(r->ents, got, first, r->evs, READ_CAP, &used, &bad);
-        if (w->src.n > 1) wsrc_rebase(&w->src, k, &r->src_names[k], r->evs, n);
-        take(r, slot, n, &loss);
-        if (bad) {
-            web_count(&w->ctr.bad, bad);
-            rec_model_add_bad(r->model, slot, bad);
-        }
-        if (batch_bytes(&r->batch) >= FLUSH_BYTES) flush(r, source_now(r));
+        if (!reader_take_read(r, slot, r->ents, got, first, &loss)) return 0;
         if (got < READ_CAP && !loss.overwritten) return 0;
     }
     return 1;
@@ -297,94 +260,6 @@ static void check_truncated(struct reader *r) {
         if (rec_seg_status(r->w->src.segs[k]) != REC_ERR_TRUNCATED) return;
     r->truncated = 1;
     web_store(&r->w->truncated, 1);
-}
-
-/* The windows (bit 1 << enum rec_window) some page shows.  Only those are
- * added up: with a million names one window of the whole run takes about
- * 0.4 s here, and the rings overflow while the reader is at it. */
-static unsigned windows_viewed(struct web *w) {
-    unsigned mask = 0;
-    web_read_lock();
-    const struct client_set *set = web_subscribe(&w->clients.set);
-    for (size_t i = 0; set && i < set->n; i++) {
-        unsigned k = web_load(&set->c[i]->window);
-        if (k < 3 && !web_load(&set->c[i]->closing)) mask |= 1u << k;
-    }
-    web_read_unlock();
-    return mask;
-}
-
-/* The statistics of the windows in mask; the others' are withdrawn, so
- * that a page that turns to one gets it fresh (reader_main publishes a
- * window as soon as a page shows it), never as it stood long ago. */
-static void publish_windows(struct reader *r, double now, unsigned mask) {
-    struct web *w = r->w;
-    for (int k = 0; k < 3; k++) {
-        if (mask & 1u << k) aggregate_publish(&r->agg, r->model, &r->names, (enum rec_window)k, now, &w->stats[k]);
-        else if (r->stats_mask & 1u << k) frame_publish(&w->stats[k], NULL);
-    }
-    r->stats_mask = mask;
-}
-
-static void publish_stats(struct reader *r, double now, unsigned mask) {
-    struct web *w = r->w;
-    if (w->src.cap) {
-        /* What its segment could not record, as the file carries it. */
-        web_store(&w->ctr.not_recorded, w->info.threads_no_slot);
-        web_store(&w->ctr.names_full, w->info.strings_dropped);
-        /* A file: its windows end at its last event (or its end record). */
-        rec_model_set_now(r->model, now);
-        publish_windows(r, now, mask);
-        lanes_publish(&r->lanes);
-        lod_publish(&r->lod, &r->lanes);
-        lws_cancel_service(w->ctx);
-        return;
-    }
-    /* Several programs: alive while any is, closed once all are. */
-    int alive = 0, closed = 1;
-    uint64_t no_ring = 0;   /* threads that got no ring: "N threads not recorded" */
-    uint64_t full = 0;      /* names recorded as <strings full> */
-    for (uint32_t k = 0; k < w->src.n; k++) {
-        struct rec_seg_info info;
-        rec_seg_get_info(w->src.segs[k], &info);
-        alive |= info.alive;
-        closed &= info.closed;
-        no_ring = rec_count_sat(no_ring, info.threads_no_slot);
-        full = rec_count_sat(full, info.strings_dropped);
-    }
-    r->alive = alive;
-    web_store(&w->alive, alive);
-    web_store(&w->ctr.not_recorded, no_ring);
-    web_store(&w->ctr.names_full, full);
-    web_store(&w->closed, closed);
-    /* Windows slide with the clock even while the program is idle (not
-     * once nothing more can be read: then they stay on what was).  But
-     * while a writer laps us, the time after the newest event decoded is
-     * not known yet, and will mostly turn out lost (a gap runs from the
-     * last event before a loss to the first after it, docs/analysis.md):
-     * taken as covered, that tail would dilute every share of a window
-     * we read 1% of.  So the windows end at the newest event then. */
-    if (r->alive && !r->truncated && !r->n_lapping && w->src.n > 1) rec_model_set_now(r->model, clock_ns(w));
-    else if (r->alive && !r->truncated && !r->n_lapping) rec_model_set_now_live(r->model, w->seg);
-    else if (r->alive && !r->truncated) rec_model_set_now(r->model, r->max_ts);
-    else rec_model_set_now(r->model, now);
-    publish_windows(r, now, mask);
-    lanes_publish(&r->lanes);
-    lod_publish(&r->lod, &r->lanes);
-    lws_cancel_service(w->ctx);
-}
-
-/* The snapshots asked for (bits 1 << fmt of req). */
-static void answer_export(struct reader *r, int req) {
-    struct web *w = r->w;
-    for (int f = 0; f < SNAP_FORMATS; f++) {
-        if (!(req & 1 << f)) continue;
-        struct snapshot *s = aggregate_export(r->model, (enum snap_fmt)f);
-        if (s) s->events = web_load(&w->ctr.events);
-        void *old = web_xchg(&w->export_done[f], s ? (void *)s : (void *)1);
-        if (old && old != (void *)1) snapshot_unref(old);
-    }
-    lws_cancel_service(w->ctx);
 }
 
 /* The next rest, from the entries the pass found since the last one. */
@@ -470,9 +345,9 @@ static void read_file(struct reader *r) {
         if ((++k & 63) == 0 && mono_ms() >= next) {
             set_now(w, r->max_ts);
             flush(r, r->max_ts);
-            publish_stats(r, r->max_ts, ALL_WINDOWS);
+            reader_publish_stats(r, r->max_ts, ALL_WINDOWS);
             int req = web_xchg(&w->export_req, 0);
-            if (req) answer_export(r, req);
+            if (req) reader_answer_export(r, req);
             latlod_publish(&r->lat, &r->lod, mono_ms());
             next = mono_ms() + STATS_MS;
         }
@@ -487,7 +362,7 @@ static void read_file(struct reader *r) {
     r->max_ts = now;
     set_now(w, now);
     flush(r, now);
-    publish_stats(r, now, ALL_WINDOWS);
+    reader_publish_stats(r, now, ALL_WINDOWS);
     r->loading = 0;
     web_store(&w->loading, 0);
     if (clients_catch_up(&w->clients, &r->hist)) lws_cancel_service(w->ctx);
@@ -530,12 +405,14 @@ static void *reader_main(void *arg) {
     struct web *w = r->w;
     rcu_register_thread();
     if (w->src.cap) read_file(r);
-    double next_flush = 0, next_stats = 0, next_turn = 0, last_pass = mono_ms(), rest = MIN_REST_MS;
+    double next_flush = 0, next_stats = 0, next_turn = 0, last_pass = mono_ms();
+    r->rest = MIN_REST_MS;
     while (!web_load(&w->stop)) {
         int more = 0;
         r->pass_entries = 0;
         if (!r->truncated && !w->src.cap) {
             int n = sync_threads(r);
+            r->n_ti = (uint32_t)n;
             for (int i = 0; i < n; i++) more |= read_slot(r, r->ti[i].slot);
         }
         double t = mono_ms();
@@ -549,24 +426,27 @@ static void *reader_main(void *arg) {
          * turned to is published at once, unless the last publication has
          * not had its STATS_MAX_SHARE of time yet: a page that flips
          * between windows cannot keep the reader adding up. */
-        unsigned viewed = w->src.cap ? 0 : windows_viewed(w);
+        unsigned viewed = w->src.cap ? 0 : reader_windows_viewed(w);
         if (!w->src.cap && (t >= next_stats || ((viewed & ~r->stats_mask) && t >= next_turn))) {
             check_truncated(r);
-            publish_stats(r, now, viewed);
-            double took = mono_ms() - t;
+            r->replay_ms = 0;
+            reader_publish_stats(r, now, viewed);
+            /* Taking what the spill thread read is the drain's work, not
+             * the statistics'. */
+            double took = mono_ms() - t - r->replay_ms;
             next_turn = t + took / STATS_MAX_SHARE;
             if (t >= next_stats) next_stats = t + stats_period_ms(took);
         }
         int req = web_xchg(&w->export_req, 0);
-        if (req) answer_export(r, req);
+        if (req) reader_answer_export(r, req);
         /* Latency answers a page asked for: at once, not at the next statistics. */
         if (latlod_publish(&r->lat, &r->lod, t)) lws_cancel_service(w->ctx);
         if (clients_catch_up(&w->clients, &r->hist)) lws_cancel_service(w->ctx);
         if (r->range_ok && !r->loading) serve_ranges(r);
-        rest = rest_ms(rest, r->pass_entries, t - last_pass, w->info.ring_entries, w->opts.flush_ms);
+        r->rest = rest_ms(r->rest, r->pass_entries, t - last_pass, w->info.ring_entries, w->opts.flush_ms);
         last_pass = t;
         if (!more) {
-            double until = next_flush - mono_ms(), d_ms = rest < until ? rest : until;
+            double until = next_flush - mono_ms(), d_ms = r->rest < until ? r->rest : until;
             if (d_ms < MIN_REST_MS) d_ms = MIN_REST_MS;
             struct timespec d = {(time_t)(d_ms / 1e3), (long)((d_ms - 1e3 * (double)(time_t)(d_ms / 1e3)) * 1e6)};
             nanosleep(&d, NULL);
@@ -590,6 +470,7 @@ void reader_stop(struct reader *r) {
 void reader_join_free(struct reader *r) {
     if (!r) return;
     reader_stop(r);
+    spill_destroy(&r->spill);
     if (r->model) rec_model_free(r->model);
     aggregate_destroy(&r->agg);
     if (r->hist.v) history_destroy(&r->hist);
@@ -609,5 +490,6 @@ void reader_join_free(struct reader *r) {
     free(r->known);
     free(r->known_ok);
     free(r->lapping);
+    free(r->spill_slots);
     free(r);
 }

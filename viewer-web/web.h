@@ -38,6 +38,7 @@ struct web_opts {
     size_t log_events;        /* event log kept for the snapshot */
     size_t client_queue;      /* bytes per client */
     int flush_ms;             /* EVENTS period */
+    int spill_ms;             /* statistics this long: the rings on the spill thread (spill.h) */
     unsigned max_pages;       /* WebSocket pages at once */
     int client_timeout;       /* s a page may take nothing before it is dropped */
     unsigned max_downloads;   /* snapshot downloads at once */
