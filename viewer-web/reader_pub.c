@@ -51,7 +51,7 @@ static void busy_end(struct reader *r, int spilled) {
 
 /* The windows (bit 1 << enum rec_window) some page shows.  Only those are
  * added up: with a million names one window of the whole run takes about
- * 0.4 s here, and the rings overflow while the reader is at it. */
+ * 0.4 s here, a core's time better spent reading. */
 unsigned reader_windows_viewed(struct web *w) {
     unsigned mask = 0;
     web_read_lock();

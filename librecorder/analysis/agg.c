@@ -171,25 +171,27 @@ void stats_fold(rec_model *m, struct trec *r) {
         if (t[k]) fold_into(t[k], r, series);
     for (uint32_t i = 0; i < r->n_touched; i++) r->pacc[r->touched[i]].calls = 0;
     r->n_touched = 0;
-    r->n_plog = 0;
+    /* Freed, not kept: a model holds up to REC_MAX_RECORDS threads, and
+     * logs kept at their largest (512 KiB) would be bounded by that times
+     * the threads, not by what is pending.  Growing it again costs a few
+     * reallocs per thread per 100 ms, where it is used at all. */
+    free(r->plog);
+    r->plog = NULL;
+    r->n_plog = r->cap_plog = 0;
     u64map_clear(&r->pcells);
 }
 
 /* Room for one more slice in the plog, folding it when full; 0 if memory
- * ran out. */
+ * ran out (the slice then goes to the tables at once). */
 static int plog_room(rec_model *m, struct trec *r) {
     if (r->n_plog < r->cap_plog) return 1;
-    if (r->cap_plog < PLOG_MAX) {
-        uint32_t ncap = r->cap_plog ? r->cap_plog * 2 : 256;
-        struct pslice *p = realloc(r->plog, ncap * sizeof *p);
-        if (p) {
-            r->plog = p;
-            r->cap_plog = ncap;
-            return 1;
-        }
-    }
-    stats_fold(m, r);
-    return r->n_plog < r->cap_plog;
+    if (r->cap_plog == PLOG_MAX) stats_fold(m, r);
+    uint32_t ncap = r->cap_plog ? r->cap_plog * 2 : 256;
+    struct pslice *p = realloc(r->plog, ncap * sizeof *p);
+    if (!p) return 0;
+    r->plog = p;
+    r->cap_plog = ncap;
+    return 1;
 }
 
 void stats_fold_all(rec_model *m) {
