@@ -194,6 +194,17 @@ static int plog_room(rec_model *m, struct trec *r) {
     return 1;
 }
 
+void stats_pend_release(rec_model *m, struct trec *r) {
+    stats_fold(m, r);
+    free(r->pacc);
+    free(r->touched);
+    r->pacc = NULL;
+    r->touched = NULL;
+    r->pacc_cap = 0;
+    r->n_touched = r->cap_touched = 0;
+    u64map_free(&r->pcells);
+}
+
 void stats_fold_all(rec_model *m) {
     for (size_t i = 0; i < m->n_recs; i++) stats_fold(m, &m->recs[i]);
 }

@@ -61,6 +61,11 @@ static inline void stats_slice_fast(rec_model *m, struct trec *r, uint32_t node,
 /* Pending buckets into the tables: one thread's, or all (before queries). */
 void stats_fold(rec_model *m, struct trec *r);
 void stats_fold_all(rec_model *m);
+/* A thread that ended: its pending bucket folded, and the memory behind
+ * it freed (the dense sums alone reach 3.5 MiB for a thread that touched
+ * a path near the dense range's end, and a model keeps up to
+ * REC_MAX_RECORDS threads).  Events that still come for it grow it anew. */
+void stats_pend_release(rec_model *m, struct trec *r);
 void agg_add(struct agg *a, uint16_t series, uint32_t node, uint32_t name, unsigned bin, double dur, double self,
              double share);
 /* The tables a window covers right now; returns how many (<= WIN_BUCKETS). */

@@ -85,6 +85,7 @@ void model_switch(rec_model *m, struct slot_state *s, int rec) {
         old->flagged += (uint64_t)old->depth;   /* they end open */
         old->depth = 0;
         old->overflow = 0;
+        stats_pend_release(m, old);
     }
     s->cur = rec;
 }
