@@ -2,10 +2,10 @@
  * spill.c -- the thread that drains the rings while the reader is busy
  * (see spill.h).
  *
- * Its buffer holds SPILL_ENTRIES ring entries (64 MiB of address space,
- * touched only as it fills) and SPILL_READS reads (4 MiB): four seconds
- * of a writer at a million events a second, ten times the longest
- * publication measured.  Each read asks for at most SPILL_READ entries,
+ * Its buffer holds SPILL_ENTRIES ring entries (32 MiB of address space,
+ * touched only as it fills) and SPILL_READS reads (2 MiB): about a
+ * second of a writer at a million events a second, twice the longest
+ * publication measured and its catching up (reader_pub.c, busy_end).  Each read asks for at most SPILL_READ entries,
  * as the reader's own reads do.
  */
 #define _GNU_SOURCE
@@ -16,8 +16,8 @@
 
 #include "spill.h"
 
-#define SPILL_ENTRIES (4u << 20)
-#define SPILL_READS 65536u
+#define SPILL_ENTRIES (2u << 20)
+#define SPILL_READS 32768u
 #define SPILL_READ 65536u
 #define SPILL_MIN_READ 1024u   /* less room than this: the buffer is full */
 /* One mapping: the entries, then the reads. */
