@@ -234,6 +234,17 @@ static void test_utilization(void) {
     rec_model_free(m);
 }
 
+/* A model whose names come from fn (ids the tests make up by the
+ * thousand, past model_util.h's small table). */
+static rec_model *model_named(const char *(*fn)(void *, uint32_t)) {
+    struct rec_source_info src;
+    memset(&src, 0, sizeof src);
+    src.pid = 4242;
+    src.ticks_per_sec = 1e9;
+    struct rec_model_opts o = {0, 0, ""};
+    return rec_model_new(&src, fn, NULL, &o);
+}
+
 /* Names "n0", "n1"... for ids from 16 (the model copies them at once). */
 static const char *num_name(void *ctx, uint32_t id) {
     static char b[16];
@@ -255,12 +266,7 @@ static int by_total(const void *a, const void *b) {
  * bounded heap): 300 top-level paths of distinct totals, every third with
  * a child of half its time. */
 static void test_tree_cap(void) {
-    struct rec_source_info src;
-    memset(&src, 0, sizeof src);
-    src.pid = 4242;
-    src.ticks_per_sec = 1e9;
-    struct rec_model_opts o = {0, 0, ""};
-    rec_model *m = rec_model_new(&src, num_name, NULL, &o);
+    rec_model *m = model_named(num_name);
     REQUIRE(m);
     static struct rec_event ev[1300];
     size_t k = 0;
@@ -404,12 +410,7 @@ static int not_filler(void *ctx, uint32_t name_id, const char *name) {
  * and s_i.  Both threads end before the queries: their pending slices
  * must be folded when their memory is released. */
 static void test_sparse_nodes(void) {
-    struct rec_source_info src;
-    memset(&src, 0, sizeof src);
-    src.pid = 4242;
-    src.ticks_per_sec = 1e9;
-    struct rec_model_opts o = {0, 0, ""};
-    rec_model *m = rec_model_new(&src, sparse_name, NULL, &o);
+    rec_model *m = model_named(sparse_name);
     REQUIRE(m);
     tu_start(m, 0, 0, 1, 1);
     tu_start(m, 1, 0, 2, 1);
