@@ -5,8 +5,9 @@
  * Its buffer holds SPILL_ENTRIES ring entries (32 MiB of address space,
  * touched only as it fills) and SPILL_READS reads (2 MiB): about a
  * second of a writer at a million events a second, twice the longest
- * publication measured and its catching up (reader_pub.c, busy_end).  Each read asks for at most SPILL_READ entries,
- * as the reader's own reads do.
+ * publication measured and its catching up (reader_pub.c, busy_end).
+ * Each read asks for at most SPILL_READ entries, as the reader's own
+ * reads do.
  */
 #define _GNU_SOURCE
 #include <errno.h>

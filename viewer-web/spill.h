@@ -10,10 +10,12 @@
  * with a page on the whole run (docs/performance/names.md).  During such
  * work this thread copies what the rings hold, undecoded, into a bounded
  * buffer; afterwards the reader takes those reads, in the order they were
- * made, as if it had made them itself (reader.c, take_read).  It goes on
- * reading until the reader has caught up: at a million names feeding the
- * model takes about half the time the events took to come, so a backlog
- * of 0.4 s takes 0.2 s to feed, longer than a ring holds.
+ * made, as if it had made them itself (reader.c, reader_take_read).  It
+ * goes on reading until the reader has caught up: at a million names
+ * feeding the model takes about half the time the events took to come, so
+ * a backlog of 0.4 s takes 0.2 s to feed, longer than a ring holds.  A
+ * reader that has not caught up after as long again as its work took
+ * takes the rings back (reader_pub.c, busy_end).
  *
  * Invariants:
  * - one thread reads the rings at a time: the reader hands them over in
