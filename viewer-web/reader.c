@@ -63,8 +63,7 @@ struct reader *reader_new(struct web *w, char *err, size_t errlen) {
     r->known = calloc(mt, sizeof *r->known);
     r->known_ok = calloc(mt, 1);
     r->lapping = calloc(mt, 1);
-    r->spill_slots = calloc(mt ? mt : 1, sizeof *r->spill_slots);
-    if (!r->ents || !r->evs || !r->ti || !r->known || !r->known_ok || !r->lapping || !r->spill_slots) goto oom;
+    if (!r->ents || !r->evs || !r->ti || !r->known || !r->known_ok || !r->lapping) goto oom;
     if (spill_init(&r->spill, &w->src, mt) != 0) goto oom;
     if (strtab_init(&r->names, &w->names) != 0) goto oom;
     if (w->src.n > 1) {
@@ -184,7 +183,7 @@ int reader_take_read(struct reader *r, uint32_t slot, const struct rec_entry *en
         r->n_lapping += lap ? 1u : (uint32_t)-1;
         r->lapping[slot] = (uint8_t)lap;
     }
-    if (!got && !loss->overwritten && !loss->dropped && !loss->bad && !loss->history) return 0;
+    if (ring_read_empty(got, loss)) return 0;
     size_t used = 0;
     uint64_t bad = 0;
     size_t n = rec_decode(ents, got, first, r->evs, READ_CAP, &used, &bad);
@@ -198,21 +197,19 @@ int reader_take_read(struct reader *r, uint32_t slot, const struct rec_entry *en
     return 1;
 }
 
-/* Read one slot until it has nothing more (at most a few reads, so one
- * busy thread cannot starve the others); returns 1 if it may have more.
- * A writer that lapped us (entries overwritten) has more: the read is
- * cut short by what it overwrote meanwhile, and every millisecond we
- * sleep is a stretch of its time we will know nothing about (as
- * recorder-top's drain does). */
+/* Read one slot until it has nothing more or has had its turn (the rules
+ * in spill.h); returns 1 if it may have more.  A writer that lapped us
+ * has more, and every millisecond we sleep is a stretch of its time we
+ * will know nothing about (as recorder-top's drain does). */
 static int read_slot(struct reader *r, uint32_t slot) {
     struct web *w = r->w;
     uint32_t k = wsrc_which(&w->src, slot);
-    for (int round = 0; round < 4; round++) {
+    for (int round = 0; round < RING_READS_PER_TURN; round++) {
         uint64_t first;
         struct rec_loss loss = {0};
         size_t got = rec_seg_read(w->src.segs[k], slot - w->src.base[k], r->ents, READ_CAP, &first, &loss);
         if (!reader_take_read(r, slot, r->ents, got, first, &loss)) return 0;
-        if (got < READ_CAP && !loss.overwritten) return 0;
+        if (!ring_read_more(got, READ_CAP, &loss)) return 0;
     }
     return 1;
 }
@@ -490,6 +487,5 @@ void reader_join_free(struct reader *r) {
     free(r->known);
     free(r->known_ok);
     free(r->lapping);
-    free(r->spill_slots);
     free(r);
 }

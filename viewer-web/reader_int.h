@@ -59,7 +59,6 @@ struct reader {
     int range_ok;
     /* Long work on the model (busy_begin): the rings meanwhile. */
     struct spill spill;
-    uint32_t *spill_slots;
     uint32_t n_ti;            /* threads in ti, as this pass found them */
     double rest;              /* the rest between passes (rest_ms) */
     double publish_ms;        /* the last publication of statistics took */

@@ -45,22 +45,22 @@ static int read_one(struct spill *sp, uint32_t slot) {
     rd->loss = (struct rec_loss){0};
     size_t got = rec_seg_read(src->segs[k], slot - src->base[k], sp->ents + sp->used, cap, &rd->first, &rd->loss);
     const struct rec_loss *l = &rd->loss;
-    if (!got && !l->overwritten && !l->dropped && !l->bad && !l->history) return 0;
+    if (ring_read_empty(got, l)) return 0;
     rd->slot = slot;
     rd->n = (uint32_t)got;
     rd->off = sp->used;
     sp->used += got;
     /* The reader may take it from now on (spill_avail). */
     __atomic_store_n(&sp->n_reads, sp->n_reads + 1, __ATOMIC_RELEASE);
-    return got == cap || l->overwritten;
+    return ring_read_more(got, cap, l);
 }
 
-/* Every slot once, each until it has nothing more (at most a few reads:
- * one busy thread must not starve the others), as reader.c's read_slot.
- * Returns -1 if the buffer filled up. */
+/* Every slot once, each until it has nothing more or has had its turn
+ * (spill.h), as reader.c's read_slot.  Returns -1 if the buffer filled
+ * up. */
 static int pass(struct spill *sp) {
     for (uint32_t i = 0; i < sp->n_slots; i++) {
-        for (int round = 0; round < 4; round++) {
+        for (int round = 0; round < RING_READS_PER_TURN; round++) {
             int more = read_one(sp, sp->slots[i]);
             if (more < 0) return -1;
             if (!more) break;
@@ -137,7 +137,7 @@ int spill_init(struct spill *sp, const struct wsrc *src, uint32_t max_slots) {
     return 0;
 }
 
-int spill_begin(struct spill *sp, const uint32_t *slots, uint32_t n, double rest_ms) {
+int spill_begin(struct spill *sp, const struct rec_thread_info *threads, uint32_t n, double rest_ms) {
     if (!sp->slots || n > sp->max_slots) return -1;
     if (!sp->ents) {
         /* Mapped, not malloc'd: pages that are only reserved until a read
@@ -154,7 +154,7 @@ int spill_begin(struct spill *sp, const uint32_t *slots, uint32_t n, double rest
         sp->started = 1;
     }
     pthread_mutex_lock(&sp->mu);
-    for (uint32_t i = 0; i < n; i++) sp->slots[i] = slots[i];
+    for (uint32_t i = 0; i < n; i++) sp->slots[i] = threads[i].slot;
     sp->n_slots = n;
     sp->rest_ms = rest_ms;
     sp->used = 0;

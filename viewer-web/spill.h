@@ -35,6 +35,24 @@
 
 #include "source.h"
 
+/* The rules every read of a ring by recorder-web follows, the reader's
+ * (reader.c, read_slot) and this thread's alike.  A slot is read at most
+ * RING_READS_PER_TURN times in a row, so that one busy thread cannot
+ * starve the others. */
+#define RING_READS_PER_TURN 4
+
+/* A read that found the ring empty, with nothing lost: nothing to take. */
+static inline int ring_read_empty(size_t got, const struct rec_loss *l) {
+    return !got && !l->overwritten && !l->dropped && !l->bad && !l->history;
+}
+
+/* Whether the ring may hold more after a read of got entries asked for
+ * cap.  A writer that lapped us (entries overwritten) has more: the read
+ * was cut short by what it overwrote meanwhile. */
+static inline int ring_read_more(size_t got, size_t cap, const struct rec_loss *l) {
+    return got == cap || l->overwritten;
+}
+
 /* One read of a ring, as rec_seg_read returned it. */
 struct spill_read {
     uint32_t slot;            /* the reader's slot number (wsrc's, over every program) */
@@ -66,9 +84,10 @@ struct spill {
 };
 
 int spill_init(struct spill *sp, const struct wsrc *src, uint32_t max_slots);
-/* Hand over the rings of these slots; the thread reads them every
- * rest_ms until spill_end.  -1 (nothing handed over) if out of memory. */
-int spill_begin(struct spill *sp, const uint32_t *slots, uint32_t n, double rest_ms);
+/* Hand over the rings of these threads (their slots); the thread reads
+ * them every rest_ms until spill_end.  -1 (nothing handed over) if out of
+ * memory. */
+int spill_begin(struct spill *sp, const struct rec_thread_info *threads, uint32_t n, double rest_ms);
 /* The reads made so far: sp->reads[0, spill_avail) may be taken while
  * the thread goes on (it only appends). */
 size_t spill_avail(struct spill *sp);

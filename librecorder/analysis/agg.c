@@ -108,9 +108,15 @@ static void cell_add(struct agg *a, uint64_t key, uint64_t n) {
     if (v) *v += n;
 }
 
+/* One slice as a sum: share is the part of its time in the table's time
+ * (TOTAL%), and self is shared out in the same proportion. */
+static struct acc slice_acc(double dur, double self, double share) {
+    return (struct acc){1, dur, self, dur, dur, share, dur > 0 ? self * (share / dur) : 0};
+}
+
 void agg_add(struct agg *a, uint16_t series, uint32_t node, uint32_t name, unsigned bin, double dur,
              double self, double share) {
-    struct acc x = {1, dur, self, dur, dur, share, dur > 0 ? self * (share / dur) : 0};
+    struct acc x = slice_acc(dur, self, share);
     uint64_t key = (uint64_t)series << 32;
     acc_merge(a, key | node, &x);
     cell_add(a, key | (uint64_t)name << HIST_BIN_BITS | bin, 1);
@@ -148,7 +154,7 @@ static void fold_into(struct agg *t, struct trec *r, uint64_t series) {
     for (uint32_t i = 0; i < r->n_plog; i++) {
         if (i + FOLD_AHEAD < r->n_plog) u64map_prefetch(ai, series | r->plog[i + FOLD_AHEAD].node);
         const struct pslice *p = &r->plog[i];
-        struct acc x = {1, p->dur, p->self, p->dur, p->dur, p->share, p->dur > 0 ? p->self * (p->share / p->dur) : 0};
+        struct acc x = slice_acc(p->dur, p->self, p->share);
         acc_merge(t, series | p->node, &x);
     }
     /* The cells' map is at most half full: the slot 2 * FOLD_AHEAD on is
@@ -161,11 +167,20 @@ static void fold_into(struct agg *t, struct trec *r, uint64_t series) {
     }
 }
 
-void stats_fold(rec_model *m, struct trec *r) {
-    if (!r->n_touched && !r->pcells.n && !r->n_plog) return;
+/* The tables a slice of the pending bucket goes to: the whole run's, and
+ * the 1 s and 10 s windows' buckets (NULL: a bucket already rotated out). */
+static void pend_tables(rec_model *m, const struct trec *r, struct agg *t[3]) {
     /* 100 ms bucket id -> the 1 s window's bucket and the 10 s window's */
     int64_t id = r->pend_id, sec = (int64_t)floor((double)id / 10.0);
-    struct agg *t[3] = {&m->all, agg_ring_bucket(&m->w1, id), agg_ring_bucket(&m->w10, sec)};
+    t[0] = &m->all;
+    t[1] = agg_ring_bucket(&m->w1, id);
+    t[2] = agg_ring_bucket(&m->w10, sec);
+}
+
+void stats_fold(rec_model *m, struct trec *r) {
+    if (!r->n_touched && !r->pcells.n && !r->n_plog) return;
+    struct agg *t[3];
+    pend_tables(m, r, t);
     uint64_t series = (uint64_t)r->series << 32;
     for (int k = 0; k < 3; k++)
         if (t[k]) fold_into(t[k], r, series);
@@ -279,15 +294,16 @@ void stats_slice(rec_model *m, struct trec *r, uint32_t node, uint32_t name, dou
         stats_share_before(m, r, node, begin, r->pend_lo, dur, self);
         in_bucket = end - r->pend_lo;
     }
-    if (!pend_room(r, node) && plog_room(m, r)) {
+    int dense = pend_room(r, node);
+    if (!dense && plog_room(m, r)) {
         /* Past the dense range: logged, its cell counted as any slice's. */
         r->plog[r->n_plog++] = (struct pslice){node, dur, self, in_bucket};
         stats_cell_slow(r, name, dur);
         return;
     }
-    if (!pend_room(r, node)) {
-        int64_t id = r->pend_id, sec = (int64_t)floor((double)id / 10.0);
-        struct agg *t[3] = {&m->all, agg_ring_bucket(&m->w1, id), agg_ring_bucket(&m->w10, sec)};
+    if (!dense) {
+        struct agg *t[3];
+        pend_tables(m, r, t);
         for (int k = 0; k < 3; k++)
             if (t[k]) agg_add(t[k], r->series, node, name, hist_bin(dur), dur, self, in_bucket);
         return;

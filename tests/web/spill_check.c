@@ -142,10 +142,14 @@ int main(void) {
     struct wsrc src;
     wsrc_init_segs(&src, &s, 1);
     uint32_t slots[MAX_SLOTS], n = 0;
+    struct rec_thread_info writers[MAX_SLOTS];
     struct rec_thread_info ti[MAX_SLOTS];
     int m = rec_seg_threads(s, ti, MAX_SLOTS);
     for (int i = 0; i < m; i++)
-        if (!strncmp(ti[i].name, "w", 1)) slots[n++] = ti[i].slot;
+        if (!strncmp(ti[i].name, "w", 1)) {
+            writers[n] = ti[i];
+            slots[n++] = ti[i].slot;
+        }
     REQUIRE(n == WRITERS);
     for (uint32_t i = 0; i < n; i++) slot_state[slots[i]].in_order = 1;
     struct spill sp;
@@ -155,13 +159,13 @@ int main(void) {
     /* Begun and ended at once: written before the spill, read by it. */
     round_of_writes();
     uint64_t before = written(s, slots, n);
-    REQUIRE(spill_begin(&sp, slots, n, 1.0) == 0);
+    REQUIRE(spill_begin(&sp, writers, n, 1.0) == 0);
     spill_end(&sp);
     got += take_spilled(&sp, 0, sp.n_reads);
     CHECK_EQ_U(got, before);
 
     /* While the writers write: taken as it comes, until all of it. */
-    REQUIRE(spill_begin(&sp, slots, n, 1.0) == 0);
+    REQUIRE(spill_begin(&sp, writers, n, 1.0) == 0);
     size_t done_reads = 0;
     for (int r = 0; r < 3; r++) round_of_writes();
     uint64_t want = written(s, slots, n);
@@ -182,7 +186,7 @@ int main(void) {
     CHECK_EQ_U(got, want);
 
     /* Nothing new: no reads, and back at once. */
-    REQUIRE(spill_begin(&sp, slots, n, 1.0) == 0);
+    REQUIRE(spill_begin(&sp, writers, n, 1.0) == 0);
     spill_end(&sp);
     CHECK_EQ_U(sp.n_reads, 0);
 
