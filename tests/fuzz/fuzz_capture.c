@@ -14,14 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_tmp.h"
 #include "recorder/capture.h"
 
-static char path[64];
+static const char *path;
 
 static void write_input(const uint8_t *data, size_t size) {
-    if (!path[0]) {
-        snprintf(path, sizeof path, "/tmp/fuzz_capture.%d", (int)getpid());
-    }
+    if (!path) path = fuzz_tmp_path("input");
     FILE *f = fopen(path, "wb");
     if (!f) abort();
     if (size && fwrite(data, 1, size, f) != size) abort();

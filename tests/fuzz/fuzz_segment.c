@@ -16,13 +16,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_tmp.h"
 #include "recorder/capture.h"
 #include "recorder/reader.h"
 
-static char path[64], cap_path[64];
+static const char *path, *cap_path;
 
 static void write_input(const uint8_t *data, size_t size) {
-    if (!path[0]) snprintf(path, sizeof path, "/tmp/fuzz_segment.%d", (int)getpid());
+    if (!path) path = fuzz_tmp_path("input");
     FILE *f = fopen(path, "wb");
     if (!f) abort();
     if (size && fwrite(data, 1, size, f) != size) abort();
@@ -61,7 +62,7 @@ static void capture(int raw) {
     char err[512];
     rec_seg *s = NULL;
     if (rec_seg_open(path, REC_OPEN_STREAM, &s, err, sizeof err) != REC_OK) return;
-    if (!cap_path[0]) snprintf(cap_path, sizeof cap_path, "/tmp/fuzz_segment.%d.rec", (int)getpid());
+    if (!cap_path) cap_path = fuzz_tmp_path("capture.rec");
     struct rec_capture_opts o = {0, raw, 0};
     rec_capture *c = NULL;
     if (rec_capture_start(s, cap_path, &o, &c, err, sizeof err) == REC_OK) {
