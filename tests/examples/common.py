@@ -100,17 +100,21 @@ def flow_events(events):
 def trace_slices(events):
     """Slices per (pid, tid) from complete ("X") or begin/end ("B"/"E")
     events: lists of dicts name, ts, end, depth, parent, sorted by start.
-    Also returns thread names by (pid, tid) and problems found."""
+    Also returns thread names by (pid, tid) and problems found.
+    Slices that start and end at the same times nest in the file's order
+    (the order of their B, or of their X): two reads of a coarse clock
+    can be equal, and the parent is written first."""
     by_thread, names, problems, open_ = {}, {}, [], {}
-    for e in events:
+    for seq, e in enumerate(events):
         key = (e.get("pid"), e.get("tid"))
         ph = e.get("ph")
         if ph == "M" and e.get("name") == "thread_name":
             names[key] = e.get("args", {}).get("name")
         elif ph == "X" and "bind_id" not in e:   # (an X with a bind_id carries a flow: flow_events)
-            by_thread.setdefault(key, []).append({"name": e["name"], "ts": e["ts"], "end": e["ts"] + e.get("dur", 0)})
+            by_thread.setdefault(key, []).append({"name": e["name"], "ts": e["ts"], "end": e["ts"] + e.get("dur", 0),
+                                               "seq": seq})
         elif ph == "B":
-            open_.setdefault(key, []).append({"name": e["name"], "ts": e["ts"]})
+            open_.setdefault(key, []).append({"name": e["name"], "ts": e["ts"], "seq": seq})
         elif ph == "E":
             st = open_.get(key)
             if not st:
@@ -123,7 +127,7 @@ def trace_slices(events):
         for s in st:
             problems.append(f"{s['name']} on {key} has no end")
     for key, sl in by_thread.items():
-        sl.sort(key=lambda s: (s["ts"], -s["end"]))
+        sl.sort(key=lambda s: (s["ts"], -s["end"], s["seq"]))
         stack = []
         for s in sl:
             while stack and stack[-1]["end"] <= s["ts"] and not (stack[-1]["end"] == s["ts"] == stack[-1]["ts"]):
