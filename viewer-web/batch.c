@@ -105,6 +105,7 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, const str
     /* Once a THREAD_START or the slot table said which lane these events
      * belong to (maybe none), the table is not asked again. */
     int known = lane != 0;
+    struct lod_run run = {0};    /* events counted into the summary a run at a time (lod.h) */
     for (size_t i = 0; i < n; i++) {
         const struct rec_event *e = &ev[i];
         if (i + NAME_AHEAD < n) strtab_prefetch(names, ev[i + NAME_AHEAD].name_id);
@@ -204,10 +205,11 @@ void batch_add(struct batch *b, struct lanes *l, struct strtab *names, const str
         }
         ln->last_ts = ts;
         ln->seen = 1;
-        if (b->lod) lod_event(b->lod, lane, ln->id, ts);
+        if (b->lod) lod_run_add(b->lod, &run, lane, ln->id, ts);
         b->chunk_events++;
         b->events++;
     }
+    if (b->lod) lod_run_end(b->lod, &run);
     close_chunk(b);
     if (drop && lane) lane_lost(&l->v[lane], 0, drop);
 }

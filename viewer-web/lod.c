@@ -133,13 +133,38 @@ static void touch(struct lod *l, struct lod_lane *ll, int k) {
     l->dirty = 1;
 }
 
-void lod_event(struct lod *l, uint32_t h, uint32_t id, int64_t ts) {
+void lod_events(struct lod *l, uint32_t h, uint32_t id, int64_t ts, uint32_t n) {
     int k = bucket_of(l, ts);
     struct lod_lane *ll = k < 0 ? NULL : lane_of(l, h, id);
     if (!ll) return;
     struct lod_bucket *b = &ll->b[k];
-    if ((b->events & ~LOD_LOST) < LOD_LOST - 1) b->events++;
+    uint32_t have = b->events & ~LOD_LOST, room = LOD_LOST - 1 - have;   /* saturating below the flag */
+    b->events = (b->events & LOD_LOST) | (have + (n < room ? n : room));
     touch(l, ll, k);
+}
+
+void lod_run_start(struct lod *l, struct lod_run *u, uint32_t h, uint32_t id, int64_t ts) {
+    lod_run_end(l, u);
+    int k = bucket_of(l, ts);
+    if (k < 0) return;            /* past the limit: not summarised */
+    u->h = h;
+    u->id = id;
+    u->n = 1;
+    u->ts = ts;
+    u->lo = u->hi = 0;            /* empty: a run of one */
+    /* The times bucket_of's common case puts in bucket k: after t0
+     * (earlier ones join bucket 0 by its rare case), before the bucket's
+     * end (later ones coarsen the grid, or pile into the last bucket),
+     * not past the limit (not summarised).  Else a run of one. */
+    if (ts > l->t0) {
+        int64_t lo = l->t0 + (int64_t)k * l->width, hi = lo + l->width;
+        if (k == 0) lo = l->t0 + 1;
+        if (l->limit < hi - 1) hi = l->limit + 1;
+        if (ts >= lo && ts < hi) {
+            u->lo = lo;
+            u->hi = hi;
+        }
+    }
 }
 
 void lod_slice(struct lod *l, uint32_t h, uint32_t id, int64_t s, int64_t e, uint32_t name) {

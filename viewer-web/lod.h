@@ -86,9 +86,10 @@ struct lod {
 int lod_init(struct lod *l, uint32_t n_handles, struct frame **slot);
 void lod_destroy(struct lod *l);
 
-/* One event of lane handle h (with its id) at ts; a top-level scope of
- * h from s to e named name; entries lost on h from a to b. */
-void lod_event(struct lod *l, uint32_t h, uint32_t id, int64_t ts);
+/* n events of lane handle h (with its id), all in the bucket of ts; a
+ * top-level scope of h from s to e named name; entries lost on h from a
+ * to b. */
+void lod_events(struct lod *l, uint32_t h, uint32_t id, int64_t ts, uint32_t n);
 void lod_slice(struct lod *l, uint32_t h, uint32_t id, int64_t s, int64_t e, uint32_t name);
 void lod_lost(struct lod *l, uint32_t h, uint32_t id, int64_t a, int64_t b);
 /* A value v of the counter named name (dense id) at ts; not finite: not
@@ -98,6 +99,32 @@ void lod_counter(struct lod *l, uint32_t name, int64_t ts, double v);
 /* The bucket of ts (coarsening the grid until it holds it), -1 if past
  * the limit; latlod.c puts its histograms on the same grid. */
 int lod_bucket(struct lod *l, int64_t ts);
+
+/* Counting events a run at a time.  Most events fall in the same bucket
+ * and lane as the one before; one call per event was a twelfth of the
+ * server's instructions (bench/web/server_instr.sh).  So batch.c counts
+ * a run of events of one lane within [lo, hi) -- where every time maps to
+ * the run's bucket, and is not past the limit -- and hands the count
+ * over once, with the run's first time.  Should the grid coarsen
+ * meanwhile, the run's bucket lies wholly inside one of the new grid's
+ * (widths double, from the same t0), the one its first time maps to. */
+struct lod_run {
+    uint32_t h, id, n;        /* n = 0: no run */
+    int64_t ts, lo, hi;       /* the first event's time; the run takes times in [lo, hi) */
+};
+
+/* Count an event of lane h (id) at ts into run u, handing the run over
+ * when this event is not part of it. */
+void lod_run_start(struct lod *l, struct lod_run *u, uint32_t h, uint32_t id, int64_t ts);
+static inline void lod_run_add(struct lod *l, struct lod_run *u, uint32_t h, uint32_t id, int64_t ts) {
+    if (u->n && u->h == h && u->id == id && ts >= u->lo && ts < u->hi && u->n < UINT32_MAX) u->n++;
+    else lod_run_start(l, u, h, id, ts);
+}
+/* Hand the run over (before anything reads the counts). */
+static inline void lod_run_end(struct lod *l, struct lod_run *u) {
+    if (u->n) lod_events(l, u->h, u->id, u->ts, u->n);
+    u->n = 0;
+}
 
 /* Encode the LOD message of the lanes in the table (forgetting retired
  * ones) and publish it, if anything changed since the last time. */
