@@ -122,6 +122,7 @@ static int enqueue(struct clients *cs, struct client *c, struct frame *f) {
     /* An empty queue takes any frame, so a page always makes progress. */
     unsigned long queued = web_load(&c->queued_bytes);
     if (queued == 0 || queued + f->len <= cs->limit) q = malloc(sizeof *q);
+    if (f->seq > c->last_seq) c->last_seq = f->seq;
     acct_add(&c->acct_seq, 1);
     acct_add(&c->offered_events, f->events);
     if (!q) {
@@ -152,22 +153,43 @@ void client_accounts(struct client *c, struct client_acct *a) {
         a->thinned_events = __atomic_load_n(&c->thinned_events, __ATOMIC_SEQ_CST);
         a->thinned_frames = __atomic_load_n(&c->thinned_frames, __ATOMIC_SEQ_CST);
         a->queued_bytes = __atomic_load_n(&c->queued_bytes, __ATOMIC_SEQ_CST);
+        a->hidden_events = __atomic_load_n(&c->hidden_events, __ATOMIC_SEQ_CST);
         if (!(s & 1) && s == __atomic_load_n(&c->acct_seq, __ATOMIC_SEQ_CST)) break;
     }
     /* Dequeued for sending, not sent: still queued, as far as the page knows. */
     if (c->pending) a->queued_bytes += c->pending->len;
 }
 
-/* The newest history frames that fill at most half the queue bound. */
+/* The newest history frames that fill at most half the queue bound, and
+ * that it has not been offered (newer than last_seq): a page shown again
+ * gets the last seconds it missed, never a frame twice.  Those it missed
+ * while hidden are no longer missed. */
 static void replay(struct clients *cs, struct client *c, const struct history *h) {
     size_t bytes = 0, k = 0;
     while (k < h->n) {
         const struct frame *f = h->v[(h->first + h->n - 1 - k) % h->cap];
-        if (bytes + f->len > cs->limit / 2) break;
+        if (f->seq <= c->last_seq || bytes + f->len > cs->limit / 2) break;
         bytes += f->len;
         k++;
     }
-    for (size_t i = h->n - k; i < h->n; i++) enqueue(cs, c, h->v[(h->first + i) % h->cap]);
+    for (size_t i = h->n - k; i < h->n; i++) {
+        struct frame *f = h->v[(h->first + i) % h->cap];
+        if (c->hid_first && f->seq >= c->hid_first) {
+            acct_add(&c->acct_seq, 1);
+            acct_add(&c->hidden_events, -(unsigned long)f->events);
+            acct_add(&c->acct_seq, 1);
+        }
+        enqueue(cs, c, f);
+    }
+    c->hid_first = 0;
+}
+
+/* Not offered: the page is hidden.  Counted, for STATUS. */
+static void hold(struct client *c, const struct frame *f) {
+    if (!c->hid_first) c->hid_first = f->seq;
+    acct_add(&c->acct_seq, 1);
+    acct_add(&c->hidden_events, f->events);
+    acct_add(&c->acct_seq, 1);
 }
 
 unsigned clients_offer(struct clients *cs, struct frame *f, const struct history *h) {
@@ -177,6 +199,10 @@ unsigned clients_offer(struct clients *cs, struct frame *f, const struct history
     for (size_t i = 0; i < set->n; i++) {
         struct client *c = set->c[i];
         if (web_load(&c->closing)) continue;
+        if (web_load(&c->hidden)) {
+            hold(c, f);
+            continue;
+        }
         if (h && web_xchg(&c->wants_history, 0)) replay(cs, c, h);
         took += (unsigned)enqueue(cs, c, f);
     }
@@ -190,7 +216,7 @@ unsigned clients_catch_up(struct clients *cs, const struct history *h) {
     const struct client_set *set = web_subscribe(&cs->set);
     for (size_t i = 0; i < set->n; i++) {
         struct client *c = set->c[i];
-        if (web_load(&c->closing) || !web_load(&c->wants_history)) continue;
+        if (web_load(&c->closing) || web_load(&c->hidden) || !web_load(&c->wants_history)) continue;
         if (web_xchg(&c->wants_history, 0)) {
             replay(cs, c, h);
             n++;

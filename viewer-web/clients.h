@@ -41,9 +41,14 @@ struct client {
     unsigned long queued_bytes;
     unsigned long offered_events;     /* in frames offered since it joined */
     unsigned long thinned_events, thinned_frames;
-    unsigned long acct_seq;           /* odd while the reader changes the three above (client_accounts) */
+    unsigned long hidden_events;      /* in frames not offered while it was hidden, less those replayed */
+    unsigned long acct_seq;           /* odd while the reader changes the four above (client_accounts) */
     int closing;
-    int wants_history;                /* just joined: replay recent frames first */
+    int wants_history;                /* just joined, or shown again: replay recent frames first */
+    int hidden;                       /* the page is hidden: no EVENTS (the service thread sets it) */
+    /* The reader's own. */
+    uint64_t last_seq;                /* of the newest EVENTS frame offered to it */
+    uint64_t hid_first;               /* of the first frame not offered while hidden, 0 = none */
     /* The service thread's own. */
     struct lws *wsi;
     struct frame *pending;            /* dequeued, waiting for names or lanes */
@@ -106,8 +111,10 @@ void client_remove(struct clients *cs, struct client *c);
 /* The next queued frame (the caller owns a reference), or NULL. */
 struct frame *client_dequeue(struct client *c);
 int client_has_queued(struct client *c);
-/* Reader thread: offer a frame to every client (a client that just joined
- * first gets what of the history fits its queue); returns how many took it. */
+/* Reader thread: offer a frame to every client (a client that just joined,
+ * or was shown again, first gets what of the history fits its queue and
+ * is newer than what it had); returns how many took it.  A hidden page
+ * is offered nothing: the frame's events count in its hidden_events. */
 unsigned clients_offer(struct clients *cs, struct frame *f, const struct history *h);
 /* Reader thread: give pages that just joined the history now, even if
  * no new frame comes (an idle or exited program); returns how many. */
@@ -118,7 +125,7 @@ int client_offer_one(struct clients *cs, struct client *c, struct frame *f);
 /* What STATUS tells a page, read as one: offered = sent + thinned +
  * what is queued, at every STATUS (docs/web.md, "Slow pages"). */
 struct client_acct {
-    uint64_t offered, thinned_events, thinned_frames, queued_bytes;
+    uint64_t offered, thinned_events, thinned_frames, queued_bytes, hidden_events;
 };
 /* Service thread: its queued bytes count the frame it took off the queue
  * and has not sent yet (c->pending). */

@@ -52,6 +52,8 @@ static void busy_end(struct reader *r, int spilled, double busy_since) {
     }
     spill_end(&r->spill);
     take_spilled(r, done, r->spill.n_reads);
+    web_store(&r->w->ctr.spills, r->spill.spills);
+    web_store(&r->w->ctr.spills_full, r->spill.full);
     r->replay_ms += mono_ms() - t;
 }
 
@@ -64,7 +66,8 @@ unsigned reader_windows_viewed(struct web *w) {
     const struct client_set *set = web_subscribe(&w->clients.set);
     for (size_t i = 0; set && i < set->n; i++) {
         unsigned k = web_load(&set->c[i]->window);
-        if (k < 3 && !web_load(&set->c[i]->closing)) mask |= 1u << k;
+        /* A hidden page (a background tab) is shown no statistics. */
+        if (k < 3 && !web_load(&set->c[i]->closing) && !web_load(&set->c[i]->hidden)) mask |= 1u << k;
     }
     web_read_unlock();
     return mask;

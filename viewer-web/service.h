@@ -8,8 +8,7 @@
 #include <libwebsockets.h>
 
 #include "web.h"
-
-#define WEB_PROTOCOL "recorder-web.v8"
+#include "wire.h"
 
 /* An HTTP response's progress. */
 enum { HTTP_IDLE = 0, HTTP_WAIT_SNAPSHOT, HTTP_HEADERS, HTTP_BODY, HTTP_FAILED };

@@ -56,6 +56,8 @@ struct web_counters {
     uint64_t nolane;          /* events of threads with no lane (retired, folded) */
     uint64_t not_recorded;    /* threads that got no ring (rec_seg_info's threads_no_slot) */
     uint64_t names_full;      /* names recorded as <strings full> (rec_seg_info's strings_dropped) */
+    uint64_t spills;          /* times the spill thread read the rings while the reader was busy (spill.h) */
+    uint64_t spills_full;     /* of which its buffer filled up (the rest stayed in the rings) */
     uint64_t frames;
 };
 

@@ -14,7 +14,15 @@
 #include <stdint.h>
 #include <string.h>
 
-#define WIRE_VERSION 8u
+/* The protocol's version: HELLO's first byte, and the WebSocket
+ * subprotocol a page must offer (WEB_PROTOCOL), made from the same number
+ * so that the two cannot disagree; page/js/protocol.js has its own copy,
+ * which tests/web/protocol.test.js checks against HELLO. */
+#define WIRE_V 9
+#define WIRE_VERSION ((unsigned)WIRE_V)
+#define WIRE_STR_(x) #x
+#define WIRE_STR(x) WIRE_STR_(x)
+#define WEB_PROTOCOL "recorder-web.v" WIRE_STR(WIRE_V)
 
 /* Server to page. */
 enum wire_msg {
@@ -36,6 +44,7 @@ enum wire_cmsg {
     CMSG_PING = 0x82,         /* u32 nonce, echoed in a PONG */
     CMSG_LATENCY = 0x83,      /* u32 name id: answered with a LATENCY */
     CMSG_RANGE = 0x84,        /* u32 id, f64 t0, f64 t1: a capture file's window, answered with a RANGE */
+    CMSG_HIDDEN = 0x85,       /* u8: 1 = the page is hidden (a background tab): no EVENTS until 0 */
 };
 #define WIRE_CMSG_MAX 64u     /* longer client messages close the connection (1009) */
 

@@ -129,6 +129,9 @@ static int send_status(struct lws *wsi, struct web *w, struct client *c) {
     wb_varint(b, web_load(&w->ctr.nolane));
     wb_varint(b, web_load(&w->ctr.not_recorded));
     wb_varint(b, web_load(&w->ctr.names_full));
+    wb_varint(b, web_load(&w->ctr.spills));
+    wb_varint(b, web_load(&w->ctr.spills_full));
+    wb_varint(b, a.hidden_events);
     c->status_due = 0;
     return send_tx(wsi, c);
 }
@@ -315,6 +318,15 @@ static int command(struct lws *wsi, struct client *c) {
         web_store(&c->range_t0, t0);
         web_store(&c->range_t1, t1);
         __atomic_fetch_add(&c->range_ver, 1, __ATOMIC_RELEASE);
+    } else if (n == 2 && m[0] == CMSG_HIDDEN && m[1] <= 1) {
+        /* A hidden page is offered no EVENTS (clients_offer); shown
+         * again, it first gets the recent frames it missed (replay). */
+        if (m[1]) {
+            web_store(&c->hidden, 1);
+        } else if (web_load(&c->hidden)) {
+            web_store(&c->wants_history, 1);
+            web_store(&c->hidden, 0);
+        }
     } else if (n == 5 && m[0] == CMSG_LATENCY) {
         ask_latency(web_of(wsi), c,
                     (uint32_t)m[1] | (uint32_t)m[2] << 8 | (uint32_t)m[3] << 16 | (uint32_t)m[4] << 24);

@@ -188,6 +188,18 @@ main(async () => {
     check(s.decodeErrors === 0, 'every message decoded');
     check(errors.length === 0, 'no errors in the page', errors.slice(0, 5));
 
+    /* ---- a hidden tab (a background tab) is sent no events ---- */
+    const hide = (h) => page.evaluate((h) => {
+      Object.defineProperty(document, 'hidden', { value: h, configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    }, h);
+    await hide(true);
+    check(await until(async () => (await state()).hidden > 0, 30000, 100),
+      'a hidden tab tells recorder-web, which sends it no events and says how many (STATUS)');
+    const shownAt = (await state()).events;
+    await hide(false);
+    check(await until(async () => (await state()).events > shownAt, 30000, 100), 'shown again, the tab gets events again');
+
     /* ---- the program exits: the page says so and keeps the data ---- */
     await stop(target.proc);
     const exited = await until(async () => (await page.textContent('#conn')).includes('exited'), 30000, 100);

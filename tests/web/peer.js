@@ -81,6 +81,7 @@ class Peer {
   laneNames() { return [...this.lanes.values()].map((l) => l.name); }
   ping(nonce) { this.ws.send(P.encodePing(nonce)); }
   setWindow(w) { this.ws.send(P.encodeSetWindow(w)); }
+  setHidden(h) { this.ws.send(P.encodeHidden(h)); }
   askLatency(id) { this.ws.send(P.encodeLatencyAsk(id)); }
   askRange(id, t0, t1) { this.ws.send(P.encodeRangeAsk(id, t0, t1)); }
   /* The answer to RANGE question id, once it came (null after ms). */

@@ -11,6 +11,7 @@ const path = require('path');
 const { startTarget, startServer, run, stop, request, check, main, until, need } = require('./harness');
 const { connect } = require('./wsclient');
 const { Peer } = require('./peer');
+const { PROTOCOL_VERSION, SUBPROTOCOL } = require(path.join(__dirname, '../../viewer-web/page/js/protocol.js'));
 
 main(async () => {
   const target = await startTarget(['--threads', '3', '--rate', '20000', '--work-ns', '1000']);
@@ -70,7 +71,7 @@ main(async () => {
     /* The page's sub-protocol is required: lws alone would take an upgrade
      * that names none as ours (issue 18, item 6). */
     [{ path: wsPath, protocol: null }, 'no sub-protocol'],
-    [{ path: wsPath, protocol: 'recorder-web.v7' }, 'an older version'],
+    [{ path: wsPath, protocol: `recorder-web.v${PROTOCOL_VERSION - 1}` }, 'an older version'],
     [{ path: wsPath, protocol: 'chat, superchat' }, 'only other sub-protocols'],
     [{ path: wsPath, protocol: 'recorder-web.v50' }, 'a sub-protocol that only starts like ours'],
   ];
@@ -79,7 +80,7 @@ main(async () => {
     check(r.status !== 101, `upgrade refused: ${why}`, r.status);
     if (r.ws) r.ws.close();
   }
-  const offered = await connect({ port, path: wsPath, protocol: 'chat, recorder-web.v8' });
+  const offered = await connect({ port, path: wsPath, protocol: `chat, ${SUBPROTOCOL}` });
   check(offered.status === 101, 'upgrade accepted: ours among others offered', offered.status);
   if (offered.ws) offered.ws.close();
   for (const [origin, host] of [[own], ['http://localhost:' + port, 'localhost:' + port], [undefined]]) {
@@ -95,7 +96,7 @@ main(async () => {
     && p.statusMsg && p.statusMsg.clients >= 2), 30000);
   check(both, 'two pages both get HELLO, names, lanes and events', { a: a.events, b: b.events });
   for (const [p, n] of [[a, 'first'], [b, 'second']]) {
-    check(p.helloMsg && p.helloMsg.pid === target.pid && p.helloMsg.version === 8, `${n} page: HELLO names the program and protocol 8`, p.helloMsg);
+    check(p.helloMsg && p.helloMsg.pid === target.pid && p.helloMsg.version === PROTOCOL_VERSION, `${n} page: HELLO names the program and protocol ${PROTOCOL_VERSION}`, p.helloMsg);
     const lanes = p.laneNames();
     check(['dispatcher', 'worker-0', 'worker-1', 'worker-2'].every((x) => lanes.includes(x)), `${n} page: a lane per thread`, lanes);
     check(['step', 'layer', 'attention', 'matmul_blk.0', 'dispatch'].every((x) => p.begun.has(x)), `${n} page: scope names`, [...p.begun]);

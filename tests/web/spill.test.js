@@ -46,6 +46,9 @@ main(async () => {
     await quiet(p);
     const st = p.statusMsg;
     check(st.lost === 0 && st.notKept === 0, 'nothing lost, nothing not kept', st);
+    /* The reads above went through the spill thread at least once (its
+     * count is STATUS's), or this test would say nothing about it. */
+    check(st.spills >= 1, 'the spill thread read the rings', { spills: st.spills, full: st.spillsFull });
     check(await until(() => p.events === p.statusMsg.events, 10000, 100) && st.events > 100000,
       'the page got every event the server read', { page: p.events, status: p.statusMsg.events });
     const dump = await run(need('RECORDER_CLI'), ['dump', String(t.pid), '--format', 'json', '-o', json], 60000);

@@ -8,6 +8,9 @@
 const net = require('net');
 const crypto = require('crypto');
 const { EventEmitter } = require('events');
+const path = require('path');
+/* The page's own sub-protocol name (one definition, with its version). */
+const { SUBPROTOCOL } = require(path.join(__dirname, '../../viewer-web/page/js/protocol.js'));
 
 class WsClient extends EventEmitter {
   constructor(sock) {
@@ -99,7 +102,7 @@ class WsClient extends EventEmitter {
 
 /* Opens a WebSocket; resolves {status, headers, ws} where ws is null
  * unless the server switched protocols (101). */
-function connect({ port, path, origin, host, protocol = 'recorder-web.v8', headers = {} }) {
+function connect({ port, path, origin, host, protocol = SUBPROTOCOL, headers = {} }) {
   return new Promise((resolve, reject) => {
     const sock = net.connect(port, '127.0.0.1');
     const key = crypto.randomBytes(16).toString('base64');

@@ -51,6 +51,7 @@ function connect() {
     timeline.setLive(true);
     setConn('live', 'connected');
     sock.send(encodeSetWindow(windowSel));
+    if (document.hidden) sock.send(encodeHidden(true));
   };
   sock.onmessage = (e) => {
     perf.bytes += e.data.byteLength;
@@ -201,7 +202,9 @@ function updateHeader() {
   setTitle($('m-lost-box'), st
     ? `lost: ${st.lost} entries written since recorder-web attached that it never read: ${st.overwritten} overwritten ` +
       `(the program lapped it), ${st.dropped} dropped (stream mode: the ring was full), ${st.bad} bad (cannot be right); ` +
-      `${Math.max(0, st.lost - store.lostBase)} since this page connected`
+      `${Math.max(0, st.lost - store.lostBase)} since this page connected` +
+      (st.spills ? `. While it was busy adding up, recorder-web's second thread read the rings ${st.spills} times` +
+        (st.spillsFull ? `; its buffer filled ${st.spillsFull} of them, which left the rest in the rings` : '') : '')
     : '');
   setTitle($('m-notkept-box'), st
     ? `not kept: ${st.notKept} entries the rings had already overwritten when recorder-web first read them. ` +
@@ -209,7 +212,9 @@ function updateHeader() {
     : '');
   showPartial();
   setTitle($('m-thin-box'), st
-    ? `events recorder-web skipped for this page because it fell behind: ${st.thinned} in ${st.thinnedFrames} frames`
+    ? `events recorder-web skipped for this page because it fell behind: ${st.thinned} in ${st.thinnedFrames} frames` +
+      (st.hidden ? `; and ${st.hidden} it did not send while this tab was hidden (when shown again, the tab got the ` +
+        'last seconds it missed; the run\'s summary covers the rest)' : '')
     : '');
   /* Lanes: never dropped silently.  Retired lanes (oldest exited threads,
    * past recorder-web's bound) and folded threads (no lane: too many alive
@@ -267,7 +272,13 @@ for (const type of ['pointerdown', 'pointermove', 'pointerup', 'wheel', 'keydown
   'dblclick', 'contextmenu', 'focus', 'blur', 'resize']) {
   window.addEventListener(type, () => { lastInput = performance.now(); wake(); }, { capture: true, passive: true });
 }
-document.addEventListener('visibilitychange', () => wake());
+/* A hidden tab draws nothing, and is sent no events: recorder-web holds
+ * them back (STATUS counts them) and, once the tab is shown, sends the
+ * recent ones it missed, as to a page that joins late. */
+document.addEventListener('visibilitychange', () => {
+  if (ws && ws.readyState === WebSocket.OPEN) ws.send(encodeHidden(document.hidden));
+  wake();
+});
 /* New data: a redraw, paced as frame() paces it. */
 function dataCame() {
   wakeIn(lastDraw + redrawGap(true) - performance.now());
@@ -368,6 +379,7 @@ window.__recorder = {
       gapsSeen: store.gapsSeen,
       gaps: timeline.findGap(),
       thinned: st ? st.thinned : 0,
+      hidden: st ? st.hidden : 0,
       offered: st ? st.offered : 0,
       serverEvents: st ? st.events : 0,
       queued: st ? st.queued : 0,

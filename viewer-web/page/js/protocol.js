@@ -3,7 +3,7 @@
  * The encoder is viewer-web/wire.h and its callers; they change together. */
 
 const MSG = { HELLO: 1, STRINGS: 2, THREADS: 3, EVENTS: 4, STATS: 5, STATUS: 6, PONG: 7, LOD: 8, LATENCY: 9, RANGE: 10 };
-const CMSG = { SET_WINDOW: 0x81, PING: 0x82, LATENCY: 0x83, RANGE: 0x84 };
+const CMSG = { SET_WINDOW: 0x81, PING: 0x82, LATENCY: 0x83, RANGE: 0x84, HIDDEN: 0x85 };
 const KIND = { BEGIN: 1, END: 2, INSTANT: 3, COUNTER: 4, FLOW_BEGIN: 5, FLOW_STEP: 6, FLOW_END: 7 };
 const CHUNK_LOSS = 1;
 const HELLO_FOREIGN = 1, HELLO_FILE = 2;
@@ -15,7 +15,7 @@ const THREADS_FULL = 1;
 /* What a lane records (THREADS; include/recorder.h, enum rec_lane_kind). */
 const LANE_KIND = { THREAD: 0, GPU_STREAM: 1, GPU_DEVICE: 2, RANGES: 3 };
 const LANE_KINDS = 4;
-const PROTOCOL_VERSION = 8;
+const PROTOCOL_VERSION = 9;
 const RANGE_CUT = 1;   /* a RANGE answer stops short of what was asked: at its `to` */
 const LAT_FLAG_KNOWN = 1;
 const SUBPROTOCOL = 'recorder-web.v' + PROTOCOL_VERSION;
@@ -277,6 +277,14 @@ function decodeStatus(r) {
   s.notRecorded = r.varint();
   /* Names recorded as <strings full> (the string table at its limit). */
   s.namesFull = r.varint();
+  /* Times recorder-web's second thread read the rings while its reader
+   * was busy adding up, and how often its buffer filled (the rest stayed
+   * in the rings: lost only if overwritten, and then counted in lost). */
+  s.spills = r.varint();
+  s.spillsFull = r.varint();
+  /* Events in frames recorder-web did not send this page while it was
+   * hidden, less those it sent when the page was shown again. */
+  s.hidden = r.varint();
   return s;
 }
 
@@ -379,6 +387,7 @@ function decodeMessage(buf, sink) {
 }
 
 function encodeSetWindow(w) { return new Uint8Array([CMSG.SET_WINDOW, w]); }
+function encodeHidden(hidden) { return new Uint8Array([CMSG.HIDDEN, hidden ? 1 : 0]); }
 function encodePing(nonce) {
   return new Uint8Array([CMSG.PING, nonce & 255, (nonce >>> 8) & 255, (nonce >>> 16) & 255, (nonce >>> 24) & 255]);
 }
@@ -398,4 +407,4 @@ function encodeRangeAsk(id, t0, t1) {
 }
 
 if (typeof module === 'object' && module.exports)
-  module.exports = { MSG, CMSG, KIND, CHUNK_LOSS, THREADS_FULL, LANE_KIND, LANE_KINDS, PROTOCOL_VERSION, SUBPROTOCOL, WireReader, decodeMessage, encodeSetWindow, encodePing, encodeLatencyAsk, encodeRangeAsk, utf8 };
+  module.exports = { MSG, CMSG, KIND, CHUNK_LOSS, THREADS_FULL, LANE_KIND, LANE_KINDS, PROTOCOL_VERSION, SUBPROTOCOL, WireReader, decodeMessage, encodeSetWindow, encodeHidden, encodePing, encodeLatencyAsk, encodeRangeAsk, utf8 };
