@@ -26,8 +26,10 @@ main(async () => {
   const srv = await startServer([String(target.pid), '--port', '0', '--client-queue', '512', '--client-timeout', '3600']);
   const p = await Peer.open(srv.port, srv.token);
   const shown = await Peer.open(srv.port, srv.token);   /* a page visible throughout */
+  const toggler = await Peer.open(srv.port, srv.token); /* a page that hides and shows without end */
   try {
     check(await until(() => p.events > 0, 60000), 'the page gets events', p.events);
+    for (let i = 0; i < 2000; i++) toggler.setHidden(i % 2 === 0);   /* ends shown */
     p.setHidden(true);
     /* Hidden, and what was queued before has arrived. */
     check(await until(() => p.statusMsg && p.statusMsg.hidden > 0 && p.statusMsg.queued === 0, 60000),
@@ -43,6 +45,7 @@ main(async () => {
     process.kill(target.pid, 'SIGSTOP');
     await quiet(p);
     check(await drained(shown), 'the visible page drains');
+    check(await drained(toggler), 'the page that hid and showed 1000 times drains');
     const s3 = p.statusMsg;
     check(s3.hidden > 0 && s3.offered === s3.sent + s3.thinned, 'hidden: offered = sent + thinned, the rest counted hidden', s3);
     const framesBefore = p.seqs.length;
@@ -71,10 +74,19 @@ main(async () => {
     const v = shown.statusMsg;
     check(v.hidden === 0 && v.offered === v.sent + v.thinned && shown.statusEvents === v.sent,
       'a page that stayed visible was offered every frame', v);
-    check(p.errors.length === 0 && shown.errors.length === 0, 'every message decodes', p.errors.concat(shown.errors).slice(0, 3));
+    /* Hidden and shown a thousand times while the program wrote: every
+     * frame it got came once and in order, and its counts balance. */
+    const t = toggler.statusMsg, ts = toggler.seqs;
+    check(ts.length > 0 && ts.every((q, i) => i === 0 || q > ts[i - 1]), 'the toggling page got no frame twice, none out of order',
+      ts.slice(0, 8));
+    check(t.offered === t.sent + t.thinned && toggler.statusEvents === t.sent && t.hidden >= 0 && t.hidden < 2 ** 53,
+      'the toggling page: offered = sent + thinned, and a sane hidden count', t);
+    check([p, shown, toggler].every((x) => x.errors.length === 0), 'every message decodes',
+      p.errors.concat(shown.errors, toggler.errors).slice(0, 3));
   } finally {
     p.close();
     shown.close();
+    toggler.close();
     process.kill(target.pid, 'SIGCONT');   /* stopped, it would not take SIGTERM */
   }
   check(await stop(srv.proc) === 0, 'recorder-web exits 0 on SIGTERM');

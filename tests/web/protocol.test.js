@@ -118,6 +118,8 @@ main(async () => {
     ['empty message', (ws) => ws.send(Buffer.alloc(0)), 1008],
     ['SET_WINDOW out of range', (ws) => ws.send(Buffer.from([0x81, 7])), 1008],
     ['PING too short', (ws) => ws.send(Buffer.from([0x82, 1, 2])), 1008],
+    ['HIDDEN neither 0 nor 1', (ws) => ws.send(Buffer.from([0x85, 2])), 1008],
+    ['HIDDEN too long', (ws) => ws.send(Buffer.from([0x85, 1, 0])), 1008],
     ['a text frame', (ws) => ws.sendText('hello'), 1003],
     ['a message too long', (ws) => ws.send(Buffer.alloc(200, 0x81)), 1009],
     /* The server closes at the fragment that overflows; the close frame
