@@ -202,6 +202,19 @@ async function quiet(peer, ms = 120000, times = 8) {
   }, ms, 250);
 }
 
+/* Until a page's STATUS says nothing is queued for it and `sent` stays
+ * put for 4 STATUS periods: everything offered to it so far arrived. */
+async function drained(peer, ms = 120000) {
+  let last = -1, same = 0;
+  return until(() => {
+    const s = peer.statusMsg;
+    if (!s || s.queued !== 0) return false;
+    if (s.sent === last) same++;
+    else { same = 0; last = s.sent; }
+    return same >= 4;
+  }, ms, 250);
+}
+
 /* utime + stime of a process, in seconds (Linux's USER_HZ is 100). */
 function cpuSeconds(pid) {
   const f = require('fs').readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -217,4 +230,4 @@ async function stopClean(srv) {
     { code, stderr: srv.stderr.text.slice(-800) });
 }
 
-module.exports = { shownText, startTargetLines, cpuSeconds, stopClean, lineMatching, rssKb, sanitizer, quiet, need, startTarget, startServer, run, stop, request, check, main, sleep, until };
+module.exports = { shownText, startTargetLines, cpuSeconds, stopClean, lineMatching, rssKb, sanitizer, quiet, drained, need, startTarget, startServer, run, stop, request, check, main, sleep, until };

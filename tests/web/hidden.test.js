@@ -4,21 +4,8 @@
  * drops by exactly what those frames carried; shown again with nothing
  * new, it is sent nothing twice (suite web). */
 'use strict';
-const { startTarget, startServer, stop, check, main, until, quiet } = require('./harness');
+const { startTarget, startServer, stop, check, main, until, quiet, drained } = require('./harness');
 const { Peer } = require('./peer');
-
-/* Until the page's STATUS says nothing is queued and `sent` has stopped
- * moving: everything offered so far has arrived. */
-function drained(p) {
-  let last = -1, same = 0;
-  return until(() => {
-    const s = p.statusMsg;
-    if (!s || s.queued !== 0) return false;
-    if (s.sent === last) same++;
-    else { same = 0; last = s.sent; }
-    return same >= 4;
-  }, 120000, 250);
-}
 
 main(async () => {
   /* The program writes until it is stopped (SIGSTOP: alive, and quiet). */

@@ -3,7 +3,7 @@
  * it and says how many events it skipped, and once it reads again every
  * event is accounted for: received + thinned = offered, exactly. */
 'use strict';
-const { startTarget, startServer, stop, check, main, until, sleep } = require('./harness');
+const { startTarget, startServer, stop, check, main, until, sleep, drained } = require('./harness');
 const { Peer } = require('./peer');
 
 main(async () => {
@@ -44,16 +44,7 @@ main(async () => {
   check(rss && Number(rss[1]) < 512 * 1024, 'recorder-web stayed small while a page did not read', rss && rss[1] + ' kB');
 
   slow.ws.resume();
-  /* Drained: nothing queued, and the numbers stop moving. */
-  let lastSent = -1, steady = 0;
-  const drained = await until(() => {
-    const s = slow.statusMsg;
-    if (!s || s.queued !== 0) return false;
-    if (s.sent === lastSent) steady++;
-    else { steady = 0; lastSent = s.sent; }
-    return steady >= 4;
-  }, 120000, 250);
-  check(drained, 'the slow page drains its queue once it reads again', slow.statusMsg);
+  check(await drained(slow), 'the slow page drains its queue once it reads again', slow.statusMsg);
   const s = slow.statusMsg;
   check(s && s.thinned > 0 && s.thinnedFrames > 0, 'the slow page was thinned, and told so', s);
   check(s && slow.statusEvents === s.sent, 'it received exactly the events the server sent it', { received: slow.statusEvents, sent: s && s.sent });
