@@ -62,6 +62,8 @@ main(async () => {
       const p = await Peer.open(srv.port, srv.token);
       const ok = await until(() => p.statusMsg && !p.statusMsg.loading && p.lodMsg && p.events > 0, 20000);
       check(ok && p.helloMsg && p.helloMsg.file, `${what}: served as a file`, { status: p.statusMsg, events: p.events });
+      /* stderr is another pipe than the page's socket: read when it comes. */
+      await until(() => /warning/.test(srv.stderr.text), 20000);
       check((srv.stderr.text.match(/warning/g) || []).length === 1, `${what}: recorder-web warns, once`, srv.stderr.text);
       check(p.statusMsg && p.statusMsg.truncated, `${what}: the status says the file is cut`, p.statusMsg);
       const rep = await run(need('RECORDER_CLI'), ['report', file], 30000);

@@ -14,6 +14,8 @@ main(async () => {
   const target = await startTargetLines(['--threads', '6', '--rate', '100000', '--work-ns', '0', '--events', '2000'],
     { RECORDER_MAX_THREADS: '2' });
   check(await until(() => target.lines.includes('done'), 120000), 'the program ran and went quiet');
+  /* stderr is another pipe than the "done" of stdout: read when it comes. */
+  await until(() => /not recorded/.test(target.stderr.text), 20000);
   const said = target.stderr.text.split('\n').filter((l) => /not recorded/.test(l));
   check(said.length === 1 && /^recorder: thread \d+ is not recorded: all 2 thread slots are in use/.test(said[0]),
     'the program said so, in one line on stderr', target.stderr.text);

@@ -184,7 +184,9 @@ main(async () => {
   const badbind = await run(exe, [String(target.pid), '--port', '0', '--bind', 'not-an-address']);
   check(badbind.code === 14 && /not-an-address/.test(badbind.stderr), 'a bad --bind address: exit 14', badbind);
   const wide = await startServer([String(target.pid), '--port', '0', '--bind', '0.0.0.0']);
-  check(/warning: listening on 0\.0\.0\.0/.test(wide.stderr.text), '--bind 0.0.0.0 warns on stderr', wide.stderr.text);
+  /* stderr is another pipe than the URL's stdout: read when it comes. */
+  check(await until(() => /warning: listening on 0\.0\.0\.0/.test(wide.stderr.text), 20000),
+    '--bind 0.0.0.0 warns on stderr', wide.stderr.text);
   const wideForeign = await connect({ port: wide.port, path: '/ws?t=' + wide.token, origin: 'http://evil.example' });
   check(wideForeign.status !== 101, '--bind 0.0.0.0 still refuses a foreign Origin', wideForeign.status);
   check(await stop(wide.proc) === 0, 'SIGTERM: exit 0');
