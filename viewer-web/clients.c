@@ -160,6 +160,14 @@ void client_accounts(struct client *c, struct client_acct *a) {
     if (c->pending) a->queued_bytes += c->pending->len;
 }
 
+/* Events not offered while hidden: d more (or, as an unsigned negation,
+ * fewer), inside the accounts' seqlock as enqueue's changes are. */
+static void add_hidden(struct client *c, unsigned long d) {
+    acct_add(&c->acct_seq, 1);
+    acct_add(&c->hidden_events, d);
+    acct_add(&c->acct_seq, 1);
+}
+
 /* The newest history frames that fill at most half the queue bound, and
  * that it has not been offered (newer than last_seq): a page shown again
  * gets the last seconds it missed, never a frame twice.  Those it missed
@@ -174,11 +182,7 @@ static void replay(struct clients *cs, struct client *c, const struct history *h
     }
     for (size_t i = h->n - k; i < h->n; i++) {
         struct frame *f = h->v[(h->first + i) % h->cap];
-        if (c->hid_first && f->seq >= c->hid_first) {
-            acct_add(&c->acct_seq, 1);
-            acct_add(&c->hidden_events, -(unsigned long)f->events);
-            acct_add(&c->acct_seq, 1);
-        }
+        if (c->hid_first && f->seq >= c->hid_first) add_hidden(c, -(unsigned long)f->events);
         enqueue(cs, c, f);
     }
     c->hid_first = 0;
@@ -187,9 +191,7 @@ static void replay(struct clients *cs, struct client *c, const struct history *h
 /* Not offered: the page is hidden.  Counted, for STATUS. */
 static void hold(struct client *c, const struct frame *f) {
     if (!c->hid_first) c->hid_first = f->seq;
-    acct_add(&c->acct_seq, 1);
-    acct_add(&c->hidden_events, f->events);
-    acct_add(&c->acct_seq, 1);
+    add_hidden(c, f->events);
 }
 
 unsigned clients_offer(struct clients *cs, struct frame *f, const struct history *h) {
