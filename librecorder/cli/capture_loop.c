@@ -1,8 +1,9 @@
 /*
  * capture_loop.c -- drain a segment into a capture while its program runs.
  *
- * The loop polls as fast as the data comes and otherwise rests until a
- * ring would be a quarter full at the pace seen (docs/cli.md, "capture"); a
+ * The loop rests until a ring would be a quarter full at the pace seen,
+ * and comes back at once when the writers got ahead (capture_pace.h,
+ * docs/cli.md, "capture"); a
  * signal only sets a flag, and the loop then drains, writes the end record
  * (rec_capture_finish) and returns.  The caller closes the segment, which
  * gives the rings back to flight mode.
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture_pace.h"
 #include "cli.h"
 
 static double now_sec(void) {
@@ -45,11 +47,7 @@ int capture_loop(rec_capture *cap, rec_seg *seg, struct capture_child *child, in
     uint64_t last_events = 0;
     long idle_us = 100;
     double last_poll = t0;
-    /* A pass that found this much comes back at once: a writer at full
-     * speed fills a 1 MiB ring in about a millisecond. */
-    const uint64_t busy = info.ring_entries / 8;
-    /* The longest rest: with a command, its children's segments are
-     * noted every pass, and a child may record for only a few ms. */
+    const uint64_t behind = capture_behind_entries(info.ring_entries);
     const long max_idle_us = child ? 10000 : 100000;
     enum rec_capture_end reason = running ? REC_CAPTURE_END_STOPPED : REC_CAPTURE_END_EXITED;
     while (running) {
@@ -99,21 +97,18 @@ int capture_loop(rec_capture *cap, rec_seg *seg, struct capture_child *child, in
             last_t = t;
             next_status = t + 0.5;
         }
-        /* Keep pace with a busy ring; otherwise come back when, at the
-         * rate this pass saw (all of it counted as one ring's), a ring
-         * would be a quarter full.  Each wake-up preempts a thread of a
-         * program that keeps every core busy, and its peers wait for it
-         * at their barrier: fewer is cheaper. */
+        /* Come back at once if this pass found the writers ahead of us;
+         * otherwise rest until a ring would be a quarter full (capture_pace.h).
+         * Each wake-up preempts a thread of a program that keeps every
+         * core busy, and its peers wait for it at their barrier: fewer
+         * is cheaper. */
         double since_us = (t - last_poll) * 1e6;
         last_poll = t;
-        if (moved >= busy) {
-            idle_us = 50;
+        if (moved >= behind) {
+            idle_us = capture_rest_behind_us(idle_us);
             continue;
         }
-        double want = moved ? since_us * 0.25 * (double)info.ring_entries / (double)moved : 2.0 * (double)idle_us;
-        if (want > 2.0 * (double)idle_us) want = 2.0 * (double)idle_us;
-        if (want > (double)max_idle_us) want = (double)max_idle_us;
-        idle_us = want < 100 ? 100 : (long)want;
+        idle_us = capture_rest_us(idle_us, moved, since_us, info.ring_entries, max_idle_us);
         sleep_us(idle_us);
     }
     if (live) fprintf(stderr, "\r\033[K");

@@ -27,12 +27,12 @@ struct capture_end {
 int capture_loop(rec_capture *cap, rec_seg *seg, struct capture_child *child, int running, double duration,
                  int live, volatile sig_atomic_t *stop, struct capture_end *e);
 
-/* "not kept N entries (overwritten before the capture began); lost N
- * entries: X dropped, Y overwritten": the words of every summary that
- * says what a capture did not get.  Into buf, returned. */
 /* Drain with the consumer threads asked for (0: the default for this
  * machine); one, with a warning, if they cannot be started. */
 void capture_set_consumers(rec_capture *cap, unsigned asked);
+/* "not kept N entries (overwritten before the capture began); lost N
+ * entries: X dropped, Y overwritten": the words of every summary that
+ * says what a capture did not get.  Into buf, returned. */
 const char *capture_loss_words(const struct capture_end *e, char *buf, size_t cap);
 
 /* The one-line summary: "recorder: captured pid P (NAME) WHERE: ...; not
