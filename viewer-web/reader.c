@@ -7,9 +7,10 @@
  * other, their events rebased onto the first's clock (source.h).
  *
  * One round reads every slot once; a slot that had more than one read's
- * worth is read again at once.  Every flush period (or sooner when a
- * batch gets large) the batch becomes one EVENTS frame offered to every
- * client; every 500 ms the statistics are published (reader_pub.c).  The
+ * worth is read again at once.  At the first pass after each flush period
+ * (or sooner when a batch gets large) the batch becomes one EVENTS frame
+ * offered to every client; every 500 ms the statistics are published
+ * (reader_pub.c).  The
  * thread never blocks on a client: frames are offered, never waited on.
  */
 #define _GNU_SOURCE
@@ -442,9 +443,12 @@ static void *reader_main(void *arg) {
         if (r->range_ok && !r->loading) serve_ranges(r);
         r->rest = rest_ms(r->rest, r->pass_entries, t - last_pass, w->info.ring_entries, w->opts.flush_ms);
         last_pass = t;
+        /* The rest is not cut short for a flush: the frame goes out at
+         * the first pass after it is due, at most one rest (one flush
+         * period) late.  Waking for it too woke the reader half as often
+         * again (about 50 times a second at 580k events/s, against 35). */
         if (!more) {
-            double until = next_flush - mono_ms(), d_ms = r->rest < until ? r->rest : until;
-            if (d_ms < MIN_REST_MS) d_ms = MIN_REST_MS;
+            double d_ms = r->rest < MIN_REST_MS ? MIN_REST_MS : r->rest;
             struct timespec d = {(time_t)(d_ms / 1e3), (long)((d_ms - 1e3 * (double)(time_t)(d_ms / 1e3)) * 1e6)};
             nanosleep(&d, NULL);
         }
