@@ -409,7 +409,12 @@ int app_run(struct app *a) {
             if (next_draw < t) next_draw = t + draw_ns;   /* fell behind: do not catch up in a burst */
         }
         if (a->opt.exit_after > 0 && t - start >= a->opt.exit_after * 1e9) break;
-        double until = next_drain < next_draw ? next_drain : next_draw;
+        /* While it drains, a frame is drawn at the first pass after it
+         * is due (at most one drain period late, which is at most the
+         * draw period), not at a wake-up of its own: each wake-up
+         * preempts a thread of a program that keeps every core busy. */
+        int draining = !src->exited || !src->settled;
+        double until = draining || next_drain < next_draw ? next_drain : next_draw;
         double wait = (until - mono_ns()) / 1e6;
         struct pollfd p = {STDIN_FILENO, POLLIN, 0};
         /* A resize (SIGWINCH) interrupts the poll; curses then reports
