@@ -105,7 +105,7 @@ int capture_loop(rec_capture *cap, rec_seg *seg, struct capture_child *child, in
         double since_us = (t - last_poll) * 1e6;
         last_poll = t;
         if (moved >= behind) {
-            idle_us = capture_rest_behind_us(idle_us);
+            idle_us = capture_rest_behind_us(idle_us, moved, since_us, info.ring_entries);
             continue;
         }
         idle_us = capture_rest_us(idle_us, moved, since_us, info.ring_entries, max_idle_us);

@@ -9,8 +9,9 @@
  * rate the last pass saw, a ring would be a quarter full -- every ring's
  * entries counted as one ring's, so a quarter is a bound, not a guess --
  * and comes back at once only when a pass found half a ring: the rest
- * was too long for these writers (a scheduler hiccup, or a writer at
- * full speed, which fills a 1 MiB ring in about a millisecond).
+ * was too long for these writers (they sped up, a scheduler hiccup, or a
+ * writer at full speed, which fills a 1 MiB ring in about a millisecond);
+ * the next rest is then the one their rate gives.
  *
  * The rate, not the count a pass found, sets the rest.  It was the count
  * (an eighth of a ring: come back at once): every pass on pace found a
@@ -28,21 +29,34 @@
 /* A pass that moved this many entries comes back at once. */
 static inline uint64_t capture_behind_entries(uint64_t ring_entries) { return ring_entries / 2; }
 
+/* The rest a rate gives: a quarter ring at moved entries per since_us. */
+static inline double capture_rate_rest_us(uint64_t moved, double since_us, uint64_t ring_entries) {
+    return since_us * 0.25 * (double)ring_entries / (double)moved;
+}
+
 /* The rest after a pass that moved `moved` entries, since_us after the
  * pass before it: a quarter ring at that rate, at most twice the last
  * rest (a pass that found little may have caught a lull), between
- * CAPTURE_REST_MIN_US and max_us. */
+ * CAPTURE_REST_MIN_US and max_us.  A pass that found nothing doubles the
+ * rest only if it came a whole rest after the last one: right after a
+ * pass that came back at once, finding nothing says nothing of the
+ * writers (taken as quiet, it undid the halving below at every turn). */
 static inline long capture_rest_us(long prev_us, uint64_t moved, double since_us, uint64_t ring_entries,
                                    long max_us) {
-    double want = moved ? since_us * 0.25 * (double)ring_entries / (double)moved : 2.0 * (double)prev_us;
+    double want = moved ? capture_rate_rest_us(moved, since_us, ring_entries)
+                  : since_us >= (double)prev_us ? 2.0 * (double)prev_us
+                                                : (double)prev_us;
     if (want > 2.0 * (double)prev_us) want = 2.0 * (double)prev_us;
     if (want > (double)max_us) want = (double)max_us;
     return want < CAPTURE_REST_MIN_US ? CAPTURE_REST_MIN_US : (long)want;
 }
 
-/* After a pass that found the writers ahead: half the last rest. */
-static inline long capture_rest_behind_us(long prev_us) {
-    return prev_us / 2 < CAPTURE_REST_MIN_US ? CAPTURE_REST_MIN_US : prev_us / 2;
+/* After a pass that found the writers ahead (moved >= the behind mark):
+ * the rest their rate gives, and at most half the last one. */
+static inline long capture_rest_behind_us(long prev_us, uint64_t moved, double since_us, uint64_t ring_entries) {
+    double want = capture_rate_rest_us(moved, since_us, ring_entries);
+    if (want > (double)prev_us / 2) want = (double)prev_us / 2;
+    return want < CAPTURE_REST_MIN_US ? CAPTURE_REST_MIN_US : (long)want;
 }
 
 #endif
