@@ -12,7 +12,8 @@
  * that stopped at its bound comes back at once while it has credit:
  * catching up may take a whole core for a moment, but 60% of one at most
  * over time, because on a small machine the core we would take is the
- * program's.  Drawing is for a human and stays at ~10 Hz.
+ * program's.  Drawing is for a human: 5 frames a second (DRAW_DEFAULT_MS),
+ * and at once after a key.
  */
 #define _GNU_SOURCE
 #include "app.h"
@@ -43,6 +44,12 @@ volatile sig_atomic_t app_interrupted;
 #define DRAIN_MAX_SHARE 0.6   /* of a core, over DRAIN_CREDIT_MS, when catching up */
 #define DRAIN_CREDIT_MS 50.0
 #define DRAW_MAX_SHARE 0.1    /* of a core, for the frames */
+/* The draw period unless --refresh says otherwise: 5 frames a second, as
+ * recorder-web's page redraws a view that follows the program.  A frame
+ * is most of recorder-top's CPU watching a busy program (about 1 ms), and
+ * the terminal wakes for every write of it (ncurses writes each cursor
+ * jump apart: tmux woke about 110 times a second at 10 frames a second). */
+#define DRAW_DEFAULT_MS 200
 
 static double mono_ns(void) {
     struct timespec ts;
@@ -359,7 +366,7 @@ int app_run(struct app *a) {
     struct source *src = a->src;
     double start = mono_ns(), next_drain = start, next_draw = start;
     double credit = 0, last_pass = start;
-    double drain_ms = DRAIN_MIN_MS, draw_ns = (a->opt.refresh_ms > 0 ? a->opt.refresh_ms : 100) * 1e6;
+    double drain_ms = DRAIN_MIN_MS, draw_ns = (a->opt.refresh_ms > 0 ? a->opt.refresh_ms : DRAW_DEFAULT_MS) * 1e6;
     a->tid = -1;
     /* recorder-web's default window (docs/web.md): the same in both. */
     a->win = a->opt.window ? (enum rec_window)(a->opt.window - 1) : REC_WIN_10S;

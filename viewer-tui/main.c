@@ -44,7 +44,7 @@ static void usage(FILE *f) {
             "  --tree PID       that program and every process it started that\n"
             "                   recorded (living or dead), as PID1 PID2 ...\n"
             "  --no-color       monochrome (as does NO_COLOR=1)\n"
-            "  --refresh MS     redraw period, 20..5000 ms (default 100)\n"
+            "  --refresh MS     redraw period, 20..5000 ms (default 200)\n"
             "  --window W       the statistics window to start with: 1, 10 (seconds;\n"
             "                   the default) or all; w changes it\n"
             "  --exit-after S   quit after S seconds (for scripts and benchmarks)\n"
