@@ -33,18 +33,29 @@ class Peer {
     this.tMin = Infinity;     /* the earliest and latest event times decoded */
     this.tMax = -Infinity;
     this.badTimes = 0;        /* times that are not finite numbers */
+    this.skipEvents = false;  /* opts.skipEvents: EVENTS counted, not decoded */
+    this.eventBytes = 0;      /* the EVENTS messages' bytes (counted either way) */
     ws.on('message', (m) => {
       try {
+        if (m[0] === P.MSG.EVENTS) {
+          this.eventBytes += m.length;
+          if (this.skipEvents) { this.frames++; return; }
+        }
         P.decodeMessage(m, this);
       } catch (e) {
         this.errors.push(String(e));
       }
     });
   }
+  /* opts.skipEvents: a client whose decoding would run on another
+   * machine (bench/watch's web-remote): EVENTS messages are read off the
+   * socket whole and counted, not decoded; everything else is. */
   static async open(port, token, opts = {}) {
     const r = await connect({ port, path: '/ws?t=' + token, origin: opts.origin, host: opts.host });
     if (!r.ws) throw new Error('WebSocket refused: ' + r.status);
-    return new Peer(r.ws);
+    const p = new Peer(r.ws);
+    p.skipEvents = !!opts.skipEvents;
+    return p;
   }
   /* the sink (its methods are the message names, so the data is *Msg) */
   hello(h) { this.helloMsg = h; }

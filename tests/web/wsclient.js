@@ -18,12 +18,26 @@ class WsClient extends EventEmitter {
     this.sock = sock;
     this.buf = Buffer.alloc(0);
     this.frag = [];
+    this.parts = [];          /* the reads of a frame not yet whole, and their length */
+    this.have = 0;
+    this.need = 0;            /* that frame's length with its header, 0 when none */
     this.closed = null;       /* {code, reason} once closed */
     this.messages = 0;
     this.paused = false;
   }
 
   feed(chunk) {
+    /* A frame larger than a read (recorder-web's frames reach 256 KiB):
+     * its parts are kept apart and joined once, when all of it is here,
+     * not joined again at every read. */
+    if (this.need > 0) {
+      this.parts.push(chunk);
+      this.have += chunk.length;
+      if (this.have < this.need) return;
+      chunk = Buffer.concat(this.parts);
+      this.parts = [];
+      this.need = this.have = 0;
+    }
     this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
     for (;;) {
       if (this.buf.length < 2) return;
@@ -39,7 +53,13 @@ class WsClient extends EventEmitter {
         off = 10;
       }
       if (b1 & 128) off += 4;   /* servers must not mask, but skip it if they do */
-      if (this.buf.length < off + len) return;
+      if (this.buf.length < off + len) {
+        this.need = off + len;
+        this.parts = [this.buf];
+        this.have = this.buf.length;
+        this.buf = Buffer.alloc(0);
+        return;
+      }
       const payload = this.buf.subarray(off, off + len);
       this.buf = this.buf.subarray(off + len);
       const fin = (b0 & 128) !== 0, op = b0 & 15;
