@@ -48,6 +48,8 @@ int capture_loop(rec_capture *cap, rec_seg *seg, struct capture_child *child, in
     long idle_us = 100;
     double last_poll = t0;
     const uint64_t behind = capture_behind_entries(info.ring_entries);
+    /* The longest rest: with a command, its children's segments are
+     * noted every pass, and a child may record for only a few ms. */
     const long max_idle_us = child ? 10000 : 100000;
     enum rec_capture_end reason = running ? REC_CAPTURE_END_STOPPED : REC_CAPTURE_END_EXITED;
     while (running) {
