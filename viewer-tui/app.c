@@ -48,7 +48,7 @@ volatile sig_atomic_t app_interrupted;
  * recorder-web's page redraws a view that follows the program.  A frame
  * is most of recorder-top's CPU watching a busy program (about 1 ms), and
  * the terminal wakes for every write of it (ncurses writes each cursor
- * jump apart: tmux woke about 110 times a second at 10 frames a second). */
+ * jump apart: tmux woke 110-190 times a second at 10 frames a second). */
 #define DRAW_DEFAULT_MS 200
 
 static double mono_ns(void) {

@@ -195,7 +195,7 @@ static void hold(struct client *c, const struct frame *f) {
 }
 
 unsigned clients_offer(struct clients *cs, struct frame *f, const struct history *h) {
-    unsigned took = 0;
+    unsigned offered = 0;
     web_read_lock();
     const struct client_set *set = web_subscribe(&cs->set);
     for (size_t i = 0; i < set->n; i++) {
@@ -206,10 +206,11 @@ unsigned clients_offer(struct clients *cs, struct frame *f, const struct history
             continue;
         }
         if (h && web_xchg(&c->wants_history, 0)) replay(cs, c, h);
-        took += (unsigned)enqueue(cs, c, f);
+        enqueue(cs, c, f);
+        offered++;
     }
     web_read_unlock();
-    return took;
+    return offered;
 }
 
 unsigned clients_catch_up(struct clients *cs, const struct history *h) {

@@ -113,8 +113,9 @@ struct frame *client_dequeue(struct client *c);
 int client_has_queued(struct client *c);
 /* Reader thread: offer a frame to every client (a client that just joined,
  * or was shown again, first gets what of the history fits its queue and
- * is newer than what it had); returns how many took it.  A hidden page
- * is offered nothing: the frame's events count in its hidden_events. */
+ * is newer than what it had); returns how many were offered it (took it
+ * or were thinned): 0 when no page has anything new to send.  A hidden
+ * page is offered nothing: the frame's events count in its hidden_events. */
 unsigned clients_offer(struct clients *cs, struct frame *f, const struct history *h);
 /* Reader thread: give pages that just joined the history now, even if
  * no new frame comes (an idle or exited program); returns how many. */
