@@ -451,7 +451,7 @@ static void *reader_main(void *arg) {
          * period) late.  Waking for it too woke the reader half as often
          * again (about 46 times a second at 580k events/s, against 30). */
         if (!more) {
-            double d_ms = r->rest < MIN_REST_MS ? MIN_REST_MS : r->rest;
+            double d_ms = r->rest;   /* rest_ms keeps it at MIN_REST_MS or more */
             struct timespec d = {(time_t)(d_ms / 1e3), (long)((d_ms - 1e3 * (double)(time_t)(d_ms / 1e3)) * 1e6)};
             nanosleep(&d, NULL);
         }
