@@ -28,19 +28,20 @@
 #include <unistd.h>
 
 #include "cursor.h"
+#include "recorder/pace.h"
 #include "draw.h"
 #include "text.h"
 #include "proc_view.h"
 
 volatile sig_atomic_t app_interrupted;
 
-/* Drain cadence (docs/tui.md, "How it reads"): wake when the fullest ring
- * is expected to be half full, never more often than DRAIN_MIN_MS and at
- * least once per draw.  Every wake-up preempts a compute thread when all
- * cores are busy, and its peers then wait for it at their barrier: a
- * fixed 1-2 ms cadence cost llama-bench 13-15% of its token rate. */
+/* Drain cadence (docs/tui.md, "How it reads"): the rule every consumer
+ * of the rings follows (recorder/pace.h): rest until the fullest ring is
+ * expected to be a quarter full, never less than DRAIN_MIN_MS and at most
+ * a draw period.  Every wake-up preempts a compute thread when all cores
+ * are busy, and its peers then wait for it at their barrier: a fixed
+ * 1-2 ms cadence cost llama-bench 13-15% of its token rate. */
 #define DRAIN_MIN_MS 1.0
-#define DRAIN_TARGET_FILL 0.25
 #define DRAIN_MAX_SHARE 0.6   /* of a core, over DRAIN_CREDIT_MS, when catching up */
 #define DRAIN_CREDIT_MS 50.0
 #define DRAW_MAX_SHARE 0.1    /* of a core, for the frames */
@@ -343,17 +344,6 @@ static void on_key(struct app *a, uint32_t ch, int code) {
     }
 }
 
-/* The next drain period: the fullest ring went from empty to fill in
- * since_ms, so at that rate it is DRAIN_TARGET_FILL full after
- * since_ms * target / fill.  The period shrinks at once when writers
- * speed up and grows at most twofold per pass when they slow down. */
-static double drain_period_ms(double prev_ms, double fill, double since_ms, double max_ms) {
-    double want = fill > 0 ? since_ms * DRAIN_TARGET_FILL / fill : max_ms;
-    if (want > 2 * prev_ms) want = 2 * prev_ms;
-    if (want > max_ms) want = max_ms;
-    return want < DRAIN_MIN_MS ? DRAIN_MIN_MS : want;
-}
-
 /* The time to the next frame: the refresh period, or longer when a frame
  * costs more than DRAW_MAX_SHARE of it (a window of a million names takes
  * tens of ms to add up), so that the drain keeps the core (issue 22). */
@@ -366,7 +356,9 @@ int app_run(struct app *a) {
     struct source *src = a->src;
     double start = mono_ns(), next_drain = start, next_draw = start;
     double credit = 0, last_pass = start;
-    double drain_ms = DRAIN_MIN_MS, draw_ns = (a->opt.refresh_ms > 0 ? a->opt.refresh_ms : DRAW_DEFAULT_MS) * 1e6;
+    double draw_ns = (a->opt.refresh_ms > 0 ? a->opt.refresh_ms : DRAW_DEFAULT_MS) * 1e6;
+    struct rec_pace pace;
+    rec_pace_init(&pace, DRAIN_MIN_MS, draw_ns / 1e6);
     a->tid = -1;
     /* recorder-web's default window (docs/web.md): the same in both. */
     a->win = a->opt.window ? (enum rec_window)(a->opt.window - 1) : REC_WIN_10S;
@@ -379,23 +371,18 @@ int app_run(struct app *a) {
             /* After the program exits, drain until the rings are empty:
              * a pass is bounded, and a dead program's rings may be full. */
             double pass_ns = 0;
+            int at_once = 0;
             if (!src->exited || !src->settled) {
-                /* A pass that finishes what the last one left (it stopped
-                 * at its bound) sees that backlog, not what came since:
-                 * it says nothing of the writers' rate.  Taken as a rate,
-                 * it set the period to 1 ms after nearly every pass on
-                 * pace, and the periods grew back twofold a pass: about
-                 * 57 wake-ups a second at 580k events/s, 27 without. */
-                int catching_up = src->drain.more;
                 size_t got = source_drain(src);
                 if (src->exited && got == 0) src->settled = 1;
                 double t2 = mono_ns();
                 pass_ns = t2 - t;
                 a->drain_s += pass_ns / 1e9;
                 /* fill was measured as the pass began: it built up since
-                 * the previous pass ended. */
-                if (!catching_up)
-                    drain_ms = drain_period_ms(drain_ms, src->fill, (t - last_pass) / 1e6, draw_ns / 1e6);
+                 * the previous pass ended.  A pass stops at its bound (a
+                 * quarter ring a thread), and the next one then comes at
+                 * once, as far as the credit below allows. */
+                at_once = rec_pace_pass(&pace, src->fill, (t - last_pass) / 1e6, src->drain.more);
                 t = t2;
             }
             /* Catch-up credit: DRAIN_MAX_SHARE of the time since the last
@@ -403,7 +390,7 @@ int app_run(struct app *a) {
             credit += (t - last_pass) * DRAIN_MAX_SHARE - pass_ns;
             if (credit > DRAIN_CREDIT_MS * 1e6) credit = DRAIN_CREDIT_MS * 1e6;
             last_pass = t;
-            if (!src->drain.more) next_drain = t + drain_ms * 1e6;
+            if (!at_once) next_drain = t + pace.rest_ms * 1e6;
             else next_drain = credit > 0 ? t : t - credit / DRAIN_MAX_SHARE;
         }
         if (t >= next_draw) {

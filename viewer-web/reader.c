@@ -39,7 +39,6 @@
  * period at most.  Each wake-up preempts a thread of a program that keeps
  * every core busy, and its peers wait for it at their barrier. */
 #define MIN_REST_MS 1.0
-#define TARGET_FILL 0.25
 #define FUTURE_SLACK_NS 1e9    /* calibration error we accept in event times */
 
 
@@ -263,14 +262,6 @@ static void check_truncated(struct reader *r) {
     web_store(&r->w->truncated, 1);
 }
 
-/* The next rest, from the entries the pass found since the last one. */
-static double rest_ms(double prev, uint64_t entries, double since_ms, uint64_t ring, double max_ms) {
-    double want = entries ? since_ms * TARGET_FILL * (double)ring / (double)entries : 2 * prev;
-    if (want > 2 * prev) want = 2 * prev;
-    if (want > max_ms) want = max_ms;
-    return want < MIN_REST_MS ? MIN_REST_MS : want;
-}
-
 /* The time index: the span of these events (fileidx.h). */
 static void note_times(struct reader *r, size_t n) {
     if (!r->range_ok || !n) return;
@@ -405,9 +396,9 @@ static void *reader_main(void *arg) {
     struct reader *r = arg;
     struct web *w = r->w;
     rcu_register_thread();
+    rec_pace_init(&r->pace, MIN_REST_MS, w->opts.flush_ms);
     if (w->src.cap) read_file(r);
     double next_flush = 0, next_stats = 0, next_turn = 0, last_pass = mono_ms();
-    r->rest = MIN_REST_MS;
     while (!web_load(&w->stop)) {
         int more = 0;
         r->pass_entries = 0;
@@ -444,14 +435,19 @@ static void *reader_main(void *arg) {
         if (latlod_publish(&r->lat, &r->lod, t)) lws_cancel_service(w->ctx);
         if (clients_catch_up(&w->clients, &r->hist)) lws_cancel_service(w->ctx);
         if (r->range_ok && !r->loading) serve_ranges(r);
-        r->rest = rest_ms(r->rest, r->pass_entries, t - last_pass, w->info.ring_entries, w->opts.flush_ms);
+        /* The rule every consumer of the rings follows (recorder/pace.h):
+         * a pass that stopped at its bound (RING_READS_PER_TURN reads of a
+         * ring) comes back at once, and the next one's count is that
+         * backlog, not the writers' rate. */
+        double found = w->info.ring_entries ? (double)r->pass_entries / (double)w->info.ring_entries : 0;
+        int at_once = rec_pace_pass(&r->pace, found, t - last_pass, more);
         last_pass = t;
         /* The rest is not cut short for a flush: the frame goes out at
          * the first pass after it is due, at most one rest (one flush
          * period) late.  Waking for it too woke the reader half as often
          * again (about 46 times a second at 580k events/s, against 30). */
-        if (!more) {
-            double d_ms = r->rest;   /* rest_ms keeps it at MIN_REST_MS or more */
+        if (!at_once) {
+            double d_ms = r->pace.rest_ms;   /* MIN_REST_MS or more */
             struct timespec d = {(time_t)(d_ms / 1e3), (long)((d_ms - 1e3 * (double)(time_t)(d_ms / 1e3)) * 1e6)};
             nanosleep(&d, NULL);
         }

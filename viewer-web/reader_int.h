@@ -21,6 +21,7 @@
 #include "spill.h"
 #include "strtab.h"
 #include "web.h"
+#include "recorder/pace.h"
 
 #define READ_CAP 65536u        /* entries per read */
 
@@ -60,7 +61,7 @@ struct reader {
     /* Long work on the model (busy_begin): the rings meanwhile. */
     struct spill spill;
     uint32_t n_ti;            /* threads in ti, as this pass found them */
-    double rest;              /* the rest between passes (rest_ms) */
+    struct rec_pace pace;     /* the rest between passes (recorder/pace.h) */
     double publish_ms;        /* the last publication of statistics took */
     double replay_ms;         /* taking the spill thread's reads, since reset */
 };

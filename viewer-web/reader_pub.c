@@ -22,7 +22,7 @@
 static int busy_begin(struct reader *r, int want) {
     struct web *w = r->w;
     if (!want || w->src.cap || r->truncated || !r->n_ti) return 0;
-    return spill_begin(&r->spill, r->ti, r->n_ti, r->rest) == 0;
+    return spill_begin(&r->spill, r->ti, r->n_ti, r->pace.rest_ms) == 0;
 }
 
 static void take_spilled(struct reader *r, size_t from, size_t to) {

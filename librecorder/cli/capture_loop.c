@@ -2,7 +2,7 @@
  * capture_loop.c -- drain a segment into a capture while its program runs.
  *
  * The loop rests until a ring would be a quarter full at the pace seen,
- * and comes back at once when the writers got ahead (capture_pace.h,
+ * and comes back at once when the writers got ahead (recorder/pace.h,
  * docs/cli.md, "capture"); a
  * signal only sets a flag, and the loop then drains, writes the end record
  * (rec_capture_finish) and returns.  The caller closes the segment, which
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture_pace.h"
+#include "recorder/pace.h"
 #include "cli.h"
 
 static double now_sec(void) {
@@ -45,12 +45,12 @@ int capture_loop(rec_capture *cap, rec_seg *seg, struct capture_child *child, in
     int rc = REC_OK;
     double t0 = now_sec(), next_check = t0 + 0.1, next_status = t0 + 0.5, last_t = t0;
     uint64_t last_events = 0;
-    long idle_us = 100;
     double last_poll = t0;
-    const uint64_t behind = capture_behind_entries(info.ring_entries);
-    /* The longest rest: with a command, its children's segments are
-     * noted every pass, and a child may record for only a few ms. */
-    const long max_idle_us = child ? 10000 : 100000;
+    /* Rests from 100 us; the longest: with a command, its children's
+     * segments are noted every pass, and a child may record for only a
+     * few ms. */
+    struct rec_pace pace;
+    rec_pace_init(&pace, 0.1, child ? 10.0 : 100.0);
     enum rec_capture_end reason = running ? REC_CAPTURE_END_STOPPED : REC_CAPTURE_END_EXITED;
     while (running) {
         size_t moved = 0;
@@ -100,18 +100,15 @@ int capture_loop(rec_capture *cap, rec_seg *seg, struct capture_child *child, in
             next_status = t + 0.5;
         }
         /* Come back at once if this pass found the writers ahead of us;
-         * otherwise rest until a ring would be a quarter full (capture_pace.h).
-         * Each wake-up preempts a thread of a program that keeps every
-         * core busy, and its peers wait for it at their barrier: fewer
-         * is cheaper. */
-        double since_us = (t - last_poll) * 1e6;
+         * otherwise rest until a ring would be a quarter full
+         * (recorder/pace.h).  Each wake-up preempts a thread of a program
+         * that keeps every core busy, and its peers wait for it at their
+         * barrier: fewer is cheaper.  A pass drains every ring whole. */
+        double since_ms = (t - last_poll) * 1e3;
         last_poll = t;
-        if (moved >= behind) {
-            idle_us = capture_rest_behind_us(idle_us, moved, since_us, info.ring_entries);
-            continue;
-        }
-        idle_us = capture_rest_us(idle_us, moved, since_us, info.ring_entries, max_idle_us);
-        sleep_us(idle_us);
+        double found = info.ring_entries ? (double)moved / (double)info.ring_entries : 0;
+        if (rec_pace_pass(&pace, found, since_ms, 0)) continue;
+        sleep_us((long)(pace.rest_ms * 1e3));
     }
     if (live) fprintf(stderr, "\r\033[K");
     if (child && child->add_tree && rc == REC_OK) {
