@@ -175,15 +175,20 @@ async function watchPage(browser, hidden) {
     }
     const c0 = cpuSeconds(srv.pid), t0 = Date.now();
     const b0 = browserCpu();
+    /* Animation frames the page asked for (each costs the browser a pass
+     * of its rendering pipeline): a counter, read cheaply. */
+    const rafs = () => page.evaluate(() => window.__recorder.perf.rafCount);
+    const f0 = await rafs();
     const r = await finish(w);
     const dt = (Date.now() - t0) / 1000;
     const cpu = (cpuSeconds(srv.pid) - c0) / dt;
     const pageCpu = (browserCpu() - b0) / dt;
+    const fps = ((await rafs()) - f0) / dt;
     await sleep(500);
     const s = await page.evaluate(() => window.__recorder.state());
     /* (The workload writes only once told to go, after the page hid.) */
     if (hidden && !(s.hidden > 0)) throw new Error('recorder-web did not hold back the hidden page\'s events');
-    return { ...r, cpu, pageCpu, decoded: s.events, lost: s.lost + (s.thinned || 0) };
+    return { ...r, cpu, pageCpu, fps, decoded: s.events, lost: s.lost + (s.thinned || 0) };
   } finally {
     await page.close().catch(() => {});
     srv.kill('SIGTERM');
@@ -359,6 +364,7 @@ async function startBrowser() {
       cpu: +median(got[n].map((x) => x.cpu)).toFixed(3),
       page_cpu: got[n][0].pageCpu === undefined ? null : +median(got[n].map((x) => x.pageCpu)).toFixed(3),
       lost: got[n].reduce((a, x) => a + x.lost, 0),
+      page_fps: got[n][0].fps === undefined ? null : +median(got[n].map((x) => x.fps)).toFixed(1),
     };
     res[n] = row;
     console.log(`${n.padEnd(10)} ${row.ratio.toFixed(3).padStart(12)} ${`(${row.min.toFixed(3)}..${row.max.toFixed(3)})`.padStart(14)} ` +
@@ -366,5 +372,7 @@ async function startBrowser() {
       `${row.cpu.toFixed(3).padStart(6)} ${(row.page_cpu === null ? '-' : row.page_cpu.toFixed(3)).padStart(9)} ` +
       `${String(row.lost).padStart(8)}  ${row.verdict}`);
   }
+  for (const n of names.filter((x) => res[x] && res[x].page_fps !== null))
+    console.log(`${n}: the page asked for ${res[n].page_fps} animation frames a second (median)`);
   console.log(JSON.stringify(res));
 })().catch((e) => { console.error(e.stack || String(e)); process.exit(1); });
