@@ -47,9 +47,9 @@ volatile sig_atomic_t app_interrupted;
 #define DRAW_MAX_SHARE 0.1    /* of a core, for the frames */
 /* The draw period unless --refresh says otherwise: 5 frames a second, as
  * recorder-web's page redraws a view that follows the program.  A frame
- * is most of recorder-top's CPU watching a busy program (about 1 ms), and
- * the terminal wakes for every write of it (ncurses writes each cursor
- * jump apart: tmux woke 110-190 times a second at 10 frames a second). */
+ * costs about 1 ms of CPU, and wakes the terminal (tmux woke 110-190
+ * times a second at 10 frames a second, while ncurses still wrote each
+ * cursor jump apart: main.c, start_curses). */
 #define DRAW_DEFAULT_MS 200
 
 static double mono_ns(void) {
