@@ -366,7 +366,8 @@ def case_postmortem(a, t, w):
 
 
 def case_stats(a, t, w):
-    """--exit-after and --stats: what the benchmark relies on."""
+    """--exit-after and --stats: what the benchmark relies on; and a frame
+    reaches the terminal in a few writes (--stats counts them)."""
     out = tempfile.NamedTemporaryFile(delete=False)
     out.close()
     t.start(["sh", "-c", f"{shlex.quote(a.top)} --exit-after 2 --stats {w.pid} 2>{shlex.quote(out.name)}"])
