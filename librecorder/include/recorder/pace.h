@@ -15,7 +15,9 @@
  * of its own with more to read (a viewer reads a bounded amount a pass,
  * to keep answering its user).
  *
- * Three faults this rule was written against, one in each consumer:
+ * Three faults this rule was written against, when each consumer had a
+ * copy of its own (the first and third in capture's, the second in
+ * recorder-top's; recorder-web's still had the second and third):
  *   - the count a pass found, not the rate, set the rest: an eighth of a
  *     ring meant "come back at once", so every pass on pace came back at
  *     once, found nothing, and the rests grew again from the minimum
