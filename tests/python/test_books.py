@@ -24,7 +24,9 @@ def streamed(pids):
     t = time.monotonic()
     while time.monotonic() - t < 60:
         out = subprocess.run([{CLI!r}, "ls", "--json"], capture_output=True, text=True).stdout
-        modes = {{d.get("pid"): d.get("mode") for d in map(json.loads, out.splitlines())}}
+        # Each one's own segment: a dead one of the same pid (moved aside) may be listed too.
+        modes = {{d.get("pid"): d.get("mode") for d in map(json.loads, out.splitlines())
+                  if d.get("name") == "recorder." + str(d.get("pid"))}}
         if all(modes.get(p) == "stream" for p in pids):
             return True
         time.sleep(0.01)
@@ -66,7 +68,10 @@ if __name__ == "__main__":
 
 def written():
     out = subprocess.run([CLI, "ls", "--json"], capture_output=True, text=True).stdout
-    return {d["pid"]: d["events"] + d["lost"] for d in map(json.loads, out.splitlines()) if "events" in d}
+    # Each process's own segment, recorder.<pid>: a dead one of the same
+    # pid (a pid come round) is moved aside and may be listed too.
+    return {d["pid"]: d["events"] + d["lost"] for d in map(json.loads, out.splitlines())
+            if "events" in d and d.get("name") == f"recorder.{d['pid']}"}
 
 
 def books(tmp_path, script):
