@@ -283,13 +283,15 @@ def t_ls():
         try:
             code, out, err = rec("ls", "--json")
             rows = [json.loads(l) for l in out.decode().splitlines() if l.strip()]
-            me = [r for r in rows if r.get("pid") == pid]
+            # Its own segment: a dead one of the same pid (a pid come round)
+            # is moved aside to recorder.<pid>.<start> and may be listed too.
+            me = [r for r in rows if r.get("pid") == pid and r.get("name") == f"recorder.{pid}"]
             require(code == OK and len(me) == 1, f"ls --json lists pid {pid}")
             check(me[0]["gpu_lanes"] == 2 and me[0]["threads"] == 1,
                   f"ls --json: 2 GPU lanes, 1 thread ({me[0]})")
             check(me[0]["gpu_state"] == ("cupti-refused" if refused else "none"), f"gpu_state {me[0]['gpu_state']}")
             code, out, err = rec("ls")
-            line = [l for l in out.decode().splitlines() if l.startswith(f"{pid} ")]
+            line = [l for l in out.decode().splitlines() if l.startswith(f"{pid} ") and f"recorder.{pid}" in l.split()]
             check(len(line) == 1 and "(2 GPU/NVTX lanes)" in line[0] and " 0/1 " in line[0],
                   f"ls: the lanes apart from the threads ({line})")
             check(("CUPTI refused" in line[0]) == bool(refused), f"ls says when CUPTI refused ({line})")
