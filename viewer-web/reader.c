@@ -201,15 +201,25 @@ int reader_take_read(struct reader *r, uint32_t slot, const struct rec_entry *en
  * in spill.h); returns 1 if it may have more.  A writer that lapped us
  * has more, and every millisecond we sleep is a stretch of its time we
  * will know nothing about (as recorder-top's drain does). */
-static int read_slot(struct reader *r, uint32_t slot) {
+static int read_slot(struct reader *r, const struct rec_thread_info *t) {
     struct web *w = r->w;
-    uint32_t k = wsrc_which(&w->src, slot);
+    uint32_t slot = t->slot, k = wsrc_which(&w->src, slot);
     for (int round = 0; round < RING_READS_PER_TURN; round++) {
         uint64_t first;
         struct rec_loss loss = {0};
         size_t got = rec_seg_read(w->src.segs[k], slot - w->src.base[k], r->ents, READ_CAP, &first, &loss);
         if (!reader_take_read(r, slot, r->ents, got, first, &loss)) return 0;
         if (!ring_read_more(got, READ_CAP, &loss)) return 0;
+    }
+    /* Stopped at its turn: what it left of the head seen as the pass
+     * began counts as found too, so that the pace sees what the ring held,
+     * not what one turn reads (a ring larger than the turn's reads would
+     * otherwise look a quarter full while nearly full: recorder/pace.h).
+     * At most a ring: a head beyond that is a loss the next read counts. */
+    uint64_t cur = rec_seg_cursor(w->src.segs[k], slot - w->src.base[k]);
+    if (t->head > cur) {
+        uint64_t left = t->head - cur;
+        r->pass_entries = rec_sat_add(r->pass_entries, left < w->info.ring_entries ? left : w->info.ring_entries);
     }
     return 1;
 }
@@ -405,7 +415,7 @@ static void *reader_main(void *arg) {
         if (!r->truncated && !w->src.cap) {
             int n = sync_threads(r);
             r->n_ti = (uint32_t)n;
-            for (int i = 0; i < n; i++) more |= read_slot(r, r->ti[i].slot);
+            for (int i = 0; i < n; i++) more |= read_slot(r, &r->ti[i]);
         }
         double t = mono_ms();
         double now = source_now(r);
