@@ -168,15 +168,18 @@ static void add_hidden(struct client *c, unsigned long d) {
     acct_add(&c->acct_seq, 1);
 }
 
-/* The newest history frames that fill at most half the queue bound, and
- * that it has not been offered (newer than last_seq): a page shown again
- * gets the last seconds it missed, never a frame twice.  Those it missed
- * while hidden are no longer missed. */
+/* The newest history frames that fill at most half the queue bound (the
+ * newest one whatever its size, as the history keeps it), and that it has
+ * not been offered (newer than last_seq): a page shown again gets the
+ * last seconds it missed, never a frame twice.  Those it missed while
+ * hidden are no longer missed.  (Without "whatever its size", a reader
+ * behind its writers, whose frames are then flushed by size, replayed
+ * nothing to a page with a small queue bound.) */
 static void replay(struct clients *cs, struct client *c, const struct history *h) {
     size_t bytes = 0, k = 0;
     while (k < h->n) {
         const struct frame *f = h->v[(h->first + h->n - 1 - k) % h->cap];
-        if (f->seq <= c->last_seq || bytes + f->len > cs->limit / 2) break;
+        if (f->seq <= c->last_seq || (k > 0 && bytes + f->len > cs->limit / 2)) break;
         bytes += f->len;
         k++;
     }
